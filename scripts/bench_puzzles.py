@@ -1,0 +1,69 @@
+#!/usr/bin/env python
+"""Children generated per second by each puzzle's batched ``expand`` (a benchmark, not a test).
+
+Usage: python scripts/bench_puzzles.py [--batches 10000 100000] [--repeats 7] [--puzzles cube3 puzzle15 ...]
+
+Prints a Markdown table: median over repeats of (batch * num_actions) / seconds for one
+``expand`` call on freshly scrambled states, plus hashing (``hash64``) and dedup (``unique``)
+throughput, with the machine named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import puzzlezero as pz
+
+
+def median_rate(fn, items: int, repeats: int) -> float:
+    fn()  # warm up (numba compilation, caches)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return items / statistics.median(times)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, NumPy {np.__version__}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--batches", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--puzzles", nargs="+", default=pz.names())
+    args = ap.parse_args()
+
+    print(f"machine: {machine()}\n")
+    print("| puzzle | batch | actions | children/s (expand) | states/s (hash64) | states/s (unique) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    rng = np.random.default_rng(0)
+    for name in args.puzzles:
+        p = pz.make(name)
+        for b in args.batches:
+            states = p.scramble(rng, b, (1, min(p.default_scramble_depth, 100)))
+            exp = median_rate(lambda: p.expand(states), b * p.num_actions, args.repeats)
+            hsh = median_rate(lambda: p.hash64(states), b, args.repeats)
+            unq = median_rate(lambda: p.unique(states), b, args.repeats)
+            print(f"| {name} | {b:,} | {p.num_actions} | {exp / 1e6:.1f} M | {hsh / 1e6:.1f} M | {unq / 1e6:.2f} M |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Entry point of the ``puzzlezero`` console script.
+
+Commands are defined in sibling modules that add themselves to :data:`app`; heavy imports (torch,
+FastAPI) happen inside the commands so that ``puzzlezero list`` starts fast. Every
+:class:`~puzzlezero.errors.PuzzleError` becomes a one-line ``error: ...`` on stderr and exit code 2,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+import typer
+
+from puzzlezero.errors import PuzzleError
+
+app = typer.Typer(
+    name="puzzlezero",
+    help="Learn to solve combinatorial puzzles with no human knowledge (DeepCubeA), and solve them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Command modules, in the order their commands appear in --help. A module that is missing (an
+# optional part not installed) is skipped.
+COMMAND_MODULES = (
+    "puzzlezero.cli.puzzle_cmds",
+    "puzzlezero.cli.solve_cmds",
+    "puzzlezero.cli.train_cmds",
+    "puzzlezero.cli.optimal_cmds",
+    "puzzlezero.cli.serve_cmds",
+)
+
+
+def _load_commands() -> None:
+    for mod in COMMAND_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:
+                raise
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr and return the exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    _load_commands()
+    try:
+        rc = app(args=argv, standalone_mode=False)
+    except PuzzleError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 2
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:
+        typer.echo("aborted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return rc if isinstance(rc, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

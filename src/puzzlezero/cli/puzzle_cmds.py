@@ -1,0 +1,152 @@
+"""Puzzle commands: ``list``, ``scramble``, ``validate``, ``show``.
+
+STATE arguments are the puzzle's human text (a cube scramble or facelet string, tile numbers, 0/1
+lights, Sokoban level rows); ``-`` reads the text from standard input and ``@FILE`` from a file,
+which is handy for multi-line Sokoban levels.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from puzzlezero.cli.main import app
+from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.registry import make, names, spec
+from puzzlezero.storage import atomic_write_text
+
+PuzzleArg = Annotated[str, typer.Argument(help="Puzzle name (see `puzzlezero list`).", show_default=False)]
+StateArg = Annotated[
+    str,
+    typer.Argument(
+        help="State text: cube scramble or 54-letter facelets, tile numbers, 0/1 lights, Sokoban rows; "
+        "'-' reads stdin, '@FILE' reads a file.",
+        show_default=False,
+    ),
+]
+
+
+def read_state_text(text: str) -> str:
+    """Resolve ``-`` (stdin) and ``@FILE`` state arguments to the text itself."""
+    if text == "-":
+        return sys.stdin.read()
+    if text.startswith("@") and len(text) > 1:
+        path = Path(text[1:])
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise PuzzleError(f"cannot read state file {path}: {exc.strerror or exc}") from None
+    return text
+
+
+def load_state(puzzle: Puzzle, text: str) -> np.ndarray:
+    """Parse (and thereby validate) a state argument."""
+    return puzzle.parse(read_state_text(text))
+
+
+def state_json(puzzle: Puzzle, state: np.ndarray) -> dict[str, Any]:
+    """``{"puzzle", "solved", <json_key>, "state"}`` for a state."""
+    out: dict[str, Any] = {"puzzle": puzzle.name, "solved": bool(puzzle.is_goal(state[None])[0])}
+    out.update(puzzle.to_json(state))
+    out["state"] = puzzle.format(state)
+    return out
+
+
+def random_moves(puzzle: Puzzle, rng: np.random.Generator, depth: int) -> list[int]:
+    """A random move sequence that never undoes its previous move (nicer scrambles for people)."""
+    moves: list[int] = []
+    inv = puzzle.inverse_action
+    for _ in range(depth):
+        while True:
+            a = int(rng.integers(puzzle.num_actions))
+            if not moves or inv[moves[-1]] != a:
+                break
+        moves.append(a)
+    return moves
+
+
+@app.command("list")
+def list_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list with descriptions.")] = False,
+) -> None:
+    """Print every registered puzzle name, one per line."""
+    if as_json:
+        typer.echo(json.dumps([{"name": n, "description": spec(n).description} for n in names()], indent=1))
+        return
+    for n in names():
+        typer.echo(n)
+
+
+@app.command()
+def scramble(
+    puzzle_name: PuzzleArg,
+    depth: Annotated[
+        int | None,
+        typer.Option("--depth", "-d", min=0, help="Number of random moves (default: the paper's K for the puzzle)."),
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (default: fresh entropy).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Scramble the goal with DEPTH random moves and print the moves and the state.
+
+    Puzzles with reversible moves print the move sequence that produces the state (applied to the
+    goal); Sokoban prints a generated level (boxes pulled away from their targets).
+    """
+    puzzle = make(puzzle_name)
+    k = puzzle.default_scramble_depth if depth is None else depth
+    rng = np.random.default_rng(seed)
+    moves: list[int] | None
+    if np.all(puzzle.inverse_action >= 0):
+        moves = random_moves(puzzle, rng, k)
+        state = puzzle.apply_moves(puzzle.goal(), moves)
+    else:
+        moves = None
+        state = puzzle.scramble(rng, 1, k)[0]
+    if as_json:
+        out = {"puzzle": puzzle.name, "depth": k, "seed": seed}
+        if moves is not None:
+            out["moves"] = puzzle.format_moves(moves)
+        out.update(state_json(puzzle, state))
+        typer.echo(json.dumps(out))
+        return
+    if moves is not None:
+        typer.echo(" ".join(puzzle.format_moves(moves)))
+    typer.echo(puzzle.render_text(state))
+
+
+@app.command()
+def validate(puzzle_name: PuzzleArg, state: StateArg) -> None:
+    """Exit 0 and print 'valid' for a legal state; otherwise print a one-line reason and exit 2."""
+    puzzle = make(puzzle_name)
+    load_state(puzzle, state)
+    typer.echo("valid")
+
+
+@app.command()
+def show(
+    puzzle_name: PuzzleArg,
+    state: StateArg,
+    svg: Annotated[Path | None, typer.Option("--svg", help="Also write an SVG drawing to this file.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON: puzzle, solved and the state (facelets/tiles/lights/grid).")
+    ] = False,
+) -> None:
+    """Draw a state in the terminal (or print it as JSON) and optionally write an SVG file."""
+    puzzle = make(puzzle_name)
+    s = load_state(puzzle, state)
+    if svg is not None:
+        try:
+            atomic_write_text(svg, puzzle.to_svg(s))
+        except OSError as exc:
+            raise PuzzleError(f"cannot write {svg}: {exc.strerror or exc}") from None
+    if as_json:
+        typer.echo(json.dumps(state_json(puzzle, s)))
+        return
+    typer.echo(puzzle.render_text(s))
+    typer.echo("solved" if puzzle.is_goal(s[None])[0] else "not solved")

@@ -1,0 +1,34 @@
+"""The project's own error types.
+
+Every problem with user input (a state, a move sequence, a file, a name) is raised as
+:class:`PuzzleError` (or a subclass) with a message a person can act on, for example
+``"corner at UFR is twisted: no legal cube has this"``. The CLI and the web API catch
+exactly this type and print/return its message; anything else is a bug.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PuzzleError", "InvalidStateError", "InvalidMoveError", "UnknownNameError", "ModelFileError"]
+
+
+class PuzzleError(ValueError):
+    """Base class of every error caused by bad input; its message is meant for people."""
+
+
+class InvalidStateError(PuzzleError):
+    """A state text or array that no legal puzzle position has (wrong length, parity, ...)."""
+
+
+class InvalidMoveError(PuzzleError):
+    """A move or move sequence that cannot be read or applied."""
+
+
+class UnknownNameError(PuzzleError, KeyError):
+    """An unknown puzzle, model or option name; the message lists the valid ones."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class ModelFileError(PuzzleError):
+    """A model, checkpoint or table file that is missing, corrupt or from another version."""

@@ -1,0 +1,265 @@
+"""The puzzle contract: constants plus pure functions over batched NumPy arrays.
+
+A state is a fixed-size ``uint8`` (or small integer) array of shape ``state_shape``; a batch of
+states has a leading batch dimension ``[B, *state_shape]``. There is never a Python object per
+state on a hot path. Every puzzle implements:
+
+* ``goal()``                      -> ``[*state_shape]``, the canonical solved state.
+* ``is_goal(states[B])``          -> ``bool[B]``.
+* ``expand(states[B])``           -> ``[B, A, *state_shape]``: all children at once; a move that is
+  impossible in a state (a tile at the border, a Sokoban wall) returns the parent unchanged, so every
+  state has exactly ``num_actions`` children. ``legal_mask(states)`` says which moves really move.
+* ``apply(states[B], actions[B])`` -> ``[B, *state_shape]``: one move per state.
+* ``inverse_action[a]``            the move undoing ``a`` (``-1`` where there is none, Sokoban).
+* ``scramble(rng, n, depth)``      backward scrambles from the goal (training states, test states).
+* ``encode(states[B])``            -> ``float32[B, input_dim]`` for networks (one-hot by default,
+  other encoders by name through ``encoders``).
+* ``keys(states[B])``              -> exact hashable keys (``np.void`` rows) for deduplication;
+  ``hash64(states[B])`` -> ``uint64[B]`` a fast 64-bit hash.
+* human text: ``parse(text) -> state`` (raises :class:`~puzzlezero.errors.InvalidStateError` with a
+  specific message), ``format(state) -> str``, ``to_json(state) -> dict``, ``render_text(state)``,
+  ``to_svg(state)``; moves: ``parse_moves(text) -> list[int]``, ``format_moves(actions) -> str``.
+
+Costs: every move costs 1 (``move_cost``). Later parts of the project (policy/Q heads, layer-by-layer
+sub-goals, MCTS, symmetry augmentation, pattern databases) use these same functions: sub-goal tests
+are ``is_goal``-shaped callables, symmetries are ``symmetries(states) -> [S, B, *state_shape]`` where
+a puzzle offers them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from puzzlezero.errors import InvalidMoveError
+
+__all__ = ["Puzzle", "onehot"]
+
+_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+
+
+def onehot(states: np.ndarray, num_values: int) -> np.ndarray:
+    """One-hot encode integer states ``[B, ...]`` with values in ``[0, num_values)``.
+
+    Returns ``float32[B, prod(state_shape) * num_values]`` (value index fastest).
+    """
+    flat = states.reshape(states.shape[0], -1).astype(np.int64, copy=False)
+    out = np.zeros((flat.shape[0], flat.shape[1] * num_values), dtype=np.float32)
+    idx = flat + np.arange(flat.shape[1], dtype=np.int64) * num_values
+    np.put_along_axis(out, idx, 1.0, axis=1)
+    return out
+
+
+class Puzzle(ABC):
+    """Base class of every puzzle. Subclasses set the class constants and implement the abstract
+    methods; all methods take and return batched NumPy arrays unless they deal in human text.
+
+    Example:
+        >>> import numpy as np
+        >>> from puzzlezero import make
+        >>> p = make("cube3")
+        >>> s = p.scramble(np.random.default_rng(0), 4, depth=3)
+        >>> p.expand(s).shape
+        (4, 12, 54)
+    """
+
+    #: registry name, e.g. ``"cube3"``
+    name: str = ""
+    #: names of the actions in the benchmarks' notation, index = action id
+    action_names: tuple[str, ...] = ()
+    #: cost of every move
+    move_cost: float = 1.0
+    #: paper's maximum scramble depth K for training states (DeepCubeA Methods)
+    default_scramble_depth: int = 30
+    #: dtype of a state
+    dtype: ClassVar[np.dtype] = np.dtype(np.uint8)
+    #: key in ``to_json`` that holds the state (``facelets``, ``tiles``, ``lights``, ``grid``)
+    json_key: str = "state"
+
+    # ---- shape -------------------------------------------------------------------------------
+    @property
+    def num_actions(self) -> int:
+        return len(self.action_names)
+
+    @property
+    @abstractmethod
+    def state_shape(self) -> tuple[int, ...]:
+        """Shape of one state."""
+
+    @property
+    @abstractmethod
+    def inverse_action(self) -> np.ndarray:
+        """``int64[A]``: the action undoing each action, ``-1`` where none exists."""
+
+    # ---- rules ---------------------------------------------------------------------------------
+    @abstractmethod
+    def goal(self) -> np.ndarray:
+        """The canonical solved state ``[*state_shape]``."""
+
+    def goals(self, n: int) -> np.ndarray:
+        """``n`` copies of the goal, ``[n, *state_shape]``."""
+        return np.broadcast_to(self.goal(), (n, *self.state_shape)).copy()
+
+    def is_goal(self, states: np.ndarray) -> np.ndarray:
+        """``bool[B]``: which states are solved (default: equal to ``goal()``)."""
+        flat = states.reshape(states.shape[0], -1)
+        return np.all(flat == self.goal().reshape(1, -1), axis=1)
+
+    @abstractmethod
+    def expand(self, states: np.ndarray) -> np.ndarray:
+        """All children ``[B, A, *state_shape]``; an impossible move gives the parent back."""
+
+    def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Apply one action per state: ``[B, *state_shape]``, ``int[B]`` -> ``[B, *state_shape]``.
+
+        Subclasses override with a direct gather; this default expands and selects.
+        """
+        children = self.expand(states)
+        return children[np.arange(states.shape[0]), np.asarray(actions, dtype=np.int64)]
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        """``bool[B, A]``: which moves change the state."""
+        children = self.expand(states)
+        b = states.shape[0]
+        return np.any(children.reshape(b, self.num_actions, -1) != states.reshape(b, 1, -1), axis=2)
+
+    def apply_moves(self, state: np.ndarray, actions: Sequence[int]) -> np.ndarray:
+        """Apply a sequence of actions to one state; returns the new state."""
+        s = np.asarray(state, dtype=self.dtype)[None]
+        for a in actions:
+            s = self.apply(s, np.array([a]))
+        return s[0]
+
+    def scramble(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> np.ndarray:
+        """``n`` states made by applying random moves backwards from the goal.
+
+        ``depth`` is an int (every state gets that many moves), an ``int[n]`` array, or a
+        ``(lo, hi)`` pair meaning uniform in ``[lo, hi]`` (DeepCubeA: ``(1, K)``). Batched: all states
+        are moved together, each stopping at its own depth. Puzzles with irreversible moves
+        (Sokoban) override this.
+        """
+        depths = self.draw_depths(rng, n, depth)
+        states = self.goals(n)
+        idx = np.arange(n)
+        for step in range(int(depths.max(initial=0))):
+            active = idx[depths > step]
+            if active.size == 0:
+                break
+            acts = rng.integers(0, self.num_actions, size=active.size)
+            states[active] = self.apply(states[active], acts)
+        return states
+
+    @staticmethod
+    def draw_depths(
+        rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> np.ndarray:
+        """Normalise the ``depth`` argument of :meth:`scramble` to ``int64[n]``."""
+        if isinstance(depth, tuple):
+            lo, hi = depth
+            return rng.integers(lo, hi + 1, size=n)
+        d = np.asarray(depth, dtype=np.int64)
+        return np.broadcast_to(d, (n,)).copy() if d.ndim == 0 else d
+
+    # ---- networks -----------------------------------------------------------------------------
+    #: number of distinct values per state element for the default one-hot encoding
+    num_values: int = 2
+
+    @property
+    def encoders(self) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+        """Named encoders ``states[B] -> float32[B, D]``; ``"onehot"`` is the paper's."""
+        return {"onehot": self.encode_onehot}
+
+    def encode(self, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
+        try:
+            fn = self.encoders[encoding]
+        except KeyError:
+            from puzzlezero.errors import UnknownNameError
+
+            raise UnknownNameError(
+                f"unknown encoding {encoding!r} for {self.name}; choose one of {sorted(self.encoders)}"
+            ) from None
+        return fn(states)
+
+    def encode_onehot(self, states: np.ndarray) -> np.ndarray:
+        return onehot(states, self.num_values)
+
+    def input_dim(self, encoding: str = "onehot") -> int:
+        return int(self.encode(self.goals(1), encoding).shape[1])
+
+    # ---- hashing ------------------------------------------------------------------------------
+    def keys(self, states: np.ndarray) -> np.ndarray:
+        """Exact keys, one ``np.void`` row per state (usable with ``np.unique`` and dicts)."""
+        flat = np.ascontiguousarray(states.reshape(states.shape[0], -1))
+        return flat.view(np.dtype((np.void, flat.shape[1] * flat.itemsize))).ravel()
+
+    def hash64(self, states: np.ndarray) -> np.ndarray:
+        """A fast 64-bit hash ``uint64[B]`` (collisions are possible but very rare)."""
+        flat = np.ascontiguousarray(states.reshape(states.shape[0], -1))
+        nbytes = flat.shape[1] * flat.itemsize
+        pad = (-nbytes) % 8
+        raw = flat.view(np.uint8).reshape(flat.shape[0], nbytes)
+        if pad:
+            raw = np.concatenate([raw, np.zeros((raw.shape[0], pad), np.uint8)], axis=1)
+        words = raw.view(np.uint64)
+        h = np.full(words.shape[0], 0xCBF29CE484222325, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for j in range(words.shape[1]):
+                h = (h ^ words[:, j]) * _HASH_MUL
+                h ^= h >> np.uint64(29)
+        return h
+
+    def unique(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Deduplicate a batch: returns ``(unique_states, index_of_first_occurrence)``."""
+        _, first = np.unique(self.keys(states), return_index=True)
+        first.sort()
+        return states[first], first
+
+    # ---- human text ---------------------------------------------------------------------------
+    @abstractmethod
+    def parse(self, text: str) -> np.ndarray:
+        """Read a state from human text; raise ``InvalidStateError`` with a specific reason."""
+
+    @abstractmethod
+    def format(self, state: np.ndarray) -> str:
+        """The text ``parse`` reads back."""
+
+    @abstractmethod
+    def to_json(self, state: np.ndarray) -> dict[str, Any]:
+        """JSON-able description, always with the key ``json_key``."""
+
+    def render_text(self, state: np.ndarray) -> str:
+        """A multi-line picture for a terminal."""
+        return self.format(state)
+
+    @abstractmethod
+    def to_svg(self, state: np.ndarray, size: int = 300) -> str:
+        """An SVG drawing (a standalone ``<svg>`` element). Implementations import their drawing
+        code from a viewer module beside the puzzle (``cube_viewer.py``...), lazily."""
+
+    def validate(self, state: np.ndarray) -> None:
+        """Raise ``InvalidStateError`` if ``state`` is not a legal position (default: accept)."""
+
+    def parse_moves(self, text: str | Sequence[str]) -> list[int]:
+        """Read a move sequence (space separated names or a list of names) into action ids."""
+        tokens = text.split() if isinstance(text, str) else list(text)
+        lookup = {n: i for i, n in enumerate(self.action_names)}
+        out: list[int] = []
+        for tok in tokens:
+            if tok not in lookup:
+                raise InvalidMoveError(
+                    f"unknown move {tok!r} for {self.name}; moves are {' '.join(self.action_names)}"
+                )
+            out.append(lookup[tok])
+        return out
+
+    def format_moves(self, actions: Sequence[int]) -> list[str]:
+        """Action ids -> move names in the benchmarks' notation."""
+        return [self.action_names[int(a)] for a in actions]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
