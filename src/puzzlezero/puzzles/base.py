@@ -46,11 +46,8 @@ def onehot(states: np.ndarray, num_values: int) -> np.ndarray:
 
     Returns ``float32[B, prod(state_shape) * num_values]`` (value index fastest).
     """
-    flat = states.reshape(states.shape[0], -1).astype(np.int64, copy=False)
-    out = np.zeros((flat.shape[0], flat.shape[1] * num_values), dtype=np.float32)
-    idx = flat + np.arange(flat.shape[1], dtype=np.int64) * num_values
-    np.put_along_axis(out, idx, 1.0, axis=1)
-    return out
+    flat = states.reshape(states.shape[0], -1)
+    return np.take(np.eye(num_values, dtype=np.float32), flat, axis=0).reshape(flat.shape[0], -1)
 
 
 class Puzzle(ABC):
