@@ -1,0 +1,178 @@
+"""Sokoban training states: random rooms, then reverse play that pulls boxes off their targets.
+
+The paper trains on states generated from goal configurations by moving backwards. There are no
+Boxoban training levels offline, so rooms are generated here, in the spirit of the Boxoban
+generator (Weber et al. 2017, Guez et al. 2018):
+
+1. **Topology**: a random walk inside the walled ``H x W`` grid (start in the interior, turn with
+   probability ``p_turn`` per step, ``2.5 * (H + W)`` steps) stamps a random 3x3 pattern of floor
+   around each position it visits, so the floor is one connected region. With 50 steps on 10x10
+   the floor covers 33 cells on average (median 33, 5%-95%: 18-47), close to Boxoban's levels.
+2. **Goal configuration**: ``num_boxes`` targets on random floor cells with a box on each; the agent
+   next to a box with free floor behind it (where the last push of a solution leaves it), else on
+   any floor cell with a free neighbour. Rooms too small for that are drawn again.
+3. **Reverse play** (:func:`reverse_play`): ``depth`` random agent steps to free neighbouring cells;
+   a step away from an adjacent box pulls it along (always on the first step, which undoes the
+   last push of a solution; with probability ``pull_prob`` afterwards). Each reverse step undoes
+   one forward move, so a state made with depth ``d`` is solvable in at most ``d`` moves.
+
+Room generation is vectorised over the batch; the reverse play is a small numba kernel. All the
+randomness comes from the caller's ``numpy.random.Generator``, so seeded runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
+
+__all__ = ["generate_rooms", "reverse_play", "carve_floor"]
+
+_STEPS = np.array([(-1, 0), (1, 0), (0, -1), (0, 1)], dtype=np.int64)  # U D L R as (drow, dcol)
+#: floor patterns stamped around the walker (centre always included, so the floor stays connected)
+_STAMPS = np.array(
+    [
+        [[0, 0, 0], [1, 1, 1], [0, 0, 0]],
+        [[0, 1, 0], [0, 1, 0], [0, 1, 0]],
+        [[0, 0, 0], [1, 1, 0], [0, 1, 0]],
+        [[0, 0, 0], [1, 1, 0], [1, 1, 0]],
+        [[0, 0, 0], [0, 1, 1], [0, 1, 0]],
+    ],
+    dtype=bool,
+).reshape(5, 9)
+_STAMP_DR, _STAMP_DC = (a.reshape(-1) - 1 for a in np.divmod(np.arange(9), 3))
+
+
+def carve_floor(
+    rng: np.random.Generator, n: int, height: int, width: int, steps: int | None = None, p_turn: float = 0.35
+) -> np.ndarray:
+    """``bool[n, height, width]`` floor masks carved by random walks (border cells stay wall)."""
+    steps = int(2.5 * (height + width)) if steps is None else steps
+    floor = np.zeros((n, height, width), dtype=bool)
+    rows = np.arange(n)[:, None]
+    r = rng.integers(1, height - 1, size=n)
+    c = rng.integers(1, width - 1, size=n)
+    d = rng.integers(0, 4, size=n)
+    for _ in range(steps):
+        d = np.where(rng.random(n) < p_turn, rng.integers(0, 4, size=n), d)
+        r = np.clip(r + _STEPS[d, 0], 1, height - 2)
+        c = np.clip(c + _STEPS[d, 1], 1, width - 2)
+        cells = (rows, r[:, None] + _STAMP_DR, c[:, None] + _STAMP_DC)
+        floor[cells] |= _STAMPS[rng.integers(0, 5, size=n)]
+    floor[:, [0, -1], :] = False
+    floor[:, :, [0, -1]] = False
+    return floor
+
+
+def _shift(a: np.ndarray, dr: int, dc: int) -> np.ndarray:
+    """``out[..., r, c] = a[..., r + dr, c + dc]`` (wrapping; only read at interior cells)."""
+    return np.roll(a, (-dr, -dc), axis=(-2, -1))
+
+
+def _place(rng: np.random.Generator, floor: np.ndarray, num_boxes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes on targets and an agent on each floor mask: ``(uint8[n, H*W] states, bool[n] ok)``."""
+    n, h, w = floor.shape
+    flat = floor.reshape(n, -1)
+    key = rng.random(flat.shape)
+    key[~flat] = 2.0
+    boxes_at = np.argsort(key, axis=1)[:, :num_boxes]
+    box = np.zeros_like(flat)
+    np.put_along_axis(box, boxes_at, True, axis=1)
+    box = box.reshape(n, h, w)
+    free = floor & ~box
+    has_free_nbr = np.zeros_like(free)
+    pullable = np.zeros_like(free)
+    for dr, dc in _STEPS:
+        has_free_nbr |= _shift(free, dr, dc)
+        pullable |= _shift(box, dr, dc) & _shift(free, -dr, -dc)
+    # prefer a cell from which a pull is possible, else any free cell with a free neighbour
+    key = rng.random((n, h, w)) + 2.0 * ~(pullable & free) + 4.0 * ~(free & has_free_nbr)
+    agent = np.argmin(key.reshape(n, -1), axis=1)
+    ok = (flat.sum(axis=1) >= num_boxes + 2) & (key.reshape(n, -1)[np.arange(n), agent] < 4.0)
+    states = np.where(flat, 0, WALL).astype(np.uint8)
+    np.put_along_axis(states, boxes_at, BOX | TARGET, axis=1)
+    states[np.arange(n), agent] = AGENT
+    return states, ok
+
+
+def generate_rooms(
+    rng: np.random.Generator, n: int, height: int = 10, width: int = 10, num_boxes: int = 4
+) -> np.ndarray:
+    """``uint8[n, height*width]`` goal configurations of random rooms (every box on a target)."""
+    out = np.empty((n, height * width), dtype=np.uint8)
+    todo = np.arange(n)
+    while todo.size:
+        states, ok = _place(rng, carve_floor(rng, todo.size, height, width), num_boxes)
+        out[todo[ok]] = states[ok]
+        todo = todo[~ok]
+    return out
+
+
+def reverse_play(
+    states: np.ndarray,
+    rng: np.random.Generator,
+    depths: np.ndarray,
+    width: int,
+    pull_prob: float = 0.5,
+    chunk: int = 4096,
+) -> np.ndarray:
+    """Walk each state ``[n, H*W]`` backwards for ``depths[i]`` steps (see the module docstring).
+
+    A step goes to a uniformly chosen free neighbour (floor or target without a box); an agent with
+    none stays. Returns a new ``uint8[n, H*W]`` array; ``states`` is not modified. The walk runs in
+    a numba kernel fed with random words drawn from ``rng`` (``chunk`` states at a time).
+    """
+    s = np.array(states, dtype=np.uint8, copy=True)
+    depths = np.asarray(depths, dtype=np.int64)
+    offsets = np.array([-width, width, -1, 1], dtype=np.int64)
+    agent = np.argmax((s & AGENT) != 0, axis=1)
+    threshold = int(round(min(max(pull_prob, 0.0), 1.0) * 256))
+    for lo in range(0, s.shape[0], chunk):
+        hi = min(lo + chunk, s.shape[0])
+        words = rng.integers(0, 2**32, size=(hi - lo, int(depths[lo:hi].max(initial=0))), dtype=np.uint32)
+        _walk_back(s[lo:hi], agent[lo:hi], depths[lo:hi], words, offsets, threshold)
+    return s
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_back(
+    s: np.ndarray,
+    agent: np.ndarray,
+    depths: np.ndarray,
+    words: np.ndarray,
+    offsets: np.ndarray,
+    threshold: int,
+) -> None:  # pragma: no cover - compiled
+    """In place: for each state, ``depths[i]`` reverse steps; ``words[i, t]`` is the step's randomness
+    (high bits choose the direction, the low byte decides a pull: ``< threshold`` of 256)."""
+    free = np.empty(4, dtype=np.int64)
+    pulls = np.empty(4, dtype=np.int64)
+    for i in range(s.shape[0]):
+        p = agent[i]
+        for t in range(depths[i]):
+            n_free = 0
+            n_pull = 0
+            for d in range(4):
+                if s[i, p + offsets[d]] & (WALL | BOX) == 0:
+                    free[n_free] = d
+                    n_free += 1
+                    if s[i, p - offsets[d]] & BOX:
+                        pulls[n_pull] = d
+                        n_pull += 1
+            if n_free == 0:
+                break
+            u = words[i, t]
+            if t == 0 and n_pull > 0:  # undo the final push of a solution
+                d = pulls[(u >> 8) % n_pull]
+                pull = True
+            else:
+                d = free[(u >> 8) % n_free]
+                pull = (s[i, p - offsets[d]] & BOX) != 0 and (u & 0xFF) < threshold
+            a = p + offsets[d]
+            s[i, p] &= ~np.uint8(AGENT)
+            s[i, a] |= np.uint8(AGENT)
+            if pull:
+                s[i, p - offsets[d]] &= ~np.uint8(BOX)
+                s[i, p] |= np.uint8(BOX)
+            p = a

@@ -1,0 +1,57 @@
+"""SVG drawing of a Sokoban level: walls, floor, targets, boxes (green when on a target), agent."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
+
+__all__ = ["sokoban_svg"]
+
+_WALL = "#5b4a3f"
+_WALL_EDGE = "#473a31"
+_FLOOR = "#e9e3d5"
+_TARGET = "#d9534f"
+_BOX = "#c98b3a"
+_BOX_DONE = "#5cae5c"
+_AGENT = "#3a6fd8"
+
+
+def sokoban_svg(grid: np.ndarray, size: int = 300) -> str:
+    """A standalone ``<svg>`` of a level ``grid`` (``uint8[H, W]`` cell codes), ``size`` pixels wide
+    (the height follows the aspect ratio)."""
+    grid = np.asarray(grid)
+    h, w = grid.shape
+    cell = 40
+    boxes = int(np.count_nonzero(grid & BOX))
+    done = int(np.count_nonzero((grid & (BOX | TARGET)) == (BOX | TARGET)))
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w * cell} {h * cell}" width="{size}" '
+        f'height="{round(size * h / w)}" role="img" aria-label="Sokoban level, {done} of {boxes} boxes on targets">',
+        f'<rect x="0" y="0" width="{w * cell}" height="{h * cell}" fill="{_FLOOR}"/>',
+    ]
+    for (r, c), v in np.ndenumerate(grid):
+        x, y = c * cell, r * cell
+        v = int(v)
+        if v & WALL:
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_WALL}" stroke="{_WALL_EDGE}"/>'
+            )
+            continue
+        if v & TARGET:
+            parts.append(
+                f'<circle cx="{x + cell / 2:g}" cy="{y + cell / 2:g}" r="{cell * 0.16:g}" fill="{_TARGET}"/>'
+            )
+        if v & BOX:
+            fill = _BOX_DONE if v & TARGET else _BOX
+            parts.append(
+                f'<rect x="{x + 4}" y="{y + 4}" width="{cell - 8}" height="{cell - 8}" rx="4" fill="{fill}" '
+                'stroke="#00000055" stroke-width="2"/>'
+            )
+        if v & AGENT:
+            parts.append(
+                f'<circle cx="{x + cell / 2:g}" cy="{y + cell / 2:g}" r="{cell * 0.32:g}" fill="{_AGENT}" '
+                'stroke="#ffffff" stroke-width="2"/>'
+            )
+    parts.append("</svg>")
+    return "\n".join(parts)
