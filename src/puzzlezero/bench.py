@@ -1,0 +1,222 @@
+"""Benchmark runner behind ``puzzlezero bench``: solve the cases of a benchmark file, verify every
+solution by replay, compare with optimal lengths, and summarise.
+
+Case files follow ``/work/shared/benchmarks/README.md``: ``{"puzzle": ..., "cases": [{"id": ...,
+<state>, "optimal_length": ...}, ...]}`` where the state is under the puzzle's ``json_key``
+(``facelets``, ``tiles``, ``lights``, ``grid``) or, for cubes, a ``scramble``.
+
+Timing: instances are solved one per search call by default for BWAS, so ``seconds`` is each
+instance's own wall time and the median is honest. With ``together > 1`` (default for greedy
+search) each instance gets its call's wall time divided by the instances in it (amortised); the
+summary's ``timing`` field says which.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from puzzlezero.errors import InvalidStateError, PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.solver import SEARCHES, SolveResult, read_state, resolve_entry, resolve_options, solve_many
+from puzzlezero.storage import atomic_write_json
+
+__all__ = ["Case", "BenchReport", "load_cases", "parse_ids", "run_bench", "hardware"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark case: its ``id``, the checked state and the known optimal length (if any)."""
+
+    id: int
+    state: np.ndarray = field(repr=False)
+    optimal_length: int | None = None
+
+
+@dataclass
+class BenchReport:
+    """``summary`` and per-case ``results`` as written to the ``--json`` file."""
+
+    summary: dict[str, Any]
+    results: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"summary": self.summary, "results": self.results}
+
+    def write(self, path: str | os.PathLike[str]) -> Path:
+        """Write the report as JSON, atomically."""
+        return atomic_write_json(path, self.to_json())
+
+
+def parse_ids(text: str | None) -> tuple[int | None, int | None] | None:
+    """``"A:B"`` -> ``(A, B)``: cases with ``A <= id < B``; either side may be empty."""
+    if text is None:
+        return None
+    lo, sep, hi = text.partition(":")
+    try:
+        bounds = (int(lo) if lo.strip() else None, int(hi) if hi.strip() else None)
+    except ValueError:
+        bounds = None
+    if not sep or bounds is None:
+        raise PuzzleError(f"--ids must look like A:B (ids A to B-1, either may be left out), got {text!r}")
+    return bounds
+
+
+def case_state(puzzle: Puzzle, case: dict[str, Any]) -> np.ndarray:
+    """The state of one case: ``case[puzzle.json_key]`` (text, row strings or numbers) read with
+    ``puzzle.parse``, else a ``scramble`` applied to the goal."""
+    value = case.get(puzzle.json_key)
+    if value is None and "scramble" in case:
+        value = case["scramble"]
+    if value is None:
+        raise InvalidStateError(f"case {case.get('id')!r} has no {puzzle.json_key!r} (or 'scramble') field")
+    if isinstance(value, list):
+        joiner = "\n" if all(isinstance(v, str) for v in value) else " "
+        value = joiner.join(str(v) for v in value)
+    if not isinstance(value, str):
+        raise InvalidStateError(f"case {case.get('id')!r}: cannot read {puzzle.json_key!r} = {value!r}")
+    try:
+        return read_state(puzzle, value)
+    except InvalidStateError as exc:
+        raise InvalidStateError(f"case {case.get('id')!r}: {exc}") from None
+
+
+def load_cases(
+    puzzle: Puzzle, path: str | os.PathLike[str], ids: tuple[int | None, int | None] | None = None
+) -> list[Case]:
+    """Read and check the cases of a benchmark file, optionally only ids in ``[A, B)``."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PuzzleError(f"{path}: no such cases file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PuzzleError(f"{path}: unreadable cases file ({exc})") from None
+    raw = data.get("cases") if isinstance(data, dict) else data
+    if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
+        raise PuzzleError(f"{path}: expected {{'cases': [{{...}}, ...]}} or a list of case objects")
+    if isinstance(data, dict) and data.get("puzzle") not in (None, puzzle.name):
+        raise PuzzleError(f"{path} holds {data['puzzle']!r} cases, not {puzzle.name!r}")
+    lo, hi = ids if ids is not None else (None, None)
+    cases = []
+    for pos, c in enumerate(raw):
+        cid = int(c.get("id", pos))
+        if (lo is None or cid >= lo) and (hi is None or cid < hi):
+            opt = c.get("optimal_length")
+            cases.append(Case(cid, case_state(puzzle, c), None if opt is None else int(opt)))
+    if not cases:
+        raise PuzzleError(f"{path}: no cases{'' if ids is None else f' with ids in {lo}:{hi}'}")
+    return cases
+
+
+def run_bench(
+    puzzle: Puzzle,
+    cases: Sequence[Case],
+    *,
+    reference: str | None = None,
+    reference_time_limit: float = 60.0,
+    together: int | None = None,
+    on_results: Callable[[list[SolveResult]], None] | None = None,
+    cases_file: str | None = None,
+    **solve_options: Any,
+) -> BenchReport:
+    """Solve ``cases`` with :func:`~puzzlezero.solver.solve_many` (``solve_options``: ``search``,
+    ``heuristic``, ``model``, ``weight``, ``batch``, ``max_nodes``, ``time_limit``, ``max_steps``).
+
+    ``reference="optimal"`` fills in missing optimal lengths with
+    ``puzzlezero.optimal:optimal_length(puzzle, state, time_limit)``.
+    """
+    if reference not in (None, "optimal"):
+        raise PuzzleError(f"--reference must be 'optimal', got {reference!r}")
+    opts = resolve_options(puzzle, **solve_options)
+    optimal = [c.optimal_length for c in cases]
+    if reference == "optimal" and any(o is None for o in optimal):
+        length_fn = resolve_entry("puzzlezero.optimal:optimal_length", "--reference optimal")
+        optimal = [
+            o if o is not None else length_fn(puzzle, c.state, reference_time_limit)
+            for o, c in zip(optimal, cases, strict=True)
+        ]
+    states = np.stack([c.state for c in cases])
+    solved = solve_many(puzzle, states, together=together, on_results=on_results, **solve_options)
+    results = [
+        {
+            "id": c.id,
+            "solved": r.solved,
+            "solution": list(r.solution) if r.solved else None,
+            "length": r.length,
+            "optimal_length": opt,
+            "nodes_generated": r.nodes_generated,
+            "seconds": round(r.seconds, 6),
+            "status": r.status,
+        }
+        for c, r, opt in zip(cases, solved, optimal, strict=True)
+    ]
+    k = together or SEARCHES[opts.search].together
+    summary = summarize(results)
+    summary.update(
+        puzzle=puzzle.name,
+        cases_file=cases_file,
+        search=opts.search,
+        heuristic=opts.heuristic,
+        model=opts.model or (puzzle.name if opts.heuristic == "learned" else None),
+        weight=opts.weight if opts.search == "bwas" else None,
+        batch=opts.batch if opts.search == "bwas" else None,
+        max_nodes=opts.max_nodes,
+        time_limit=opts.time_limit,
+        timing="per instance (one search call each)"
+        if k == 1
+        else f"amortised: {k} instances per search call, each gets the call's wall time / instances",
+        hardware=hardware(),
+    )
+    return BenchReport(summary, results)
+
+
+def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The summary block of a report from its per-case results (``None`` where undefined)."""
+    n = len(results)
+    solved = [r for r in results if r["solved"]]
+    with_opt = [r for r in results if r["optimal_length"] is not None]
+    seconds = [r["seconds"] for r in results]
+    total_s = sum(seconds)
+    nodes = [r["nodes_generated"] for r in results]
+
+    def mean(xs: Sequence[float]) -> float | None:
+        return round(float(np.mean(xs)), 4) if xs else None
+
+    return {
+        "cases": n,
+        "solved_pct": round(100.0 * len(solved) / n, 2) if n else None,
+        "mean_length": mean([r["length"] for r in solved]),
+        "mean_optimal_length": mean([r["optimal_length"] for r in with_opt]),
+        "optimal_pct": round(
+            100.0 * sum(r["solved"] and r["length"] == r["optimal_length"] for r in with_opt) / len(with_opt),
+            2,
+        )
+        if with_opt
+        else None,
+        "mean_nodes": mean(nodes),
+        "nodes_per_second": round(sum(nodes) / total_s, 1) if total_s > 0 else None,
+        "median_seconds": round(statistics.median(seconds), 4) if seconds else None,
+        "mean_seconds": mean(seconds),
+    }
+
+
+def hardware() -> str:
+    """A short description of this machine (CPU model, cores, Python), for reports."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} CPUs, Python {platform.python_version()}"

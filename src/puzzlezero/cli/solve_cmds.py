@@ -1,0 +1,211 @@
+"""Solving commands: ``solve`` (one state) and ``bench`` (a benchmark file of cases).
+
+Examples::
+
+    puzzlezero solve cube3 "R U R' U' F2" --json
+    puzzlezero solve puzzle15 "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15" --search gbfs
+    puzzlezero bench cube3 --cases benchmarks/cube3.json --ids 0:20 --json out.json
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from puzzlezero.cli.main import app
+from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, read_state_text
+from puzzlezero.registry import make
+
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="Model name (shipped) or model folder; default: the puzzle's shipped model.",
+        show_default=False,
+    ),
+]
+SearchOpt = Annotated[str, typer.Option("--search", help="bwas | gbfs | optimal | kociemba.")]
+HeuristicOpt = Annotated[str, typer.Option("--heuristic", help="learned | pdb (or module:factory).")]
+WeightOpt = Annotated[
+    float | None,
+    typer.Option("--weight", help="BWAS path-cost weight lambda (f = lambda*g + h).", show_default=False),
+]
+BatchOpt = Annotated[
+    int | None,
+    typer.Option("--batch", help="BWAS batch size N (nodes expanded per iteration).", show_default=False),
+]
+MaxNodesOpt = Annotated[
+    int | None, typer.Option("--max-nodes", help="Stop after this many generated nodes.", show_default=False)
+]
+TimeLimitOpt = Annotated[
+    float | None, typer.Option("--time-limit", help="Seconds per search call.", show_default=False)
+]
+
+
+@app.command("solve")
+def solve_cmd(
+    puzzle: PuzzleArg,
+    state: StateArg,
+    model: ModelOpt = None,
+    search: SearchOpt = "bwas",
+    heuristic: HeuristicOpt = "learned",
+    weight: WeightOpt = None,
+    batch: BatchOpt = None,
+    max_nodes: MaxNodesOpt = None,
+    time_limit: TimeLimitOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
+    from puzzlezero.solver import read_state, solve
+
+    p = make(puzzle)
+    start = read_state(p, read_state_text(state))
+    r = solve(
+        p,
+        start,
+        model=model,
+        search=search,
+        heuristic=heuristic,
+        weight=weight,
+        batch=batch,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+    )
+    if as_json:
+        typer.echo(json.dumps(r.to_json()))
+    elif r.solved:
+        typer.echo(f"solution: {' '.join(r.solution) or '(already solved)'}")
+        typer.echo(f"length:   {r.length} moves")
+    else:
+        typer.echo(f"not solved within budget ({r.status})")
+    if not as_json:
+        typer.echo(f"nodes:    {r.nodes_generated:,} generated")
+        typer.echo(f"time:     {r.seconds:.3f} s")
+    if not r.solved:
+        raise typer.Exit(1)
+
+
+@app.command("bench")
+def bench_cmd(
+    puzzle: PuzzleArg,
+    cases: Annotated[
+        Path,
+        typer.Option("--cases", help="Benchmark JSON file (shared/benchmarks format).", show_default=False),
+    ],
+    ids: Annotated[
+        str | None, typer.Option("--ids", help="Only ids A..B-1, written A:B.", show_default=False)
+    ] = None,
+    model: ModelOpt = None,
+    search: SearchOpt = "bwas",
+    heuristic: HeuristicOpt = "learned",
+    weight: WeightOpt = None,
+    batch: BatchOpt = None,
+    max_nodes: MaxNodesOpt = None,
+    time_limit: TimeLimitOpt = None,
+    together: Annotated[
+        int | None,
+        typer.Option(
+            "--together",
+            help="Instances per search call (default 1 for bwas: exact per-case "
+            "times; more share network calls and report amortised times).",
+            show_default=False,
+        ),
+    ] = None,
+    reference: Annotated[
+        str | None,
+        typer.Option("--reference", help="'optimal': compute missing optimal lengths.", show_default=False),
+    ] = None,
+    reference_time_limit: Annotated[
+        float, typer.Option("--reference-time-limit", help="Seconds per case for --reference optimal.")
+    ] = 60.0,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the report to this JSON file.", show_default=False)
+    ] = None,
+) -> None:
+    """Solve the cases of a benchmark file, verify every solution, and summarise."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from puzzlezero.bench import load_cases, parse_ids, run_bench
+
+    p = make(puzzle)
+    chosen = load_cases(p, cases, parse_ids(ids))
+    err = Console(stderr=True)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("solved {task.fields[solved]}"),
+    )
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task(f"{puzzle} {search}", total=len(chosen), solved=0)
+        done = {"solved": 0}
+
+        def advance(results: list[Any]) -> None:
+            done["solved"] += sum(r.solved for r in results)
+            progress.update(task, advance=len(results), solved=done["solved"])
+
+        report = run_bench(
+            p,
+            chosen,
+            reference=reference,
+            reference_time_limit=reference_time_limit,
+            together=together,
+            on_results=advance,
+            cases_file=str(cases),
+            model=model,
+            search=search,
+            heuristic=heuristic,
+            weight=weight,
+            batch=batch,
+            max_nodes=max_nodes,
+            time_limit=time_limit,
+        )
+    if json_out is not None:
+        report.write(json_out)
+    Console().print(_table(report.summary, report.results))
+    if json_out is not None:
+        typer.echo(f"report written to {json_out}")
+
+
+def _table(summary: dict[str, Any], results: list[dict[str, Any]], max_rows: int = 40) -> Any:
+    """A rich renderable: the per-case rows (first ``max_rows``) and the summary."""
+    from rich.console import Group
+    from rich.table import Table
+
+    cases = Table(title=f"{summary['puzzle']}: {summary['search']}", show_lines=False)
+    for col in ("id", "solved", "length", "optimal", "nodes", "seconds"):
+        cases.add_column(col, justify="right")
+    for r in results[:max_rows]:
+        opt = r["optimal_length"]
+        mark = (
+            ""
+            if opt is None or r["length"] is None
+            else (" =" if r["length"] == opt else f" +{r['length'] - opt}")
+        )
+        cases.add_row(
+            str(r["id"]),
+            "yes" if r["solved"] else f"[red]{r['status']}[/red]",
+            "-" if r["length"] is None else f"{r['length']}{mark}",
+            "-" if opt is None else str(opt),
+            f"{r['nodes_generated']:,}",
+            f"{r['seconds']:.3f}",
+        )
+    if len(results) > max_rows:
+        cases.caption = f"... {len(results) - max_rows} more cases in the JSON report"
+    summ = Table(title="summary", show_header=False)
+    summ.add_column("key")
+    summ.add_column("value", justify="right")
+    for key, value in summary.items():
+        if value is not None:
+            summ.add_row(
+                key,
+                f"{value:,}"
+                if isinstance(value, int | float) and not isinstance(value, bool)
+                else str(value),
+            )
+    return Group(cases, summ)

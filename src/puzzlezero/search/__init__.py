@@ -1,0 +1,20 @@
+"""Heuristic search over puzzles: batch weighted A* (:func:`bwas`) and greedy best-first
+(:func:`gbfs`). Both take the heuristic as a plain function ``states[B] -> float32[B]`` and never
+import torch; both search many instances in one batched loop. See :mod:`.bwas` for the exact
+semantics (goal test on selection, the paper's reopening rule, node counting).
+
+>>> import numpy as np
+>>> from puzzlezero import make
+>>> from puzzlezero.search import bwas
+>>> p = make("puzzle8")
+>>> start = p.apply_moves(p.goal(), p.parse_moves("D R D"))
+>>> (r,) = bwas(p, start, lambda s: np.zeros(len(s), np.float32), weight=1.0, batch_size=10)
+>>> r.status, p.format_moves(r.actions)
+('solved', ['U', 'L', 'U'])
+"""
+
+from puzzlezero.search.bwas import bwas
+from puzzlezero.search.gbfs import gbfs
+from puzzlezero.search.result import SearchResult, SearchStats, Status
+
+__all__ = ["SearchResult", "SearchStats", "Status", "bwas", "gbfs"]

@@ -1,0 +1,250 @@
+"""Batch weighted A* search (BWAS, DeepCubeA Methods), many instances in one batched loop.
+
+Each iteration, for every unfinished instance, pops up to ``batch_size`` nodes with the lowest
+``f = weight * g + h`` from its OPEN list; all popped states of all instances are goal-tested and
+expanded in ONE ``puzzle.expand`` call; the children are deduplicated (within the batch and against
+each instance's table of generated states, exact state bytes, see :mod:`.table`); the heuristic is
+called ONCE on only the children never seen before; new and improved children are pushed.
+
+Semantics (the paper's, defaults):
+
+* **Goal test on selection** (``goal_test="expand"``): an instance is solved when a goal node is
+  popped for expansion, as in A*; among goal nodes popped in the same batch the one of lowest ``g``
+  is returned. ``goal_test="generate"`` is the common variant that stops as soon as a goal child is
+  generated (fewer nodes, possibly longer solutions with an inadmissible heuristic).
+* **Reopening**: a state reached again with a strictly lower ``g`` takes the new parent and ``g``
+  and goes back to OPEN, whether it was still open or already expanded (CLOSED). This is the paper's
+  rule ("remove that node from CLOSED and add x to OPEN"); its heuristic value is reused, not
+  recomputed. Reaching a state with an equal or higher ``g`` discards the child.
+* The root's heuristic is never evaluated: it is alone in OPEN, so its ``f`` does not matter.
+* ``nodes_generated`` counts the root plus ``num_actions`` per expansion (the paper's count);
+  ``max_nodes`` caps it: an instance never starts an expansion that would exceed it.
+
+Example:
+    >>> from puzzlezero import make                                   # doctest: +SKIP
+    >>> cube = make("cube3"); starts = cube.scramble(rng, 4, depth=8)  # doctest: +SKIP
+    >>> [r.length for r in bwas(cube, starts, h, weight=0.6, batch_size=1000)]  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Literal
+
+import numpy as np
+
+from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search.heap import OpenList
+from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
+from puzzlezero.search.table import NEW, NodeTable
+
+__all__ = ["bwas"]
+
+Heuristic = Callable[[np.ndarray], np.ndarray]
+
+
+def bwas(
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    heuristic: Heuristic,
+    *,
+    weight: float = 0.6,
+    batch_size: int = 1000,
+    max_nodes: int | None = 10_000_000,
+    time_limit: float | None = None,
+    goal_test: Literal["expand", "generate"] = "expand",
+    stats: SearchStats | None = None,
+) -> list[SearchResult]:
+    """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with BWAS.
+
+    Args:
+        puzzle: the puzzle (its ``expand``, ``is_goal``, ``hash64`` and ``move_cost`` are used).
+        starts: start states; instances are independent but share each expansion and heuristic call.
+        heuristic: ``states[M, *state_shape] -> float32[M]`` cost-to-go estimates.
+        weight: the path-cost weight ``lambda`` in ``f = lambda * g + h`` (1 = A*, 0 = greedy).
+        batch_size: ``N``, nodes popped per instance per iteration.
+        max_nodes: per-instance cap on ``nodes_generated`` (``None``: no cap); status ``"node limit"``.
+        time_limit: seconds for the whole call (``None``: none); status ``"time limit"``.
+        goal_test: ``"expand"`` (paper, A*) or ``"generate"`` (see the module docstring).
+        stats: filled in with the time split and counts when given.
+
+    Returns:
+        One :class:`SearchResult` per start state, in order.
+    """
+    starts = as_batch(puzzle, starts)
+    check_positive("weight", weight, allow_zero=True)
+    check_positive("batch_size", batch_size, integer=True)
+    check_positive("max_nodes", max_nodes, integer=True)
+    check_positive("time_limit", time_limit)
+    if goal_test not in ("expand", "generate"):
+        raise PuzzleError(f"goal_test must be 'expand' or 'generate', got {goal_test!r}")
+    stats = stats if stats is not None else SearchStats()
+    return _Bwas(puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats).run()
+
+
+class _Bwas:
+    """State of one :func:`bwas` call (kept in one object so the loop reads as the algorithm)."""
+
+    def __init__(
+        self, puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats
+    ):  # noqa: ANN001
+        self.p, self.heuristic, self.stats = puzzle, heuristic, stats
+        self.weight, self.batch, self.max_nodes, self.time_limit = (
+            float(weight),
+            batch_size,
+            max_nodes,
+            time_limit,
+        )
+        self.goal_on_generate = goal_test == "generate"
+        self.t0 = time.perf_counter()
+        b = starts.shape[0]
+        self.A = puzzle.num_actions
+        expected = b * max_nodes if max_nodes is not None else 1 << 20
+        self.table = NodeTable(puzzle.state_shape, puzzle.dtype, capacity=min(expected + b, 1 << 22))
+        self.generated = np.ones(b, np.int64)
+        self.iterations = np.zeros(b, np.int64)
+        self.seconds = np.zeros(b)
+        self.status: list[str | None] = [None] * b
+        self.goal_node = np.full(b, -1, np.int64)
+        self.opens = [OpenList() for _ in range(b)]
+        self.seq = 0
+        inst = np.arange(b)
+        keys = NodeTable.mix_instance(puzzle.hash64(starts), inst)
+        _, roots = self.table.add(
+            keys, self.table.as_rows(starts), inst, np.full(b, -1), np.zeros(b), np.zeros(b)
+        )
+        self.table.h[roots] = 0.0
+        for i in range(b):
+            self._push(i, roots[i : i + 1])
+        with stats.timer("goal_test"):
+            for i in np.flatnonzero(puzzle.is_goal(starts)):
+                self._finish(int(i), "solved", int(roots[i]))
+        stats.nodes_generated += b
+
+    # ---- bookkeeping ---------------------------------------------------------------------------
+    def _finish(self, i: int, status: str, node: int = -1) -> None:
+        self.status[i] = status
+        self.goal_node[i] = node
+        self.seconds[i] = time.perf_counter() - self.t0
+
+    def _push(self, i: int, nodes: np.ndarray) -> None:
+        g = self.table.g[nodes]
+        f = self.weight * g.astype(np.float64) + self.table.h[nodes]
+        self.opens[i].push(f, nodes, g, self.seq)
+        self.seq += nodes.shape[0]
+
+    def _active(self) -> list[int]:
+        return [i for i, s in enumerate(self.status) if s is None]
+
+    # ---- the loop ------------------------------------------------------------------------------
+    def run(self) -> list[SearchResult]:
+        t, st = self.table, self.stats
+        while active := self._active():
+            if self.time_limit is not None and time.perf_counter() - self.t0 >= self.time_limit:
+                for i in active:
+                    self._finish(i, "time limit")
+                break
+            popped, p_inst = self._pop(active)
+            if popped.size == 0:
+                continue
+            st.iterations += 1
+            with st.timer("goal_test"):
+                states = t.states(popped)
+                is_goal = self.p.is_goal(states)
+            if is_goal.any():
+                keep = self._finish_goals(popped, p_inst, is_goal)
+                popped, p_inst, states = popped[keep], p_inst[keep], states[keep]
+                if popped.size == 0:
+                    continue
+            self._expand(popped, p_inst, states)
+        st.total += time.perf_counter() - self.t0
+        return [self._result(i) for i in range(len(self.status))]
+
+    def _pop(self, active: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Pop up to N nodes per active instance; instances with nothing to pop are finished."""
+        parts, owners = [], []
+        with self.stats.timer("open_list"):
+            for i in active:
+                k = self.batch
+                if self.max_nodes is not None:
+                    k = min(k, int(self.max_nodes - self.generated[i]) // self.A)
+                    if k <= 0:
+                        self._finish(i, "node limit")
+                        continue
+                nodes = self.opens[i].pop(k, self.table.g, self.table.closed_g)
+                if nodes.size == 0:
+                    self._finish(i, "exhausted")
+                    continue
+                self.iterations[i] += 1
+                parts.append(nodes)
+                owners.append(np.full(nodes.size, i, np.int64))
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.concatenate(parts), np.concatenate(owners)
+
+    def _finish_goals(self, nodes: np.ndarray, inst: np.ndarray, is_goal: np.ndarray) -> np.ndarray:
+        """Finish every instance with a goal among ``nodes`` (lowest ``g`` wins); keep-mask of the rest."""
+        g_nodes, g_inst = nodes[is_goal], inst[is_goal]
+        order = np.lexsort((self.table.g[g_nodes], g_inst))
+        first = np.ones(order.size, bool)
+        first[1:] = g_inst[order][1:] != g_inst[order][:-1]
+        for node, i in zip(g_nodes[order][first], g_inst[order][first], strict=True):
+            self._finish(int(i), "solved", int(node))
+        return ~np.isin(inst, g_inst)
+
+    def _expand(self, popped: np.ndarray, p_inst: np.ndarray, states: np.ndarray) -> None:
+        t, st, A = self.table, self.stats, self.A
+        n = popped.size
+        with st.timer("expand"):
+            children = self.p.expand(states).reshape(n * A, *self.p.state_shape)
+        np.add.at(self.generated, p_inst, A)
+        st.nodes_generated += n * A
+        st.nodes_expanded += n
+        c_inst = np.repeat(p_inst, A)
+        with st.timer("dedup"):
+            keys = NodeTable.mix_instance(self.p.hash64(children), c_inst)
+            code, idx = t.add(
+                keys,
+                t.as_rows(children),
+                c_inst,
+                np.repeat(popped, A),
+                np.tile(np.arange(A), n),
+                np.repeat(t.g[popped] + np.float32(self.p.move_cost), A),
+            )
+        live = code > 0  # NEW or IMPROVED
+        if self.goal_on_generate and live.any():
+            with st.timer("goal_test"):
+                goal = np.zeros(live.size, bool)
+                goal[live] = self.p.is_goal(children[live])
+            if goal.any():
+                t.h[idx[goal]] = 0.0
+                live &= self._finish_goals(idx, c_inst, goal)
+        fresh = live & (code == NEW)
+        if fresh.any():
+            t.h[idx[fresh]] = evaluate(self.heuristic, children[fresh], st)
+        with st.timer("open_list"):
+            push, owner = idx[live], c_inst[live]
+            bounds = np.flatnonzero(np.diff(owner)) + 1
+            for seg in np.split(push, bounds):
+                if seg.size:
+                    self._push(int(t.inst[seg[0]]), seg)
+
+    def _result(self, i: int) -> SearchResult:
+        solved = self.status[i] == "solved"
+        actions: tuple[int, ...] = ()
+        path_states = None
+        if solved:
+            acts, nodes = self.table.path(int(self.goal_node[i]))
+            actions = tuple(acts)
+            path_states = self.table.states(nodes)
+        return SearchResult(
+            solved=solved,
+            actions=actions,
+            nodes_generated=int(self.generated[i]),
+            iterations=int(self.iterations[i]),
+            seconds=float(self.seconds[i]),
+            status=self.status[i],  # type: ignore[arg-type]
+            path_states=path_states,
+        )

@@ -1,0 +1,142 @@
+"""Greedy best-first search (DeepCubeA's training monitor), batched over instances.
+
+Each step, every unsolved instance moves to the child of its current state with the lowest
+heuristic value, among the children it has not visited yet (its own trajectory, which includes the
+current state: impossible moves return the parent, so they are never taken). All current states are
+expanded in one ``puzzle.expand`` call and the heuristic is called once per step on the children
+never generated before by that instance; values of children seen earlier are reused from the node
+table. An instance stops when its current state is a goal (``"solved"``), after ``max_steps`` moves
+(``"step limit"``), when every child was visited already (``"exhausted"``), or at ``time_limit``.
+Unlike DeepCubeA's monitor it never revisits a state, so it cannot cycle.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
+from puzzlezero.search.table import NEW, NodeTable
+
+__all__ = ["gbfs"]
+
+
+def gbfs(
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    heuristic: Callable[[np.ndarray], np.ndarray],
+    *,
+    max_steps: int = 1000,
+    time_limit: float | None = None,
+    stats: SearchStats | None = None,
+) -> list[SearchResult]:
+    """Greedy search from every state of ``starts[B, *state_shape]``; one result per start.
+
+    ``nodes_generated`` is ``1 + num_actions * expansions`` (one expansion per move, plus the last
+    one of an instance that got stuck); ``iterations`` is the number of moves made.
+    """
+    starts = as_batch(puzzle, starts)
+    check_positive("max_steps", max_steps, integer=True, allow_zero=True)
+    check_positive("time_limit", time_limit)
+    st = stats if stats is not None else SearchStats()
+    t0 = time.perf_counter()
+    b, A = starts.shape[0], puzzle.num_actions
+    table = NodeTable(puzzle.state_shape, puzzle.dtype, capacity=min(b * (1 + A * max_steps), 1 << 22))
+    inst = np.arange(b)
+    _, cur = table.add(
+        NodeTable.mix_instance(puzzle.hash64(starts), inst),
+        table.as_rows(starts),
+        inst,
+        np.full(b, -1),
+        np.zeros(b),
+        np.zeros(b),
+    )
+    table.closed_g[cur] = 0.0  # visited
+    moves = np.zeros((max_steps, b), np.int16)
+    trail = np.zeros((max_steps + 1, b), np.int64)  # node index after each move
+    trail[0] = cur
+    steps = np.zeros(b, np.int64)
+    expansions = np.zeros(b, np.int64)
+    seconds = np.zeros(b)
+    status: list[str | None] = [None] * b
+    active = inst.copy()
+    st.nodes_generated += b
+
+    for step in range(max_steps + 1):
+        if active.size == 0:
+            break
+        now = time.perf_counter() - t0
+        if time_limit is not None and now >= time_limit:
+            _finish(status, seconds, active, "time limit", now)
+            break
+        with st.timer("goal_test"):
+            states = table.states(cur[active])
+            done = puzzle.is_goal(states)
+        _finish(status, seconds, active[done], "solved", time.perf_counter() - t0)
+        if step == max_steps:
+            _finish(status, seconds, active[~done], "step limit", time.perf_counter() - t0)
+            break
+        active, states = active[~done], states[~done]
+        if active.size == 0:
+            break
+        n = active.size
+        st.iterations += 1
+        with st.timer("expand"):
+            children = puzzle.expand(states).reshape(n * A, *puzzle.state_shape)
+        st.nodes_generated += n * A
+        st.nodes_expanded += n
+        expansions[active] += 1
+        c_inst = np.repeat(active, A)
+        with st.timer("dedup"):
+            code, idx = table.add(
+                NodeTable.mix_instance(puzzle.hash64(children), c_inst),
+                table.as_rows(children),
+                c_inst,
+                np.repeat(cur[active], A),
+                np.tile(np.arange(A), n),
+                np.full(n * A, step + 1),
+            )
+        fresh = code == NEW
+        if fresh.any():
+            table.h[idx[fresh]] = evaluate(heuristic, children[fresh], st)
+        idx = idx.reshape(n, A)
+        values = table.h[idx].astype(np.float64)
+        values[np.isfinite(table.closed_g[idx])] = np.inf  # visited: never go back
+        best = np.argmin(values, axis=1)
+        stuck = np.isinf(values[np.arange(n), best])
+        _finish(status, seconds, active[stuck], "exhausted", time.perf_counter() - t0)
+        active, best, idx = active[~stuck], best[~stuck], idx[~stuck]
+        chosen = idx[np.arange(active.size), best]
+        table.closed_g[chosen] = step + 1
+        moves[step, active] = best
+        trail[step + 1, active] = chosen
+        steps[active] += 1
+        cur[active] = chosen
+
+    st.total += time.perf_counter() - t0
+    results = []
+    for i in range(b):
+        solved = status[i] == "solved"
+        acts = tuple(int(a) for a in moves[: steps[i], i]) if solved else ()
+        path = table.states(trail[: steps[i] + 1, i]) if solved else None
+        results.append(
+            SearchResult(
+                solved=solved,
+                actions=acts,
+                nodes_generated=int(1 + A * expansions[i]),
+                iterations=int(steps[i]),
+                seconds=float(seconds[i]),
+                status=status[i],  # type: ignore[arg-type]
+                path_states=path,
+            )
+        )
+    return results
+
+
+def _finish(status: list[str | None], seconds: np.ndarray, which: np.ndarray, why: str, now: float) -> None:
+    for i in which:
+        status[int(i)] = why
+        seconds[int(i)] = now

@@ -1,0 +1,448 @@
+"""The one high-level entry point: ``solve(puzzle, state) -> SolveResult``.
+
+Searches and heuristics are looked up by name in :data:`SEARCHES` and :data:`HEURISTICS`, whose
+entries name their implementation lazily as ``"module:function"`` (nothing heavy, torch included,
+is imported until a name is used). Per-puzzle search settings come from :data:`DEFAULTS`. Every
+reported solution has been verified by replaying it on the start state.
+
+Example:
+    >>> from puzzlezero.solver import solve                       # doctest: +SKIP
+    >>> r = solve("cube3", "R U R' U'")                           # doctest: +SKIP
+    >>> r.to_json()["solution"], r.length                         # doctest: +SKIP
+    ("U R U' R'", 4)
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from puzzlezero.errors import InvalidStateError, ModelFileError, PuzzleError, UnknownNameError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.registry import make
+from puzzlezero.search.result import SearchResult, check_positive
+
+__all__ = [
+    "DEFAULTS",
+    "HEURISTICS",
+    "SEARCHES",
+    "Defaults",
+    "HeuristicSpec",
+    "SearchSpec",
+    "SolveOptions",
+    "SolveResult",
+    "get_heuristic",
+    "read_state",
+    "resolve_options",
+    "solve",
+    "solve_many",
+    "verify",
+]
+
+Heuristic = Callable[[np.ndarray], np.ndarray]
+Results = list[SearchResult]
+
+
+# ---- settings --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Defaults:
+    """Search settings of one puzzle (paper's weights; batch sizes scaled down for a CPU)."""
+
+    weight: float  #: lambda in f = lambda * g + h
+    batch: int  #: N, nodes expanded per iteration
+    max_nodes: int  #: cap on nodes generated per instance
+    time_limit: float  #: seconds per search call
+    max_steps: int  #: greedy search: cap on moves
+
+
+#: Per-puzzle defaults. Weights as in the paper (cube 0.6, tiles 0.8 / 48-puzzle 0.6, Lights Out
+#: 0.2, Sokoban 0.8). The paper's N (cube 10,000, tiles 20,000 on four GPUs; Lights Out 1,000) is
+#: cut to about what a CPU network evaluates in a second (N * num_actions children per iteration);
+#: Sokoban's N = 1 is raised to 10 so that a network call covers several nodes. Tune with
+#: ``puzzlezero bench``.
+DEFAULTS: dict[str, Defaults] = {
+    "cube3": Defaults(0.6, 1000, 3_000_000, 300.0, 100),
+    "cube2": Defaults(0.6, 100, 1_000_000, 60.0, 50),
+    "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200),
+    "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500),
+    "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000),
+    "puzzle35": Defaults(0.8, 2000, 4_000_000, 300.0, 2000),
+    "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000),
+    "lightsout7": Defaults(0.2, 100, 2_000_000, 120.0, 100),
+    "sokoban": Defaults(0.8, 10, 1_000_000, 120.0, 500),
+}
+FALLBACK_DEFAULTS = Defaults(0.6, 1000, 1_000_000, 300.0, 1000)
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """Fully resolved options of a solve call (names checked, defaults filled in)."""
+
+    search: str
+    heuristic: str | None
+    model: str | None
+    weight: float
+    batch: int
+    max_nodes: int
+    time_limit: float
+    max_steps: int
+
+
+# ---- tables of searches and heuristics ---------------------------------------------------------
+def _run_bwas(
+    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+) -> Results:
+    return fn(
+        puzzle, states, h, weight=o.weight, batch_size=o.batch, max_nodes=o.max_nodes, time_limit=o.time_limit
+    )
+
+
+def _run_gbfs(
+    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+) -> Results:
+    steps = min(o.max_steps, max(0, (o.max_nodes - 1) // puzzle.num_actions))
+    return fn(puzzle, states, h, max_steps=steps, time_limit=o.time_limit)
+
+
+def _run_each(
+    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+) -> Results:
+    return [fn(puzzle, s, time_limit=o.time_limit, max_nodes=o.max_nodes) for s in states]
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """A search by name: ``entry`` is ``"module:function"`` (or the function), ``run`` adapts the
+    options to its signature; ``together`` is how many instances :func:`solve_many` searches in one
+    call by default (1 keeps per-instance times exact)."""
+
+    entry: str | Callable
+    run: Callable[..., list[SearchResult]]
+    needs_heuristic: bool
+    together: int = 1
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class HeuristicSpec:
+    """A heuristic by name: ``entry`` builds it, called as ``entry(puzzle, model)`` when
+    ``uses_model`` else ``entry(puzzle)``, and returns ``states[B] -> float32[B]``."""
+
+    entry: str | Callable
+    uses_model: bool = False
+    description: str = ""
+
+
+SEARCHES: dict[str, SearchSpec] = {
+    "bwas": SearchSpec("puzzlezero.search:bwas", _run_bwas, True, 1, "batch weighted A* (DeepCubeA)"),
+    "gbfs": SearchSpec("puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first"),
+    "optimal": SearchSpec(
+        "puzzlezero.optimal:solve_optimal", _run_each, False, 1, "optimal solver (IDA*, GF(2))"
+    ),
+    "kociemba": SearchSpec(
+        "puzzlezero.optimal.kociemba_bridge:solve_kociemba", _run_each, False, 1, "Kociemba two-phase (cube3)"
+    ),
+}
+
+
+def learned_heuristic(puzzle: Puzzle, model: str | None) -> Heuristic:
+    """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_model(model or puzzle.name))``."""
+    from puzzlezero import nn  # torch: only when a learned heuristic is asked for
+
+    try:
+        net = nn.load_model(model or puzzle.name)
+    except ModelFileError as exc:
+        if model is not None:
+            raise
+        raise ModelFileError(
+            f"{exc}. The learned heuristic needs a model: pass --model NAME|PATH (a model folder), "
+            f"train one with `puzzlezero train {puzzle.name}`, or use --heuristic pdb / --search optimal"
+        ) from None
+    return nn.make_heuristic(puzzle, net)
+
+
+HEURISTICS: dict[str, HeuristicSpec] = {
+    "learned": HeuristicSpec(learned_heuristic, uses_model=True, description="DeepCubeA cost-to-go network"),
+    "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
+}
+
+
+def resolve_entry(entry: str | Callable, what: str) -> Callable:
+    """Import ``"module:attr"`` (or return a callable); a missing part raises :class:`PuzzleError`."""
+    if callable(entry):
+        return entry
+    module, _, attr = entry.partition(":")
+    try:
+        obj = getattr(importlib.import_module(module), attr)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):  # the module itself (or a parent) is missing
+            raise PuzzleError(f"{what} is not available: module {module} is not installed") from None
+        raise
+    except AttributeError:
+        raise PuzzleError(f"{what} is not available: {module} has no {attr}") from None
+    return obj
+
+
+def _lookup(table: dict[str, Any], name: str, kind: str) -> Any:
+    try:
+        return table[name]
+    except KeyError:
+        raise UnknownNameError(f"unknown {kind} {name!r}; choose one of {', '.join(table)}") from None
+
+
+# ---- results -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SolveResult:
+    """A verified outcome. ``solution`` holds move names in the benchmarks' notation;
+    ``seconds`` is this instance's share of the search time (see :func:`solve_many`)."""
+
+    puzzle: str
+    solved: bool
+    actions: tuple[int, ...]
+    solution: tuple[str, ...]
+    nodes_generated: int
+    seconds: float
+    status: str
+    search: str = "bwas"
+
+    @property
+    def length(self) -> int | None:
+        return len(self.actions) if self.solved else None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"puzzle", "solved", "solution", "length", "nodes_generated", "seconds", "status",
+        "search"}``; ``solution`` is the list of move names (``None`` when not solved)."""
+        return {
+            "puzzle": self.puzzle,
+            "solved": self.solved,
+            "solution": list(self.solution) if self.solved else None,
+            "length": self.length,
+            "nodes_generated": self.nodes_generated,
+            "seconds": round(self.seconds, 6),
+            "status": self.status,
+            "search": self.search,
+        }
+
+
+# ---- inputs ------------------------------------------------------------------------------------
+def read_state(puzzle: Puzzle, state: str | np.ndarray | Sequence[int]) -> np.ndarray:
+    """A checked state ``[*state_shape]``: text goes through ``puzzle.parse``, arrays through
+    ``puzzle.validate``. Raises :class:`InvalidStateError` with the puzzle's reason."""
+    if isinstance(state, str):
+        return np.asarray(puzzle.parse(state), dtype=puzzle.dtype)
+    try:
+        raw = np.asarray(state)
+        if (
+            raw.dtype.kind not in "biu"
+            or raw.size
+            and (raw.min() < 0 or raw.max() > np.iinfo(puzzle.dtype).max)
+        ):
+            raise ValueError
+    except (ValueError, TypeError):
+        raise InvalidStateError(
+            f"a {puzzle.name} state must be small non-negative integers, got {state!r}"
+        ) from None
+    if raw.shape != tuple(puzzle.state_shape):
+        raise InvalidStateError(
+            f"a {puzzle.name} state has shape {tuple(puzzle.state_shape)}, got {raw.shape}"
+        )
+    arr = raw.astype(puzzle.dtype)
+    puzzle.validate(arr)
+    return arr
+
+
+def resolve_options(
+    puzzle: Puzzle,
+    *,
+    search: str = "bwas",
+    heuristic: str | None = "learned",
+    model: str | None = None,
+    weight: float | None = None,
+    batch: int | None = None,
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+    max_steps: int | None = None,
+) -> SolveOptions:
+    """Check names and numbers and fill in the puzzle's :data:`DEFAULTS`."""
+    spec = _lookup(SEARCHES, search, "search")
+    if (
+        spec.needs_heuristic
+        and heuristic is not None
+        and heuristic not in HEURISTICS
+        and ":" not in heuristic
+    ):
+        _lookup(HEURISTICS, heuristic, "heuristic")
+    check_positive("weight", weight, allow_zero=True)
+    check_positive("batch", batch, integer=True)
+    check_positive("max_nodes", max_nodes, integer=True)
+    check_positive("time_limit", time_limit)
+    check_positive("max_steps", max_steps, integer=True)
+    d = DEFAULTS.get(puzzle.name, FALLBACK_DEFAULTS)
+    return SolveOptions(
+        search=search,
+        heuristic=heuristic if spec.needs_heuristic else None,
+        model=model,
+        weight=d.weight if weight is None else float(weight),
+        batch=d.batch if batch is None else batch,
+        max_nodes=d.max_nodes if max_nodes is None else max_nodes,
+        time_limit=d.time_limit if time_limit is None else float(time_limit),
+        max_steps=d.max_steps if max_steps is None else max_steps,
+    )
+
+
+@lru_cache(maxsize=8)
+def get_heuristic(puzzle: Puzzle, name: str, model: str | None = None) -> Heuristic:
+    """The heuristic ``name`` for ``puzzle`` (a :data:`HEURISTICS` name or ``"module:factory"``),
+    built once per process (a network is loaded once)."""
+    if name in HEURISTICS or ":" not in name:
+        spec = _lookup(HEURISTICS, name, "heuristic")
+    else:
+        spec = HeuristicSpec(name)  # "module:factory", called as factory(puzzle)
+    factory = resolve_entry(spec.entry, f"heuristic {name!r}")
+    return factory(puzzle, model) if spec.uses_model else factory(puzzle)
+
+
+# ---- solving -----------------------------------------------------------------------------------
+def verify(puzzle: Puzzle, states: np.ndarray, solutions: Sequence[Sequence[int]]) -> np.ndarray:
+    """``bool[B]``: does replaying ``solutions[i]`` on ``states[i]`` reach a goal? Batched replay."""
+    b = states.shape[0]
+    lengths = np.array([len(s) for s in solutions], dtype=np.int64)
+    moves = np.zeros((b, int(lengths.max(initial=0))), dtype=np.int64)
+    ok = np.ones(b, dtype=bool)
+    for i, sol in enumerate(solutions):
+        arr = np.asarray(sol, dtype=np.int64)
+        ok[i] = bool(np.all((arr >= 0) & (arr < puzzle.num_actions)))
+        moves[i, : arr.size] = np.where(ok[i], arr, 0)
+    cur = states.copy()
+    for t in range(moves.shape[1]):
+        rows = np.flatnonzero(lengths > t)
+        cur[rows] = puzzle.apply(cur[rows], moves[rows, t])
+    return ok & puzzle.is_goal(cur)
+
+
+def solve(
+    puzzle: str | Puzzle,
+    state: str | np.ndarray | Sequence[int],
+    *,
+    model: str | None = None,
+    search: str = "bwas",
+    heuristic: str = "learned",
+    weight: float | None = None,
+    batch: int | None = None,
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+) -> SolveResult:
+    """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
+
+    ``search``: a :data:`SEARCHES` name; ``heuristic``: a :data:`HEURISTICS` name or
+    ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
+    name). ``None`` settings take the puzzle's :data:`DEFAULTS`.
+    """
+    return solve_many(
+        puzzle,
+        [state],
+        model=model,
+        search=search,
+        heuristic=heuristic,
+        weight=weight,
+        batch=batch,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+    )[0]
+
+
+def solve_many(
+    puzzle: str | Puzzle,
+    states: Iterable[Any] | np.ndarray,
+    *,
+    model: str | None = None,
+    search: str = "bwas",
+    heuristic: str = "learned",
+    weight: float | None = None,
+    batch: int | None = None,
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+    max_steps: int | None = None,
+    together: int | None = None,
+    on_results: Callable[[list[SolveResult]], None] | None = None,
+) -> list[SolveResult]:
+    """Solve many states, ``together`` of them per search call (default: the search's own, 1 for
+    BWAS). Instances of one call share expansions and heuristic calls, and ``time_limit`` applies
+    to the call; each result's ``seconds`` is then the call's wall time divided by the number of
+    instances (amortised), and exactly its own time when ``together == 1``. ``on_results`` is
+    called after each call (progress bars)."""
+    p = make(puzzle) if isinstance(puzzle, str) else puzzle
+    opts = resolve_options(
+        p,
+        search=search,
+        heuristic=heuristic,
+        model=model,
+        weight=weight,
+        batch=batch,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        max_steps=max_steps,
+    )
+    check_positive("together", together, integer=True)
+    spec: SearchSpec = SEARCHES[opts.search]
+    checked = [read_state(p, s) for s in states]
+    if not checked:
+        return []
+    arr = np.stack(checked)
+    fn = resolve_entry(spec.entry, f"search {opts.search!r}")
+    h = get_heuristic(p, opts.heuristic, opts.model) if spec.needs_heuristic and opts.heuristic else None
+    if h is not None:
+        _warm_up(spec, fn, p, arr[:1], h, opts)
+    k = together or spec.together
+    out: list[SolveResult] = []
+    for lo in range(0, arr.shape[0], k):
+        chunk = arr[lo : lo + k]
+        t0 = time.perf_counter()
+        found = spec.run(fn, p, chunk, h, opts)
+        wall = time.perf_counter() - t0
+        results = _verified(p, chunk, found, opts.search, wall if chunk.shape[0] > 1 else None)
+        out.extend(results)
+        if on_results is not None:
+            on_results(results)
+    return out
+
+
+_WARM: set[tuple[Any, ...]] = set()
+
+
+def _warm_up(
+    spec: SearchSpec, fn: Callable, p: Puzzle, start: np.ndarray, h: Heuristic, o: SolveOptions
+) -> None:
+    """Once per process and setting, run one expansion untimed, so that one-time costs (numba
+    kernels loaded from their cache, tables or networks loaded lazily by the heuristic) are not
+    charged to the first instance."""
+    key = (p, o.search, o.heuristic, o.model)
+    if key not in _WARM:
+        spec.run(fn, p, start, h, replace(o, max_nodes=1 + p.num_actions, max_steps=1))
+        _WARM.add(key)
+
+
+def _verified(
+    p: Puzzle, states: np.ndarray, found: Results, search: str, wall: float | None
+) -> list[SolveResult]:
+    good = verify(p, states, [r.actions if r.solved else () for r in found])
+    out = []
+    for r, ok in zip(found, good, strict=True):
+        res = SolveResult(
+            puzzle=p.name,
+            solved=bool(r.solved and ok),
+            actions=tuple(r.actions) if r.solved and ok else (),
+            solution=tuple(p.format_moves(r.actions)) if r.solved and ok else (),
+            nodes_generated=int(r.nodes_generated),
+            seconds=float(r.seconds) if wall is None else wall / states.shape[0],
+            status=r.status if (ok or not r.solved) else "invalid solution",
+            search=search,
+        )
+        out.append(res)
+    return out

@@ -1,0 +1,238 @@
+"""The `solve` and `bench` commands end to end (in-process through main()), and bench helpers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import BENCH_DIR
+
+from puzzlezero import make, solver
+from puzzlezero.bench import load_cases, parse_ids, summarize
+from puzzlezero.cli.main import main
+from puzzlezero.errors import PuzzleError
+from puzzlezero.solver import HeuristicSpec
+
+JSON_KEYS = {"puzzle", "solved", "solution", "length", "nodes_generated", "seconds"}
+SUMMARY_KEYS = {
+    "cases",
+    "solved_pct",
+    "mean_length",
+    "mean_optimal_length",
+    "optimal_pct",
+    "mean_nodes",
+    "nodes_per_second",
+    "median_seconds",
+    "mean_seconds",
+}
+RESULT_KEYS = {"id", "solved", "solution", "length", "optimal_length", "nodes_generated", "seconds"}
+
+
+def exact_cube2(puzzle: Any) -> Any:
+    table = pytest.importorskip("puzzlezero.puzzles.cube2_table")
+    return lambda s: table.distance(s).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def exact_heuristic(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(solver.HEURISTICS, "exact", HeuristicSpec(exact_cube2))
+    solver.get_heuristic.cache_clear()
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# ---- solve ---------------------------------------------------------------------------------------
+def test_solve_json(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "solve", "cube2", "R U F'", "--heuristic", "exact", "--weight", "1", "--json")
+    data = json.loads(out)
+    assert rc == 0 and JSON_KEYS <= set(data)
+    assert data["puzzle"] == "cube2" and data["solved"] and data["length"] == 3
+    p = make("cube2")
+    assert p.is_goal(p.apply_moves(p.parse("R U F'"), p.parse_moves(data["solution"]))[None])[0]
+
+
+def test_solve_human_output_and_budget_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "solve", "cube2", "R U", "--heuristic", "exact")
+    assert rc == 0 and "solution: " in out and "length:   2 moves" in out and "nodes:" in out
+    rc, out, _ = run(
+        capsys,
+        "solve",
+        "cube2",
+        "R U F' L",
+        "--heuristic",
+        "exact",
+        "--weight",
+        "0",
+        "--batch",
+        "1",
+        "--max-nodes",
+        "13",
+    )
+    assert rc == 1 and "not solved within budget (node limit)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "cube3", "R U Q"], "Q"),
+        (["solve", "cube3", "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBU"], "error:"),
+        (["solve", "puzzle8", "1 2 3"], "error:"),
+        (["solve", "cube2", "R", "--search", "dfs"], "unknown search 'dfs'"),
+        (["solve", "cube2", "R", "--heuristic", "exact", "--batch", "0"], "batch must be positive"),
+    ],
+)
+def test_bad_input_gives_message_and_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    rc, out, err = run(capsys, *args)
+    assert rc == 2 and message in err and err.startswith("error:") and "Traceback" not in err + out
+
+
+# ---- bench ---------------------------------------------------------------------------------------
+@pytest.fixture
+def cube2_cases(tmp_path: Path) -> Path:
+    p = make("cube2")
+    rng = np.random.default_rng(7)
+    states = p.scramble(rng, 6, depth=(2, 14))
+    opt = exact_cube2(p)(states).astype(int)
+    cases = [
+        {"id": 10 + i, "facelets": p.format(s), "optimal_length": int(o)}
+        for i, (s, o) in enumerate(zip(states, opt, strict=True))
+    ]
+    cases[1].pop("optimal_length")  # one case without a known optimum
+    path = tmp_path / "cube2.json"
+    path.write_text(json.dumps({"puzzle": "cube2", "cases": cases}))
+    return path
+
+
+def test_bench_writes_report(capsys: pytest.CaptureFixture[str], tmp_path: Path, cube2_cases: Path) -> None:
+    out_path = tmp_path / "out" / "report.json"
+    rc, out, _ = run(
+        capsys,
+        "bench",
+        "cube2",
+        "--cases",
+        str(cube2_cases),
+        "--heuristic",
+        "exact",
+        "--weight",
+        "1",
+        "--batch",
+        "5",
+        "--json",
+        str(out_path),
+    )
+    assert rc == 0 and "summary" in out and "solved_pct" in out
+    report = json.loads(out_path.read_text())
+    s, results = report["summary"], report["results"]
+    assert SUMMARY_KEYS <= set(s) and all(RESULT_KEYS <= set(r) for r in results)
+    assert [r["id"] for r in results] == [10, 11, 12, 13, 14, 15]
+    assert s["cases"] == 6 and s["solved_pct"] == 100.0 and s["optimal_pct"] == 100.0  # exact h, weight 1
+    known = [r["optimal_length"] for r in results if r["optimal_length"] is not None]
+    assert len(known) == 5 and s["mean_optimal_length"] == pytest.approx(np.mean(known), abs=1e-4)
+    assert s["mean_length"] == pytest.approx(np.mean([r["length"] for r in results]), abs=1e-4)
+    assert s["timing"].startswith("per instance")
+    p = make("cube2")
+    for r, case in zip(results, json.loads(cube2_cases.read_text())["cases"], strict=True):
+        assert p.is_goal(p.apply_moves(p.parse(case["facelets"]), p.parse_moves(r["solution"]))[None])[0]
+
+
+def test_bench_ids_and_together(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cube2_cases: Path
+) -> None:
+    out_path = tmp_path / "r.json"
+    rc, _, _ = run(
+        capsys,
+        "bench",
+        "cube2",
+        "--cases",
+        str(cube2_cases),
+        "--ids",
+        "12:14",
+        "--heuristic",
+        "exact",
+        "--together",
+        "2",
+        "--json",
+        str(out_path),
+    )
+    report = json.loads(out_path.read_text())
+    assert rc == 0 and [r["id"] for r in report["results"]] == [12, 13]
+    assert "amortised" in report["summary"]["timing"]
+
+
+def test_bench_reference_optimal_fills_missing_lengths(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cube2_cases: Path
+) -> None:
+    pytest.importorskip("puzzlezero.optimal")
+    out_path = tmp_path / "r.json"
+    rc, _, _ = run(
+        capsys,
+        "bench",
+        "cube2",
+        "--cases",
+        str(cube2_cases),
+        "--ids",
+        "11:12",
+        "--search",
+        "gbfs",
+        "--heuristic",
+        "exact",
+        "--reference",
+        "optimal",
+        "--json",
+        str(out_path),
+    )
+    (r,) = json.loads(out_path.read_text())["results"]
+    p = make("cube2")
+    case = json.loads(cube2_cases.read_text())["cases"][1]
+    assert rc == 0 and "optimal_length" not in case
+    assert r["optimal_length"] == int(exact_cube2(p)(p.parse(case["facelets"])[None])[0]) == r["length"]
+
+
+def test_bench_bad_files(capsys: pytest.CaptureFixture[str], tmp_path: Path, cube2_cases: Path) -> None:
+    rc, _, err = run(capsys, "bench", "cube3", "--cases", str(cube2_cases))
+    assert rc == 2 and "holds 'cube2' cases, not 'cube3'" in err
+    rc, _, err = run(capsys, "bench", "cube2", "--cases", str(tmp_path / "nope.json"))
+    assert rc == 2 and "no such cases file" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"cases": [{"id": 0, "facelets": "UUU"}]}))
+    rc, _, err = run(capsys, "bench", "cube2", "--cases", str(bad))
+    assert rc == 2 and err.startswith("error: case 0:")
+
+
+def test_parse_ids_and_summary() -> None:
+    assert parse_ids("3:9") == (3, 9) and parse_ids(":5") == (None, 5) and parse_ids(None) is None
+    with pytest.raises(PuzzleError, match="A:B"):
+        parse_ids("3-9")
+    rows = [
+        {"solved": True, "length": 20, "optimal_length": 20, "nodes_generated": 100, "seconds": 1.0},
+        {"solved": True, "length": 23, "optimal_length": 21, "nodes_generated": 300, "seconds": 3.0},
+        {"solved": False, "length": None, "optimal_length": None, "nodes_generated": 600, "seconds": 6.0},
+    ]
+    s = summarize(rows)
+    assert s["solved_pct"] == pytest.approx(66.67) and s["mean_length"] == 21.5 and s["optimal_pct"] == 50.0
+    assert s["mean_optimal_length"] == 20.5 and s["nodes_per_second"] == 100.0 and s["median_seconds"] == 3.0
+
+
+@pytest.mark.parametrize("name", ["cube3", "puzzle15", "lightsout7", "sokoban"])
+def test_shared_benchmark_files_load(name: str) -> None:
+    path = BENCH_DIR / f"{name}.json"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    p = make(name)
+    cases = load_cases(p, path, (0, 5))
+    assert [c.id for c in cases] == [0, 1, 2, 3, 4]
+    raw = json.loads(path.read_text())["cases"][:5]
+    for c, r in zip(cases, raw, strict=True):
+        assert c.optimal_length == r.get("optimal_length")
+        known = r.get("optimal_solution") or r.get("released_solution")
+        if known is not None:  # the released solutions solve the states we read
+            assert p.is_goal(p.apply_moves(c.state, p.parse_moves(known))[None])[0]

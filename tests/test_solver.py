@@ -1,0 +1,143 @@
+"""solve() / solve_many(): name tables, defaults, verification by replay, JSON shape, models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from puzzlezero import make, solver
+from puzzlezero.errors import InvalidStateError, PuzzleError, UnknownNameError
+from puzzlezero.search import SearchResult
+from puzzlezero.solver import HeuristicSpec, SearchSpec, solve, solve_many, verify
+
+JSON_KEYS = {"puzzle", "solved", "solution", "length", "nodes_generated", "seconds"}
+
+
+def exact_cube2(puzzle: Any) -> Any:
+    """Heuristic factory (test double): the exact cube2 distance table."""
+    table = pytest.importorskip("puzzlezero.puzzles.cube2_table")
+    return lambda s: table.distance(s).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def exact_heuristic(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(solver.HEURISTICS, "exact", HeuristicSpec(exact_cube2))
+    solver.get_heuristic.cache_clear()
+
+
+def test_solve_text_state_with_exact_heuristic_is_optimal_and_verified() -> None:
+    r = solve("cube2", "R U F' U R2 F", heuristic="exact", weight=1.0, batch=10)
+    p = make("cube2")
+    optimal = int(exact_cube2(p)(p.parse("R U F' U R2 F")[None])[0])
+    assert r.solved and r.status == "solved" and r.length == optimal == 7 and r.search == "bwas"
+    assert r.solution == tuple(p.format_moves(r.actions))
+    assert p.is_goal(p.apply_moves(p.parse("R U F' U R2 F"), r.actions)[None])[0]
+    js = r.to_json()
+    assert JSON_KEYS <= set(js) and js["solution"] == list(r.solution) and js["length"] == 7
+    assert p.parse_moves(js["solution"]) == list(r.actions)  # the notation reads back
+
+
+def test_solve_array_state_and_already_solved() -> None:
+    p = make("cube2")
+    r = solve(p, p.goal(), heuristic="exact")
+    assert (r.solved, r.length, r.to_json()["solution"]) == (True, 0, [])
+
+
+def test_not_solved_reports_status_and_no_solution() -> None:
+    r = solve("cube2", "R U F' U R2 F L' B", heuristic="exact", weight=0.0, batch=1, max_nodes=20)
+    assert (r.solved, r.status, r.length) == (False, "node limit", None)
+    assert r.to_json()["solution"] is None and r.nodes_generated <= 20
+
+
+def test_gbfs_by_name_uses_per_puzzle_defaults() -> None:
+    r = solve("cube2", "R U F' U", search="gbfs", heuristic="exact")
+    assert r.solved and r.length == 4 and r.search == "gbfs"
+    opts = solver.resolve_options(make("cube3"))
+    d = solver.DEFAULTS["cube3"]
+    assert (opts.weight, opts.batch, opts.max_nodes, opts.time_limit) == (
+        d.weight,
+        d.batch,
+        d.max_nodes,
+        d.time_limit,
+    )
+
+
+def test_solve_many_together_matches_one_at_a_time_with_amortised_seconds() -> None:
+    p = make("cube2")
+    states = p.scramble(np.random.default_rng(0), 5, depth=(3, 12))
+    alone = solve_many(p, states, heuristic="exact", weight=1.0, batch=5)
+    seen: list[int] = []
+    together = solve_many(
+        p,
+        states,
+        heuristic="exact",
+        weight=1.0,
+        batch=5,
+        together=5,
+        on_results=lambda rs: seen.append(len(rs)),
+    )
+    assert seen == [5]
+    assert [r.actions for r in alone] == [r.actions for r in together]
+    assert len({r.seconds for r in together}) == 1  # the call's wall time, shared out
+
+
+def test_a_wrong_solution_is_never_reported_solved(monkeypatch: pytest.MonkeyPatch) -> None:
+    def liar(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
+        return SearchResult(True, (0, 1, 0), 37, 1, 0.0, "solved")
+
+    monkeypatch.setitem(solver.SEARCHES, "liar", SearchSpec(liar, solver._run_each, needs_heuristic=False))
+    r = solve("cube2", "R U", search="liar")
+    assert (r.solved, r.status, r.solution) == (False, "invalid solution", ())
+
+
+def test_verify_is_batched_replay() -> None:
+    p = make("cube2")
+    states = np.stack([p.parse("R U"), p.parse("F"), p.goal()])
+    u, r, f = (p.parse_moves(m)[0] for m in ("U'", "R'", "F'"))
+    assert verify(p, states, [(u, r), (f,), ()]).tolist() == [True, True, True]
+    assert verify(p, states, [(r, u), (f, f), (99,)]).tolist() == [False, False, False]
+
+
+def test_unknown_names_and_missing_parts() -> None:
+    with pytest.raises(UnknownNameError, match="choose one of bwas, gbfs, optimal, kociemba"):
+        solve("cube2", "R", search="dfs")
+    with pytest.raises(UnknownNameError, match="unknown heuristic 'magic'"):
+        solve("cube2", "R", heuristic="magic")
+    spec = SearchSpec("puzzlezero.no_such_module:solve", solver._run_each, needs_heuristic=False)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(solver.SEARCHES, "ghost", spec)
+        with pytest.raises(PuzzleError, match="not available: module puzzlezero.no_such_module"):
+            solve("cube2", "R", search="ghost")
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [("R U X", "X"), (np.zeros(5, np.uint8), "shape"), (np.full(24, -1), "non-negative")],
+)
+def test_bad_states_raise_invalid_state(state: Any, message: str) -> None:
+    with pytest.raises(PuzzleError, match=message):
+        solve("cube2", state, heuristic="exact")
+
+
+def test_bad_settings() -> None:
+    with pytest.raises(PuzzleError, match="batch must be positive"):
+        solve("cube2", "R", heuristic="exact", batch=0)
+    with pytest.raises(InvalidStateError):
+        solver.read_state(make("puzzle8"), [1, 2, 3, 4, 5, 6, 8, 7, 0])  # odd permutation
+
+
+def test_learned_heuristic_from_a_model_folder(tmp_path: Path) -> None:
+    nn = pytest.importorskip("puzzlezero.nn")
+    p = make("puzzle8")
+    net = nn.build_model(nn.NetConfig.from_preset("tiny", input_dim=p.input_dim()), seed=0)
+    folder = nn.save_model(tmp_path / "tiny8", net, puzzle="puzzle8")
+    start = p.apply_moves(p.goal(), p.parse_moves("D D R U L D R"))
+    r = solve(p, start, model=str(folder), weight=1.0, batch=50)  # an untrained net, a short scramble
+    assert r.solved and p.is_goal(p.apply_moves(start, r.actions)[None])[0]
+    h1 = solver.get_heuristic(p, "learned", str(folder))
+    assert solver.get_heuristic(p, "learned", str(folder)) is h1  # loaded once per process
+    with pytest.raises(PuzzleError, match="trained for 'puzzle8', not 'cube2'"):
+        solve("cube2", "R", model=str(folder))
