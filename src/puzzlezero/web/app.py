@@ -1,0 +1,182 @@
+"""The FastAPI application: pages, static files, cubing.js from ``node_modules``, the JSON API.
+
+>>> from puzzlezero.web import create_app, ServerConfig
+>>> app = create_app(ServerConfig(workers=1, queue=4))        # doctest: +SKIP
+>>> # uvicorn.run(app, host="127.0.0.1", port=8000)
+
+Errors never leak a traceback: a :class:`~puzzlezero.errors.PuzzleError` is answered 400 with its
+message (a missing model 503), a malformed request 422 with the fields named, an oversized body 413,
+a full queue 429, an overrunning solve 504, and anything unexpected 500 with a short message (the
+traceback goes to the server log only). Every error body is ``{"detail": "<message>"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+import puzzlezero
+from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.web import api
+from puzzlezero.web.config import VENDOR_DIRS, ServerConfig, find_node_modules
+from puzzlezero.web.pool import QueueFullError, SolveFn, SolvePool, SolveTimeoutError, WorkerCrashedError
+
+__all__ = ["create_app", "STATIC_DIR"]
+
+log = logging.getLogger("puzzlezero.web")
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+class BodySizeLimit:
+    """ASGI middleware: refuse bodies over ``max_bytes`` with 413, by header or while streaming."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for key, value in scope["headers"]:
+            if key == b"content-length":
+                try:
+                    too_big = int(value) > self.max_bytes
+                except ValueError:
+                    too_big = False
+                if too_big:
+                    await _error(413, self._message())(scope, receive, send)
+                    return
+        seen = 0
+
+        async def limited() -> Message:  # chunked bodies carry no length: count as they come
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise HTTPException(413, self._message())
+            return message
+
+        await self.app(scope, limited, send)
+
+    def _message(self) -> str:
+        return f"request body too large: this server accepts at most {self.max_bytes} bytes"
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"detail": message}, status_code=status, headers=headers)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query"))
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg", "invalid")))
+    return "invalid request: " + "; ".join(parts)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    async def puzzle_error(_: Request, exc: Exception) -> JSONResponse:
+        return _error(503 if isinstance(exc, ModelFileError) else 400, str(exc))
+
+    async def api_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, api.ApiError)
+        return _error(exc.status, str(exc))
+
+    async def validation_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return JSONResponse(
+            {"detail": _validation_message(exc), "errors": json.loads(json.dumps(exc.errors(), default=str))},
+            status_code=422,
+        )
+
+    async def queue_full(_: Request, exc: Exception) -> JSONResponse:
+        return _error(429, str(exc), {"Retry-After": "2"})
+
+    async def timeout(_: Request, exc: Exception) -> JSONResponse:
+        return _error(504, str(exc))
+
+    async def crashed(_: Request, exc: Exception) -> JSONResponse:
+        return _error(503, str(exc))
+
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
+        return _error(500, "internal server error: the solver or server hit a bug (it has been logged)")
+
+    app.add_exception_handler(PuzzleError, puzzle_error)
+    app.add_exception_handler(api.ApiError, api_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(QueueFullError, queue_full)
+    app.add_exception_handler(SolveTimeoutError, timeout)
+    app.add_exception_handler(WorkerCrashedError, crashed)
+    app.add_exception_handler(Exception, internal)
+
+
+def _mount_vendor(app: FastAPI, node_modules: Path | None) -> None:
+    """Serve only the three cubing.js folders the import map names (see ``static/index.html``)."""
+    if node_modules is None:
+        log.warning("node_modules with cubing.js not found (run `npm ci`): the cube page will draw SVG")
+        return
+    for url, sub in VENDOR_DIRS.items():
+        app.mount(f"/vendor/{url}", StaticFiles(directory=node_modules / sub), name=f"vendor-{url}")
+
+
+def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None = None) -> FastAPI:
+    """Build the web application.
+
+    ``solve_fn`` replaces :func:`puzzlezero.solver.solve` (tests); with the process executor it must
+    be a picklable module-level function. The worker pool starts with the app (lifespan) and stops
+    with it.
+    """
+    config = config or ServerConfig()
+    pool = SolvePool(config, solve_fn)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        pool.start()
+        try:
+            yield
+        finally:
+            pool.close()
+
+    app = FastAPI(
+        title="puzzlezero",
+        version=puzzlezero.__version__,
+        description="Solve Rubik's cubes, sliding puzzles, Lights Out and Sokoban with DeepCubeA-style "
+        "learned heuristics and batch weighted A*. Pages: `/` (cube), `/board` (other puzzles).",
+        lifespan=lifespan,
+    )
+    app.state.config = config
+    app.state.pool = pool
+    app.state.node_modules = find_node_modules(config.node_modules)
+    app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
+    _install_error_handlers(app)
+    app.include_router(api.router)
+
+    @app.get("/", include_in_schema=False)
+    def cube_page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html")
+
+    @app.get("/board", include_in_schema=False)
+    def board_page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "board.html")
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> dict[str, Any]:
+        return {"ok": True}
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    _mount_vendor(app, app.state.node_modules)
+    return app

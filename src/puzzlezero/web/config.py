@@ -1,0 +1,122 @@
+"""Settings of the web server: pool size, queue bound and the server-side caps every request obeys."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["ServerConfig", "find_node_modules", "has_shipped_model"]
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+
+#: the three folders of ``node_modules`` the cube page needs; nothing else under it is served
+VENDOR_DIRS: dict[str, str] = {
+    "cubing": "cubing/dist/lib/cubing",
+    "three/src": "three/src",
+    "random-uint-below": "random-uint-below/dist",
+}
+
+
+def _default_workers() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything ``create_app`` needs; every field has a safe default for a laptop."""
+
+    workers: int = field(default_factory=_default_workers)
+    """Solver worker processes (or threads with ``executor="thread"``); solves beyond this wait."""
+    queue: int = 8
+    """Solve requests allowed to wait for a worker; one more gets HTTP 429."""
+    executor: Literal["process", "thread"] = "process"
+    """``process``: a spawn-context ``ProcessPoolExecutor`` (the search loop holds the GIL, so threads
+    would serialise; each process loads the network once). ``thread``: for tests and fakes."""
+    torch_threads: int = 0
+    """Intra-op threads per worker process; 0 = ``max(1, cpu_count // workers)``."""
+    default_time_limit: float = 20.0
+    """Seconds of search a request gets when it names no ``time_limit``."""
+    max_time_limit: float = 60.0
+    """Largest ``time_limit`` a request may ask for (422 above it)."""
+    default_max_nodes: int = 2_000_000
+    """Generated-node limit a request gets when it names no ``max_nodes``."""
+    max_max_nodes: int = 10_000_000
+    """Largest ``max_nodes`` a request may ask for (422 above it)."""
+    max_batch: int = 20_000
+    """Largest search ``batch`` a request may ask for."""
+    grace_seconds: float = 15.0
+    """Extra wall time (model loading, queue wait excluded) before a running solve is answered 504."""
+    max_body_bytes: int = 64 * 1024
+    """Largest request body; larger ones get HTTP 413 before they are parsed."""
+    max_moves: int = 5_000
+    """Longest move list ``/api/move`` applies."""
+    max_svg_frames: int = 1_000
+    """Longest trajectory ``/api/move`` draws as SVG frames (each is a few kB)."""
+    max_scramble_depth: int = 1_000
+    """Deepest scramble ``/api/scramble`` makes."""
+    models: dict[str, str] = field(default_factory=dict)
+    """Puzzle name -> model folder served instead of the shipped model (``--model cube3=DIR``)."""
+    node_modules: Path | None = None
+    """Where ``npm ci`` put ``node_modules``; ``None`` = look beside the repository and in the cwd; a
+    folder without cubing.js turns the 3-D view off (the page draws SVG)."""
+
+    def __post_init__(self) -> None:
+        from puzzlezero.errors import PuzzleError
+
+        if self.workers < 1:
+            raise PuzzleError(f"workers must be at least 1, got {self.workers}")
+        if self.queue < 0:
+            raise PuzzleError(f"queue must be 0 or more, got {self.queue}")
+        if self.executor not in ("process", "thread"):
+            raise PuzzleError(f"executor must be 'process' or 'thread', got {self.executor!r}")
+        if not 0 < self.default_time_limit <= self.max_time_limit:
+            raise PuzzleError(
+                f"need 0 < default_time_limit ({self.default_time_limit}) <= max_time_limit ({self.max_time_limit})"
+            )
+        if not 0 < self.default_max_nodes <= self.max_max_nodes:
+            raise PuzzleError(
+                f"need 0 < default_max_nodes ({self.default_max_nodes}) <= max_max_nodes ({self.max_max_nodes})"
+            )
+
+    @property
+    def threads_per_worker(self) -> int:
+        return self.torch_threads or max(1, (os.cpu_count() or 1) // self.workers)
+
+    def served_models(self, names: list[str]) -> list[tuple[str, str | None]]:
+        """``(puzzle, model folder or None = shipped)`` for each puzzle in ``names`` with a model."""
+        return [(n, self.models.get(n)) for n in names if n in self.models or has_shipped_model(n)]
+
+    def public(self) -> dict[str, Any]:
+        """The limits a client may want to know (no paths)."""
+        out = asdict(self)
+        out.pop("node_modules")
+        out["models"] = sorted(self.models)  # which puzzles have one, not where it lies
+        return out
+
+
+def has_shipped_model(name: str) -> bool:
+    """Is a trained model for puzzle ``name`` shipped in the package?"""
+    return (MODELS_DIR / name / "model.pt").is_file()
+
+
+def find_node_modules(explicit: Path | None = None) -> Path | None:
+    """The ``node_modules`` folder holding cubing.js, or ``None`` when it is not installed.
+
+    Only ``explicit`` when given; else ``$PUZZLEZERO_NODE_MODULES``, the repository root (for an
+    editable install) and the working directory, in that order.
+    """
+    candidates: list[Path] = []
+    if explicit is not None:
+        return Path(explicit) if _has_vendor(Path(explicit)) else None
+    env = os.environ.get("PUZZLEZERO_NODE_MODULES")
+    if env:
+        candidates.append(Path(env))
+    candidates.append(Path(__file__).resolve().parents[3] / "node_modules")
+    candidates.append(Path.cwd() / "node_modules")
+    return next((path for path in candidates if _has_vendor(path)), None)
+
+
+def _has_vendor(path: Path) -> bool:
+    return all((path / sub).is_dir() for sub in VENDOR_DIRS.values())

@@ -1,0 +1,132 @@
+"""Request and response bodies of the JSON API (they are also its OpenAPI documentation at ``/docs``).
+
+Requests forbid unknown fields, so a typo (``"timelimit"``) or an attempt to name a model file is a
+422 with the field named, not silently ignored. States travel as the puzzle's human text (what
+``puzzle.parse`` reads and ``puzzle.format`` writes); ``view`` is ``puzzle.to_json(state)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Frame",
+    "InfoResponse",
+    "MoveRequest",
+    "MoveResponse",
+    "PuzzleInfo",
+    "RenderRequest",
+    "ScrambleResponse",
+    "SolveRequest",
+    "SolveResponse",
+    "ValidateRequest",
+    "ValidateResponse",
+]
+
+PuzzleName = Field(max_length=64, description="registered puzzle name, see GET /api/puzzles", examples=["cube3"])
+StateText = Field(
+    max_length=20_000,
+    description="state text: cube scramble or 54-letter facelets, tile numbers, 0/1 lights, Sokoban rows",
+    examples=["R U R' U'"],
+)
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SolveRequest(_Request):
+    puzzle: str = PuzzleName
+    state: str = StateText
+    search: str | None = Field(None, max_length=32, description="search name (solver default: bwas)")
+    heuristic: str | None = Field(None, max_length=32, description="heuristic name (solver default: learned)")
+    weight: float | None = Field(None, ge=0.0, le=100.0, description="weight of the path cost in A*")
+    batch: int | None = Field(None, ge=1, description="nodes expanded per iteration (capped by the server)")
+    max_nodes: int | None = Field(None, ge=1, description="generated-node limit (capped by the server)")
+    time_limit: float | None = Field(None, gt=0.0, description="seconds of search (capped by the server)")
+
+
+class SolveResponse(BaseModel):
+    puzzle: str
+    solved: bool
+    solution: list[str] = Field(description="move names, applied in order to the given state ([] if unsolved)")
+    length: int | None = Field(description="number of moves, None when not solved")
+    nodes_generated: int
+    seconds: float
+    status: str | None = Field(None, description='"solved", "node limit", "time limit", "exhausted"')
+    search: str | None = Field(None, description="the search that ran")
+    time_limit: float = Field(description="the time limit the search ran under")
+    max_nodes: int = Field(description="the node limit the search ran under")
+
+
+class ScrambleResponse(BaseModel):
+    puzzle: str
+    depth: int
+    seed: int = Field(description="pass it back to get the same scramble")
+    moves: list[str] | None = Field(description="moves from the goal to the state (None for Sokoban levels)")
+    state: str
+    view: dict[str, Any]
+    solved: bool
+    svg: str | None = None
+
+
+class ValidateRequest(_Request):
+    puzzle: str = PuzzleName
+    state: str = StateText
+
+
+class ValidateResponse(BaseModel):
+    valid: bool
+    message: str
+    state: str | None = Field(None, description="the state in canonical text, when valid")
+    view: dict[str, Any] | None = None
+
+
+class MoveRequest(_Request):
+    puzzle: str = PuzzleName
+    state: str | None = Field(None, max_length=20_000, description="start state text; omitted = the goal")
+    moves: list[str] | str = Field(
+        description="move names (a list or one space-separated string)", examples=[["U", "R'"]]
+    )
+    trajectory: bool = Field(False, description="also return every intermediate state as frames")
+    svg: bool = Field(False, description="include SVG drawings")
+
+
+class Frame(BaseModel):
+    state: str
+    view: dict[str, Any]
+    solved: bool
+    svg: str | None = None
+
+
+class MoveResponse(Frame):
+    puzzle: str
+    frames: list[Frame] | None = Field(None, description="start state then one frame per move")
+
+
+class RenderRequest(_Request):
+    puzzle: str = PuzzleName
+    state: str | None = Field(None, max_length=20_000, description="state text; omitted = the goal")
+    size: int = Field(300, ge=50, le=2000, description="width of the drawing in pixels")
+
+
+class PuzzleInfo(BaseModel):
+    name: str
+    description: str
+    kind: str = Field(description="cube | sliding | lightsout | sokoban | other: which page shows it")
+    json_key: str
+    action_names: list[str]
+    default_scramble_depth: int
+    reversible: bool = Field(description="every move has an inverse (scrambles are move sequences)")
+    model: bool = Field(description="a trained model is shipped for it")
+
+
+class InfoResponse(BaseModel):
+    version: str
+    cubing: bool = Field(description="cubing.js is installed (3-D cube); else the page draws SVG")
+    pool: dict[str, int]
+    limits: dict[str, Any]
+    searches: dict[str, str] = Field(description="search names the solver knows, with descriptions")
+    heuristics: dict[str, str] = Field(description="heuristic names the solver knows, with descriptions")

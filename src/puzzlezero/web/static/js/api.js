@@ -1,0 +1,118 @@
+// Small helpers shared by the pages: JSON API calls, DOM building, status messages.
+
+/** Call the JSON API. GET when body is undefined; throws Error(detail) on an error status. */
+export async function api(path, body) {
+  const init = body === undefined
+    ? { method: "GET" }
+    : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  let resp;
+  try {
+    resp = await fetch(path, init);
+  } catch (err) {
+    throw new Error(`cannot reach the server (${err.message})`);
+  }
+  const text = await resp.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  if (!resp.ok) {
+    const detail = data && data.detail ? data.detail : `${resp.status} ${resp.statusText}`;
+    const error = new Error(detail);
+    error.status = resp.status;
+    throw error;
+  }
+  return data;
+}
+
+/** document.createElement with attributes ({class, dataset, on*, ...}) and children. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** The message line under the controls: kind is "info", "ok" or "error". */
+export function setStatus(text, kind = "info") {
+  const node = document.getElementById("status");
+  node.textContent = text;
+  node.dataset.kind = kind;
+}
+
+/** Run an async action with its button disabled; errors go to the status line. */
+export async function busy(button, action) {
+  if (button) button.disabled = true;
+  try {
+    return await action();
+  } catch (err) {
+    setStatus(err.message, "error");
+    return undefined;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** Solved badge: the page's own indicator, computed by the server from the puzzle state. */
+export function setSolved(solved) {
+  const badge = document.getElementById("solved-badge");
+  badge.dataset.solved = String(Boolean(solved));
+  badge.textContent = solved ? "solved" : "not solved";
+}
+
+/** Fill the solve statistics panel from a /api/solve answer (or clear it with null). */
+export function showStats(result) {
+  const set = (id, value) => { document.getElementById(id).textContent = value; };
+  if (!result) {
+    for (const id of ["stat-length", "stat-nodes", "stat-time"]) set(id, "–");
+    return;
+  }
+  set("stat-length", result.solved ? `${result.length} moves` : "not found");
+  set("stat-nodes", result.nodes_generated.toLocaleString("en-US"));
+  set("stat-time", `${result.seconds.toFixed(2)} s`);
+}
+
+/** Options of a <select> from the puzzle list, keeping `selected`. */
+export function fillPuzzleSelect(select, puzzles, selected) {
+  select.replaceChildren(
+    ...puzzles.map((p) => el("option", { value: p.name, selected: p.name === selected }, `${p.name} – ${p.description}`)),
+  );
+}
+
+/** Solving methods: request fields, and which searches / heuristics the server must know. */
+const METHODS = {
+  learned: { label: "learned heuristic + batch weighted A*", body: { search: "bwas" }, needs: ["bwas", "learned"] },
+  greedy: { label: "learned heuristic, greedy", body: { search: "gbfs" }, needs: ["gbfs", "learned"] },
+  optimal: { label: "optimal solver", body: { search: "optimal" }, needs: ["optimal"] },
+  pdb: { label: "pattern databases + batch weighted A*", body: { search: "bwas", heuristic: "pdb" }, needs: ["bwas", "pdb"] },
+  kociemba: { label: "Kociemba two-phase", body: { search: "kociemba" }, needs: ["kociemba"] },
+};
+
+/** Puzzles whose optimal solver answers in about a second from scratch (GF(2), small tables). */
+const CHEAP_OPTIMAL = new Set(["lightsout7", "cube2", "puzzle8"]);
+
+/** Fill the method <select> for a puzzle. */
+export function fillMethods(info, puzzle) {
+  const known = new Set([...Object.keys(info.searches), ...Object.keys(info.heuristics)]);
+  let names = puzzle.kind === "sokoban" ? ["learned", "greedy"] : ["learned", "greedy", "optimal", "pdb"];
+  if (puzzle.name === "cube3") names.push("kociemba");
+  names = names.filter((n) => METHODS[n].needs.every((x) => known.has(x)));
+  // Without a shipped model, default to the optimal solver where it needs no big tables.
+  const preferred = !puzzle.model && CHEAP_OPTIMAL.has(puzzle.name) && names.includes("optimal") ? "optimal" : "learned";
+  const select = document.getElementById("method");
+  select.replaceChildren(...names.map((n) => el("option", { value: n, selected: n === preferred }, METHODS[n].label)));
+}
+
+/** The solve request for `puzzle` and `state` with the method and time limit chosen on the page. */
+export function solveBody(puzzle, state) {
+  const value = Number(document.getElementById("time-limit").value);
+  const method = METHODS[document.getElementById("method").value] ?? METHODS.learned;
+  return { puzzle, state, time_limit: Number.isFinite(value) && value > 0 ? value : 20, ...method.body };
+}

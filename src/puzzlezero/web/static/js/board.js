@@ -1,0 +1,191 @@
+// Board page: sliding puzzles, Lights Out, Sokoban. Boards are the puzzles' own SVG drawings
+// (puzzle.to_svg on the server); a click is mapped to a cell from the centre of the clicked shape
+// in the SVG's own coordinates, so the mapping does not depend on margins or on the page's scale.
+import { api, busy, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody } from "./api.js";
+import { Playback } from "./playback.js";
+
+const HOW_TO = {
+  sliding: "Click a tile in the blank's row or column to slide it; the arrow keys slide a tile in the arrow's direction.",
+  lightsout: "Click a light to press it: it and its four neighbours toggle. Goal: every light off.",
+  sokoban: "Arrow keys (or a click next to the player) walk; walking into a box pushes it. Goal: every box on a target.",
+  other: "Scramble, solve and play the solution.",
+};
+const ARROWS = { ArrowUp: "U", ArrowDown: "D", ArrowLeft: "L", ArrowRight: "R" };
+
+const S = {
+  info: null,      // /api/puzzles entry of the current puzzle
+  frame: null,     // current {state, view, solved, svg}
+  start: null,     // state text of the last loaded / scrambled state (Sokoban "restart")
+  frames: null,    // trajectory of the loaded solution
+  chain: Promise.resolve(), // moves are sent one after another, in order
+};
+const board = document.getElementById("board");
+const pb = new Playback({ show: (pos) => showFrame(S.frames[pos]), interval: 400 });
+
+function showFrame(frame) {
+  S.frame = frame;
+  board.innerHTML = frame.svg; // our own server's SVG
+  setSolved(frame.solved);
+}
+
+function dropSolution() {
+  if (!pb.loaded) return;
+  S.frames = null;
+  pb.clear();
+  showStats(null);
+}
+
+/** Load a state text (null = the goal) as the new current state. */
+async function loadState(text) {
+  const data = await api("/api/move", { puzzle: S.info.name, state: text, moves: [], svg: true });
+  dropSolution();
+  S.start = data.state;
+  showFrame(data);
+}
+
+function play(moves) {
+  if (!moves.length) return;
+  S.chain = S.chain.then(async () => {
+    dropSolution();
+    const data = await api("/api/move", { puzzle: S.info.name, state: S.frame.state, moves, svg: true });
+    showFrame(data);
+  }).catch((err) => setStatus(err.message, "error"));
+}
+
+// ---- clicks -> moves ------------------------------------------------------------------------
+function gridSize(view) {
+  if (view.grid) return [view.grid.length, view.grid[0].length];
+  return [view.size, view.size];
+}
+
+/** Row and column of a click: the clicked shape's index or the centre of its box, else (floor
+ * drawn as the background) the click point itself, all in the SVG's own user units. */
+function clickedCell(event) {
+  const svg = board.querySelector("svg");
+  if (!svg) return null;
+  const [rows, cols] = gridSize(S.frame.view);
+  const vb = svg.viewBox.baseVal;
+  const shape = event.target.closest("rect, text, circle, ellipse, path, polygon");
+  if (shape && shape.dataset.index !== undefined) {
+    const i = Number(shape.dataset.index);
+    return [Math.floor(i / cols), i % cols];
+  }
+  let x;
+  let y;
+  const box = shape ? shape.getBBox() : null;
+  if (box && box.width < vb.width * 0.9) {
+    [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  } else {
+    const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
+    [x, y] = [point.x, point.y];
+  }
+  const row = Math.floor(((y - vb.y) / vb.height) * rows);
+  const col = Math.floor(((x - vb.x) / vb.width) * cols);
+  return row >= 0 && row < rows && col >= 0 && col < cols ? [row, col] : null;
+}
+
+function movesForClick(row, col) {
+  const view = S.frame.view;
+  const kind = S.info.kind;
+  if (kind === "lightsout") return [S.info.action_names[row * view.size + col]];
+  if (kind === "sliding") {
+    const blank = view.tiles.indexOf(0);
+    const [br, bc] = [Math.floor(blank / view.size), blank % view.size];
+    if (row === br && col !== bc) return Array(Math.abs(col - bc)).fill(col > bc ? "L" : "R");
+    if (col === bc && row !== br) return Array(Math.abs(row - br)).fill(row > br ? "U" : "D");
+    return [];
+  }
+  if (kind === "sokoban" && view.agent) {
+    const [ar, ac] = view.agent;
+    if (Math.abs(row - ar) + Math.abs(col - ac) !== 1) return [];
+    return [row < ar ? "U" : row > ar ? "D" : col < ac ? "L" : "R"];
+  }
+  return [];
+}
+
+board.addEventListener("click", (event) => {
+  if (!S.frame) return;
+  const cell = clickedCell(event);
+  if (cell) play(movesForClick(...cell));
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, textarea, select") || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (ARROWS[event.key] && (S.info.kind === "sliding" || S.info.kind === "sokoban")) {
+    event.preventDefault();
+    play([ARROWS[event.key]]);
+  } else if (event.code === "Space") {
+    event.preventDefault();
+    pb.toggle();
+  }
+});
+
+// ---- buttons --------------------------------------------------------------------------------
+async function scramble() {
+  const depth = Number(document.getElementById("depth").value) || S.info.default_scramble_depth;
+  const data = await api(`/api/scramble?puzzle=${S.info.name}&depth=${depth}&svg=true`);
+  dropSolution();
+  S.start = data.state;
+  showFrame(data);
+  setStatus(data.moves ? `scrambled with ${data.moves.length} random moves (seed ${data.seed})`
+    : `generated a level (seed ${data.seed})`, "ok");
+}
+
+async function solve() {
+  await S.chain;
+  if (pb.loaded) dropSolution();
+  if (S.frame.solved) { setStatus("already solved", "ok"); return; }
+  setStatus("solving…");
+  const state = S.frame.state;
+  const res = await api("/api/solve", solveBody(S.info.name, state));
+  if (S.frame.state !== state || pb.loaded) { setStatus("the board changed while solving: solve again", "error"); return; }
+  showStats(res);
+  if (!res.solved) {
+    setStatus(`no solution within the limits (${res.nodes_generated.toLocaleString("en-US")} nodes)`, "error");
+    return;
+  }
+  const traj = await api("/api/move", { puzzle: S.info.name, state, moves: res.solution, trajectory: true, svg: true });
+  S.frames = traj.frames;
+  pb.load(res.solution);
+  showFrame(S.frames[0]);
+  setStatus(`found a ${res.length}-move solution: press Play`, "ok");
+}
+
+async function selectPuzzle(name, puzzles, server) {
+  S.info = puzzles.find((p) => p.name === name) ?? puzzles[0];
+  fillMethods(server, S.info);
+  history.replaceState(null, "", `/board?puzzle=${S.info.name}`);
+  document.getElementById("how-to").textContent = HOW_TO[S.info.kind] ?? HOW_TO.other;
+  document.getElementById("reset").textContent = S.info.reversible ? "Reset" : "Restart";
+  const depth = { sliding: 40, lightsout: 10, sokoban: 40 }[S.info.kind] ?? 20;
+  document.getElementById("depth").value = Math.min(depth, S.info.default_scramble_depth);
+  if (S.info.reversible) await loadState(null);
+  else await scramble();
+  const method = document.getElementById("method").selectedOptions[0]?.textContent ?? "";
+  setStatus(S.info.model ? "ready" : `ready (no trained model is shipped for ${S.info.name} yet; method: ${method})`, "ok");
+
+}
+
+async function init() {
+  const [server, all] = await Promise.all([api("/api/info"), api("/api/puzzles")]);
+  const puzzles = all.filter((p) => p.kind !== "cube");
+  const wanted = new URLSearchParams(location.search).get("puzzle") ?? "puzzle15";
+  const select = document.getElementById("puzzle");
+  const first = puzzles.find((p) => p.name === wanted) ? wanted : puzzles[0].name;
+  fillPuzzleSelect(select, puzzles, first);
+  select.addEventListener("change", () => busy(select, () => selectPuzzle(select.value, puzzles, server)));
+  const on = (id, fn) => { const b = document.getElementById(id); b.addEventListener("click", () => busy(b, fn)); };
+  on("scramble", scramble);
+  on("reset", () => (S.info.reversible ? loadState(null) : loadState(S.start)));
+  on("load", () => loadState(document.getElementById("input").value));
+  on("solve", solve);
+  await selectPuzzle(first, puzzles, server);
+}
+
+window.pz = {
+  ready: init().catch((err) => setStatus(err.message, "error")),
+  snapshot: () => ({
+    puzzle: S.info?.name, state: S.frame?.state, solved: S.frame?.solved,
+    solution: pb.moves.slice(), pos: pb.pos, playing: pb.playing,
+  }),
+};
