@@ -363,7 +363,9 @@ def test_real_solver_in_worker_processes() -> None:
 
 # ---- pages, docs, static files ---------------------------------------------------------------
 def test_docs_and_openapi(client: TestClient) -> None:
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "cdn" not in docs.text.lower()  # Swagger UI served locally (offline)
+    assert client.get("/vendor/swagger-ui/swagger-ui-bundle.js").status_code == 200
     paths = client.get("/openapi.json").json()["paths"]
     for path in ("/api/solve", "/api/scramble", "/api/validate", "/api/puzzles", "/api/move", "/api/render"):
         assert path in paths

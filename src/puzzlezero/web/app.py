@@ -21,7 +21,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -157,6 +157,7 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
         description="Solve Rubik's cubes, sliding puzzles, Lights Out and Sokoban with DeepCubeA-style "
         "learned heuristics and batch weighted A*. Pages: `/` (cube), `/board` (other puzzles).",
         lifespan=lifespan,
+        docs_url=None,  # served below from the swagger-ui-bundle package: no CDN, works offline
     )
     app.state.config = config
     app.state.pool = pool
@@ -179,4 +180,24 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     _mount_vendor(app, app.state.node_modules)
+    _mount_docs(app)
     return app
+
+
+def _mount_docs(app: FastAPI) -> None:
+    """OpenAPI docs at ``/docs`` with Swagger UI served locally (FastAPI's default loads it from a
+    CDN, which leaves the page blank on a machine without internet access)."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/vendor/swagger-ui", StaticFiles(directory=swagger_ui_path), name="vendor-swagger-ui")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="puzzlezero API",
+            swagger_js_url="/vendor/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url="/vendor/swagger-ui/swagger-ui.css",
+            swagger_favicon_url="/vendor/swagger-ui/favicon-32x32.png",
+        )
