@@ -41,6 +41,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600 files; give them the usual mode
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
@@ -53,6 +54,12 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]
             pass
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:

@@ -1,0 +1,29 @@
+"""PyTorch cost-to-go networks (DeepCubeA), model folders and the heuristic wrapper.
+
+>>> from puzzlezero.nn import NetConfig, CostToGoNet, count_parameters
+>>> count_parameters(CostToGoNet(NetConfig.from_preset("paper", input_dim=324)))
+14663001
+"""
+
+from puzzlezero.nn.fast import fuse_batch_norms, inference_copy
+from puzzlezero.nn.heuristic import make_heuristic, predict
+from puzzlezero.nn.io import load_model, read_card, resolve_model_dir, save_model, shipped_models, update_card
+from puzzlezero.nn.models import PRESETS, CostToGoNet, NetConfig, build_model, count_parameters
+
+__all__ = [
+    "PRESETS",
+    "CostToGoNet",
+    "NetConfig",
+    "build_model",
+    "count_parameters",
+    "fuse_batch_norms",
+    "inference_copy",
+    "load_model",
+    "make_heuristic",
+    "predict",
+    "read_card",
+    "resolve_model_dir",
+    "save_model",
+    "shipped_models",
+    "update_card",
+]

@@ -1,0 +1,64 @@
+"""Fast inference copies of a cost-to-go network (CPU).
+
+:func:`inference_copy` folds every batch norm into the linear layer before it (exact up to float
+rounding, ~5% faster) and optionally quantizes the linear layers to int8 with dynamic activation
+quantization (fbgemm, VNNI): measured 2.5-3x more states/s on this project's 2-core Xeon for the
+``small`` preset, with output errors of a few hundredths of a move on trained cube nets (mean
+|diff| 0.035 at outputs around 15). The copy is frozen: it does not follow later training.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import torch
+from torch import nn
+from torch.nn.utils.fusion import fuse_linear_bn_eval
+
+from puzzlezero.nn.models import CostToGoNet
+
+__all__ = ["inference_copy", "fuse_batch_norms"]
+
+
+def fuse_batch_norms(model: CostToGoNet) -> CostToGoNet:
+    """A copy of ``model`` in eval mode with each ``Linear -> BatchNorm1d`` pair folded into one
+    ``Linear`` (the batch norm becomes ``Identity``). Same outputs as ``model.eval()``."""
+    fused = copy.deepcopy(model).eval()
+    trunk = fused.trunk
+    for i in range(len(trunk) - 1):
+        if isinstance(trunk[i], nn.Linear) and isinstance(trunk[i + 1], nn.BatchNorm1d):
+            trunk[i] = fuse_linear_bn_eval(trunk[i], trunk[i + 1])
+            trunk[i + 1] = nn.Identity()
+    for block in trunk:
+        if hasattr(block, "fc1") and isinstance(block.bn1, nn.BatchNorm1d):
+            block.fc1, block.bn1 = fuse_linear_bn_eval(block.fc1, block.bn1), nn.Identity()
+            block.fc2, block.bn2 = fuse_linear_bn_eval(block.fc2, block.bn2), nn.Identity()
+    for p in fused.parameters():
+        p.requires_grad_(False)
+    return fused
+
+
+def inference_copy(
+    model: CostToGoNet, *, int8: bool = False, device: str | torch.device = "cpu"
+) -> CostToGoNet:
+    """A frozen eval-mode copy for fast batched inference on ``device``: batch norms folded, and with
+    ``int8=True`` (CPU only) linear layers quantized to int8. Falls back to float32 with a warning
+    where this torch build has no dynamic quantization."""
+    fused = fuse_batch_norms(model).to(device)
+    if not int8:
+        return fused
+    if torch.device(device).type != "cpu":
+        warnings.warn("int8 inference is CPU only; using float32 on " + str(device), stacklevel=2)
+        return fused
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch.ao.quantization announces its move to torchao
+            from torch.ao.quantization import quantize_dynamic
+
+            quant = quantize_dynamic(fused, {nn.Linear}, dtype=torch.qint8)
+    except (ImportError, RuntimeError, AttributeError) as exc:
+        warnings.warn(f"int8 inference unavailable ({exc}); using float32", stacklevel=2)
+        return fused
+    quant.config, quant.puzzle, quant.card = model.config, model.puzzle, model.card
+    return quant

@@ -1,0 +1,151 @@
+"""Model folders: ``model.pt`` (a ``state_dict``), ``config.json`` (how to rebuild the net) and
+``card.json`` (how it was trained and how well it does).
+
+A folder is self-describing and safe to load: weights are read with ``torch.load(...,
+weights_only=True)``, never as pickled classes. Shipped models live in
+``src/puzzlezero/models/<name>/`` and are found by bare name::
+
+    >>> from puzzlezero.nn import load_model          # doctest: +SKIP
+    >>> net = load_model("cube3")                      # doctest: +SKIP
+    >>> net.puzzle, net.config.h1                      # doctest: +SKIP
+    ('cube3', 1000)
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from puzzlezero.errors import ModelFileError
+from puzzlezero.nn.models import CostToGoNet, NetConfig
+from puzzlezero.storage import atomic_write, atomic_write_json
+
+__all__ = [
+    "MODEL_FORMAT",
+    "save_model",
+    "load_model",
+    "resolve_model_dir",
+    "shipped_models",
+    "read_card",
+    "update_card",
+]
+
+MODEL_FORMAT = "puzzlezero-model/1"
+WEIGHTS, CONFIG, CARD = "model.pt", "config.json", "card.json"
+
+
+def _shipped_root() -> Path:
+    return Path(str(resources.files("puzzlezero") / "models"))
+
+
+def shipped_models() -> list[str]:
+    """Names of the model folders shipped in the package (those with a ``config.json``)."""
+    root = _shipped_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / CONFIG).is_file())
+
+
+def resolve_model_dir(name_or_path: str | os.PathLike[str]) -> Path:
+    """A model folder: an existing path as given, else a bare name under the shipped models."""
+    path = Path(name_or_path)
+    if path.is_dir():
+        return path
+    text = str(name_or_path)
+    if os.sep not in text and "/" not in text and not text.startswith("."):
+        shipped = _shipped_root() / text
+        if shipped.is_dir():
+            return shipped
+        names = ", ".join(shipped_models()) or "none yet"
+        raise ModelFileError(
+            f"no model folder {text!r}: not a directory and not a shipped model (shipped: {names})"
+        )
+    raise ModelFileError(f"{path}: no such model folder")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such file (a model folder needs {WEIGHTS}, {CONFIG}, {CARD})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path}: unreadable or corrupt JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ModelFileError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def save_model(
+    folder: str | os.PathLike[str],
+    model: CostToGoNet,
+    *,
+    puzzle: str,
+    card: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``model.pt``, ``config.json`` and ``card.json`` into ``folder`` (each atomically).
+
+    ``card`` is free-form JSON (training config, samples seen, wall time, hardware, benchmarks).
+    Returns the folder.
+    """
+    folder = Path(folder)
+    buf = io.BytesIO()
+    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    torch.save(state, buf)
+    atomic_write(folder / WEIGHTS, lambda f: f.write(buf.getvalue()))
+    atomic_write_json(
+        folder / CONFIG, {"format": MODEL_FORMAT, "puzzle": puzzle, "net": model.config.to_dict()}
+    )
+    atomic_write_json(folder / CARD, dict(card or {}))
+    return folder
+
+
+def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device = "cpu") -> CostToGoNet:
+    """Load a model folder (or a shipped model by bare name) in eval mode.
+
+    Returns a :class:`CostToGoNet` with ``.config``, ``.puzzle`` (the puzzle name it was trained
+    for) and ``.card``. A missing or corrupt file raises :class:`ModelFileError` naming the file.
+    """
+    folder = resolve_model_dir(name_or_path)
+    cfg = _read_json(folder / CONFIG)
+    if cfg.get("format") != MODEL_FORMAT:
+        raise ModelFileError(f"{folder / CONFIG}: format is {cfg.get('format')!r}, expected {MODEL_FORMAT!r}")
+    if not isinstance(cfg.get("net"), dict) or not isinstance(cfg.get("puzzle"), str):
+        raise ModelFileError(f"{folder / CONFIG}: needs a 'puzzle' name and a 'net' object")
+    try:
+        net_config = NetConfig.from_dict(cfg["net"])
+    except ModelFileError as exc:
+        raise ModelFileError(f"{folder / CONFIG}: {exc}") from None
+    model = CostToGoNet(net_config)
+    weights = folder / WEIGHTS
+    if not weights.is_file():
+        raise ModelFileError(f"{weights}: no such file")
+    try:
+        state = torch.load(weights, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    except Exception as exc:  # pickle errors, zip errors, shape mismatches, ...
+        raise ModelFileError(
+            f"{weights}: unreadable, corrupt or not matching {CONFIG} ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
+    model.puzzle = cfg["puzzle"]
+    model.card = _read_json(folder / CARD) if (folder / CARD).exists() else {}
+    return model.to(device).eval()
+
+
+def read_card(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``card.json`` of a model folder."""
+    return _read_json(resolve_model_dir(name_or_path) / CARD)
+
+
+def update_card(folder: str | os.PathLike[str], **fields: Any) -> dict[str, Any]:
+    """Merge ``fields`` into a folder's ``card.json`` (e.g. ``bench={...}``); returns the new card."""
+    path = Path(folder) / CARD
+    card = _read_json(path) if path.exists() else {}
+    card.update(fields)
+    atomic_write_json(path, card)
+    return card

@@ -1,0 +1,104 @@
+"""Exact, atomic training checkpoints.
+
+A checkpoint (``checkpoint.pt`` in the run folder) holds everything the next iteration depends on:
+trained and target weights, the Adam state, the NumPy generator state, the torch RNG state, the
+counters and the byte length of ``log.jsonl`` at that moment (a resumed run cuts the log back to it,
+so the log never holds lines from iterations that are then repeated). It is a plain dict of tensors
+and JSON text, written with :func:`puzzlezero.storage.atomic_write` and read with
+``torch.load(..., weights_only=True)``; ``config.json`` beside it is the run's :class:`TrainConfig`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from puzzlezero.errors import ModelFileError
+from puzzlezero.storage import atomic_write
+
+__all__ = ["Counters", "Checkpoint", "save_checkpoint", "load_checkpoint", "CHECKPOINT_FORMAT"]
+
+CHECKPOINT_FORMAT = "puzzlezero-davi-checkpoint/1"
+
+
+@dataclass
+class Counters:
+    """Progress of a run (all but ``wall_seconds`` are exact)."""
+
+    iteration: int = 0
+    samples: int = 0
+    target_updates: int = 0
+    wall_seconds: float = 0.0
+    log_bytes: int = 0
+    last_loss: float = float("nan")
+    finished: bool = False
+    target_update_iterations: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Checkpoint:
+    """The restorable state of a :class:`~puzzlezero.train.davi.DAVITrainer`."""
+
+    model: dict[str, torch.Tensor]
+    target: dict[str, torch.Tensor]
+    optimizer: dict[str, Any]
+    numpy_rng: dict[str, Any]
+    torch_rng: torch.Tensor
+    counters: Counters
+
+
+def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
+    """Write ``ckpt`` atomically (a kill during the write leaves the previous checkpoint intact)."""
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "model": ckpt.model,
+        "target": ckpt.target,
+        "optimizer": ckpt.optimizer,
+        "numpy_rng": json.dumps(ckpt.numpy_rng),
+        "torch_rng": ckpt.torch_rng,
+        "counters": json.dumps(asdict(ckpt.counters)),
+    }
+    buf = io.BytesIO()
+    torch.save(payload, buf)
+    return atomic_write(path, lambda f: f.write(buf.getvalue()))
+
+
+def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
+    """Read a checkpoint; a missing, corrupt or foreign file raises :class:`ModelFileError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such checkpoint")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+        if data.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"format is {data.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
+        return Checkpoint(
+            model=data["model"],
+            target=data["target"],
+            optimizer=data["optimizer"],
+            numpy_rng=json.loads(data["numpy_rng"]),
+            torch_rng=data["torch_rng"],
+            counters=Counters(**json.loads(data["counters"])),
+        )
+    except Exception as exc:
+        raise ModelFileError(
+            f"{path}: unreadable or corrupt checkpoint ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def rng_state(rng: np.random.Generator) -> dict[str, Any]:
+    """JSON-able state of a NumPy generator (restore with :func:`restore_rng`)."""
+    return rng.bit_generator.state
+
+
+def restore_rng(state: dict[str, Any]) -> np.random.Generator:
+    bitgen = getattr(np.random, state["bit_generator"])()
+    bitgen.state = state
+    return np.random.Generator(bitgen)

@@ -1,0 +1,234 @@
+"""The typed training configuration, saved as ``config.json`` beside every checkpoint.
+
+Names follow Algorithm 1 of DeepCubeA: ``B`` = :attr:`TrainConfig.batch_size`, ``K`` =
+:attr:`TrainConfig.max_scramble`, ``C`` = :attr:`TrainConfig.check_every`, ``epsilon`` =
+:attr:`TrainConfig.epsilon`, ``M`` = :attr:`TrainConfig.max_iterations`.
+
+>>> cfg = TrainConfig(puzzle="cube3").with_overrides(["batch_size=500", "lr=3e-4"])
+>>> cfg.batch_size, cfg.lr
+(500, 0.0003)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import types
+import typing
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from puzzlezero.errors import ModelFileError, PuzzleError
+
+__all__ = ["TrainConfig", "RESUMABLE_FIELDS"]
+
+#: fields that may change when a run is resumed (limits and bookkeeping; ``threads`` and
+#: ``int8_targets`` change floating-point rounding from then on, so later iterations differ slightly)
+RESUMABLE_FIELDS = frozenset(
+    {
+        "max_iterations",
+        "max_samples",
+        "checkpoint_every",
+        "checkpoint_seconds",
+        "log_every",
+        "eval_every",
+        "progress",
+        "int8_targets",
+        "threads",
+    }
+)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Deep approximate value iteration (DAVI) settings for one puzzle."""
+
+    puzzle: str
+    """Registry name of the puzzle (``cube3``, ``puzzle15``, ...)."""
+
+    preset: str = "small"
+    """Network size preset (``tiny``, ``small``, ``medium``, ``paper``; see ``nn.models.PRESETS``)."""
+    h1: int | None = None
+    """Override of the preset's first hidden width."""
+    h2: int | None = None
+    """Override of the preset's second hidden / residual width."""
+    num_res_blocks: int | None = None
+    """Override of the preset's number of residual blocks."""
+    encoding: str = "onehot"
+    """Input encoding, a key of ``puzzle.encoders`` (the paper's is one-hot)."""
+
+    batch_size: int = 1000
+    """B: training states per gradient step (paper: 10,000 on GPUs; ~1000 is fastest per sample on CPU)."""
+    max_scramble: int | None = None
+    """K: states are the goal scrambled k ~ U[1, K] times; ``None`` = ``puzzle.default_scramble_depth``
+    (paper: cube 30, 15/24-puzzle and Lights Out 500, 35/48-puzzle and Sokoban 1000)."""
+    lr: float = 1e-3
+    """Adam learning rate."""
+    lr_decay: float = 1.0
+    """Exponential decay per iteration: the learning rate at iteration m is ``lr * lr_decay**m``."""
+    check_every: int = 200
+    """C: every C iterations the target network is replaced by the trained one if the loss is below
+    epsilon (paper: 5000 iterations of B=10,000). Must be a multiple of ``chunk_iterations``."""
+    epsilon: float = 0.05
+    """Loss threshold for the target update (paper: 0.05)."""
+    chunk_iterations: int = 10
+    """Targets are generated for ``chunk_iterations * batch_size`` states at once with the target
+    network in inference mode, then trained on in minibatches of B (an efficiency detail: the target
+    net only changes at check points, so the targets equal those of Algorithm 1)."""
+    inference_batch: int = 2048
+    """Children per target-network call (1000-2000 is fastest on CPU)."""
+    int8_targets: bool = False
+    """Evaluate the target network with int8 linear layers (CPU; ~2.5x faster DAVI targets, errors of
+    a few hundredths of a move; see ``nn.fast``). Off = the paper's float targets. May be switched
+    on or off when resuming."""
+    max_iterations: int | None = None
+    """M: stop after this many iterations (``None``: no limit; use ``max_samples`` or time)."""
+    max_samples: int | None = None
+    """Stop after this many training samples (iterations * B)."""
+
+    warmup_iterations: int = 0
+    """Optional supervised warm start before DAVI: this many iterations of regression on the
+    scramble depth k (an over-estimate of the true cost-to-go that DAVI then corrects). A documented
+    speed-up; 0 = pure DAVI as in the paper. Warm-start iterations count toward M."""
+
+    seed: int = 0
+    """Seed of the network initialisation and of every scramble: a run is reproducible bit for bit."""
+    threads: int = 2
+    """``torch.set_num_threads``: use 1 when another process holds the other core."""
+    device: str = "cpu"
+    """Torch device of both networks (``"cpu"``, ``"cuda"``); exact resume is guaranteed on CPU."""
+    checkpoint_every: int = 500
+    """Write a resumable checkpoint every this many iterations (rounded to whole chunks)."""
+    checkpoint_seconds: float = 300.0
+    """... and at least every this many seconds of wall time."""
+    log_every: int = 10
+    """Write one JSONL log line every this many iterations (rounded to whole chunks)."""
+
+    eval_every: int = 1000
+    """Evaluate (greedy solve rate and predicted cost-to-go by scramble depth) every this many
+    iterations; 0 = never (except at the end when > 0)."""
+    eval_depths: tuple[int, ...] | None = None
+    """Scramble depths of the evaluation states; ``None`` = about 10 depths spread over [1, min(K, 30)]."""
+    eval_states: int = 100
+    """Evaluation states per depth (a fixed set, drawn from ``seed``)."""
+    eval_max_steps: int | None = None
+    """Step limit of the greedy best-first search in the evaluation (``None``: the largest eval depth)."""
+    progress: bool = True
+    """Show a progress bar on stderr."""
+
+    # ---- validation and (de)serialisation ---------------------------------------------------------
+    def __post_init__(self) -> None:
+        positive = (
+            "batch_size",
+            "check_every",
+            "chunk_iterations",
+            "inference_batch",
+            "threads",
+            "checkpoint_every",
+            "log_every",
+            "eval_states",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise PuzzleError(f"config: {name} must be >= 1, got {getattr(self, name)!r}")
+        for name in ("max_iterations", "max_samples", "max_scramble", "h1", "h2"):
+            v = getattr(self, name)
+            if v is not None and v < 1:
+                raise PuzzleError(f"config: {name} must be >= 1 or null, got {v!r}")
+        if self.check_every % self.chunk_iterations:
+            raise PuzzleError(
+                f"config: check_every ({self.check_every}) must be a multiple of chunk_iterations "
+                f"({self.chunk_iterations})"
+            )
+        if not (self.lr > 0 and 0 < self.lr_decay <= 1 and self.epsilon >= 0):
+            raise PuzzleError("config: need lr > 0, 0 < lr_decay <= 1 and epsilon >= 0")
+        if self.warmup_iterations < 0 or self.eval_every < 0:
+            raise PuzzleError("config: warmup_iterations and eval_every must be >= 0")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        if d["eval_depths"] is not None:
+            d["eval_depths"] = list(d["eval_depths"])
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise PuzzleError(f"config: unknown keys {unknown}; known keys: {', '.join(sorted(known))}")
+        data = dict(data)
+        if data.get("eval_depths") is not None:
+            data["eval_depths"] = tuple(int(x) for x in data["eval_depths"])
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise PuzzleError(f"config: {exc}") from None
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, path: str | os.PathLike[str]) -> TrainConfig:
+        """Read a config file; a missing or malformed file raises :class:`ModelFileError`."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ModelFileError(f"{path}: no such config file") from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ModelFileError(f"{path}: unreadable config ({exc})") from None
+        if not isinstance(data, dict):
+            raise ModelFileError(f"{path}: a config must be a JSON object")
+        return cls.from_dict(data)
+
+    def with_overrides(self, assignments: Iterable[str]) -> TrainConfig:
+        """Apply ``key=value`` strings (values parsed as JSON, else taken as text)."""
+        hints = typing.get_type_hints(type(self))
+        changes: dict[str, Any] = {}
+        for item in assignments:
+            key, sep, raw = item.partition("=")
+            key = key.strip().replace("-", "_")
+            if not sep or key not in hints:
+                raise PuzzleError(
+                    f"--set expects key=value with a config key, got {item!r}; keys: {', '.join(hints)}"
+                )
+            changes[key] = _coerce(key, raw.strip(), hints[key])
+        return replace(self, **changes)
+
+
+def _coerce(key: str, raw: str, hint: Any) -> Any:
+    """Parse ``raw`` for a field annotated ``hint`` (int, float, str, bool, tuple, optional)."""
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    is_union = isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union
+    args = typing.get_args(hint) if is_union else ()
+    if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+        if type(None) in args:
+            return None
+        raise PuzzleError(f"--set {key}: may not be null")
+    base = next(a for a in args if a is not type(None)) if is_union else hint
+    origin = typing.get_origin(base) or base
+    try:
+        if origin is bool:
+            if isinstance(value, str):
+                value = {"true": True, "false": False, "yes": True, "no": False}[value.lower()]
+            return bool(value)
+        if origin is int:
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError(value)
+            return int(value)
+        if origin is float:
+            return float(value)
+        if origin is tuple:
+            items = value if isinstance(value, list) else [value]
+            return tuple(int(x) for x in items)
+        return str(value)
+    except (ValueError, TypeError, KeyError):
+        raise PuzzleError(
+            f"--set {key}: cannot read {raw!r} as {getattr(origin, '__name__', origin)}"
+        ) from None

@@ -1,0 +1,184 @@
+"""The outer training loop: stop rules, checkpoints, logs, evaluation, progress bar, signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+if TYPE_CHECKING:
+    from puzzlezero.train.davi import DAVITrainer
+
+__all__ = ["run_loop", "hardware_info", "last_eval", "read_log"]
+
+
+def _crossed(before: int, after: int, every: int) -> bool:
+    """Whether a multiple of ``every`` lies in ``(before, after]``."""
+    return every > 0 and after // every > before // every
+
+
+@contextmanager
+def _stop_on_signals(flag: dict[str, bool]) -> Iterator[None]:
+    """First SIGINT/SIGTERM: finish the chunk, checkpoint, stop. A second one: stop at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        if flag["stop"]:
+            raise KeyboardInterrupt
+        flag["stop"] = True
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _limit_iterations(t: DAVITrainer) -> int | None:
+    """The iteration count at which the run ends (whole chunks), or ``None`` if only time limits it."""
+    cfg, chunk = t.config, t.config.chunk_iterations
+    limits = []
+    if cfg.max_iterations is not None:
+        limits.append(cfg.max_iterations)
+    if cfg.max_samples is not None:
+        limits.append(-(-cfg.max_samples // cfg.batch_size))
+    if not limits:
+        return None
+    return -(-min(limits) // chunk) * chunk
+
+
+def run_loop(t: DAVITrainer, max_minutes: float | None) -> dict[str, Any]:
+    """See :meth:`DAVITrainer.run`."""
+    cfg, c = t.config, t.counters
+    end_iteration = _limit_iterations(t)
+    start = last_tick = last_ckpt = time.monotonic()
+    start_samples = c.samples
+    deadline = None if max_minutes is None else start + 60.0 * max_minutes
+    flag = {"stop": False}
+    reason = "finished" if end_iteration is not None and c.iteration >= end_iteration else ""
+    bar = tqdm(
+        total=end_iteration,
+        initial=c.iteration,
+        unit="it",
+        disable=not cfg.progress,
+        dynamic_ncols=True,
+        desc=f"DAVI {cfg.puzzle}",
+    )
+    with bar, _stop_on_signals(flag):
+        while not reason:
+            before = c.iteration
+            record = t.train_chunk()
+            now = time.monotonic()
+            c.wall_seconds += now - last_tick
+            last_tick = now
+            rate = (c.samples - start_samples) / max(now - start, 1e-9)
+            record.update(wall_seconds=round(c.wall_seconds, 2), samples_per_s=round(rate, 1))
+            if record["target_updated"] or _crossed(before, c.iteration, cfg.log_every):
+                t.append_log(record)
+            if end_iteration is not None and c.iteration >= end_iteration:
+                reason = "finished"
+            elif flag["stop"]:
+                reason = "interrupted"
+            elif deadline is not None and now >= deadline:
+                reason = "time limit"
+            if _crossed(before, c.iteration, cfg.eval_every) or (reason == "finished" and cfg.eval_every):
+                _evaluate(t)
+            bar.update(c.iteration - before)
+            post = {"loss": f"{c.last_loss:.4f}", "updates": c.target_updates, "samples/s": f"{rate:,.0f}"}
+            if deadline is not None and end_iteration is None:
+                post["left"] = f"{max(0.0, deadline - now) / 60:.1f} min"
+            bar.set_postfix(post, refresh=False)
+            if (
+                reason
+                or _crossed(before, c.iteration, cfg.checkpoint_every)
+                or now - last_ckpt >= cfg.checkpoint_seconds
+            ):
+                c.finished = reason == "finished"
+                t.checkpoint()
+                last_ckpt = time.monotonic()
+    _plot(t)
+    return {
+        "stop_reason": reason,
+        "iteration": c.iteration,
+        "samples": c.samples,
+        "target_updates": c.target_updates,
+        "loss": c.last_loss,
+        "wall_seconds": round(c.wall_seconds, 1),
+        "samples_per_s_this_call": round(
+            (c.samples - start_samples) / max(time.monotonic() - start, 1e-9), 1
+        ),
+        "run_dir": str(t.run_dir),
+    }
+
+
+def _evaluate(t: DAVITrainer) -> None:
+    tick = time.monotonic()
+    record = t.evaluate()
+    record["eval_seconds"] = round(time.monotonic() - tick, 2)
+    t.append_log(record)
+    _plot(t)
+
+
+def _plot(t: DAVITrainer) -> None:
+    from puzzlezero.train.report import plot_run
+
+    try:
+        plot_run(t.run_dir)
+    except Exception as exc:  # a plot must never stop training
+        tqdm.write(f"warning: could not draw {t.run_dir / 'training.png'}: {exc}")
+
+
+def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """All records of a ``log.jsonl`` (a torn last line is skipped)."""
+    out = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    for line in lines:
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return out
+
+
+def last_eval(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The last evaluation record of a log, or ``None``."""
+    evals = [r for r in read_log(path) if r.get("type") == "eval"]
+    return evals[-1] if evals else None
+
+
+def hardware_info(threads: int) -> dict[str, Any]:
+    """Where a model was trained (for the model card)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "torch_threads": threads,
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }

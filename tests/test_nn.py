@@ -1,0 +1,222 @@
+"""Cost-to-go networks, presets, model folders and the heuristic wrapper (puzzlezero.nn)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from puzzlezero import make
+from puzzlezero.errors import ModelFileError, PuzzleError, UnknownNameError
+from puzzlezero.nn import (
+    PRESETS,
+    CostToGoNet,
+    NetConfig,
+    build_model,
+    count_parameters,
+    inference_copy,
+    load_model,
+    make_heuristic,
+    save_model,
+    update_card,
+)
+from puzzlezero.nn import io as nn_io
+from puzzlezero.train import bellman_targets
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tests share two cores with other jobs: one torch thread avoids OpenMP oversubscription."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+CUBE_INPUTS = 54 * 6  # one-hot stickers of the 3x3x3 cube
+
+
+def test_paper_preset_has_the_papers_parameter_count():
+    # 324*5000 + 5000*1000 + 8 * 1000*1000 + biases and batch norms: the paper's 14.7 M
+    n = count_parameters(CostToGoNet(NetConfig.from_preset("paper", input_dim=CUBE_INPUTS)))
+    assert abs(n - 14.7e6) < 0.1e6
+
+
+@pytest.mark.parametrize(("preset", "lo", "hi"), [("small", 1.0e6, 2.0e6), ("medium", 4.0e6, 5.0e6)])
+def test_cpu_presets_are_sized_as_documented(preset, lo, hi):
+    n = count_parameters(CostToGoNet(NetConfig.from_preset(preset, input_dim=CUBE_INPUTS)))
+    assert lo <= n <= hi
+
+
+def test_architecture_follows_the_paper():
+    cfg = NetConfig(input_dim=10, h1=7, h2=5, num_res_blocks=3)
+    net = CostToGoNet(cfg)
+    linears = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
+    norms = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm1d)]
+    # FC h1, FC h2, two FC per residual block, one linear output unit
+    assert [(m.in_features, m.out_features) for m in linears] == [(10, 7), (7, 5)] + [(5, 5)] * 6 + [(5, 1)]
+    assert len(norms) == 2 + 2 * 3  # batch norm in every hidden layer, none on the output
+
+
+def test_forward_and_heads_shapes():
+    cfg = NetConfig.from_preset("tiny", input_dim=20, num_actions=6, policy_head=True, q_head=True)
+    net = build_model(cfg, seed=0).eval()
+    x = torch.rand(4, 20)
+    assert net(x).shape == (4,)
+    heads = net.heads(x)
+    assert heads["value"].shape == (4,) and heads["policy"].shape == (4, 6) and heads["q"].shape == (4, 6)
+    assert torch.equal(heads["value"], net(x))
+    assert set(CostToGoNet(NetConfig(input_dim=20)).eval().heads(x)) == {"value"}
+
+
+def test_build_model_is_deterministic_and_leaves_global_rng_alone():
+    cfg = NetConfig.from_preset("tiny", input_dim=12)
+    torch.manual_seed(123)
+    before = torch.rand(1)
+    torch.manual_seed(123)
+    a, b = build_model(cfg, seed=5), build_model(cfg, seed=5)
+    assert torch.rand(1) == before
+    assert all(torch.equal(a.state_dict()[k], b.state_dict()[k]) for k in a.state_dict())
+    c = build_model(cfg, seed=6)
+    assert not torch.equal(a.trunk[0].weight, c.trunk[0].weight)
+
+
+def test_bad_configs_are_rejected_with_clear_errors():
+    with pytest.raises(UnknownNameError, match="huge.*tiny, small, medium, paper"):
+        NetConfig.from_preset("huge", input_dim=10)
+    with pytest.raises(PuzzleError, match="h1 must be >= 1"):
+        NetConfig(input_dim=10, h1=0)
+    with pytest.raises(PuzzleError, match="num_actions"):
+        NetConfig(input_dim=10, policy_head=True)
+    with pytest.raises(ModelFileError, match="unknown network config keys"):
+        NetConfig.from_dict({"input_dim": 3, "depth": 9})
+    assert set(PRESETS) >= {"paper", "small", "medium"}
+
+
+@pytest.fixture()
+def cube2_model(tmp_path):
+    puzzle = make("cube2")
+    cfg = NetConfig.from_preset("tiny", input_dim=puzzle.input_dim(), num_actions=puzzle.num_actions)
+    net = build_model(cfg, seed=1)
+    # non-trivial batch-norm statistics, so that a round trip must restore them too
+    net.train()
+    net(torch.from_numpy(puzzle.encode(puzzle.scramble(np.random.default_rng(0), 64, (1, 8)))))
+    folder = save_model(tmp_path / "m", net, puzzle="cube2", card={"samples_seen": 123})
+    return puzzle, net.eval(), folder
+
+
+def test_save_load_round_trip(cube2_model):
+    puzzle, net, folder = cube2_model
+    assert sorted(p.name for p in folder.iterdir()) == ["card.json", "config.json", "model.pt"]
+    loaded = load_model(folder)
+    assert loaded.puzzle == "cube2" and loaded.card == {"samples_seen": 123}
+    assert loaded.config == net.config and not loaded.training
+    x = torch.from_numpy(puzzle.encode(puzzle.scramble(np.random.default_rng(1), 32, (1, 8))))
+    with torch.inference_mode():
+        assert torch.equal(loaded(x), net(x))
+    assert update_card(folder, bench={"solved": 1.0})["bench"] == {"solved": 1.0}
+    assert load_model(folder).card["samples_seen"] == 123
+
+
+def test_load_by_bare_name_uses_shipped_models(cube2_model, monkeypatch):
+    _, _, folder = cube2_model
+    monkeypatch.setattr(nn_io, "_shipped_root", lambda: folder.parent)
+    assert nn_io.shipped_models() == [folder.name]
+    assert load_model(folder.name).puzzle == "cube2"
+    with pytest.raises(ModelFileError, match=r"no model folder 'nosuch'.*shipped: m"):
+        load_model("nosuch")
+
+
+@pytest.mark.parametrize(
+    ("damage", "culprit"),
+    [
+        (lambda f: (f / "model.pt").write_bytes(b"not a zip file"), "model.pt"),
+        (lambda f: (f / "model.pt").write_bytes((f / "model.pt").read_bytes()[:200]), "model.pt"),
+        (lambda f: (f / "model.pt").unlink(), "model.pt"),
+        (lambda f: (f / "config.json").write_text("{ broken"), "config.json"),
+        (lambda f: (f / "config.json").unlink(), "config.json"),
+        (lambda f: (f / "card.json").write_text("[1, 2"), "card.json"),
+        (lambda f: _edit_json(f / "config.json", lambda d: d["net"].update(h1=65)), "model.pt"),
+        (lambda f: _edit_json(f / "config.json", lambda d: d.update(format="other/9")), "config.json"),
+    ],
+)
+def test_missing_or_corrupt_files_raise_model_file_error_naming_the_file(cube2_model, damage, culprit):
+    _, _, folder = cube2_model
+    damage(folder)
+    with pytest.raises(ModelFileError, match=culprit):
+        load_model(folder)
+
+
+def _edit_json(path, change):
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_heuristic_is_zero_at_goal_nonnegative_and_chunked(cube2_model):
+    puzzle, net, _ = cube2_model
+    states = np.concatenate([puzzle.goals(3), puzzle.scramble(np.random.default_rng(2), 200, (1, 10))])
+    h = make_heuristic(puzzle, net, batch_size=7)
+    values = h(states)
+    assert values.dtype == np.float32 and values.shape == (203,)
+    assert np.all(values[:3] == 0.0) and np.all(values >= 0.0)
+    goal_mask = puzzle.is_goal(states)
+    with torch.inference_mode():
+        raw = net(torch.from_numpy(puzzle.encode(states))).numpy()
+    expect = np.where(goal_mask, 0.0, np.maximum(raw, 0.0))
+    np.testing.assert_allclose(values, expect, rtol=1e-5, atol=1e-5)
+    assert h(states[:0]).shape == (0,)
+
+
+def test_heuristic_refuses_a_model_of_another_puzzle(cube2_model):
+    _, _, folder = cube2_model
+    net = load_model(folder)
+    with pytest.raises(ModelFileError, match="trained for 'cube2', not 'cube3'"):
+        make_heuristic(make("cube3"), net)
+    net.puzzle = ""
+    with pytest.raises(ModelFileError, match="expects 144 inputs"):
+        make_heuristic(make("cube3"), net)
+
+
+def test_bellman_targets_match_the_definition():
+    """y(s) = min over real moves of 1 + max(0, J(child)), J(goal) = 0, y(goal) = 0."""
+    puzzle = make("puzzle8")
+    net = build_model(NetConfig.from_preset("tiny", input_dim=puzzle.input_dim()), seed=3).eval()
+    rng = np.random.default_rng(4)
+    states = np.concatenate([puzzle.goals(1), puzzle.scramble(rng, 50, (1, 20))])
+    y = bellman_targets(puzzle, net, states, inference_batch=9)
+    with torch.inference_mode():
+        for i, s in enumerate(states):
+            if puzzle.is_goal(s[None])[0]:
+                assert y[i] == 0.0
+                continue
+            kids = puzzle.expand(s[None])[0][puzzle.legal_mask(s[None])[0]]
+            j = np.maximum(net(torch.from_numpy(puzzle.encode(kids))).numpy(), 0.0)
+            j[puzzle.is_goal(kids)] = 0.0
+            assert y[i] == pytest.approx(1.0 + j.min(), abs=1e-5)
+    one_away = puzzle.scramble(rng, 20, 1)
+    assert np.all(bellman_targets(puzzle, net, one_away) == 1.0)  # the goal child counts 0
+
+
+def test_inference_copies_fold_batch_norm_exactly_and_int8_stays_close(cube2_model):
+    puzzle, net, _ = cube2_model
+    net.train()  # the copies are eval-mode regardless, and the original is left as it was
+    states = puzzle.scramble(np.random.default_rng(5), 300, (1, 10))
+    x = torch.from_numpy(puzzle.encode(states))
+    fused, quant = inference_copy(net), inference_copy(net, int8=True)
+    assert net.training and any(isinstance(m, torch.nn.BatchNorm1d) for m in net.modules())
+    assert not any(isinstance(m, torch.nn.BatchNorm1d) for m in fused.modules())
+    assert not any(type(m) is torch.nn.Linear for m in quant.modules())  # really quantized
+    with torch.inference_mode():
+        ref = net.eval()(x).numpy()
+        np.testing.assert_allclose(fused(x).numpy(), ref, atol=1e-5)
+        diff = np.abs(quant(x).numpy() - ref)
+    assert 0 < diff.max() < 0.05
+    y32 = bellman_targets(puzzle, fused, states)
+    y8 = bellman_targets(puzzle, quant, states)
+    assert np.abs(y8 - y32).max() < 0.05 and np.all(y8[y32 == 1.0] == 1.0)
+    h8 = make_heuristic(puzzle, net, int8=True)
+    expect = np.where(puzzle.is_goal(states), 0.0, np.maximum(ref, 0.0))
+    assert h8(puzzle.goals(1))[0] == 0.0 and np.abs(h8(states) - expect).max() < 0.05
