@@ -151,8 +151,10 @@ SEARCHES: dict[str, SearchSpec] = {
 }
 
 
-def learned_heuristic(puzzle: Puzzle, model: str | None) -> Heuristic:
-    """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_model(model or puzzle.name))``."""
+def learned_heuristic(puzzle: Puzzle, model: str | None, *, int8: bool = True) -> Heuristic:
+    """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_model(model or puzzle.name))``,
+    with int8 linear layers by default (about 3x faster on a CPU, errors of a few hundredths;
+    ``"learned-fp32"`` keeps float32)."""
     from puzzlezero import nn  # torch: only when a learned heuristic is asked for
 
     try:
@@ -164,11 +166,21 @@ def learned_heuristic(puzzle: Puzzle, model: str | None) -> Heuristic:
             f"{exc}. The learned heuristic needs a model: pass --model NAME|PATH (a model folder), "
             f"train one with `puzzlezero train {puzzle.name}`, or use --heuristic pdb / --search optimal"
         ) from None
-    return nn.make_heuristic(puzzle, net)
+    return nn.make_heuristic(puzzle, net, int8=int8)
+
+
+def learned_heuristic_fp32(puzzle: Puzzle, model: str | None) -> Heuristic:
+    """The network heuristic evaluated in float32 (slower, bit-faithful to the trained weights)."""
+    return learned_heuristic(puzzle, model, int8=False)
 
 
 HEURISTICS: dict[str, HeuristicSpec] = {
-    "learned": HeuristicSpec(learned_heuristic, uses_model=True, description="DeepCubeA cost-to-go network"),
+    "learned": HeuristicSpec(
+        learned_heuristic, uses_model=True, description="DeepCubeA cost-to-go network (int8 inference)"
+    ),
+    "learned-fp32": HeuristicSpec(
+        learned_heuristic_fp32, uses_model=True, description="DeepCubeA cost-to-go network (float32)"
+    ),
     "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
 }
 

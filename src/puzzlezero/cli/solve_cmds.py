@@ -28,7 +28,7 @@ ModelOpt = Annotated[
     ),
 ]
 SearchOpt = Annotated[str, typer.Option("--search", help="bwas | gbfs | optimal | kociemba.")]
-HeuristicOpt = Annotated[str, typer.Option("--heuristic", help="learned | pdb (or module:factory).")]
+HeuristicOpt = Annotated[str, typer.Option("--heuristic", help="learned (int8) | learned-fp32 | pdb (or module:factory).")]
 WeightOpt = Annotated[
     float | None,
     typer.Option("--weight", help="BWAS path-cost weight lambda (f = lambda*g + h).", show_default=False),
