@@ -1,0 +1,86 @@
+"""Optimal solvers and pattern databases: the reference every learned solver is measured against.
+
+* sliding puzzles: IDA* over additive disjoint pattern databases with their reflection (15-puzzle
+  7-8, 24-puzzle 6-6-6-6; Korf & Felner 2002);
+* Rubik's cube: Korf's IDA* over the corner and two 6-edge databases (quarter-turn metric);
+* 2x2x2 cube: descent in the exact distance table;
+* Lights Out (any board): minimum press set over GF(2).
+
+The solver for a puzzle is looked up by its class in :data:`SOLVERS` (lazy ``"module:function"``
+entry points, like the puzzle registry), the heuristic in :data:`HEURISTICS`. Pattern databases
+are built on first use (minutes for the big ones) and cached in ``cache_dir("pdb")``.
+
+>>> import numpy as np
+>>> from puzzlezero import make
+>>> from puzzlezero.optimal import solve_optimal
+>>> p = make("lightsout7")
+>>> s = p.apply(p.goals(1), np.array([24]))[0]
+>>> solve_optimal(p, s).actions
+(24,)
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from puzzlezero.errors import PuzzleError, UnknownNameError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search.result import SearchResult, as_batch
+
+__all__ = ["SOLVERS", "HEURISTICS", "solve_optimal", "optimal_length", "pdb_heuristic"]
+
+#: puzzle class name -> optimal solver ``f(puzzle, state, *, time_limit, max_nodes) -> SearchResult``
+SOLVERS: dict[str, str] = {
+    "NPuzzle": "puzzlezero.optimal.sliding_ida:solve_sliding",
+    "Cube3": "puzzlezero.optimal.cube_ida:solve_cube",
+    "Cube2": "puzzlezero.optimal.cube2:solve_cube2",
+    "LightsOut": "puzzlezero.optimal.lightsout:solve_lightsout",
+}
+
+#: puzzle class name -> factory ``f(puzzle) -> heuristic(states[B]) -> float32[B]``
+HEURISTICS: dict[str, str] = {
+    "NPuzzle": "puzzlezero.optimal.heuristics:sliding_heuristic",
+    "Cube3": "puzzlezero.optimal.heuristics:cube3_heuristic",
+    "Cube2": "puzzlezero.optimal.heuristics:cube2_heuristic",
+    "LightsOut": "puzzlezero.optimal.heuristics:lightsout_heuristic",
+}
+
+
+def _lookup(table: dict[str, str], puzzle: Puzzle, what: str) -> Callable[..., Any]:
+    for cls in type(puzzle).__mro__:
+        if cls.__name__ in table:
+            module, _, name = table[cls.__name__].partition(":")
+            return getattr(importlib.import_module(module), name)
+    supported = ", ".join(sorted(table))
+    raise UnknownNameError(f"no {what} for {puzzle.name or type(puzzle).__name__}; it exists for {supported}")
+
+
+def solve_optimal(
+    puzzle: Puzzle, state: np.ndarray, *, time_limit: float | None = None, max_nodes: int | None = None
+) -> SearchResult:
+    """A shortest solution of one ``state`` (``[*state_shape]``), or a :class:`SearchResult` with
+    status ``"time limit"`` / ``"node limit"`` when the limit came first.
+
+    Raises :class:`~puzzlezero.errors.InvalidStateError` for an illegal or unsolvable state and
+    :class:`~puzzlezero.errors.UnknownNameError` for a puzzle without an optimal solver (Sokoban).
+    """
+    solver = _lookup(SOLVERS, puzzle, "optimal solver")
+    start = as_batch(puzzle, state)
+    if start.shape[0] != 1:
+        raise PuzzleError(f"solve_optimal takes one state; got a batch of {start.shape[0]}")
+    return solver(puzzle, start[0], time_limit=time_limit, max_nodes=max_nodes)
+
+
+def optimal_length(puzzle: Puzzle, state: np.ndarray, time_limit: float | None = None) -> int | None:
+    """The optimal solution length of ``state``, or ``None`` if not found within ``time_limit``."""
+    return solve_optimal(puzzle, state, time_limit=time_limit).length
+
+
+def pdb_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
+    """An admissible heuristic ``states[B, *state_shape] -> float32[B]`` from pattern databases
+    (exact for cube2 and Lights Out), for :func:`puzzlezero.search.bwas` and the solver's ``"pdb"``."""
+    return _lookup(HEURISTICS, puzzle, "pattern-database heuristic")(puzzle)

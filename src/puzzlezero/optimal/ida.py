@@ -1,0 +1,87 @@
+"""The Python side of IDA*: thresholds, node and time limits, the :class:`SearchResult`.
+
+The depth-first search of one IDA* iteration runs in a numba kernel with an explicit stack, so it
+can stop after a budget of generated nodes and resume exactly where it was (numba code cannot read
+the clock). The kernels share one protocol:
+
+* ``ctx int64[4]``: ``[depth, bound, next bound (smallest f above bound seen), nodes generated]``;
+* ``run(budget) -> int``: resume the iteration for at most ``budget`` more nodes; returns
+  :data:`FOUND` (``path[:depth]`` solves), :data:`DONE` (iteration finished without a solution)
+  or :data:`PAUSED` (budget spent);
+* ``restart()``: reset the stack to the root for the next iteration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from puzzlezero.search.result import SearchResult, check_positive
+
+__all__ = ["FOUND", "DONE", "PAUSED", "NO_BOUND", "new_context", "drive", "result"]
+
+FOUND, DONE, PAUSED = 1, 0, -1
+NO_BOUND = 1 << 40
+_CHUNK = 1 << 21  # nodes per kernel call: a few tens of milliseconds
+
+
+def new_context(h0: int) -> np.ndarray:
+    """A fresh ``ctx`` for a root with heuristic ``h0``."""
+    return np.array([0, h0, NO_BOUND, 0], dtype=np.int64)
+
+
+def drive(
+    run: Callable[[int], int],
+    restart: Callable[[], None],
+    ctx: np.ndarray,
+    path: np.ndarray,
+    *,
+    time_limit: float | None,
+    max_nodes: int | None,
+    max_depth: int,
+) -> tuple[str, tuple[int, ...], int, int, float]:
+    """Run IDA* iterations until a solution, a limit, or no bound is left.
+
+    Returns ``(status, path, nodes generated, iterations, seconds)``; ``path`` holds the kernel's
+    own move ids (callers translate them to puzzle actions).
+    """
+    check_positive("time_limit", time_limit)
+    check_positive("max_nodes", max_nodes, integer=True)
+    t0 = time.perf_counter()
+    iterations = 0
+    while True:
+        iterations += 1
+        restart()
+        ctx[0], ctx[2] = 0, NO_BOUND
+        while True:
+            budget = _CHUNK if max_nodes is None else min(_CHUNK, max_nodes - int(ctx[3]))
+            if budget <= 0:
+                return "node limit", (), int(ctx[3]), iterations, time.perf_counter() - t0
+            code = run(budget)
+            if code == FOUND:
+                moves = tuple(int(m) for m in path[: ctx[0]])
+                return "solved", moves, int(ctx[3]), iterations, time.perf_counter() - t0
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                return "time limit", (), int(ctx[3]), iterations, time.perf_counter() - t0
+            if code == DONE:
+                break
+        if ctx[2] >= NO_BOUND or ctx[2] >= max_depth:
+            return "exhausted", (), int(ctx[3]), iterations, time.perf_counter() - t0
+        ctx[1] = ctx[2]
+
+
+def result(
+    status: str, actions: tuple[int, ...], nodes: int, iterations: int, seconds: float
+) -> SearchResult:
+    """A :class:`SearchResult`; ``nodes`` counts the root too (the searches' convention)."""
+    solved = status == "solved"
+    return SearchResult(
+        solved=solved,
+        actions=actions if solved else (),
+        nodes_generated=nodes + 1,
+        iterations=iterations,
+        seconds=seconds,
+        status=status,
+    )  # type: ignore[arg-type]
