@@ -92,3 +92,10 @@ def test_help_for_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     for cmd in ["list", "scramble", "validate", "show"]:
         rc, out, _ = run(capsys, cmd, "--help")
         assert rc == 0 and "Usage" in out
+
+
+def test_usage_errors_exit_2_without_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = run(capsys, "scramble", "cube3", "--no-such-option")
+    assert rc == 2 and "no-such-option" in (out + err) and "Traceback" not in (out + err)
+    rc, out, err = run(capsys, "validate", "cube3")  # missing STATE
+    assert rc == 2 and "Traceback" not in (out + err)

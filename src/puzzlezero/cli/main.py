@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 import sys
 
-import click
 import typer
 
 from puzzlezero.errors import PuzzleError
@@ -57,12 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     except PuzzleError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return exc.exit_code
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         typer.echo("aborted", err=True)
         return 130
     except KeyboardInterrupt:
@@ -70,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        # usage errors (bad option, missing argument): click's ClickException or, in typer >= 0.2x,
+        # its vendored twin; both know how to print themselves
+        if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int):
+            exc.show()
+            return int(exc.exit_code)
+        raise
     return rc if isinstance(rc, int) else 0
 
 
