@@ -68,7 +68,7 @@ class Defaults:
 #: ``puzzlezero bench``.
 DEFAULTS: dict[str, Defaults] = {
     "cube3": Defaults(0.4, 1000, 5_000_000, 120.0, 100),
-    "cube2": Defaults(0.9, 300, 1_000_000, 60.0, 50),
+    "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50),
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200),
     "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500),
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000),
