@@ -9,6 +9,8 @@ points at it.
 from __future__ import annotations
 
 import itertools
+import json
+import subprocess
 import sys
 
 import numpy as np
@@ -18,7 +20,7 @@ from conftest import load_bench
 from puzzlezero import make
 from puzzlezero.errors import InvalidStateError, PuzzleError, UnknownNameError
 from puzzlezero.optimal import cube_model as cm
-from puzzlezero.optimal import optimal_length, pdb_heuristic, solve_optimal
+from puzzlezero.optimal import optimal_length, pdb_heuristic, sliding_ida, solve_optimal
 from puzzlezero.optimal.cube_ida import solve_cube
 from puzzlezero.optimal.cube_pdb import KORF, CubePattern, load_cube_pdb
 from puzzlezero.optimal.lightsout import gf2_system, min_presses, toggle_matrix
@@ -132,6 +134,53 @@ def test_ida_agrees_with_bfs_at_small_depth_on_the_15_puzzle() -> None:
         frontier = np.array(fresh)
     assert solve_sliding(p, start, pdb=pdb).length == depth
     assert (pdb.values(start[None]) <= depth).all()
+
+
+def _kernel_runs(p, pdb, states):  # noqa: ANN001, ANN202
+    runs = (solve_sliding(p, s, pdb=pdb, max_nodes=300_000) for s in states)
+    return [(r.status, r.actions, r.nodes_generated, r.iterations) for r in runs]
+
+
+def test_c_and_numba_kernels_search_identically(monkeypatch) -> None:  # noqa: ANN001
+    """Same algorithm, same protocol: the same path, node count and iterations, also when the node
+    limit stops a search in the middle of an iteration."""
+    if sliding_ida.kernel_name() != "c":
+        pytest.skip("the C kernel was not compiled in this install")
+    p = make("puzzle15")
+    pdb = load_sliding_pdb(4, P555)
+    states = [np.array(c["tiles"], dtype=np.uint8) for c in load_bench("puzzle15")["cases"][:3]]
+    compiled = _kernel_runs(p, pdb, states)
+    monkeypatch.setenv(sliding_ida.NO_C_KERNEL_ENV, "1")
+    sliding_ida._c_kernel.cache_clear()
+    try:
+        assert sliding_ida.kernel_name() == "numba"
+        assert _kernel_runs(p, pdb, states) == compiled
+    finally:
+        monkeypatch.delenv(sliding_ida.NO_C_KERNEL_ENV)
+        sliding_ida._c_kernel.cache_clear()
+    statuses = {status for status, *_ in compiled}
+    assert statuses == {"solved", "node limit"}
+
+
+def test_an_optimal_sliding_solve_does_not_import_numba_or_torch() -> None:
+    """A one-shot ``solve puzzle15 ... --search optimal`` must start fast: with the C kernel it
+    imports neither numba (about 0.8 s with its first-call set-up) nor torch."""
+    if sliding_ida.kernel_name() != "c":
+        pytest.skip("the C kernel was not compiled in this install")
+    load_sliding_pdb(3)  # the default 8-puzzle tables exist (built in seconds if not)
+    code = (
+        "import sys, numpy as np\n"
+        "from puzzlezero.cli.main import main\n"
+        "sys.argv = ['puzzlezero', 'solve', 'puzzle8', '8 6 7 2 5 4 3 0 1', '--search', 'optimal', '--json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print([m for m in ('numba', 'torch') if m in sys.modules])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    solution = json.loads(out.splitlines()[0])
+    assert solution["solved"] and solution["length"] == 31  # the 8-puzzle's hardest state
+    assert out.splitlines()[-1] == "[]"
 
 
 def test_limits_and_bad_states() -> None:
@@ -374,7 +423,8 @@ def test_report_command_writes_the_comparison_table(tmp_path) -> None:  # noqa: 
     (tmp_path / "puzzle8.json").write_text(json.dumps({"puzzle": "puzzle8", "cases": cases}))
     out = tmp_path / "report.md"
     argv = ["report", "--puzzle", "puzzle8", "--cases", "3", "--methods", "pdb,optimal", "--bench-dir",
-            str(tmp_path), "--no-memory", "--speed-states", "0", "--out", str(out)]  # fmt: skip
+            str(tmp_path), "--no-memory", "--speed-states", "0", "--out", str(out),
+            "--time-limit", "300", "--optimal-time-limit", "300"]  # fmt: skip  # cold numba caches on a loaded CI box
     assert main(argv) == 0
     text = out.read_text()
     assert "| puzzle8 | optimal solver | 3/3 |" in text and "| 100.0 |" in text

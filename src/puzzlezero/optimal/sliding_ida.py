@@ -1,23 +1,25 @@
-"""Optimal sliding-tile solutions: IDA* over additive pattern databases, in numba.
+"""Optimal sliding-tile solutions: IDA* over additive pattern databases, in compiled code.
 
 The search keeps the board, the tile positions and every lookup's current value; a move slides one
 tile, so only that tile's lookup in each group is recomputed (Korf & Felner's incremental
 evaluation) and the group sums are updated by the difference. The children of a node are
-evaluated together when it is expanded, so that their random table reads overlap in memory. The blank never moves straight back.
+evaluated together when it is expanded, so that their random table reads overlap in memory. The
+blank never moves straight back. The kernel is compiled C (``_csliding.c``, built at install when a
+compiler is present) or else numba (:mod:`._sliding_nb`); both follow :mod:`.ida`'s protocol.
 Kernel move ``j`` moves the blank up, down, left, right (``j ^ 1`` undoes it); the puzzle's own
 action ids are found by probing the puzzle, so no naming convention is assumed.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from functools import cache
 
-import numba as nb
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError
-from puzzlezero.optimal.ida import DONE, FOUND, PAUSED, drive, new_context, result
-from puzzlezero.optimal.perm import rank
+from puzzlezero.optimal.ida import drive, new_context, result
 from puzzlezero.optimal.sliding_pdb import SlidingPDB, load_sliding_pdb, neighbours
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult
@@ -26,105 +28,24 @@ __all__ = ["solve_sliding", "blank_actions", "board_size"]
 
 _MAX_DEPTH = 1000
 
-
-@nb.njit(cache=True)
-def _expand(board, pos, lk_val, sums, d, path, kid_val, kid_h, nbr,
-            table, lk_off, lk_k, lk_tiles, lk_cells, tile_lk, q, idx):  # fmt: skip
-    """Evaluate the children of the node at depth ``d``: ``kid_h[d, j]`` is the heuristic after
-    blank move ``j`` (``-1``: off the board, or straight back) and ``kid_val[d, j, g]`` the new
-    value of the moved tile's lookup in group ``g``. All ranks are computed first, then all table
-    reads are issued together so that their memory latencies overlap."""
-    n = board.shape[0]
-    b = pos[0]
-    n_groups = tile_lk.shape[0]
-    for j in range(4):
-        c = nbr[b, j]
-        if c < 0 or (d > 0 and j == path[d - 1] ^ 1):
-            kid_h[d, j] = -1
-            continue
-        kid_h[d, j] = 0
-        t = board[c]
-        pos[t] = b  # the tile slides into the blank (only ``pos`` matters for the ranks)
-        for g in range(n_groups):
-            lk = tile_lk[g, t]
-            k = lk_k[lk]
-            for i in range(k):
-                q[i] = lk_cells[lk, pos[lk_tiles[lk, i]]]
-            idx[j, g] = lk_off[lk] + rank(q, k, n)
-        pos[t] = c
-    for j in range(4):
-        if kid_h[d, j] < 0:
-            continue
-        t = board[nbr[b, j]]
-        best = 0
-        for g in range(n_groups):
-            v = np.int64(table[idx[j, g]])
-            kid_val[d, j, g] = v
-            best = max(best, sums[g] + v - lk_val[tile_lk[g, t]])
-        kid_h[d, j] = best
+#: set to ``1`` to use the numba kernel even when the compiled one exists (tests compare the two)
+NO_C_KERNEL_ENV = "PUZZLEZERO_NO_C_KERNEL"
 
 
-@nb.njit(cache=True, inline="always")
-def _slide(board, pos, lk_val, sums, saved, new_val, d, c, tile_lk):  # fmt: skip
-    """Slide the tile at cell ``c`` into the blank; its lookups take ``new_val[g]`` (the old values
-    go to ``saved[d]``; ``new_val = saved[d]`` undoes a slide when ``c`` is the old blank cell)."""
-    b = pos[0]
-    t = board[c]
-    board[b] = t
-    pos[t] = b
-    board[c] = 0
-    pos[0] = c
-    for g in range(tile_lk.shape[0]):
-        lk = tile_lk[g, t]
-        old = lk_val[lk]
-        sums[g] += new_val[g] - old
-        lk_val[lk] = new_val[g]
-        saved[d, g] = old
+def kernel_name() -> str:
+    """``"c"`` when the compiled kernel is used, else ``"numba"``."""
+    return "c" if _c_kernel() is not None else "numba"
 
 
-@nb.njit(cache=True)
-def _run(board, pos, lk_val, sums, saved, kid_val, kid_h, path, nxt, ctx, budget, nbr,
-         table, lk_off, lk_k, lk_tiles, lk_cells, tile_lk):  # fmt: skip
-    """Resume one IDA* iteration for at most ``budget`` generated nodes (see :mod:`.ida`);
-    ``nxt[d] == -1`` means the node at depth ``d`` has not been expanded yet."""
-    n = board.shape[0]
-    q = np.empty(n, dtype=np.int64)
-    idx = np.empty((4, tile_lk.shape[0]), dtype=np.int64)
-    back = np.empty(tile_lk.shape[0], dtype=np.int64)
-    d, bound, next_bound, nodes = ctx[0], ctx[1], ctx[2], 0
-    code = PAUSED
-    while nodes < budget:
-        j = nxt[d]
-        if j < 0:
-            _expand(board, pos, lk_val, sums, d, path, kid_val, kid_h, nbr,
-                    table, lk_off, lk_k, lk_tiles, lk_cells, tile_lk, q, idx)  # fmt: skip
-            j = 0
-        if j == 4:  # all moves tried: back up
-            if d == 0:
-                code = DONE
-                break
-            d -= 1
-            back[:] = saved[d]
-            _slide(board, pos, lk_val, sums, saved, back, d, nbr[pos[0], path[d] ^ 1], tile_lk)
-            continue
-        nxt[d] = j + 1
-        h = kid_h[d, j]
-        if h < 0:
-            continue
-        nodes += 1
-        f = d + 1 + h
-        if f > bound:
-            next_bound = min(next_bound, f)
-            continue
-        _slide(board, pos, lk_val, sums, saved, kid_val[d, j], d, nbr[pos[0], j], tile_lk)
-        path[d] = j
-        d += 1
-        nxt[d] = -1
-        if h == 0:  # every tile is in some pattern, so h == 0 only at the goal
-            code = FOUND
-            break
-    ctx[0], ctx[2], ctx[3] = d, next_bound, ctx[3] + nodes
-    return code
+@cache
+def _c_kernel() -> Callable[..., int] | None:
+    if os.environ.get(NO_C_KERNEL_ENV, "") not in ("", "0"):
+        return None
+    try:
+        from puzzlezero.optimal import _csliding  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _csliding.run  # type: ignore[no-any-return]
 
 
 def board_size(puzzle: Puzzle) -> int:
@@ -204,9 +125,25 @@ def solve_sliding(
     kid_h = np.zeros((_MAX_DEPTH + 1, 4), dtype=np.int64)
     nbr = neighbours(size)
 
-    def run(budget: int) -> int:
-        return int(_run(board, pos, lk_val, sums, saved, kid_val, kid_h, path, nxt, ctx, budget, nbr,
-                        pdb.table, pdb.lk_off, pdb.lk_k, pdb.lk_tiles, pdb.lk_cells, pdb.tile_lookup))  # fmt: skip
+    arrays = (board, pos, lk_val, sums, saved, kid_val, kid_h, path, nxt, ctx)
+    tables = (nbr, pdb.table, pdb.lk_off, pdb.lk_k, pdb.lk_tiles, pdb.lk_cells, pdb.tile_lookup)
+    c_run = _c_kernel()
+    if c_run is not None:
+        if not all(
+            a.dtype == np.int64 and a.flags.c_contiguous for a in arrays + tables if a is not pdb.table
+        ):
+            raise AssertionError("the sliding kernel takes C-contiguous int64 arrays")  # by construction
+        table = np.ascontiguousarray(pdb.table, dtype=np.uint8)
+        sizes = (n, pdb.n_groups, pdb.lk_tiles.shape[1])
+
+        def run(budget: int) -> int:
+            return int(c_run(*arrays, budget, nbr, table, *tables[2:], *sizes))
+
+    else:
+        from puzzlezero.optimal._sliding_nb import run as nb_run
+
+        def run(budget: int) -> int:
+            return int(nb_run(*arrays, budget, *tables))
 
     def restart() -> None:
         nxt[0] = -1
@@ -214,5 +151,5 @@ def solve_sliding(
     status, moves, nodes, iterations, seconds = drive(
         run, restart, ctx, path, time_limit=time_limit, max_nodes=max_nodes, max_depth=_MAX_DEPTH
     )
-    table = blank_actions(puzzle)
-    return result(status, tuple(table[m] for m in moves), nodes, iterations, seconds)
+    actions = blank_actions(puzzle)
+    return result(status, tuple(actions[m] for m in moves), nodes, iterations, seconds)

@@ -34,7 +34,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import numba
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError
@@ -145,13 +144,15 @@ class NPuzzle(Puzzle):
         current state (never a blocked no-op), so a walk of depth ``d`` really makes ``d`` moves.
         The walks run in a numba kernel fed with random words from ``rng`` (``chunk`` at a time).
         """
+        from puzzlezero.puzzles.npuzzle_walk import random_walks  # numba: imported only when needed
+
         depths = self.draw_depths(rng, n, depth)
         states = self.goals(n)
         blank = np.full(n, self.num_cells - 1, dtype=np.int64)
         for lo in range(0, n, chunk):
             hi = min(lo + chunk, n)
             words = rng.integers(0, 2**32, size=(hi - lo, int(depths[lo:hi].max(initial=0))), dtype=np.uint32)
-            _random_walks(states[lo:hi], blank[lo:hi], depths[lo:hi], words, self._swap)
+            random_walks(states[lo:hi], blank[lo:hi], depths[lo:hi], words, self._swap)
         return states
 
     def manhattan(self, states: np.ndarray) -> np.ndarray:
@@ -256,28 +257,6 @@ class NPuzzle(Puzzle):
 
 
 _PARITY = ("even", "odd")
-
-
-@numba.njit(cache=True, nogil=True)
-def _random_walks(
-    states: np.ndarray, blank: np.ndarray, depths: np.ndarray, words: np.ndarray, swap: np.ndarray
-) -> None:  # pragma: no cover - compiled
-    """In place: walk the blank of ``states[i]`` (at ``blank[i]``) ``depths[i]`` random legal steps;
-    ``words[i, t]`` (uint32) picks step ``t`` among the legal ones, ``swap`` is ``NPuzzle._swap``."""
-    legal = np.empty(4, dtype=np.int64)
-    for i in range(states.shape[0]):
-        b = blank[i]
-        for t in range(depths[i]):
-            k = 0
-            for a in range(4):
-                if swap[b, a] != b:
-                    legal[k] = swap[b, a]
-                    k += 1
-            src = legal[(words[i, t] >> 8) % k]
-            states[i, b] = states[i, src]
-            states[i, src] = 0
-            b = src
-        blank[i] = b
 
 
 def _tile_name(v: int) -> str:
