@@ -163,8 +163,9 @@ def learned_heuristic(puzzle: Puzzle, model: str | None, *, int8: bool = True) -
         if model is not None:
             raise
         raise ModelFileError(
-            f"{exc}. The learned heuristic needs a model: pass --model NAME|PATH (a model folder), "
-            f"train one with `puzzlezero train {puzzle.name}`, or use --heuristic pdb / --search optimal"
+            f"{exc}. The learned heuristic needs a model: name a model or model folder (`model`, "
+            f"--model on the command line), train one with `puzzlezero train {puzzle.name}`, or use "
+            f"the pdb heuristic or the optimal search"
         ) from None
     return nn.make_heuristic(puzzle, net, int8=int8)
 

@@ -13,22 +13,8 @@ semantics (goal test on selection, the paper's reopening rule, node counting).
 ('solved', ['U', 'L', 'U'])
 """
 
-from typing import TYPE_CHECKING, Any
-
+from puzzlezero.search.bwas import bwas
+from puzzlezero.search.gbfs import gbfs
 from puzzlezero.search.result import SearchResult, SearchStats, Status
 
-if TYPE_CHECKING:
-    from puzzlezero.search.bwas import bwas
-    from puzzlezero.search.gbfs import gbfs
-
 __all__ = ["SearchResult", "SearchStats", "Status", "bwas", "gbfs"]
-
-
-def __getattr__(name: str) -> Any:
-    # the searches pull in numba (about half a second): imported on first use, so that a process
-    # that only needs results (e.g. an optimal solve) starts fast
-    if name in ("bwas", "gbfs"):
-        import importlib
-
-        return getattr(importlib.import_module(f"puzzlezero.search.{name}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -36,9 +36,10 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.search.heap import OpenList
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
-from puzzlezero.search.table import NEW, NodeTable
+
+# the node table and open lists are numba kernels: imported when a search runs, not with the package
+# (importing numba costs about 0.3 s, which a process that never searches should not pay)
 
 __all__ = ["bwas"]
 
@@ -90,6 +91,9 @@ class _Bwas:
     def __init__(
         self, puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats
     ):  # noqa: ANN001
+        from puzzlezero.search.heap import OpenList
+        from puzzlezero.search.table import NodeTable
+
         self.p, self.heuristic, self.stats = puzzle, heuristic, stats
         self.weight, self.batch, self.max_nodes, self.time_limit = (
             float(weight),
@@ -195,6 +199,8 @@ class _Bwas:
         return ~np.isin(inst, g_inst)
 
     def _expand(self, popped: np.ndarray, p_inst: np.ndarray, states: np.ndarray) -> None:
+        from puzzlezero.search.table import NEW, NodeTable
+
         t, st, A = self.table, self.stats, self.A
         n = popped.size
         with st.timer("expand"):

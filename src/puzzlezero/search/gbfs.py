@@ -19,7 +19,6 @@ import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
-from puzzlezero.search.table import NEW, NodeTable
 
 __all__ = ["gbfs"]
 
@@ -38,6 +37,8 @@ def gbfs(
     ``nodes_generated`` is ``1 + num_actions * expansions`` (one expansion per move, plus the last
     one of an instance that got stuck); ``iterations`` is the number of moves made.
     """
+    from puzzlezero.search.table import NEW, NodeTable  # numba: only when a search runs
+
     starts = as_batch(puzzle, starts)
     check_positive("max_steps", max_steps, integer=True, allow_zero=True)
     check_positive("time_limit", time_limit)
