@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import load_bench
+from conftest import BENCH_DIR, load_bench
 
 from puzzlezero import make
 from puzzlezero.errors import InvalidStateError, PuzzleError, UnknownNameError
@@ -378,6 +378,21 @@ def test_kociemba_bridge_reports_both_metrics() -> None:
         r = solve_kociemba(p, s)
         assert replays(p, s, r.actions) and r.quarter_turn_length >= c["optimal_length"]
         assert r.quarter_turn_length == r.half_turn_length + r.half_turn_solution.count("2")
+
+
+def test_kociemba_bench_reports_the_half_turn_length_too(tmp_path) -> None:  # noqa: ANN001
+    pytest.importorskip("kociemba")
+    from puzzlezero.bench import load_cases, run_bench
+
+    p = make("cube3")
+    cases = load_cases(p, BENCH_DIR / "cube3.json", (0, 3))
+    rep = run_bench(p, cases, search="kociemba")
+    for r in rep.results:
+        qtm, htm = r["length"], r["half_turn_length"]
+        assert r["solved"] and htm <= qtm <= 2 * htm and qtm >= r["optimal_length"]
+    assert rep.summary["mean_half_turn_length"] == pytest.approx(
+        np.mean([r["half_turn_length"] for r in rep.results]), abs=1e-4
+    )
 
 
 def test_kociemba_missing_gives_an_install_hint(monkeypatch) -> None:  # noqa: ANN001

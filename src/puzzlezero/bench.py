@@ -157,6 +157,7 @@ def run_bench(
             "seconds": round(r.seconds, 6),
             "status": r.status,
         }
+        | ({"half_turn_length": r.half_turn_length} if r.half_turn_length is not None else {})
         for c, r, opt in zip(cases, solved, optimal, strict=True)
     ]
     k = together or SEARCHES[opts.search].together
@@ -206,7 +207,11 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "nodes_per_second": round(sum(nodes) / total_s, 1) if total_s > 0 else None,
         "median_seconds": round(statistics.median(seconds), 4) if seconds else None,
         "mean_seconds": mean(seconds),
-    }
+    } | (  # searches that also measure in the half-turn metric (kociemba)
+        {"mean_half_turn_length": mean([r["half_turn_length"] for r in solved if "half_turn_length" in r])}
+        if any("half_turn_length" in r for r in solved)
+        else {}
+    )
 
 
 def hardware() -> str:

@@ -223,6 +223,8 @@ class SolveResult:
     seconds: float
     status: str
     search: str = "bwas"
+    #: the solver's own half-turn-metric length, for searches that report one (``kociemba``)
+    half_turn_length: int | None = None
 
     @property
     def length(self) -> int | None:
@@ -230,7 +232,8 @@ class SolveResult:
 
     def to_json(self) -> dict[str, Any]:
         """``{"puzzle", "solved", "solution", "length", "nodes_generated", "seconds", "status",
-        "search"}``; ``solution`` is the list of move names (``None`` when not solved)."""
+        "search"}`` (plus ``half_turn_length`` when the search gives one); ``solution`` is the list
+        of move names (``None`` when not solved)."""
         return {
             "puzzle": self.puzzle,
             "solved": self.solved,
@@ -240,7 +243,7 @@ class SolveResult:
             "seconds": round(self.seconds, 6),
             "status": self.status,
             "search": self.search,
-        }
+        } | ({"half_turn_length": self.half_turn_length} if self.half_turn_length is not None else {})
 
 
 # ---- inputs ------------------------------------------------------------------------------------
@@ -456,6 +459,7 @@ def _verified(
             seconds=float(r.seconds) if wall is None else wall / states.shape[0],
             status=r.status if (ok or not r.solved) else "invalid solution",
             search=search,
+            half_turn_length=getattr(r, "half_turn_length", None) if r.solved and ok else None,
         )
         out.append(res)
     return out

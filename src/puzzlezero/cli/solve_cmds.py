@@ -28,7 +28,9 @@ ModelOpt = Annotated[
     ),
 ]
 SearchOpt = Annotated[str, typer.Option("--search", help="bwas | gbfs | optimal | kociemba.")]
-HeuristicOpt = Annotated[str, typer.Option("--heuristic", help="learned (int8) | learned-fp32 | pdb (or module:factory).")]
+HeuristicOpt = Annotated[
+    str, typer.Option("--heuristic", help="learned (int8) | learned-fp32 | pdb (or module:factory).")
+]
 WeightOpt = Annotated[
     float | None,
     typer.Option("--weight", help="BWAS path-cost weight lambda (f = lambda*g + h).", show_default=False),
@@ -190,7 +192,10 @@ def _table(summary: dict[str, Any], results: list[dict[str, Any]], max_rows: int
         cases.add_row(
             str(r["id"]),
             "yes" if r["solved"] else f"[red]{r['status']}[/red]",
-            "-" if r["length"] is None else f"{r['length']}{mark}",
+            "-"
+            if r["length"] is None
+            else f"{r['length']}{mark}"
+            + (f" (HTM {r['half_turn_length']})" if "half_turn_length" in r else ""),
             "-" if opt is None else str(opt),
             f"{r['nodes_generated']:,}",
             f"{r['seconds']:.3f}",
