@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzlezero import make
-from puzzlezero.bench import hardware
+from puzzlezero import Puzzle, make
+from puzzlezero.bench import hardware, load_cases, parse_ids
 
 
-def _cases(args: argparse.Namespace) -> list[dict]:
-    p = make(args.puzzle)
+def _cases(args: argparse.Namespace, p: Puzzle) -> list[tuple[int, np.ndarray, int | None]]:
+    """``(id, state, optimal length or None)`` of each case."""
     if args.random:
         if not hasattr(p, "solvable"):
             sys.exit(f"--random is for the sliding puzzles; give --cases for {args.puzzle}")
@@ -40,21 +40,9 @@ def _cases(args: argparse.Namespace) -> list[dict]:
             if not p.solvable(s[None])[0]:
                 a, b = np.flatnonzero(s)[:2]
                 s[[a, b]] = s[[b, a]]
-            out.append({"id": i, "state": p.to_json(s)})
+            out.append((i, s, None))
         return out
-    data = json.loads(Path(args.cases).read_text())
-    lo, _, hi = args.ids.partition(":")
-    cases = data["cases"][int(lo or 0) : int(hi) if hi else None]
-    return [{"id": c["id"], "state": c, "optimal_length": c.get("optimal_length")} for c in cases]
-
-
-def _state_text(puzzle: str, case: dict) -> str:
-    state = case["state"]
-    for key in ("tiles", "facelets", "lights", "scramble", "state"):
-        if key in state:
-            v = state[key]
-            return " ".join(map(str, v)) if isinstance(v, list) else str(v)
-    raise SystemExit(f"case {case['id']}: no state field for {puzzle}")
+    return [(c.id, c.state, c.optimal_length) for c in load_cases(p, args.cases, parse_ids(args.ids))]
 
 
 def main() -> None:
@@ -72,28 +60,26 @@ def main() -> None:
         ap.error("give --cases FILE or --random N")
     exe = shutil.which("puzzlezero") or sys.exit("the puzzlezero command is not on PATH")
     p = make(args.puzzle)
-    cases = _cases(args)
+    cases = _cases(args, p)
     rows = []
-    for i, case in enumerate(cases[: args.warm] + cases):
-        text = _state_text(args.puzzle, case)
+    for i, (cid, state, opt) in enumerate(cases[: args.warm] + cases):
+        text = p.format(state)
         t0 = time.perf_counter()
         proc = subprocess.run([exe, "solve", args.puzzle, text, "--search", args.search, "--json"],
                               capture_output=True, text=True)  # fmt: skip
         wall = time.perf_counter() - t0
         if proc.returncode != 0:
-            sys.exit(f"case {case['id']}: exit {proc.returncode}: {proc.stderr.strip()[-500:]}")
+            sys.exit(f"case {cid}: exit {proc.returncode}: {proc.stderr.strip()[-500:]}")
         out = json.loads(proc.stdout)
-        state = p.parse(text)
         moves = p.parse_moves(out["solution"]) if out["solution"] else []
         replayed = bool(p.is_goal(p.apply_moves(state, moves)[None])[0]) if out["solved"] else False
         if i < args.warm:
             continue
-        opt = case.get("optimal_length")
-        rows.append({"id": case["id"], "solved": out["solved"] and replayed, "length": out["length"],
+        rows.append({"id": cid, "solved": out["solved"] and replayed, "length": out["length"],
                      "optimal_length": opt, "search_seconds": out["seconds"], "wall_seconds": round(wall, 4)})  # fmt: skip
         mark = "" if opt is None else ("=" if out["length"] == opt else f"(optimal {opt})")
         print(
-            f"{case['id']:>5}  length {out['length']} {mark:<14} search {out['seconds']:.3f} s  wall {wall:.3f} s"
+            f"{cid:>5}  length {out['length']} {mark:<14} search {out['seconds']:.3f} s  wall {wall:.3f} s"
         )
     walls = [r["wall_seconds"] for r in rows]
     known = [r for r in rows if r["optimal_length"] is not None]
