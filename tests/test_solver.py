@@ -65,6 +65,16 @@ def test_gbfs_by_name_uses_per_puzzle_defaults() -> None:
     )
 
 
+def test_constant_memory_searches_get_no_default_node_cap() -> None:
+    """The node cap bounds the memory of BWAS's node table; IDA* (optimal) needs none, so only its
+    time limit applies unless the caller names ``max_nodes``."""
+    p, d = make("cube3"), solver.DEFAULTS["cube3"]
+    assert solver.resolve_options(p, search="bwas").max_nodes == d.max_nodes
+    opt = solver.resolve_options(p, search="optimal")
+    assert opt.max_nodes is None and opt.time_limit == d.time_limit
+    assert solver.resolve_options(p, search="optimal", max_nodes=1000).max_nodes == 1000
+
+
 def test_solve_many_together_matches_one_at_a_time_with_amortised_seconds() -> None:
     p = make("cube2")
     states = p.scramble(np.random.default_rng(0), 5, depth=(3, 12))

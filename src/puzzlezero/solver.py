@@ -120,13 +120,16 @@ def _run_each(
 class SearchSpec:
     """A search by name: ``entry`` is ``"module:function"`` (or the function), ``run`` adapts the
     options to its signature; ``together`` is how many instances :func:`solve_many` searches in one
-    call by default (1 keeps per-instance times exact)."""
+    call by default (1 keeps per-instance times exact). ``node_cap``: whether the puzzle's default
+    ``max_nodes`` applies (it bounds the memory of searches that store their nodes; IDA* runs in
+    constant memory, so only its time limit bounds it by default)."""
 
     entry: str | Callable
     run: Callable[..., list[SearchResult]]
     needs_heuristic: bool
     together: int = 1
     description: str = ""
+    node_cap: bool = True
 
 
 @dataclass(frozen=True)
@@ -143,10 +146,20 @@ SEARCHES: dict[str, SearchSpec] = {
     "bwas": SearchSpec("puzzlezero.search:bwas", _run_bwas, True, 1, "batch weighted A* (DeepCubeA)"),
     "gbfs": SearchSpec("puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first"),
     "optimal": SearchSpec(
-        "puzzlezero.optimal:solve_optimal", _run_each, False, 1, "optimal solver (IDA*, GF(2))"
+        "puzzlezero.optimal:solve_optimal",
+        _run_each,
+        False,
+        1,
+        "optimal solver (IDA*, GF(2))",
+        node_cap=False,
     ),
     "kociemba": SearchSpec(
-        "puzzlezero.optimal.kociemba_bridge:solve_kociemba", _run_each, False, 1, "Kociemba two-phase (cube3)"
+        "puzzlezero.optimal.kociemba_bridge:solve_kociemba",
+        _run_each,
+        False,
+        1,
+        "Kociemba two-phase (cube3)",
+        node_cap=False,
     ),
 }
 
@@ -306,7 +319,7 @@ def resolve_options(
         model=model,
         weight=d.weight if weight is None else float(weight),
         batch=d.batch if batch is None else batch,
-        max_nodes=d.max_nodes if max_nodes is None else max_nodes,
+        max_nodes=(d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes,
         time_limit=d.time_limit if time_limit is None else float(time_limit),
         max_steps=d.max_steps if max_steps is None else max_steps,
     )
