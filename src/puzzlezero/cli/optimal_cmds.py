@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import platform
 from pathlib import Path
 from typing import Annotated
 
@@ -52,6 +51,7 @@ def report_cmd(
     """Learned BWAS vs PDB BWAS vs optimal on benchmark cases, PDB vs network memory, heuristic
     speed, as Markdown (like the DeepCubeA paper's Tables 1-5). Pattern databases are built on first
     use (the 15-puzzle's and the cube's take minutes, the 24-puzzle's longer)."""
+    from puzzlezero.bench import hardware
     from puzzlezero.optimal.report import METHODS, compare, memory_rows, render_report, speed_rows
     from puzzlezero.storage import atomic_write_text
 
@@ -72,8 +72,8 @@ def report_cmd(
                 compare(name, cases_file, cases, m, model=model, time_limit=limit, max_nodes=max_nodes)
             )
     header = (f"# puzzlezero report\n\n{cases} case(s) per puzzle from {bench_dir}; BWAS limit {time_limit:g} s, "
-              f"optimal limit {optimal_time_limit:g} s per state; {platform.processor() or platform.machine()}, "
-              f"{os.cpu_count()} CPU(s). Lengths, nodes and seconds are means over solved cases; "
+              f"optimal limit {optimal_time_limit:g} s per state; {hardware()}. "
+              "Lengths, nodes and seconds are means over solved cases; "
               "% optimal is against the benchmark's published optimal lengths.")  # fmt: skip
     mem = memory_rows(names, model) if memory else []
     speed = speed_rows(names, speed_states, model) if speed_states else []
