@@ -256,6 +256,9 @@ async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
     for key in ("search", "heuristic", "weight"):
         if getattr(req, key) is not None:
             options[key] = getattr(req, key)
+    if options.get("search", "bwas") == "bwas":
+        for key, value in cfg.quick_search.get(p.name, {}).items():
+            options.setdefault(key, value)
     if p.name in cfg.models:  # the operator's model for this puzzle (requests never name files)
         options["model"] = cfg.models[p.name]
     pool: SolvePool = request.app.state.pool
