@@ -175,11 +175,13 @@ def solve_cube(
         return int(_run(states, kids, kid_h, path, nxt, ctx, budget, parity0, CORNER_MOVE, EDGE_MOVE, SOLVED,
                         *pdb.args))  # fmt: skip
 
-    def restart() -> None:
-        nxt[0] = -1
-
-    status, moves, nodes, iterations, seconds = drive(
-        run, restart, ctx, path, time_limit=time_limit, max_nodes=max_nodes, max_depth=_MAX_DEPTH
+    return drive(
+        run,
+        ctx,
+        path,
+        nxt,
+        cube_actions(puzzle),
+        time_limit=time_limit,
+        max_nodes=max_nodes,
+        max_depth=_MAX_DEPTH,
     )
-    table = cube_actions(puzzle)
-    return result(status, tuple(table[m] for m in moves), nodes, iterations, seconds)

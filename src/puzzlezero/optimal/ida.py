@@ -8,13 +8,14 @@ the clock). The kernels share one protocol:
 * ``run(budget) -> int``: resume the iteration for at most ``budget`` more nodes; returns
   :data:`FOUND` (``path[:depth]`` solves), :data:`DONE` (iteration finished without a solution)
   or :data:`PAUSED` (budget spent);
-* ``restart()``: reset the stack to the root for the next iteration.
+* ``nxt int64[depth + 2]``: the next move to try at each depth; ``nxt[d] == -1`` means the node at
+  depth ``d`` is not expanded yet, so ``nxt[0] = -1`` restarts an iteration at the root.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -34,26 +35,41 @@ def new_context(h0: int) -> np.ndarray:
 
 def drive(
     run: Callable[[int], int],
-    restart: Callable[[], None],
     ctx: np.ndarray,
     path: np.ndarray,
+    nxt: np.ndarray,
+    actions: Sequence[int],
+    *,
+    time_limit: float | None,
+    max_nodes: int | None,
+    max_depth: int,
+) -> SearchResult:
+    """Run IDA* iterations until a solution, a limit, or no bound is left; ``actions[m]`` is the
+    puzzle action of the kernel's move ``m``."""
+    status, moves, nodes, iterations, seconds = _iterate(
+        run, ctx, path, nxt, time_limit=time_limit, max_nodes=max_nodes, max_depth=max_depth
+    )
+    return result(status, tuple(actions[m] for m in moves), nodes, iterations, seconds)
+
+
+def _iterate(
+    run: Callable[[int], int],
+    ctx: np.ndarray,
+    path: np.ndarray,
+    nxt: np.ndarray,
     *,
     time_limit: float | None,
     max_nodes: int | None,
     max_depth: int,
 ) -> tuple[str, tuple[int, ...], int, int, float]:
-    """Run IDA* iterations until a solution, a limit, or no bound is left.
-
-    Returns ``(status, path, nodes generated, iterations, seconds)``; ``path`` holds the kernel's
-    own move ids (callers translate them to puzzle actions).
-    """
+    """``(status, kernel moves, nodes generated, iterations, seconds)`` of :func:`drive`."""
     check_positive("time_limit", time_limit)
     check_positive("max_nodes", max_nodes, integer=True)
     t0 = time.perf_counter()
     iterations = 0
     while True:
         iterations += 1
-        restart()
+        nxt[0] = -1  # the root, not expanded yet
         ctx[0], ctx[2] = 0, NO_BOUND
         while True:
             budget = _CHUNK if max_nodes is None else min(_CHUNK, max_nodes - int(ctx[3]))

@@ -145,11 +145,13 @@ def solve_sliding(
         def run(budget: int) -> int:
             return int(nb_run(*arrays, budget, *tables))
 
-    def restart() -> None:
-        nxt[0] = -1
-
-    status, moves, nodes, iterations, seconds = drive(
-        run, restart, ctx, path, time_limit=time_limit, max_nodes=max_nodes, max_depth=_MAX_DEPTH
+    return drive(
+        run,
+        ctx,
+        path,
+        nxt,
+        blank_actions(puzzle),
+        time_limit=time_limit,
+        max_nodes=max_nodes,
+        max_depth=_MAX_DEPTH,
     )
-    actions = blank_actions(puzzle)
-    return result(status, tuple(actions[m] for m in moves), nodes, iterations, seconds)
