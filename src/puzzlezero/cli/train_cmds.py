@@ -1,10 +1,12 @@
-"""Training commands: ``train`` (DAVI, resumable) and ``export`` (a run folder -> a model folder).
+"""Training commands: ``train`` (DAVI and the other objectives, resumable) and ``export`` (a run
+folder -> a model folder).
 
 Examples::
 
     puzzlezero train cube3 --preset small --out runs/cube3 --max-minutes 60 --export models/cube3
     puzzlezero train cube3 --out runs/cube3 --resume --max-minutes 60      # continue exactly
-    puzzlezero train puzzle15 --max-minutes 30 --set int8_targets=true --set threads=1
+    puzzlezero train puzzle15 --init-from puzzle15 --max-minutes 30 --set objective=lhbl
+    puzzlezero train puzzle15 --max-minutes 30 --set label_workers=1 --set threads=1  # both cores
     puzzlezero export runs/cube3 src/puzzlezero/models/cube3
 """
 
@@ -67,12 +69,23 @@ def train(
     export: Annotated[
         Path | None, typer.Option("--export", help="Write the model folder here when training stops.")
     ] = None,
+    init_from: Annotated[
+        str | None,
+        typer.Option(
+            "--init-from",
+            help="Start from this model's weights (a shipped model name or a model folder); "
+            "optimizer fresh, its card's history carried on.",
+        ),
+    ] = None,
 ) -> None:
-    """Train a cost-to-go network by deep approximate value iteration (DeepCubeA, Algorithm 1)."""
+    """Train a cost-to-go network: DAVI (DeepCubeA, Algorithm 1), LHBL or a random-walk warm start
+    (objective, warmup_objective and the rest via --set; see puzzlezero.train.config)."""
+    import shlex
+    import sys
     from dataclasses import replace
 
     from puzzlezero.registry import make
-    from puzzlezero.train import DAVITrainer
+    from puzzlezero.train import Trainer
 
     make(puzzle)  # an unknown name fails here, listing the valid ones
     if max_minutes is not None and max_minutes <= 0:
@@ -82,10 +95,15 @@ def train(
     if preset is not None:
         cfg = replace(cfg, preset=preset)
     cfg = cfg.with_overrides(set_ or [])
+    if init_from is not None:
+        if resume:
+            raise PuzzleError("--init-from starts a new run; --resume continues one: give only one of them")
+        cfg = replace(cfg, init_from=init_from)
     run_dir = out or Path("runs") / f"{puzzle}-{cfg.preset}"
     if max_minutes is None and cfg.max_iterations is None and cfg.max_samples is None:
         raise PuzzleError("no stopping rule: give --max-minutes, or --set max_iterations=N / max_samples=N")
-    trainer = DAVITrainer(cfg, run_dir, resume=resume)
+    command = shlex.join(["puzzlezero", *sys.argv[1:]]) if sys.argv[1:2] == ["train"] else None
+    trainer = Trainer(cfg, run_dir, resume=resume, command=command)
     summary = trainer.run(max_minutes=max_minutes)
     typer.echo(
         f"{summary['stop_reason']}: {summary['iteration']:,} iterations, {summary['samples']:,} samples, "
@@ -104,7 +122,7 @@ def export_model(
     model_dir: Annotated[Path, typer.Argument(help="Model folder to write.", show_default=False)],
 ) -> None:
     """Write a training run's current network as a model folder (model.pt, config.json, card.json)."""
-    from puzzlezero.train import DAVITrainer
+    from puzzlezero.train import Trainer
 
-    trainer = DAVITrainer.from_run(run)
+    trainer = Trainer.from_run(run)
     typer.echo(f"model written to {trainer.export(model_dir)}")

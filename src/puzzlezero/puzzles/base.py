@@ -151,6 +151,36 @@ class Puzzle(ABC):
             states[active] = self.apply(states[active], acts)
         return states
 
+    def random_walks(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> np.ndarray:
+        """``n`` non-backtracking random walks from the goal (CayleyPy, arXiv 2502.13266), ``depth``
+        as in :meth:`scramble`: each step is a uniformly random move that changes the state and does
+        not undo the step before it (``inverse_action``). A walk of ``k`` steps is at most ``k``
+        moves from the goal, and usually closer to ``k`` than a plain scramble of ``k``. Puzzles
+        whose moves cannot be undone (Sokoban) override this with their own scramble."""
+        depths = self.draw_depths(rng, n, depth)
+        states = self.goals(n)
+        last = np.full(n, -1, dtype=np.int64)
+        inverse = np.asarray(self.inverse_action, dtype=np.int64)
+        idx = np.arange(n)
+        for step in range(int(depths.max(initial=0))):
+            active = idx[depths > step]
+            if active.size == 0:
+                break
+            legal = self.legal_mask(states[active])
+            prev = last[active]
+            rows = np.flatnonzero(prev >= 0)
+            undo = inverse[prev[rows]]
+            ok = undo >= 0
+            legal[rows[ok], undo[ok]] = False
+            keys = rng.random(legal.shape)
+            keys[~legal] = -1.0
+            acts = np.argmax(keys, axis=1)
+            states[active] = self.apply(states[active], acts)
+            last[active] = acts
+        return states
+
     @staticmethod
     def draw_depths(
         rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]

@@ -144,6 +144,23 @@ class NPuzzle(Puzzle):
         current state (never a blocked no-op), so a walk of depth ``d`` really makes ``d`` moves.
         The walks run in a numba kernel fed with random words from ``rng`` (``chunk`` at a time).
         """
+        return self._walks(rng, n, depth, chunk, nonbacktracking=False)
+
+    def random_walks(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> np.ndarray:
+        """Non-backtracking walks (see :meth:`Puzzle.random_walks`): the blank never steps straight
+        back to the cell it just left; in the same numba kernel as :meth:`scramble`."""
+        return self._walks(rng, n, depth, 8192, nonbacktracking=True)
+
+    def _walks(
+        self,
+        rng: np.random.Generator,
+        n: int,
+        depth: int | np.ndarray | tuple[int, int],
+        chunk: int,
+        nonbacktracking: bool,
+    ) -> np.ndarray:
         from puzzlezero.puzzles.npuzzle_walk import random_walks  # numba: imported only when needed
 
         depths = self.draw_depths(rng, n, depth)
@@ -152,7 +169,7 @@ class NPuzzle(Puzzle):
         for lo in range(0, n, chunk):
             hi = min(lo + chunk, n)
             words = rng.integers(0, 2**32, size=(hi - lo, int(depths[lo:hi].max(initial=0))), dtype=np.uint32)
-            random_walks(states[lo:hi], blank[lo:hi], depths[lo:hi], words, self._swap)
+            random_walks(states[lo:hi], blank[lo:hi], depths[lo:hi], words, self._swap, nonbacktracking)
         return states
 
     def manhattan(self, states: np.ndarray) -> np.ndarray:

@@ -11,21 +11,30 @@ __all__ = ["random_walks"]
 
 @numba.njit(cache=True, nogil=True)
 def random_walks(
-    states: np.ndarray, blank: np.ndarray, depths: np.ndarray, words: np.ndarray, swap: np.ndarray
+    states: np.ndarray,
+    blank: np.ndarray,
+    depths: np.ndarray,
+    words: np.ndarray,
+    swap: np.ndarray,
+    nonbacktracking: bool = False,
 ) -> None:  # pragma: no cover - compiled
     """In place: walk the blank of ``states[i]`` (at ``blank[i]``) ``depths[i]`` random legal steps;
-    ``words[i, t]`` (uint32) picks step ``t`` among the legal ones, ``swap`` is ``NPuzzle._swap``."""
+    ``words[i, t]`` (uint32) picks step ``t`` among the legal ones, ``swap`` is ``NPuzzle._swap``.
+    With ``nonbacktracking`` a step never moves the blank straight back to where it just was."""
     legal = np.empty(4, dtype=np.int64)
     for i in range(states.shape[0]):
         b = blank[i]
+        prev = -1
         for t in range(depths[i]):
             k = 0
             for a in range(4):
-                if swap[b, a] != b:
-                    legal[k] = swap[b, a]
+                to = swap[b, a]
+                if to != b and not (nonbacktracking and to == prev):
+                    legal[k] = to
                     k += 1
             src = legal[(words[i, t] >> 8) % k]
             states[i, b] = states[i, src]
             states[i, src] = 0
+            prev = b
             b = src
         blank[i] = b

@@ -184,6 +184,12 @@ class Sokoban(Puzzle):
         goals = generate_rooms(rng, n, self.height, self.width, self.num_boxes)
         return reverse_play(goals, rng, depths, self.width)
 
+    def random_walks(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> np.ndarray:
+        """Sokoban's moves cannot be undone: its walks are the reverse play of :meth:`scramble`."""
+        return self.scramble(rng, n, depth)
+
     def scramble_from(
         self,
         goal_states: np.ndarray,

@@ -1,11 +1,13 @@
-"""DAVI training (DeepCubeA, Algorithm 1): typed config, trainer with exact resume, logs and plots.
+"""Training cost-to-go networks: DAVI (DeepCubeA, Algorithm 1) and the objectives beside it
+(random-walk warm start, LHBL), a typed config, a trainer with exact resume, logs and plots.
 
->>> from puzzlezero.train import TrainConfig, DAVITrainer
+>>> from puzzlezero.train import TrainConfig, Trainer
 >>> cfg = TrainConfig(puzzle="cube3", preset="small", max_iterations=1000)  # doctest: +SKIP
->>> DAVITrainer(cfg, "runs/cube3").run(max_minutes=5)                       # doctest: +SKIP
+>>> Trainer(cfg, "runs/cube3").run(max_minutes=5)                           # doctest: +SKIP
 """
 
 from puzzlezero.train.config import TrainConfig
-from puzzlezero.train.davi import DAVITrainer, bellman_targets
+from puzzlezero.train.davi import bellman_targets, one_step_targets
+from puzzlezero.train.trainer import DAVITrainer, Trainer
 
-__all__ = ["DAVITrainer", "TrainConfig", "bellman_targets"]
+__all__ = ["Trainer", "DAVITrainer", "TrainConfig", "bellman_targets", "one_step_targets"]

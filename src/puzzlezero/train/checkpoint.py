@@ -40,11 +40,19 @@ class Counters:
     last_loss: float = float("nan")
     finished: bool = False
     target_update_iterations: list[int] = field(default_factory=list)
+    labels: int = 0
+    """fresh labelled states made (``samples / target_reuse`` for most objectives)"""
+    max_scramble_now: int = 0
+    """the depth bound in force (below K only under a curriculum; 0 in old checkpoints = K)"""
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    """label jobs in flight at the checkpoint (``LabelJob`` as dicts), re-submitted on resume"""
+    commands: list[dict[str, Any]] = field(default_factory=list)
+    """command lines that ran this run, with the iteration each started at"""
 
 
 @dataclass
 class Checkpoint:
-    """The restorable state of a :class:`~puzzlezero.train.davi.DAVITrainer`."""
+    """The restorable state of a :class:`~puzzlezero.train.trainer.Trainer`."""
 
     model: dict[str, torch.Tensor]
     target: dict[str, torch.Tensor]
@@ -52,6 +60,8 @@ class Checkpoint:
     numpy_rng: dict[str, Any]
     torch_rng: torch.Tensor
     counters: Counters
+    label_targets: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)
+    """target weights (by version) that label jobs in flight were given, where not the current one"""
 
 
 def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
@@ -64,6 +74,7 @@ def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
         "numpy_rng": json.dumps(ckpt.numpy_rng),
         "torch_rng": ckpt.torch_rng,
         "counters": json.dumps(asdict(ckpt.counters)),
+        "label_targets": ckpt.label_targets,
     }
     buf = io.BytesIO()
     torch.save(payload, buf)
@@ -86,6 +97,7 @@ def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
             numpy_rng=json.loads(data["numpy_rng"]),
             torch_rng=data["torch_rng"],
             counters=Counters(**json.loads(data["counters"])),
+            label_targets=data.get("label_targets", {}),
         )
     except Exception as exc:
         raise ModelFileError(

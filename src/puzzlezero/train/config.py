@@ -24,8 +24,9 @@ from puzzlezero.errors import ModelFileError, PuzzleError
 
 __all__ = ["TrainConfig", "RESUMABLE_FIELDS"]
 
-#: fields that may change when a run is resumed (limits and bookkeeping; ``threads`` and
-#: ``int8_targets`` change floating-point rounding from then on, so later iterations differ slightly)
+#: fields that may change when a run is resumed (limits and bookkeeping; ``threads``,
+#: ``int8_targets`` and ``label_workers`` change floating-point rounding or the label lag from then
+#: on, so later iterations differ from an uninterrupted run)
 RESUMABLE_FIELDS = frozenset(
     {
         "max_iterations",
@@ -37,13 +38,17 @@ RESUMABLE_FIELDS = frozenset(
         "progress",
         "int8_targets",
         "threads",
+        "label_workers",
     }
 )
+
+TARGET_UPDATES = ("loss", "period")
+CURRICULA = ("off", "double", "plus1")
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Deep approximate value iteration (DAVI) settings for one puzzle."""
+    """Training settings for one puzzle: DAVI (Algorithm 1) and the later objectives beside it."""
 
     puzzle: str
     """Registry name of the puzzle (``cube3``, ``puzzle15``, ...)."""
@@ -88,10 +93,50 @@ class TrainConfig:
     max_samples: int | None = None
     """Stop after this many training samples (iterations * B)."""
 
+    objective: str = "davi"
+    """How targets are made after the warm start (a name in ``train.objectives.OBJECTIVES``):
+    ``davi`` = one-step Bellman targets (the paper), ``lhbl`` = limited-horizon Bellman labels
+    (DeepXube, AAAI 2026); ``random_walk`` alone gives CayleyPy's pure regression (for beam
+    search; as an A* heuristic it over-estimates)."""
+    target_update: str = "loss"
+    """``loss``: every C iterations copy the trained weights into the target network if the loss is
+    below epsilon (DeepCubeA); ``period``: copy every C iterations regardless (DeepXube's default)."""
+    target_reuse: int = 1
+    """Passes over each chunk of targets: a chunk labels ``chunk_iterations * batch_size /
+    target_reuse`` fresh states and trains on each ``target_reuse`` times (cheaper labels, more
+    steps per label). Must divide ``chunk_iterations``."""
+    lhbl_expansions: int = 20
+    """LHBL: expansions of the search tree grown from each training state."""
+    lhbl_weight: float = 1.0
+    """LHBL: the tree expands the open node of least ``lhbl_weight * g + h``."""
+
     warmup_iterations: int = 0
-    """Optional supervised warm start before DAVI: this many iterations of regression on the
-    scramble depth k (an over-estimate of the true cost-to-go that DAVI then corrects). A documented
-    speed-up; 0 = pure DAVI as in the paper. Warm-start iterations count toward M."""
+    """Optional supervised warm start: this many iterations of ``warmup_objective`` before
+    ``objective`` (its labels over-estimate the cost-to-go; Bellman targets then pull them down);
+    0 = none, as in the paper. Warm-start iterations count toward M."""
+    warmup_objective: str = "random_walk"
+    """Labels of the warm start: ``random_walk`` (length of a non-backtracking random walk,
+    CayleyPy) or ``scramble_depth`` (depth of a plain scramble)."""
+
+    curriculum: str = "off"
+    """Scramble-depth curriculum: ``off`` (k ~ U[1, K] throughout), ``double`` or ``plus1``: start
+    at ``curriculum_start`` and grow the depth bound (doubling it, or by one: seed 001) whenever
+    greedy search with the trained net solves at least ``curriculum_threshold`` of fresh states at
+    the current bound; checked every C iterations, never above K."""
+    curriculum_start: int = 1
+    """Depth bound the curriculum starts from."""
+    curriculum_threshold: float = 0.5
+    """Greedy solve rate at the current bound that lets the curriculum grow it (DeepXube: 0.5;
+    seed 001: 0.25)."""
+
+    init_from: str | None = None
+    """Start from the weights of this model folder or shipped model name (the optimizer starts
+    fresh; the network's shape comes from that model, not from ``preset``); its card's training
+    history is carried into this run's card."""
+    label_workers: int = 0
+    """Worker processes that make labels while the trainer takes gradient steps (0 = labels in the
+    trainer's process, as the paper). With workers a chunk's labels come from the target network
+    as it stood ``label_workers`` chunks earlier; use ``threads=1`` so each core has one job."""
 
     seed: int = 0
     """Seed of the network initialisation and of every scramble: a run is reproducible bit for bit."""
@@ -144,8 +189,27 @@ class TrainConfig:
             )
         if not (self.lr > 0 and 0 < self.lr_decay <= 1 and self.epsilon >= 0):
             raise PuzzleError("config: need lr > 0, 0 < lr_decay <= 1 and epsilon >= 0")
-        if self.warmup_iterations < 0 or self.eval_every < 0:
-            raise PuzzleError("config: warmup_iterations and eval_every must be >= 0")
+        if self.warmup_iterations < 0 or self.eval_every < 0 or self.label_workers < 0:
+            raise PuzzleError("config: warmup_iterations, eval_every and label_workers must be >= 0")
+        if self.target_update not in TARGET_UPDATES:
+            raise PuzzleError(
+                f"config: target_update must be one of {TARGET_UPDATES}, got {self.target_update!r}"
+            )
+        if self.curriculum not in CURRICULA:
+            raise PuzzleError(f"config: curriculum must be one of {CURRICULA}, got {self.curriculum!r}")
+        if self.target_reuse < 1 or self.chunk_iterations % self.target_reuse:
+            raise PuzzleError(
+                f"config: target_reuse ({self.target_reuse}) must be >= 1 and divide chunk_iterations "
+                f"({self.chunk_iterations})"
+            )
+        if self.lhbl_expansions < 1 or self.lhbl_weight < 0 or self.curriculum_start < 1:
+            raise PuzzleError("config: need lhbl_expansions >= 1, lhbl_weight >= 0, curriculum_start >= 1")
+        if not 0 < self.curriculum_threshold <= 1:
+            raise PuzzleError("config: curriculum_threshold must be in (0, 1]")
+        from puzzlezero.train.objectives import get_objective
+
+        for name in (self.objective, self.warmup_objective):
+            get_objective(name)  # an unknown name fails here, listing the known ones
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -18,7 +18,7 @@ import torch
 from tqdm import tqdm
 
 if TYPE_CHECKING:
-    from puzzlezero.train.davi import DAVITrainer
+    from puzzlezero.train.trainer import Trainer
 
 __all__ = ["run_loop", "hardware_info", "last_eval", "read_log"]
 
@@ -48,7 +48,7 @@ def _stop_on_signals(flag: dict[str, bool]) -> Iterator[None]:
             signal.signal(s, h)
 
 
-def _limit_iterations(t: DAVITrainer) -> int | None:
+def _limit_iterations(t: Trainer) -> int | None:
     """The iteration count at which the run ends (whole chunks), or ``None`` if only time limits it."""
     cfg, chunk = t.config, t.config.chunk_iterations
     limits = []
@@ -61,8 +61,8 @@ def _limit_iterations(t: DAVITrainer) -> int | None:
     return -(-min(limits) // chunk) * chunk
 
 
-def run_loop(t: DAVITrainer, max_minutes: float | None) -> dict[str, Any]:
-    """See :meth:`DAVITrainer.run`."""
+def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
+    """See :meth:`Trainer.run`."""
     cfg, c = t.config, t.counters
     end_iteration = _limit_iterations(t)
     start = last_tick = last_ckpt = time.monotonic()
@@ -76,8 +76,9 @@ def run_loop(t: DAVITrainer, max_minutes: float | None) -> dict[str, Any]:
         unit="it",
         disable=not cfg.progress,
         dynamic_ncols=True,
-        desc=f"DAVI {cfg.puzzle}",
+        desc=f"{cfg.objective} {cfg.puzzle}",
     )
+    validation: dict[str, str] = {}
     with bar, _stop_on_signals(flag):
         while not reason:
             before = c.iteration
@@ -96,9 +97,12 @@ def run_loop(t: DAVITrainer, max_minutes: float | None) -> dict[str, Any]:
             elif deadline is not None and now >= deadline:
                 reason = "time limit"
             if _crossed(before, c.iteration, cfg.eval_every) or (reason == "finished" and cfg.eval_every):
-                _evaluate(t)
+                validation = _evaluate(t)
             bar.update(c.iteration - before)
             post = {"loss": f"{c.last_loss:.4f}", "updates": c.target_updates, "samples/s": f"{rate:,.0f}"}
+            if cfg.curriculum != "off":
+                post["K"] = c.max_scramble_now
+            post.update(validation)
             if deadline is not None and end_iteration is None:
                 post["left"] = f"{max(0.0, deadline - now) / 60:.1f} min"
             bar.set_postfix(post, refresh=False)
@@ -125,15 +129,20 @@ def run_loop(t: DAVITrainer, max_minutes: float | None) -> dict[str, Any]:
     }
 
 
-def _evaluate(t: DAVITrainer) -> None:
+def _evaluate(t: Trainer) -> dict[str, str]:
+    """Evaluate, log, redraw the plot; returns the headline figures for the progress bar."""
+    from puzzlezero.train import evaluate as evaluation
+
     tick = time.monotonic()
     record = t.evaluate()
     record["eval_seconds"] = round(time.monotonic() - tick, 2)
     t.append_log(record)
     _plot(t)
+    headline = getattr(evaluation, "headline", None)
+    return headline(record) if headline is not None else {}
 
 
-def _plot(t: DAVITrainer) -> None:
+def _plot(t: Trainer) -> None:
     from puzzlezero.train.report import plot_run
 
     try:
@@ -163,7 +172,7 @@ def last_eval(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     return evals[-1] if evals else None
 
 
-def hardware_info(threads: int) -> dict[str, Any]:
+def hardware_info(threads: int, device: torch.device | str = "cpu") -> dict[str, Any]:
     """Where a model was trained (for the model card)."""
     cpu = platform.processor() or platform.machine()
     try:
@@ -173,7 +182,12 @@ def hardware_info(threads: int) -> dict[str, Any]:
                 break
     except OSError:
         pass
+    info: dict[str, Any] = {}
+    if torch.device(device).type == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(torch.device(device))
+        info["gpu_count"] = torch.cuda.device_count()
     return {
+        **info,
         "cpu": cpu,
         "cpu_count": os.cpu_count(),
         "torch_threads": threads,

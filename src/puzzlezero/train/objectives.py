@@ -1,0 +1,91 @@
+"""Training objectives, registered by name: how a chunk of (state, target cost-to-go) pairs is made.
+
+An objective is a function ``make(puzzle, rng, n, max_scramble, value_fn, config) -> (states,
+targets)``: it draws about ``n`` training states with ``rng`` (scramble depths up to
+``max_scramble``) and labels them, using ``value_fn`` (the target network as a plain heuristic
+``states[B] -> float32[B]``, clipped at 0 and 0 at goals) where it needs one. It may return more
+rows than ``n`` (LHBL labels every node of its search trees). Objectives never touch the trained
+network or the optimizer, so they run as well in a worker process as in the trainer.
+
+=================  =====================================================================  ==========
+name               labels                                                                 file
+=================  =====================================================================  ==========
+``davi``           one-step Bellman: ``min_a (cost + J_target(A(s, a)))`` (DeepCubeA)    davi.py
+``lhbl``           shortest path through a small search tree, ``J_target`` at its leaves lhbl.py
+``random_walk``    the length of a non-backtracking random walk from the goal (CayleyPy)  random_walk.py
+``scramble_depth`` the scramble depth ``k`` (the earlier warm start, kept for old runs)   random_walk.py
+=================  =====================================================================  ==========
+
+>>> sorted(OBJECTIVES)  # doctest: +SKIP
+['davi', 'lhbl', 'random_walk', 'scramble_depth']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from puzzlezero.errors import UnknownNameError
+from puzzlezero.puzzles.base import Puzzle
+
+if TYPE_CHECKING:
+    from puzzlezero.train.config import TrainConfig
+
+__all__ = ["Objective", "OBJECTIVES", "register_objective", "get_objective", "ValueFn", "MakeLabels"]
+
+ValueFn = Callable[[np.ndarray], np.ndarray]
+MakeLabels = Callable[
+    [Puzzle, np.random.Generator, int, int, "ValueFn | None", "TrainConfig"], tuple[np.ndarray, np.ndarray]
+]
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A registered label maker. ``needs_target``: whether it calls the target network."""
+
+    name: str
+    make: MakeLabels
+    needs_target: bool
+    summary: str
+
+
+#: name -> objective; filled by the modules below on import (see :func:`get_objective`)
+OBJECTIVES: dict[str, Objective] = {}
+
+_MODULES = ("puzzlezero.train.davi", "puzzlezero.train.random_walk")
+
+
+def register_objective(name: str, *, needs_target: bool, summary: str) -> Callable[[MakeLabels], MakeLabels]:
+    """Decorator: register ``make`` under ``name``."""
+
+    def deco(make: MakeLabels) -> MakeLabels:
+        OBJECTIVES[name] = Objective(name, make, needs_target, summary)
+        return make
+
+    return deco
+
+
+def _load_all() -> None:
+    import importlib
+
+    for mod in _MODULES:
+        importlib.import_module(mod)
+
+
+def get_objective(name: str) -> Objective:
+    """The objective called ``name``; an unknown name raises :class:`UnknownNameError` listing them."""
+    _load_all()
+    try:
+        return OBJECTIVES[name]
+    except KeyError:
+        raise UnknownNameError(
+            f"unknown training objective {name!r}; choose one of {', '.join(sorted(OBJECTIVES))}"
+        ) from None
+
+
+def objective_names() -> list[str]:
+    _load_all()
+    return sorted(OBJECTIVES)

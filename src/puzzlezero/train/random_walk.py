@@ -1,0 +1,65 @@
+"""Random-walk length regression: the cheap supervised warm start (CayleyPy, arXiv 2502.13266).
+
+Each training state is the goal walked ``k ~ U[1, K]`` steps by a *non-backtracking* random walk
+(no step undoes the one before it; :meth:`Puzzle.random_walks`), and its label is ``k`` itself
+(0 if the walk happens to end at the goal). A label costs one forward and backward pass and no
+network call at all, against one target-network call per child for a Bellman label.
+
+``k`` is an upper bound of the true cost-to-go, loose for long walks, so the regression learns the
+*expected walk length* that reaches a state: it ranks states well but overestimates. Used as a warm
+start (``warmup_iterations``), after which Bellman targets (``davi`` or ``lhbl``) pull the values down
+to costs-to-go; the model card of every shipped model says which recipe made it.
+
+``scramble_depth`` is the warm start this project had before: the same regression on the depth of a
+plain scramble (which may undo itself, so its labels are looser).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.train.objectives import ValueFn, register_objective
+
+if TYPE_CHECKING:
+    from puzzlezero.train.config import TrainConfig
+
+__all__ = ["random_walk_labels", "scramble_depth_labels"]
+
+
+@register_objective(
+    "random_walk", needs_target=False, summary="walk length of a non-backtracking random walk (CayleyPy)"
+)
+def random_walk_labels(
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    n: int,
+    max_scramble: int,
+    value_fn: ValueFn | None = None,
+    config: TrainConfig | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` states walked ``k ~ U[1, max_scramble]`` steps without backtracking, labelled ``k``."""
+    depths = puzzle.draw_depths(rng, n, (1, max_scramble))
+    states = puzzle.random_walks(rng, n, depths)
+    targets = depths.astype(np.float32)
+    targets[puzzle.is_goal(states)] = 0.0
+    return states, targets
+
+
+@register_objective("scramble_depth", needs_target=False, summary="depth of a plain scramble")
+def scramble_depth_labels(
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    n: int,
+    max_scramble: int,
+    value_fn: ValueFn | None = None,
+    config: TrainConfig | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` states scrambled ``k ~ U[1, max_scramble]`` times, labelled ``k``."""
+    depths = puzzle.draw_depths(rng, n, (1, max_scramble))
+    states = puzzle.scramble(rng, n, depths)
+    targets = depths.astype(np.float32)
+    targets[puzzle.is_goal(states)] = 0.0
+    return states, targets

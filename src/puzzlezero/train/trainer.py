@@ -1,0 +1,543 @@
+"""The trainer: Algorithm 1's loop around any registered objective, with exact resume.
+
+One chunk of ``chunk_iterations`` iterations: the objective (:mod:`puzzlezero.train.objectives`)
+labels ``chunk_iterations * batch_size / target_reuse`` fresh states, using the target network as a
+plain value function where it needs one; the trainer takes ``chunk_iterations`` Adam steps of
+batch ``B`` on the squared error against those labels (``target_reuse`` passes, shuffled); every
+``C`` iterations the target network takes the trained weights (if the loss is below ``epsilon``,
+or always with ``target_update="period"``). With ``warmup_iterations`` the first iterations use
+``warmup_objective`` (random-walk lengths) and hand their weights to the target at the end.
+
+Exactness: the states of chunk ``j`` come from a generator seeded with ``(seed, rank, j)`` and are
+labelled with the target network of a known version, so a run resumed from a checkpoint repeats
+the same iterations bit for bit (same thread counts). With ``label_workers`` > 0 worker processes
+label chunk ``j + W`` while the trainer steps on chunk ``j`` (:mod:`puzzlezero.train.workers`); the
+checkpoint then also keeps the target weights the jobs in flight were given.
+
+Run folder: ``config.json`` (the :class:`TrainConfig`), ``checkpoint.pt``
+(:mod:`puzzlezero.train.checkpoint`), ``log.jsonl`` (``"type": "train"`` lines with loss, lr,
+samples, target updates, wall time; ``"type": "eval"`` lines by scramble depth) and
+``training.png``.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import json
+import math
+import os
+from collections import deque
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.nn.heuristic import make_heuristic
+from puzzlezero.nn.io import load_model, save_model
+from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.storage import atomic_write_text
+from puzzlezero.train import evaluate as _evaluation
+from puzzlezero.train.checkpoint import (
+    Checkpoint,
+    Counters,
+    load_checkpoint,
+    rng_state,
+    save_checkpoint,
+)
+from puzzlezero.train.config import RESUMABLE_FIELDS, TrainConfig
+from puzzlezero.train.evaluate import EvalSet, default_eval_depths, evaluate
+from puzzlezero.train.objectives import ValueFn, get_objective
+
+__all__ = ["Trainer", "DAVITrainer", "LabelJob", "make_labels", "CONFIG_FILE", "CHECKPOINT_FILE", "LOG_FILE"]
+
+CONFIG_FILE, CHECKPOINT_FILE, LOG_FILE, PLOT_FILE = (
+    "config.json",
+    "checkpoint.pt",
+    "log.jsonl",
+    "training.png",
+)
+
+
+@dataclass(frozen=True)
+class LabelJob:
+    """Everything that decides one chunk's labels (JSON-able; kept in checkpoints while in flight)."""
+
+    chunk: int
+    objective: str
+    n: int
+    max_scramble: int
+    seed: tuple[int, ...]
+    target_version: int
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LabelJob:
+        return cls(**{**d, "seed": tuple(d["seed"])})
+
+
+def make_labels(
+    puzzle: Puzzle, job: LabelJob, value_fn: ValueFn | None, config: TrainConfig
+) -> tuple[np.ndarray, np.ndarray]:
+    """The labelled states of ``job`` (the same in the trainer and in a worker process)."""
+    rng = np.random.default_rng(list(job.seed))
+    states, targets = get_objective(job.objective).make(
+        puzzle, rng, job.n, job.max_scramble, value_fn, config
+    )
+    return states, np.asarray(targets, dtype=np.float32)
+
+
+def _device(name: str) -> torch.device:
+    """``torch.device(name)``, checked: a bad name or an absent GPU raises :class:`PuzzleError`."""
+    try:
+        dev = torch.device(name)
+    except RuntimeError:
+        raise PuzzleError(f"config: unknown torch device {name!r} (use cpu, cuda, cuda:1, ...)") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise PuzzleError(f"config: device {name!r} asked for, but this torch build sees no CUDA GPU")
+    return dev
+
+
+class Trainer:
+    """Trains a :class:`CostToGoNet` in ``run_dir``; ``resume=True`` continues a run from its
+    checkpoint bit for bit (same thread count assumed). ``command`` (the command line, for the model
+    card) is recorded with each call of :meth:`run`.
+
+    Example:
+        >>> t = Trainer(TrainConfig(puzzle="cube2", max_iterations=100), "runs/cube2")  # doctest: +SKIP
+        >>> t.run(max_minutes=1.0)                                                     # doctest: +SKIP
+        >>> t.export("models/cube2")                                                   # doctest: +SKIP
+    """
+
+    #: data-parallel rank and world size (set by :mod:`puzzlezero.train.ddp`; 0 and 1 otherwise)
+    rank: int = 0
+    world_size: int = 1
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        run_dir: str | os.PathLike[str],
+        *,
+        puzzle: Puzzle | None = None,
+        resume: bool = False,
+        read_only: bool = False,
+        command: str | None = None,
+    ) -> None:
+        from puzzlezero.registry import make
+
+        self.run_dir = Path(run_dir)
+        self.puzzle = puzzle if puzzle is not None else make(config.puzzle)
+        if resume and not read_only:
+            config = self._resumed_config(config)
+        self.config = config
+        self.command = command
+        self.max_scramble = config.max_scramble or self.puzzle.default_scramble_depth
+        torch.set_num_threads(config.threads)
+        self.device = _device(config.device)
+        init = self._init_model() if config.init_from else None
+        self.init_card: dict[str, Any] = init.card if init is not None else {}
+        self.net_config = (
+            init.config
+            if init is not None
+            else NetConfig.from_preset(
+                config.preset,
+                self.puzzle.input_dim(config.encoding),
+                h1=config.h1,
+                h2=config.h2,
+                num_res_blocks=config.num_res_blocks,
+                encoding=config.encoding,
+                num_actions=self.puzzle.num_actions,
+            )
+        )
+        self.model = build_model(self.net_config, seed=config.seed).to(self.device)
+        if init is not None:
+            self.model.load_state_dict(init.state_dict())
+        self.target = copy.deepcopy(self.model).eval()
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
+        self.counters = Counters()
+        self._value_fns: dict[int, ValueFn] = {}  # target version -> value function (serial labels)
+        self._versions: dict[int, dict[str, torch.Tensor]] = {}  # weights of targets jobs in flight use
+        self._in_flight: deque[tuple[LabelJob, Any]] = deque()
+        self._pool: Any = None
+        self._eval_set: EvalSet | None = None
+        if resume or read_only:
+            self._restore(truncate_log=not read_only)
+            if read_only:
+                return
+        else:
+            if (self.run_dir / CHECKPOINT_FILE).exists():
+                raise PuzzleError(
+                    f"{self.run_dir} already holds a training run; resume it (--resume) or choose another --out"
+                )
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            (self.run_dir / LOG_FILE).write_bytes(b"")
+            self.counters.max_scramble_now = (
+                self.max_scramble
+                if config.curriculum == "off"
+                else min(config.curriculum_start, self.max_scramble)
+            )
+        atomic_write_text(self.run_dir / CONFIG_FILE, config.to_json())
+        if not resume:
+            self.checkpoint()  # iteration 0: a run killed at once can still be resumed
+
+    # ---- set-up and resume -------------------------------------------------------------------------
+    def _init_model(self) -> CostToGoNet:
+        src = self.config.init_from
+        model = load_model(src)
+        if model.puzzle and model.puzzle != self.puzzle.name:
+            raise PuzzleError(
+                f"--init-from {src}: that model is for {model.puzzle!r}, not {self.puzzle.name!r}"
+            )
+        if model.config.input_dim != self.puzzle.input_dim(model.config.encoding):
+            raise PuzzleError(f"--init-from {src}: its input size does not fit {self.puzzle.name}")
+        return model
+
+    def _resumed_config(self, config: TrainConfig) -> TrainConfig:
+        saved = TrainConfig.from_json(self.run_dir / CONFIG_FILE)
+        old, new = saved.to_dict(), config.to_dict()
+        changed = sorted(k for k in old if old[k] != new.get(k) and k not in RESUMABLE_FIELDS)
+        if changed:
+            raise PuzzleError(
+                f"cannot resume {self.run_dir} with changed settings {changed}; only "
+                f"{', '.join(sorted(RESUMABLE_FIELDS))} may change"
+            )
+        return config
+
+    @classmethod
+    def from_run(cls, run_dir: str | os.PathLike[str]) -> Trainer:
+        """The state of a run folder's last checkpoint, read only (safe while the run goes on):
+        for :meth:`export`, :meth:`evaluate` and :meth:`card`; do not :meth:`run` it."""
+        run_dir = Path(run_dir)
+        config = TrainConfig.from_json(run_dir / CONFIG_FILE)
+        return cls(config, run_dir, read_only=True)
+
+    def _restore(self, truncate_log: bool = True) -> None:
+        ckpt = load_checkpoint(self.run_dir / CHECKPOINT_FILE)
+        try:
+            self.model.load_state_dict(ckpt.model)
+            self.target.load_state_dict(ckpt.target)
+            self.optimizer.load_state_dict(ckpt.optimizer)
+        except (RuntimeError, ValueError, KeyError) as exc:
+            raise ModelFileError(
+                f"{self.run_dir / CHECKPOINT_FILE}: does not match config.json ({exc})"
+            ) from None
+        torch.set_rng_state(ckpt.torch_rng)
+        self.counters = ckpt.counters
+        self._versions = {int(v): w for v, w in ckpt.label_targets.items()}
+        if not truncate_log:
+            return
+        with open(self.run_dir / LOG_FILE, "ab") as f:  # drop lines after the checkpoint (redone)
+            f.truncate(self.counters.log_bytes)
+
+    def checkpoint(self) -> Path:
+        """Write the resumable state atomically; returns its path."""
+        c = self.counters
+        c.log_bytes = (self.run_dir / LOG_FILE).stat().st_size
+        c.pending = [asdict(job) for job, _ in self._in_flight]
+        needed = {job["target_version"] for job in c.pending} - {c.target_updates}
+        ckpt = Checkpoint(
+            model=self.model.state_dict(),
+            target=self.target.state_dict(),
+            optimizer=self.optimizer.state_dict(),
+            numpy_rng=rng_state(np.random.default_rng(self.config.seed)),  # chunks seed their own
+            torch_rng=torch.get_rng_state(),
+            counters=c,
+            label_targets={str(v): self._versions[v] for v in sorted(needed)},
+        )
+        return save_checkpoint(self.run_dir / CHECKPOINT_FILE, ckpt)
+
+    # ---- labels ------------------------------------------------------------------------------------
+    def _job(self, chunk: int) -> LabelJob:
+        cfg = self.config
+        warm = chunk * cfg.chunk_iterations < cfg.warmup_iterations
+        return LabelJob(
+            chunk=chunk,
+            objective=cfg.warmup_objective if warm else cfg.objective,
+            n=cfg.chunk_iterations * cfg.batch_size // cfg.target_reuse,
+            max_scramble=self.counters.max_scramble_now or self.max_scramble,
+            seed=(cfg.seed, self.rank, chunk),
+            target_version=self.counters.target_updates,
+        )
+
+    def _value_fn(self, version: int, weights: dict[str, torch.Tensor] | None = None) -> ValueFn:
+        """The target network of ``version`` as a heuristic (int8 where configured)."""
+        if version not in self._value_fns:
+            net = self.target
+            if weights is not None:
+                net = copy.deepcopy(self.target)
+                net.load_state_dict(weights)
+            self._value_fns = {
+                version: make_heuristic(
+                    self.puzzle,
+                    net,
+                    batch_size=self.config.inference_batch,
+                    device=self.device,
+                    int8=self.config.int8_targets,
+                )
+            }
+        return self._value_fns[version]
+
+    def _target_weights(self, version: int) -> dict[str, torch.Tensor]:
+        if version == self.counters.target_updates:
+            return {k: v.detach().cpu().clone() for k, v in self.target.state_dict().items()}
+        return self._versions[version]
+
+    def _submit(self, job: LabelJob) -> None:
+        if self._pool is None:
+            from puzzlezero.train.workers import LabelPool
+
+            self._pool = LabelPool(self.config.label_workers, self.puzzle, self.config, self.net_config)
+        weights = self._target_weights(job.target_version)
+        self._versions[job.target_version] = weights
+        needs = get_objective(job.objective).needs_target
+        self._in_flight.append((job, self._pool.submit(job, weights if needs else None)))
+
+    def _labels(self, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+        """The labels of ``chunk``: made here, or collected from the workers (topping them up)."""
+        cfg = self.config
+        if cfg.label_workers == 0:
+            job = self._job(chunk)
+            needs = get_objective(job.objective).needs_target
+            return make_labels(self.puzzle, job, self._value_fn(job.target_version) if needs else None, cfg)
+        if not self._in_flight and self.counters.pending:  # resumed: re-submit what was in flight
+            for d in self.counters.pending:
+                self._submit(LabelJob.from_dict(d))
+        queued = {job.chunk for job, _ in self._in_flight}
+        for j in range(chunk, chunk + cfg.label_workers + 1):
+            if j not in queued:
+                self._submit(self._job(j))
+        job, future = self._in_flight.popleft()
+        assert job.chunk == chunk, (job.chunk, chunk)
+        states, targets = future.result()
+        in_use = {j.target_version for j, _ in self._in_flight}
+        self._versions = {v: w for v, w in self._versions.items() if v in in_use}
+        return states, targets
+
+    def close(self) -> None:
+        """Stop the label workers (a later :meth:`run` starts them again)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+            self._in_flight.clear()
+
+    # ---- one chunk -----------------------------------------------------------------------------------
+    def train_chunk(self) -> dict[str, Any]:
+        """Run ``chunk_iterations`` iterations; returns the log record of the chunk."""
+        cfg, c = self.config, self.counters
+        it0, n_iter, bsz = c.iteration, cfg.chunk_iterations, cfg.batch_size
+        chunk = it0 // n_iter
+        warm = it0 < cfg.warmup_iterations
+        states, targets = self._labels(chunk)
+        order = _passes(np.random.default_rng([cfg.seed, self.rank, chunk, 1]), len(states), n_iter * bsz)
+        self.model.train()
+        losses = np.empty(n_iter)
+        lr = cfg.lr
+        for j in range(n_iter):
+            lr = cfg.lr * cfg.lr_decay ** (it0 + j)
+            for group in self.optimizer.param_groups:
+                group["lr"] = lr
+            rows = order[j * bsz : (j + 1) * bsz]
+            x = torch.from_numpy(self.puzzle.encode(states[rows], cfg.encoding)).to(self.device)
+            y = torch.from_numpy(targets[rows]).to(self.device)
+            loss = self._step(x, y)
+            losses[j] = loss
+        c.iteration += n_iter
+        c.samples += n_iter * bsz
+        c.labels += len(states)
+        c.last_loss = float(losses.mean())
+        updated = False
+        if warm:
+            updated = c.iteration >= cfg.warmup_iterations  # the warm start ends: targets from theta
+        elif c.iteration % cfg.check_every == 0:
+            updated = cfg.target_update == "period" or c.last_loss < cfg.epsilon
+        if updated:
+            self.target.load_state_dict(self.model.state_dict())
+            c.target_updates += 1
+            c.target_update_iterations.append(c.iteration)
+        grown = None
+        if not warm and cfg.curriculum != "off" and c.iteration % cfg.check_every == 0:
+            grown = self._curriculum_step()
+        record = {
+            "type": "train",
+            "phase": "warmup" if warm else cfg.objective,
+            "iteration": c.iteration,
+            "samples": c.samples,
+            "labels": c.labels,
+            "loss": round(c.last_loss, 6),
+            "lr": lr,
+            "target_updates": c.target_updates,
+            "target_updated": updated,
+            "max_scramble": c.max_scramble_now,
+        }
+        if grown is not None:
+            record["curriculum_solved_pct"] = grown
+        return record
+
+    def _step(self, x: torch.Tensor, y: torch.Tensor) -> float:
+        """One Adam step on the mean squared error; returns the loss."""
+        loss = torch.nn.functional.mse_loss(self.model(x), y)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        return float(loss.item())
+
+    def _curriculum_step(self) -> float:
+        from puzzlezero.train.curriculum import grow_depth
+
+        c = self.counters
+        h = make_heuristic(
+            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device
+        )
+        rng = np.random.default_rng([self.config.seed, self.rank, c.iteration, 2])
+        c.max_scramble_now, solved = grow_depth(
+            self.puzzle, h, rng, c.max_scramble_now, self.max_scramble, self.config
+        )
+        return solved
+
+    # ---- evaluation --------------------------------------------------------------------------------
+    def eval_set(self) -> EvalSet:
+        if self._eval_set is None:
+            cfg = self.config
+            depths = cfg.eval_depths or default_eval_depths(self.max_scramble)
+            make_set = getattr(_evaluation, "eval_set_for", _evaluation.make_eval_set)
+            self._eval_set = make_set(self.puzzle, depths, cfg.eval_states, cfg.seed)
+        return self._eval_set
+
+    def evaluate(self) -> dict[str, Any]:
+        """Validation figures by scramble depth (on a frozen copy of the net; see :mod:`.evaluate`)."""
+        es = self.eval_set()
+        steps = self.config.eval_max_steps or int(es.depths.max())
+        h = make_heuristic(
+            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device
+        )
+        result = evaluate(self.puzzle, h, es, steps)
+        return {
+            "type": "eval",
+            "iteration": self.counters.iteration,
+            "samples": self.counters.samples,
+            "wall_seconds": round(self.counters.wall_seconds, 1),
+            "max_steps": steps,
+            **result,
+        }
+
+    # ---- running ----------------------------------------------------------------------------------
+    def run(self, max_minutes: float | None = None) -> dict[str, Any]:
+        """Train until ``max_iterations`` / ``max_samples`` / ``max_minutes`` (of this call) or a
+        SIGINT/SIGTERM, always ending on a chunk boundary with a checkpoint. Returns a summary."""
+        from puzzlezero.train.loop import run_loop
+
+        if self.command:
+            self.counters.commands.append(
+                {"command": self.command, "at_iteration": self.counters.iteration, "date": _today()}
+            )
+        try:
+            return run_loop(self, max_minutes)
+        finally:
+            self.close()
+
+    def recipe(self) -> str:
+        """One line naming the objective and schedule of this run."""
+        cfg = self.config
+        parts = []
+        if cfg.warmup_iterations:
+            parts.append(f"{cfg.warmup_iterations} iterations of {cfg.warmup_objective} warm start, then")
+        name = {"davi": "DAVI one-step Bellman targets", "lhbl": f"LHBL ({cfg.lhbl_expansions} expansions)"}
+        parts.append(name.get(cfg.objective, cfg.objective))
+        if get_objective(cfg.objective).needs_target:
+            parts.append(
+                f"target update every {cfg.check_every} iterations"
+                + (f" if loss < {cfg.epsilon}" if cfg.target_update == "loss" else "")
+            )
+        if cfg.target_reuse > 1:
+            parts.append(f"{cfg.target_reuse} passes per label")
+        if cfg.curriculum != "off":
+            parts.append(f"curriculum {cfg.curriculum} from K={cfg.curriculum_start}")
+        return ", ".join(parts)
+
+    def card(self) -> dict[str, Any]:
+        """The model card: how this model was trained, including the runs it was initialised from
+        (``bench`` is filled in by benchmarks)."""
+        from puzzlezero.train.loop import hardware_info, last_eval
+
+        c = self.counters
+        hardware = hardware_info(self.config.threads, self.device)
+        this_run = {
+            "commands": list(c.commands),
+            "recipe": self.recipe(),
+            "init_from": self.config.init_from,
+            "iterations": c.iteration,
+            "samples": c.samples,
+            "labels": c.labels,
+            "target_updates": c.target_updates,
+            "wall_seconds": round(c.wall_seconds, 1),
+            "label_workers": self.config.label_workers,
+            "hardware": hardware,
+            "train_config": self.config.to_dict(),
+        }
+        runs = _previous_runs(self.init_card) + [this_run]
+        return {
+            "puzzle": self.config.puzzle,
+            "algorithm": self.recipe(),
+            "parameters": count_parameters(self.model),
+            "network": self.net_config.to_dict(),
+            "max_scramble": self.max_scramble,
+            "iterations": c.iteration,
+            "samples_seen": c.samples,
+            "samples_seen_total": sum(int(r.get("samples", 0)) for r in runs),
+            "wall_seconds": round(c.wall_seconds, 1),
+            "wall_seconds_total": round(sum(float(r.get("wall_seconds", 0.0)) for r in runs), 1),
+            "target_updates": c.target_updates,
+            "final_loss": None if math.isnan(c.last_loss) else c.last_loss,
+            "hardware": hardware,
+            "train_config": self.config.to_dict(),
+            "last_eval": last_eval(self.run_dir / LOG_FILE),
+            "runs": runs,
+            "bench": {},
+        }
+
+    def export(self, folder: str | os.PathLike[str]) -> Path:
+        """Write the trained network as a model folder (``model.pt``, ``config.json``, ``card.json``)."""
+        return save_model(folder, self.model, puzzle=self.config.puzzle, card=self.card())
+
+    def append_log(self, record: dict[str, Any]) -> None:
+        with open(self.run_dir / LOG_FILE, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+
+#: the name this class had when it only knew DAVI
+DAVITrainer = Trainer
+
+
+def _passes(rng: np.random.Generator, n_rows: int, total: int) -> np.ndarray:
+    """Row indices for ``total`` samples: shuffled passes over ``n_rows`` rows, cut at ``total``."""
+    reps = -(-total // n_rows)
+    return np.concatenate([rng.permutation(n_rows) for _ in range(reps)])[:total]
+
+
+def _today() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+
+
+def _previous_runs(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The training history of the model a run started from: its card's ``runs``, or one entry
+    made from an older card's top-level fields."""
+    if not card:
+        return []
+    if isinstance(card.get("runs"), list):
+        return list(card["runs"])
+    entry = {
+        "commands": [{"command": card["command"]}] if card.get("command") else [],
+        "recipe": card.get("history") or card.get("algorithm"),
+        "iterations": card.get("iterations"),
+        "samples": card.get("samples_seen", 0),
+        "target_updates": card.get("target_updates"),
+        "wall_seconds": card.get("wall_seconds", 0.0),
+        "hardware": card.get("hardware"),
+        "train_config": card.get("train_config"),
+    }
+    if card.get("wall_time_note"):
+        entry["note"] = card["wall_time_note"]
+    return [entry]
