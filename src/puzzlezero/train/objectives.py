@@ -55,7 +55,7 @@ class Objective:
 #: name -> objective; filled by the modules below on import (see :func:`get_objective`)
 OBJECTIVES: dict[str, Objective] = {}
 
-_MODULES = ("puzzlezero.train.davi", "puzzlezero.train.random_walk")
+_MODULES = ("puzzlezero.train.davi", "puzzlezero.train.lhbl", "puzzlezero.train.random_walk")
 
 
 def register_objective(name: str, *, needs_target: bool, summary: str) -> Callable[[MakeLabels], MakeLabels]:
