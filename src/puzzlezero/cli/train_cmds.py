@@ -7,6 +7,8 @@ Examples::
     puzzlezero train cube3 --out runs/cube3 --resume --max-minutes 60      # continue exactly
     puzzlezero train puzzle15 --init-from puzzle15 --max-minutes 30 --set objective=lhbl
     puzzlezero train puzzle15 --max-minutes 30 --set label_workers=1 --set threads=1  # both cores
+    torchrun --standalone --nproc_per_node 4 -m puzzlezero train cube3 --max-minutes 30 \
+        --set device=cuda --set amp=bf16 --set batch_size=10000                         # 4 GPUs
     puzzlezero export runs/cube3 src/puzzlezero/models/cube3
 """
 
@@ -77,6 +79,14 @@ def train(
             "optimizer fresh, its card's history carried on.",
         ),
     ] = None,
+    ddp: Annotated[
+        bool,
+        typer.Option(
+            "--ddp",
+            help="Data-parallel training under torchrun (automatic when WORLD_SIZE > 1); "
+            "see puzzlezero.train.ddp.",
+        ),
+    ] = False,
 ) -> None:
     """Train a cost-to-go network: DAVI (DeepCubeA, Algorithm 1), LHBL or a random-walk warm start
     (objective, warmup_objective and the rest via --set; see puzzlezero.train.config)."""
@@ -86,25 +96,33 @@ def train(
 
     from puzzlezero.registry import make
     from puzzlezero.train import Trainer
+    from puzzlezero.train import ddp as data_parallel
 
     make(puzzle)  # an unknown name fails here, listing the valid ones
     if max_minutes is not None and max_minutes <= 0:
         raise PuzzleError(f"--max-minutes must be > 0, got {max_minutes}")
+    if init_from is not None and resume:
+        raise PuzzleError("--init-from starts a new run; --resume continues one: give only one of them")
     provisional = out or Path("runs") / f"{puzzle}-{preset or 'small'}"
     cfg = _load_config(puzzle, config, provisional, resume)
     if preset is not None:
         cfg = replace(cfg, preset=preset)
     cfg = cfg.with_overrides(set_ or [])
     if init_from is not None:
-        if resume:
-            raise PuzzleError("--init-from starts a new run; --resume continues one: give only one of them")
         cfg = replace(cfg, init_from=init_from)
     run_dir = out or Path("runs") / f"{puzzle}-{cfg.preset}"
     if max_minutes is None and cfg.max_iterations is None and cfg.max_samples is None:
         raise PuzzleError("no stopping rule: give --max-minutes, or --set max_iterations=N / max_samples=N")
     command = shlex.join(["puzzlezero", *sys.argv[1:]]) if sys.argv[1:2] == ["train"] else None
-    trainer = Trainer(cfg, run_dir, resume=resume, command=command)
-    summary = trainer.run(max_minutes=max_minutes)
+    if ddp or data_parallel.launched():
+        trainer, summary = data_parallel.train(
+            cfg, run_dir, resume=resume, command=command, max_minutes=max_minutes
+        )
+        if trainer.rank > 0:
+            return  # rank 0 reports and exports
+    else:
+        trainer = Trainer(cfg, run_dir, resume=resume, command=command)
+        summary = trainer.run(max_minutes=max_minutes)
     typer.echo(
         f"{summary['stop_reason']}: {summary['iteration']:,} iterations, {summary['samples']:,} samples, "
         f"{summary['target_updates']} target updates, loss {summary['loss']:.4f}, "

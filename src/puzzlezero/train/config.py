@@ -25,7 +25,7 @@ from puzzlezero.errors import ModelFileError, PuzzleError
 __all__ = ["TrainConfig", "RESUMABLE_FIELDS"]
 
 #: fields that may change when a run is resumed (limits and bookkeeping; ``threads``,
-#: ``int8_targets`` and ``label_workers`` change floating-point rounding or the label lag from then
+#: ``int8_targets``, ``amp`` and ``label_workers`` change floating-point rounding or the label lag from then
 #: on, so later iterations differ from an uninterrupted run)
 RESUMABLE_FIELDS = frozenset(
     {
@@ -39,11 +39,13 @@ RESUMABLE_FIELDS = frozenset(
         "int8_targets",
         "threads",
         "label_workers",
+        "amp",
     }
 )
 
 TARGET_UPDATES = ("loss", "period")
 CURRICULA = ("off", "double", "plus1")
+AMP_MODES = ("off", "bf16")
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,10 @@ class TrainConfig:
     """``torch.set_num_threads``: use 1 when another process holds the other core."""
     device: str = "cpu"
     """Torch device of both networks (``"cpu"``, ``"cuda"``); exact resume is guaranteed on CPU."""
+    amp: str = "off"
+    """Mixed precision: ``"bf16"`` runs the forward pass of each gradient step and the target
+    network's label inference under bfloat16 autocast (for GPUs: ~2x the throughput; the loss and
+    optimizer stay float32); ``"off"`` = float32 throughout. Allowed on CPU, but slower there."""
     checkpoint_every: int = 500
     """Write a resumable checkpoint every this many iterations (rounded to whole chunks)."""
     checkpoint_seconds: float = 300.0
@@ -195,6 +201,8 @@ class TrainConfig:
             raise PuzzleError(
                 f"config: target_update must be one of {TARGET_UPDATES}, got {self.target_update!r}"
             )
+        if self.amp not in AMP_MODES:
+            raise PuzzleError(f"config: amp must be one of {AMP_MODES}, got {self.amp!r}")
         if self.curriculum not in CURRICULA:
             raise PuzzleError(f"config: curriculum must be one of {CURRICULA}, got {self.curriculum!r}")
         if self.target_reuse < 1 or self.chunk_iterations % self.target_reuse:

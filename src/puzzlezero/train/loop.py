@@ -1,4 +1,9 @@
-"""The outer training loop: stop rules, checkpoints, logs, evaluation, progress bar, signals."""
+"""The outer training loop: stop rules, checkpoints, logs, evaluation, progress bar, signals.
+
+Under data-parallel training (:mod:`puzzlezero.train.ddp`) every rank runs this loop; rank 0 alone
+writes the log, checkpoints, plot and evaluations, and decides when to stop (each chunk it tells
+the other ranks, so all stop after the same chunk).
+"""
 
 from __future__ import annotations
 
@@ -54,8 +59,8 @@ def _limit_iterations(t: Trainer) -> int | None:
     limits = []
     if cfg.max_iterations is not None:
         limits.append(cfg.max_iterations)
-    if cfg.max_samples is not None:
-        limits.append(-(-cfg.max_samples // cfg.batch_size))
+    if cfg.max_samples is not None:  # samples count over all data-parallel ranks
+        limits.append(-(-cfg.max_samples // (cfg.batch_size * t.world_size)))
     if not limits:
         return None
     return -(-min(limits) // chunk) * chunk
@@ -64,6 +69,7 @@ def _limit_iterations(t: Trainer) -> int | None:
 def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
     """See :meth:`Trainer.run`."""
     cfg, c = t.config, t.counters
+    lead = t.rank == 0  # the one process that writes (data-parallel rank 0, or the only one)
     end_iteration = _limit_iterations(t)
     start = last_tick = last_ckpt = time.monotonic()
     start_samples = c.samples
@@ -74,7 +80,7 @@ def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
         total=end_iteration,
         initial=c.iteration,
         unit="it",
-        disable=not cfg.progress,
+        disable=not (cfg.progress and lead),
         dynamic_ncols=True,
         desc=f"{cfg.objective} {cfg.puzzle}",
     )
@@ -88,7 +94,7 @@ def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
             last_tick = now
             rate = (c.samples - start_samples) / max(now - start, 1e-9)
             record.update(wall_seconds=round(c.wall_seconds, 2), samples_per_s=round(rate, 1))
-            if record["target_updated"] or _crossed(before, c.iteration, cfg.log_every):
+            if lead and (record["target_updated"] or _crossed(before, c.iteration, cfg.log_every)):
                 t.append_log(record)
             if end_iteration is not None and c.iteration >= end_iteration:
                 reason = "finished"
@@ -96,6 +102,12 @@ def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
                 reason = "interrupted"
             elif deadline is not None and now >= deadline:
                 reason = "time limit"
+            if t.world_size > 1:
+                from puzzlezero.train.ddp import agree
+
+                reason = agree(t, reason)  # rank 0's stop decision (and curriculum depth) for all
+            if not lead:
+                continue
             if _crossed(before, c.iteration, cfg.eval_every) or (reason == "finished" and cfg.eval_every):
                 validation = _evaluate(t)
             bar.update(c.iteration - before)
@@ -114,7 +126,8 @@ def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
                 c.finished = reason == "finished"
                 t.checkpoint()
                 last_ckpt = time.monotonic()
-    _plot(t)
+    if lead:
+        _plot(t)
     return {
         "stop_reason": reason,
         "iteration": c.iteration,
@@ -131,15 +144,14 @@ def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
 
 def _evaluate(t: Trainer) -> dict[str, str]:
     """Evaluate, log, redraw the plot; returns the headline figures for the progress bar."""
-    from puzzlezero.train import evaluate as evaluation
+    from puzzlezero.train.evaluate import headline
 
     tick = time.monotonic()
     record = t.evaluate()
     record["eval_seconds"] = round(time.monotonic() - tick, 2)
     t.append_log(record)
     _plot(t)
-    headline = getattr(evaluation, "headline", None)
-    return headline(record) if headline is not None else {}
+    return headline(record)
 
 
 def _plot(t: Trainer) -> None:

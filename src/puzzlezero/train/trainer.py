@@ -41,7 +41,7 @@ from puzzlezero.nn.io import load_model, save_model
 from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.storage import atomic_write_text
-from puzzlezero.train import evaluate as _evaluation
+from puzzlezero.train.amp import autocast, check_amp, with_autocast
 from puzzlezero.train.checkpoint import (
     Checkpoint,
     Counters,
@@ -50,7 +50,7 @@ from puzzlezero.train.checkpoint import (
     save_checkpoint,
 )
 from puzzlezero.train.config import RESUMABLE_FIELDS, TrainConfig
-from puzzlezero.train.evaluate import EvalSet, default_eval_depths, evaluate
+from puzzlezero.train.evaluate import EvalSet, default_eval_depths, eval_set_for, evaluate
 from puzzlezero.train.objectives import ValueFn, get_objective
 
 __all__ = ["Trainer", "DAVITrainer", "LabelJob", "make_labels", "CONFIG_FILE", "CHECKPOINT_FILE", "LOG_FILE"]
@@ -115,6 +115,9 @@ class Trainer:
     #: data-parallel rank and world size (set by :mod:`puzzlezero.train.ddp`; 0 and 1 otherwise)
     rank: int = 0
     world_size: int = 1
+    #: the model as gradient steps call it: ``model`` wrapped in DistributedDataParallel by
+    #: :mod:`puzzlezero.train.ddp`; ``None`` = ``model`` itself
+    train_net: torch.nn.Module | None = None
 
     def __init__(
         self,
@@ -137,6 +140,7 @@ class Trainer:
         self.max_scramble = config.max_scramble or self.puzzle.default_scramble_depth
         torch.set_num_threads(config.threads)
         self.device = _device(config.device)
+        check_amp(config.amp, self.device)
         init = self._init_model() if config.init_from else None
         self.init_card: dict[str, Any] = init.card if init is not None else {}
         self.net_config = (
@@ -269,15 +273,14 @@ class Trainer:
             if weights is not None:
                 net = copy.deepcopy(self.target)
                 net.load_state_dict(weights)
-            self._value_fns = {
-                version: make_heuristic(
-                    self.puzzle,
-                    net,
-                    batch_size=self.config.inference_batch,
-                    device=self.device,
-                    int8=self.config.int8_targets,
-                )
-            }
+            h = make_heuristic(
+                self.puzzle,
+                net,
+                batch_size=self.config.inference_batch,
+                device=self.device,
+                int8=self.config.int8_targets,
+            )
+            self._value_fns = {version: with_autocast(h, self.config.amp, self.device)}
         return self._value_fns[version]
 
     def _target_weights(self, version: int) -> dict[str, torch.Tensor]:
@@ -345,9 +348,9 @@ class Trainer:
             loss = self._step(x, y)
             losses[j] = loss
         c.iteration += n_iter
-        c.samples += n_iter * bsz
-        c.labels += len(states)
-        c.last_loss = float(losses.mean())
+        c.samples += n_iter * bsz * self.world_size
+        c.last_loss, labels = self._over_ranks(float(losses.mean()), len(states))
+        c.labels += labels
         updated = False
         if warm:
             updated = c.iteration >= cfg.warmup_iterations  # the warm start ends: targets from theta
@@ -377,12 +380,25 @@ class Trainer:
         return record
 
     def _step(self, x: torch.Tensor, y: torch.Tensor) -> float:
-        """One Adam step on the mean squared error; returns the loss."""
-        loss = torch.nn.functional.mse_loss(self.model(x), y)
+        """One Adam step on the mean squared error (the forward pass under ``amp`` autocast, through
+        :attr:`train_net` when set); returns the loss."""
+        net = self.model if self.train_net is None else self.train_net
+        with autocast(self.config.amp, self.device):
+            pred = net(x)
+        loss = torch.nn.functional.mse_loss(pred.float(), y)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
         return float(loss.item())
+
+    def _over_ranks(self, loss: float, labels: int) -> tuple[float, int]:
+        """The chunk's loss (mean) and fresh labels (sum) over all data-parallel ranks, which also
+        take rank 0's batch-norm statistics (:mod:`puzzlezero.train.ddp`); alone: unchanged."""
+        if self.world_size == 1:
+            return loss, labels
+        from puzzlezero.train.ddp import sync_chunk
+
+        return sync_chunk(self, loss, labels)
 
     def _curriculum_step(self) -> float:
         from puzzlezero.train.curriculum import grow_depth
@@ -402,8 +418,7 @@ class Trainer:
         if self._eval_set is None:
             cfg = self.config
             depths = cfg.eval_depths or default_eval_depths(self.max_scramble)
-            make_set = getattr(_evaluation, "eval_set_for", _evaluation.make_eval_set)
-            self._eval_set = make_set(self.puzzle, depths, cfg.eval_states, cfg.seed)
+            self._eval_set = eval_set_for(self.puzzle, depths, cfg.eval_states, cfg.seed)
         return self._eval_set
 
     def evaluate(self) -> dict[str, Any]:
@@ -430,9 +445,10 @@ class Trainer:
         from puzzlezero.train.loop import run_loop
 
         if self.command:
-            self.counters.commands.append(
-                {"command": self.command, "at_iteration": self.counters.iteration, "date": _today()}
-            )
+            entry = {"command": self.command, "at_iteration": self.counters.iteration, "date": _today()}
+            if self.world_size > 1:
+                entry["processes"] = self.world_size  # data-parallel ranks (torchrun)
+            self.counters.commands.append(entry)
         try:
             return run_loop(self, max_minutes)
         finally:

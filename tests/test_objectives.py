@@ -1,0 +1,270 @@
+"""Training objectives and the trainer's schedules: labels, target updates, reuse, curriculum,
+label workers, exact resume for every objective, --init-from and the accumulating model card."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from puzzlezero import make
+from puzzlezero.cli.main import main
+from puzzlezero.errors import PuzzleError, UnknownNameError
+from puzzlezero.nn import load_model, make_heuristic
+from puzzlezero.puzzles.cube2_table import distance
+from puzzlezero.train import Trainer, TrainConfig, one_step_targets
+from puzzlezero.train.evaluate import make_eval_set
+from puzzlezero.train.objectives import get_objective, objective_names
+from puzzlezero.train.trainer import LabelJob, make_labels
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+TINY = TrainConfig(
+    puzzle="cube2",
+    preset="tiny",
+    max_scramble=8,
+    batch_size=100,
+    chunk_iterations=10,
+    check_every=20,
+    eval_every=0,
+    threads=1,
+    progress=False,
+)
+
+
+def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    sa, sb = a.state_dict(), b.state_dict()
+    return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+def _bfs_distances(puzzle, depth: int) -> dict[bytes, int]:
+    """Exact distances of every state within ``depth`` moves of the goal (small BFS)."""
+    frontier = puzzle.goals(1)
+    seen = {frontier[0].tobytes(): 0}
+    for d in range(1, depth + 1):
+        children = puzzle.expand(frontier).reshape(-1, *puzzle.state_shape)
+        new = [c for c in children if c.tobytes() not in seen]
+        for c in new:
+            seen.setdefault(c.tobytes(), d)
+        frontier = np.unique(np.array(new), axis=0) if new else frontier[:0]
+    return seen
+
+
+# ---- the registry and the labels --------------------------------------------------------------------
+def test_registry_lists_objectives_and_names_unknown_ones():
+    assert {"davi", "lhbl", "random_walk", "scramble_depth"} <= set(objective_names())
+    assert get_objective("davi").needs_target and not get_objective("random_walk").needs_target
+    with pytest.raises(UnknownNameError, match="unknown training objective 'nope'.*davi"):
+        get_objective("nope")
+    with pytest.raises(PuzzleError, match="unknown training objective"):
+        TINY.with_overrides(["objective=nope"])
+
+
+@pytest.mark.parametrize("name", ["puzzle8", "cube2", "cube3"])
+def test_random_walks_never_backtrack(name):
+    """Two non-backtracking steps never return to the goal state (cube2's goal test also accepts a
+    turned cube, which U D' reaches); walk labels bound the true distance."""
+    puzzle = make(name)
+    rng = np.random.default_rng(3)
+    two = puzzle.random_walks(rng, 4000, 2)
+    assert not (two == puzzle.goal()).all(axis=1).any()
+    states, labels = get_objective("random_walk").make(puzzle, rng, 500, 6, None, TINY)
+    if name == "cube2":
+        true = distance(states)
+    else:
+        dist = _bfs_distances(puzzle, 6)
+        true = np.array([dist[s.tobytes()] for s in states])
+    assert labels.dtype == np.float32 and (true <= labels).all() and (labels >= 1).any()
+
+
+def test_plain_scrambles_do_backtrack():
+    """The contrast: a plain scramble of 2 moves returns to the goal about 1/A of the time."""
+    puzzle = make("cube3")
+    back = puzzle.is_goal(puzzle.scramble(np.random.default_rng(3), 4000, 2)).mean()
+    assert 0.05 < back < 0.12
+
+
+def test_davi_labels_equal_hand_computed_one_step_targets():
+    puzzle = make("puzzle8")
+    dist = _bfs_distances(puzzle, 10)
+    value = lambda s: np.array([dist.get(x.tobytes(), 10) for x in s], np.float32)  # noqa: E731
+    states, targets = get_objective("davi").make(puzzle, np.random.default_rng(0), 50, 6, value, TINY)
+    for s, y in zip(states, targets, strict=True):
+        kids = [c for c in puzzle.expand(s[None])[0] if not np.array_equal(c, s)]
+        want = 0.0 if puzzle.is_goal(s[None])[0] else min(1.0 + value(c[None])[0] for c in kids)
+        assert y == want
+    # with exact values the one-step target is the exact distance
+    assert np.array_equal(targets, value(states))
+
+
+def test_lhbl_objective_labels_roots_and_tree_nodes_exactly_with_exact_values():
+    puzzle = make("cube2")
+    exact = lambda s: distance(s).astype(np.float32)  # noqa: E731
+    cfg = replace(TINY, objective="lhbl", lhbl_expansions=5)
+    states, targets = get_objective("lhbl").make(puzzle, np.random.default_rng(1), 100, 8, exact, cfg)
+    assert 80 <= len(states) <= 100  # 20 roots x 5 expansions (fewer where a tree reached the goal)
+    assert np.array_equal(targets, exact(states))
+    # with a blind value (0 off the goal) a tree still finds goals nearby: labels are lower bounds
+    blind = lambda s: np.zeros(len(s), np.float32)  # noqa: E731
+    states, targets = get_objective("lhbl").make(puzzle, np.random.default_rng(1), 100, 8, blind, cfg)
+    assert (targets <= exact(states)).all() and (targets >= 1).sum() > 0
+
+
+def test_make_labels_is_a_function_of_the_job():
+    puzzle = make("cube2")
+    job = LabelJob(chunk=3, objective="random_walk", n=64, max_scramble=9, seed=(0, 0, 3), target_version=0)
+    a, b = make_labels(puzzle, job, None, TINY), make_labels(puzzle, job, None, TINY)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    other = make_labels(puzzle, replace(job, seed=(0, 1, 3)), None, TINY)  # another rank
+    assert not np.array_equal(a[0], other[0])
+
+
+# ---- schedules ---------------------------------------------------------------------------------------
+def test_period_updates_copy_regardless_of_loss_and_loss_updates_need_a_low_loss(tmp_path):
+    never = Trainer(replace(TINY, epsilon=0.0, max_iterations=60), tmp_path / "loss")
+    never.run()
+    assert never.counters.target_updates == 0
+    period = Trainer(replace(TINY, epsilon=0.0, target_update="period", max_iterations=60), tmp_path / "p")
+    period.run()
+    assert period.counters.target_update_iterations == [20, 40, 60]
+    assert _same(period.target, period.model)
+
+
+def test_target_reuse_trains_each_label_several_times(tmp_path):
+    t = Trainer(replace(TINY, target_reuse=2, max_iterations=20), tmp_path / "r")
+    t.run()
+    assert (t.counters.samples, t.counters.labels) == (2000, 1000)
+    with pytest.raises(PuzzleError, match="target_reuse"):
+        replace(TINY, target_reuse=3)
+
+
+def test_curriculum_grows_the_depth_bound_from_one(tmp_path):
+    cfg = replace(
+        TINY, curriculum="double", curriculum_threshold=0.05, target_update="period", max_iterations=60
+    )
+    t = Trainer(cfg, tmp_path / "c")
+    assert t.counters.max_scramble_now == 1
+    t.run()
+    lines = [json.loads(x) for x in (tmp_path / "c" / "log.jsonl").read_text().splitlines()]
+    bounds = [r["max_scramble"] for r in lines if r["type"] == "train"]
+    assert bounds[0] == 1 and bounds[-1] > 1 and bounds == sorted(bounds) and max(bounds) <= 8
+    assert all("curriculum_solved_pct" in r for r in lines if r["iteration"] % 20 == 0)
+
+
+# ---- learning: a few seconds improve the validation figure, for every objective ----------------
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"objective": "davi", "target_update": "period"},
+        {"objective": "lhbl", "target_update": "period", "lhbl_expansions": 4},
+        {"warmup_iterations": 40, "target_update": "period"},
+    ],
+    ids=["davi", "lhbl", "random_walk+davi"],
+)
+def test_each_objective_lowers_the_error_against_exact_cube2_distances(tmp_path, overrides):
+    puzzle = make("cube2")
+    es = make_eval_set(puzzle, (1, 2, 3, 4, 5), 60, seed=5)
+    cfg = replace(TINY, preset="small", h1=200, h2=100, batch_size=200, max_scramble=6, max_iterations=160)
+    t = Trainer(replace(cfg, **overrides), tmp_path / "run")
+
+    def mae() -> float:
+        return float(np.abs(make_heuristic(puzzle, t.model)(es.states) - es.true_cost).mean())
+
+    before = mae()
+    t.run()
+    after = mae()
+    assert after < 0.6 * before and after < 1.2, (before, after)
+
+
+# ---- exact resume for every objective, and with a label worker -------------------------------------
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"objective": "lhbl", "lhbl_expansions": 3},
+        {"warmup_iterations": 20, "target_update": "period", "target_reuse": 2},
+        {"curriculum": "plus1", "curriculum_threshold": 0.05, "target_update": "period"},
+        {"label_workers": 1, "target_update": "period"},
+    ],
+    ids=["lhbl", "random_walk-warmup+reuse", "curriculum", "label-worker"],
+)
+def test_resume_after_a_kill_is_bit_identical(tmp_path, overrides):
+    cfg = replace(TINY, **overrides)
+    full = Trainer(replace(cfg, max_iterations=60), tmp_path / "full")
+    full.run()
+    first = Trainer(replace(cfg, max_iterations=30), tmp_path / "cut")
+    first.run()
+    if cfg.label_workers == 0:  # work past the checkpoint that a kill throws away
+        first.append_log(first.train_chunk())
+    del first
+    second = Trainer(replace(cfg, max_iterations=60), tmp_path / "cut", resume=True)
+    assert second.counters.iteration == 30
+    second.run()
+    assert _same(full.model, second.model) and _same(full.target, second.target)
+    assert full.counters.target_update_iterations == second.counters.target_update_iterations
+
+
+def test_label_workers_lag_one_chunk_and_stay_exact(tmp_path):
+    """With a worker, chunk j is labelled by the target of chunk j-1: different from serial labels,
+    but the same on every run."""
+    cfg = replace(TINY, target_update="period", max_iterations=40, check_every=10)
+    runs = [
+        Trainer(replace(cfg, label_workers=w), tmp_path / f"w{w}{i}") for w, i in ((1, 0), (1, 1), (0, 0))
+    ]
+    for t in runs:
+        t.run()
+    assert _same(runs[0].model, runs[1].model)
+    assert not _same(runs[0].model, runs[2].model)
+
+
+# ---- --init-from and the card ----------------------------------------------------------------------
+def test_init_from_starts_from_a_model_and_the_card_accumulates(tmp_path, capsys):
+    base = Trainer(replace(TINY, max_iterations=20), tmp_path / "a")
+    base.run()
+    base.export(tmp_path / "m1")
+    argv = ["train", "cube2", "--out", str(tmp_path / "b"), "--init-from", str(tmp_path / "m1")]
+    argv += ["--set", "max_iterations=10", "--set", "preset=tiny", "--export", str(tmp_path / "m2")]
+    # the new run starts from m1's weights with a fresh optimizer
+    t = Trainer(replace(TINY, init_from=str(tmp_path / "m1"), max_iterations=10), tmp_path / "c")
+    assert _same(t.model, base.model) and _same(t.target, base.model)
+    assert not t.optimizer.state_dict()["state"]
+    assert main(argv) == 0
+    card = load_model(tmp_path / "m2").card
+    assert [r["samples"] for r in card["runs"]] == [2000, 10_000]  # the CLI run has B = 1000
+    assert card["samples_seen_total"] == 12_000 and card["runs"][1]["init_from"] == str(tmp_path / "m1")
+    assert card["wall_seconds_total"] >= card["runs"][0]["wall_seconds"]
+
+
+def test_init_from_refuses_a_model_of_another_puzzle_and_resume(tmp_path, capsys):
+    with pytest.raises(PuzzleError, match="is for 'cube2', not 'puzzle8'"):
+        Trainer(TrainConfig(puzzle="puzzle8", init_from="cube2", max_iterations=10), tmp_path / "x")
+    argv = ["train", "cube2", "--out", str(tmp_path / "y"), "--init-from", "cube2", "--resume"]
+    assert main([*argv, "--max-minutes", "1"]) == 2
+    assert "give only one of them" in capsys.readouterr().err
+
+
+def test_old_cards_become_the_first_run_of_the_history(tmp_path):
+    t = Trainer(replace(TINY, init_from="cube2", max_iterations=10), tmp_path / "r")
+    t.run()
+    runs = t.card()["runs"]
+    shipped = load_model("cube2").card
+    assert len(runs) >= 2 and runs[-1]["samples"] == 1000
+    assert sum(r["samples"] for r in runs[:-1]) == sum(
+        r["samples"] for r in shipped.get("runs", [{"samples": shipped["samples_seen"]}])
+    )
+
+
+def test_one_step_targets_take_any_value_function():
+    puzzle = make("cube2")
+    states = puzzle.scramble(np.random.default_rng(0), 200, (1, 8))
+    exact = lambda s: distance(s).astype(np.float32)  # noqa: E731
+    assert np.array_equal(one_step_targets(puzzle, exact, states, chunk=50), exact(states))
