@@ -15,7 +15,7 @@ from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.nn import load_model, make_heuristic
 from puzzlezero.puzzles.cube2_table import distance
-from puzzlezero.train import Trainer, TrainConfig, one_step_targets
+from puzzlezero.train import TrainConfig, Trainer, one_step_targets
 from puzzlezero.train.evaluate import make_eval_set
 from puzzlezero.train.objectives import get_objective, objective_names
 from puzzlezero.train.trainer import LabelJob, make_labels
