@@ -67,7 +67,8 @@ class TrainConfig:
     """Input encoding, a key of ``puzzle.encoders`` (the paper's is one-hot)."""
 
     batch_size: int = 1000
-    """B: training states per gradient step (paper: 10,000 on GPUs; ~1000 is fastest per sample on CPU)."""
+    """B: training states per gradient step (paper: 10,000 on GPUs; ~1000 is fastest per sample on CPU);
+    per process under data-parallel training (``train.ddp``), which steps on ``B * processes``."""
     max_scramble: int | None = None
     """K: states are the goal scrambled k ~ U[1, K] times; ``None`` = ``puzzle.default_scramble_depth``
     (paper: cube 30, 15/24-puzzle and Lights Out 500, 35/48-puzzle and Sokoban 1000)."""
@@ -148,8 +149,9 @@ class TrainConfig:
     """Torch device of both networks (``"cpu"``, ``"cuda"``); exact resume is guaranteed on CPU."""
     amp: str = "off"
     """Mixed precision: ``"bf16"`` runs the forward pass of each gradient step and the target
-    network's label inference under bfloat16 autocast (for GPUs: ~2x the throughput; the loss and
-    optimizer stay float32); ``"off"`` = float32 throughout. Allowed on CPU, but slower there."""
+    network's label inference under bfloat16 autocast (for GPUs' bf16 tensor cores; the loss,
+    gradients and Adam state stay float32); ``"off"`` = float32 throughout. Allowed on a CPU, but
+    there it is slower (6-8x on this project's 2-core Xeon); see ``train.amp``."""
     checkpoint_every: int = 500
     """Write a resumable checkpoint every this many iterations (rounded to whole chunks)."""
     checkpoint_seconds: float = 300.0
