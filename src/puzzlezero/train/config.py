@@ -44,6 +44,9 @@ RESUMABLE_FIELDS = frozenset(
 )
 
 TARGET_UPDATES = ("loss", "period")
+
+#: what a config file written before these fields existed meant (so old runs resume unchanged)
+LEGACY_DEFAULTS = {"objective": "davi", "target_update": "loss", "warmup_objective": "scramble_depth"}
 CURRICULA = ("off", "double", "plus1")
 AMP_MODES = ("off", "bf16")
 
@@ -233,7 +236,7 @@ class TrainConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise PuzzleError(f"config: unknown keys {unknown}; known keys: {', '.join(sorted(known))}")
-        data = dict(data)
+        data = {**LEGACY_DEFAULTS, **data} if "objective" not in data else dict(data)
         if data.get("eval_depths") is not None:
             data["eval_depths"] = tuple(int(x) for x in data["eval_depths"])
         try:
