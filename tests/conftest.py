@@ -24,3 +24,34 @@ def load_bench(name: str) -> dict:
     if not path.exists():
         pytest.skip(f"benchmark file {path} not found")
     return json.loads(path.read_text())
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Tests share two cores with other jobs: one torch thread avoids OpenMP oversubscription."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def tiny_train_config(**overrides):
+    """A training config that runs in a second: cube2, the tiny net, B = 100, chunks of 10."""
+    from dataclasses import replace
+
+    from puzzlezero.train import TrainConfig
+
+    base = TrainConfig(
+        puzzle="cube2",
+        preset="tiny",
+        max_scramble=8,
+        batch_size=100,
+        chunk_iterations=10,
+        check_every=20,
+        eval_every=0,
+        threads=1,
+        progress=False,
+    )
+    return replace(base, **overrides)

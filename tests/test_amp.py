@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
+from conftest import tiny_train_config
 
 from puzzlezero import make
 from puzzlezero.errors import PuzzleError
@@ -15,25 +16,10 @@ from puzzlezero.nn import load_model, make_heuristic
 from puzzlezero.train import TrainConfig, Trainer
 from puzzlezero.train.amp import autocast, with_autocast
 
-TINY = TrainConfig(
-    puzzle="cube2",
-    preset="tiny",
-    max_scramble=8,
-    batch_size=100,
-    chunk_iterations=10,
-    check_every=10,
-    eval_every=0,
-    threads=1,
-    progress=False,
-)
+TINY = tiny_train_config(check_every=10)
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_amp_setting_is_checked():

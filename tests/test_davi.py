@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
+from conftest import tiny_train_config
 
 from puzzlezero import make
 from puzzlezero.cli.main import main
@@ -16,27 +17,10 @@ from puzzlezero.nn import load_model, make_heuristic
 from puzzlezero.train import DAVITrainer, TrainConfig
 from puzzlezero.train.evaluate import greedy_rollout, greedy_solved, make_eval_set
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tests share two cores with other jobs: one torch thread avoids OpenMP oversubscription."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-TINY = TrainConfig(
-    puzzle="cube2",
-    preset="tiny",
-    max_scramble=8,
-    batch_size=100,
-    chunk_iterations=10,
-    check_every=20,
-    eval_every=0,
-    threads=1,
-    progress=False,
-)
+TINY = tiny_train_config()
 
 
 def _same_weights(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:

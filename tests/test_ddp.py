@@ -18,28 +18,17 @@ from pathlib import Path
 import pytest
 import torch
 import torch.multiprocessing as mp
+from conftest import tiny_train_config
 
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.nn import load_model
-from puzzlezero.train import TrainConfig
 from puzzlezero.train import ddp as data_parallel
 
 WORLD = 2
 B = 50
 
-TINY = TrainConfig(
-    puzzle="cube2",
-    preset="tiny",
-    max_scramble=8,
-    batch_size=B,
-    chunk_iterations=10,
-    check_every=10,
-    epsilon=0.5,
-    eval_every=0,
-    threads=1,
-    progress=False,
-)
+TINY = tiny_train_config(batch_size=B, check_every=10, epsilon=0.5)
 
 
 def _free_ports(n: int) -> list[int]:

@@ -25,14 +25,7 @@ from puzzlezero.nn import (
 from puzzlezero.nn import io as nn_io
 from puzzlezero.train import bellman_targets
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tests share two cores with other jobs: one torch thread avoids OpenMP oversubscription."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 CUBE_INPUTS = 54 * 6  # one-hot stickers of the 3x3x3 cube

@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
+from conftest import tiny_train_config
 
 from puzzlezero import make
 from puzzlezero.cli.main import main
@@ -20,26 +21,10 @@ from puzzlezero.train.evaluate import make_eval_set
 from puzzlezero.train.objectives import get_objective, objective_names
 from puzzlezero.train.trainer import LabelJob, make_labels
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-TINY = TrainConfig(
-    puzzle="cube2",
-    preset="tiny",
-    max_scramble=8,
-    batch_size=100,
-    chunk_iterations=10,
-    check_every=20,
-    eval_every=0,
-    threads=1,
-    progress=False,
-)
+TINY = tiny_train_config()
 
 
 def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:

@@ -26,7 +26,20 @@ from puzzlezero.train.objectives import ValueFn, register_objective
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["random_walk_labels", "scramble_depth_labels"]
+__all__ = ["length_labels", "random_walk_labels", "scramble_depth_labels"]
+
+
+def length_labels(
+    puzzle: Puzzle, rng: np.random.Generator, n: int, max_scramble: int, *, nonbacktracking: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` states ``k ~ U[1, max_scramble]`` steps from the goal, labelled ``k`` (0 at goals):
+    non-backtracking random walks, or plain scrambles."""
+    depths = puzzle.draw_depths(rng, n, (1, max_scramble))
+    walk = puzzle.random_walks if nonbacktracking else puzzle.scramble
+    states = walk(rng, n, depths)
+    targets = depths.astype(np.float32)
+    targets[puzzle.is_goal(states)] = 0.0
+    return states, targets
 
 
 @register_objective(
@@ -41,11 +54,7 @@ def random_walk_labels(
     config: TrainConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` states walked ``k ~ U[1, max_scramble]`` steps without backtracking, labelled ``k``."""
-    depths = puzzle.draw_depths(rng, n, (1, max_scramble))
-    states = puzzle.random_walks(rng, n, depths)
-    targets = depths.astype(np.float32)
-    targets[puzzle.is_goal(states)] = 0.0
-    return states, targets
+    return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=True)
 
 
 @register_objective("scramble_depth", needs_target=False, summary="depth of a plain scramble")
@@ -58,8 +67,4 @@ def scramble_depth_labels(
     config: TrainConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` states scrambled ``k ~ U[1, max_scramble]`` times, labelled ``k``."""
-    depths = puzzle.draw_depths(rng, n, (1, max_scramble))
-    states = puzzle.scramble(rng, n, depths)
-    targets = depths.astype(np.float32)
-    targets[puzzle.is_goal(states)] = 0.0
-    return states, targets
+    return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=False)
