@@ -38,7 +38,8 @@ def one_torch_thread():
 
 
 def tiny_train_config(**overrides):
-    """A training config that runs in a second: cube2, the tiny net, B = 100, chunks of 10."""
+    """A training config that runs in a second: cube2, the tiny net, B = 100, chunks of 10, the
+    paper's DAVI with loss-threshold target updates (tests choose other objectives explicitly)."""
     from dataclasses import replace
 
     from puzzlezero.train import TrainConfig
@@ -50,6 +51,8 @@ def tiny_train_config(**overrides):
         batch_size=100,
         chunk_iterations=10,
         check_every=20,
+        objective="davi",
+        target_update="loss",
         eval_every=0,
         threads=1,
         progress=False,
