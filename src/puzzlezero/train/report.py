@@ -97,6 +97,8 @@ def plot_run(run_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None
     records = read_log(run_dir / "log.jsonl")
     train = [r for r in records if r.get("type") == "train"]
     evals = [r for r in records if r.get("type") == "eval"]
+    phases = list(dict.fromkeys(str(r.get("phase", "davi")) for r in train)) or ["davi"]
+    name = " then ".join({"davi": "DAVI", "lhbl": "LHBL", "warmup": "warm start"}.get(p, p) for p in phases)
     fig, grid = plt.subplots(2, 2, figsize=(14, 9))
     axes = [grid[0, 0], grid[0, 1], grid[1, 0], grid[1, 1]]
     ax = axes[0]
@@ -110,7 +112,7 @@ def plot_run(run_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None
         ax.set_yscale("log")
     ax.plot([], [], color="tab:red", alpha=0.5, label="target network update")
     ax.set_xlabel("training samples")
-    ax.set_title("DAVI loss")
+    ax.set_title(f"{name} loss")
     ax.legend(loc="upper right", fontsize=8)
 
     cmap = plt.get_cmap("viridis")
@@ -147,7 +149,7 @@ def plot_run(run_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None
     ax.set_ylabel(ylabel)
     if series:
         ax.legend(fontsize=7)
-    fig.suptitle(f"DAVI training run {run_dir.name}", fontsize=10)
+    fig.suptitle(f"{name} training run {run_dir.name}", fontsize=10)
     fig.tight_layout()
     path = Path(out) if out is not None else run_dir / "training.png"
     atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=90))
