@@ -18,8 +18,7 @@ from puzzlezero.nn import load_model, make_heuristic
 from puzzlezero.puzzles.cube2_table import distance
 from puzzlezero.train import TrainConfig, Trainer, one_step_targets
 from puzzlezero.train.evaluate import make_eval_set
-from puzzlezero.train.objectives import get_objective, objective_names
-from puzzlezero.train.trainer import LabelJob, make_labels
+from puzzlezero.train.objectives import LabelJob, get_objective, make_labels, objective_names
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

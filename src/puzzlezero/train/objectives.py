@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,7 +34,17 @@ from puzzlezero.puzzles.base import Puzzle
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["Objective", "OBJECTIVES", "register_objective", "get_objective", "ValueFn", "MakeLabels"]
+__all__ = [
+    "Objective",
+    "OBJECTIVES",
+    "register_objective",
+    "get_objective",
+    "objective_names",
+    "LabelJob",
+    "make_labels",
+    "ValueFn",
+    "MakeLabels",
+]
 
 ValueFn = Callable[[np.ndarray], np.ndarray]
 MakeLabels = Callable[
@@ -89,3 +99,30 @@ def get_objective(name: str) -> Objective:
 def objective_names() -> list[str]:
     _load_all()
     return sorted(OBJECTIVES)
+
+
+@dataclass(frozen=True)
+class LabelJob:
+    """Everything that decides one chunk's labels (JSON-able; kept in checkpoints while in flight)."""
+
+    chunk: int
+    objective: str
+    n: int
+    max_scramble: int
+    seed: tuple[int, ...]
+    target_version: int
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LabelJob:
+        return cls(**{**d, "seed": tuple(d["seed"])})
+
+
+def make_labels(
+    puzzle: Puzzle, job: LabelJob, value_fn: ValueFn | None, config: TrainConfig
+) -> tuple[np.ndarray, np.ndarray]:
+    """The labelled states of ``job`` (the same in the trainer and in a worker process)."""
+    rng = np.random.default_rng(list(job.seed))
+    states, targets = get_objective(job.objective).make(
+        puzzle, rng, job.n, job.max_scramble, value_fn, config
+    )
+    return states, np.asarray(targets, dtype=np.float32)

@@ -28,7 +28,7 @@ import json
 import math
 import os
 from collections import deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +51,9 @@ from puzzlezero.train.checkpoint import (
 )
 from puzzlezero.train.config import RESUMABLE_FIELDS, TrainConfig
 from puzzlezero.train.evaluate import EvalSet, default_eval_depths, eval_set_for, evaluate
-from puzzlezero.train.objectives import ValueFn, get_objective
+from puzzlezero.train.objectives import LabelJob, ValueFn, get_objective, make_labels
 
-__all__ = ["Trainer", "DAVITrainer", "LabelJob", "make_labels", "CONFIG_FILE", "CHECKPOINT_FILE", "LOG_FILE"]
+__all__ = ["Trainer", "DAVITrainer", "CONFIG_FILE", "CHECKPOINT_FILE", "LOG_FILE"]
 
 CONFIG_FILE, CHECKPOINT_FILE, LOG_FILE, PLOT_FILE = (
     "config.json",
@@ -61,33 +61,6 @@ CONFIG_FILE, CHECKPOINT_FILE, LOG_FILE, PLOT_FILE = (
     "log.jsonl",
     "training.png",
 )
-
-
-@dataclass(frozen=True)
-class LabelJob:
-    """Everything that decides one chunk's labels (JSON-able; kept in checkpoints while in flight)."""
-
-    chunk: int
-    objective: str
-    n: int
-    max_scramble: int
-    seed: tuple[int, ...]
-    target_version: int
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> LabelJob:
-        return cls(**{**d, "seed": tuple(d["seed"])})
-
-
-def make_labels(
-    puzzle: Puzzle, job: LabelJob, value_fn: ValueFn | None, config: TrainConfig
-) -> tuple[np.ndarray, np.ndarray]:
-    """The labelled states of ``job`` (the same in the trainer and in a worker process)."""
-    rng = np.random.default_rng(list(job.seed))
-    states, targets = get_objective(job.objective).make(
-        puzzle, rng, job.n, job.max_scramble, value_fn, config
-    )
-    return states, np.asarray(targets, dtype=np.float32)
 
 
 def _device(name: str) -> torch.device:

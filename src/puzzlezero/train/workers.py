@@ -3,7 +3,7 @@
 On a CPU the two halves of a training iteration are about equal work: labels (target-network calls
 on children or on search-tree nodes) and the gradient step. With one worker per spare core the
 trainer never waits for labels, so two cores train about twice as fast as one. Each worker runs
-one torch thread; jobs carry the target weights they must use (:class:`~.trainer.LabelJob` names
+one torch thread; jobs carry the target weights they must use (:class:`~.objectives.LabelJob` names
 the version), so the labels do not depend on timing and a resumed run repeats them exactly.
 Workers are started with ``spawn`` (a fresh interpreter: no torch thread pools inherited across
 ``fork``) and ignore Ctrl-C, which the trainer handles.
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from puzzlezero.nn.models import NetConfig
     from puzzlezero.puzzles.base import Puzzle
     from puzzlezero.train.config import TrainConfig
-    from puzzlezero.train.trainer import LabelJob
+    from puzzlezero.train.objectives import LabelJob
 
 __all__ = ["LabelPool"]
 
@@ -39,7 +39,7 @@ def _init(puzzle: Puzzle, config: TrainConfig, net_config: NetConfig) -> None:
 def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.ndarray, np.ndarray]:
     from puzzlezero.nn.heuristic import make_heuristic
     from puzzlezero.nn.models import build_model
-    from puzzlezero.train.trainer import make_labels
+    from puzzlezero.train.objectives import make_labels
 
     puzzle, config = _STATE["puzzle"], _STATE["config"]
     value_fn = None
