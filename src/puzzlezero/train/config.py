@@ -100,10 +100,11 @@ class TrainConfig:
     max_samples: int | None = None
     """Stop after this many training samples (iterations * B)."""
 
-    objective: str = "lhbl"
+    objective: str = "davi"
     """How targets are made after the warm start (a name in ``train.objectives.OBJECTIVES``):
-    ``davi`` = one-step Bellman targets (the paper), ``lhbl`` = limited-horizon Bellman labels
-    (DeepXube, AAAI 2026; the default: lowest validation error per CPU-second in docs/training.md); ``random_walk`` alone gives CayleyPy's pure regression (for beam
+    ``davi`` = one-step Bellman targets (the paper; the default: lowest validation error when
+    continuing a good model, docs/training.md), ``lhbl`` = limited-horizon Bellman labels
+    (DeepXube, AAAI 2026; fastest from a weak start, but drifts to over-estimates later); ``random_walk`` alone gives CayleyPy's pure regression (for beam
     search; as an A* heuristic it over-estimates)."""
     target_update: str = "period"
     """``loss``: every C iterations copy the trained weights into the target network if the loss is
