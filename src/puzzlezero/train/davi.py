@@ -65,14 +65,11 @@ def bellman_targets(
 ) -> np.ndarray:
     """:func:`one_step_targets` with ``J_target`` = ``target_net`` (raw outputs clipped at 0),
     about ``inference_batch`` children per network call. The caller puts the net in eval mode."""
-    import torch
-
-    enc = target_net.config.encoding
+    from puzzlezero.nn.heuristic import predict
 
     def value_fn(children: np.ndarray) -> np.ndarray:
-        with torch.inference_mode():
-            x = torch.from_numpy(puzzle.encode(children, enc)).to(device)
-            return np.maximum(target_net(x).float().cpu().numpy(), 0.0)
+        values = predict(puzzle, target_net, children, batch_size=inference_batch, device=device)
+        return np.maximum(values, 0.0)
 
     return one_step_targets(puzzle, value_fn, states, chunk=inference_batch)
 

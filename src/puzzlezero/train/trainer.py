@@ -239,16 +239,12 @@ class Trainer:
             target_version=self.counters.target_updates,
         )
 
-    def _value_fn(self, version: int, weights: dict[str, torch.Tensor] | None = None) -> ValueFn:
-        """The target network of ``version`` as a heuristic (int8 where configured)."""
+    def _value_fn(self, version: int) -> ValueFn:
+        """The target network (of ``version``, the current one) as a heuristic (int8 where configured)."""
         if version not in self._value_fns:
-            net = self.target
-            if weights is not None:
-                net = copy.deepcopy(self.target)
-                net.load_state_dict(weights)
             h = make_heuristic(
                 self.puzzle,
-                net,
+                self.target,
                 batch_size=self.config.inference_batch,
                 device=self.device,
                 int8=self.config.int8_targets,
