@@ -11,7 +11,7 @@ import pytest
 from conftest import BENCH_DIR
 
 from puzzlezero import make, solver
-from puzzlezero.bench import load_cases, parse_ids, summarize
+from puzzlezero.bench import cases_path, load_cases, parse_ids, summarize
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.solver import HeuristicSpec
@@ -24,6 +24,8 @@ SUMMARY_KEYS = {
     "mean_optimal_length",
     "optimal_pct",
     "mean_nodes",
+    "max_nodes_generated",
+    "peak_rss_mib",
     "nodes_per_second",
     "median_seconds",
     "mean_seconds",
@@ -139,6 +141,9 @@ def test_bench_writes_report(capsys: pytest.CaptureFixture[str], tmp_path: Path,
     assert len(known) == 5 and s["mean_optimal_length"] == pytest.approx(np.mean(known), abs=1e-4)
     assert s["mean_length"] == pytest.approx(np.mean([r["length"] for r in results]), abs=1e-4)
     assert s["timing"].startswith("per instance")
+    assert s["max_nodes_generated"] == max(r["nodes_generated"] for r in results)
+    assert 10 < s["peak_rss_mib"] < 1_000_000  # MiB of this process (Python + NumPy alone is > 10)
+    assert "max_nodes_generated" in out and "peak_rss_mib" in out  # in the summary table too
     p = make("cube2")
     for r, case in zip(results, json.loads(cube2_cases.read_text())["cases"], strict=True):
         assert p.is_goal(p.apply_moves(p.parse(case["facelets"]), p.parse_moves(r["solution"]))[None])[0]
@@ -202,6 +207,8 @@ def test_bench_bad_files(capsys: pytest.CaptureFixture[str], tmp_path: Path, cub
     assert rc == 2 and "holds 'cube2' cases, not 'cube3'" in err
     rc, _, err = run(capsys, "bench", "cube2", "--cases", str(tmp_path / "nope.json"))
     assert rc == 2 and "no such cases file" in err
+    rc, _, err = run(capsys, "bench", "cube3", "--cases", str(tmp_path / "nope.json"))
+    assert rc == 2 and "shipped case files for cube3: hard" in err
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"cases": [{"id": 0, "facelets": "UUU"}]}))
     rc, _, err = run(capsys, "bench", "cube2", "--cases", str(bad))
@@ -220,6 +227,7 @@ def test_parse_ids_and_summary() -> None:
     s = summarize(rows)
     assert s["solved_pct"] == pytest.approx(66.67) and s["mean_length"] == 21.5 and s["optimal_pct"] == 50.0
     assert s["mean_optimal_length"] == 20.5 and s["nodes_per_second"] == 100.0 and s["median_seconds"] == 3.0
+    assert s["max_nodes_generated"] == 600 and summarize([])["max_nodes_generated"] is None
 
 
 @pytest.mark.parametrize("name", ["cube3", "puzzle15", "lightsout7", "sokoban"])
@@ -236,3 +244,39 @@ def test_shared_benchmark_files_load(name: str) -> None:
         known = r.get("optimal_solution") or r.get("released_solution")
         if known is not None:  # the released solutions solve the states we read
             assert p.is_goal(p.apply_moves(c.state, p.parse_moves(known))[None])[0]
+
+
+# ---- the shipped hard cube3 positions (no search runs on them here: they are slow) ----------------
+SUPERFLIP_HTM = "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2"
+FOUR_SPOT = "F2 B2 U D' R2 L2 U D'"
+
+
+def test_shipped_hard_cube3_cases_are_what_they_claim() -> None:
+    from puzzlezero.puzzles.cube import corner_cubies, edge_cubies
+
+    p = make("cube3")
+    path = cases_path(p, "hard")
+    assert path.name == "cube3_hard.json" and path.is_file()
+    raw = {c["id"]: c for c in json.loads(path.read_text())["cases"]}
+    flip, spot = load_cases(p, path)  # the bench reader: facelets read and validated
+    assert (flip.id, flip.optimal_length, spot.id, spot.optimal_length) == (0, 24, 1, 26)
+    for case in (flip, spot):  # facelets and scramble agree
+        np.testing.assert_array_equal(case.state, p.parse(raw[case.id]["scramble"]))
+
+    # superflip: every edge flipped in its own slot, every corner solved, centres fixed
+    np.testing.assert_array_equal(flip.state, p.apply_moves(p.goal(), p.parse_moves(SUPERFLIP_HTM)))
+    edges, flips = edge_cubies(flip.state[None])
+    corners, twists = corner_cubies(flip.state[None], 3)
+    assert edges[0].tolist() == list(range(12)) and flips[0].tolist() == [1] * 12
+    assert corners[0].tolist() == list(range(8)) and twists[0].tolist() == [0] * 8
+    assert len(p.parse_moves(SUPERFLIP_HTM)) == 28 and p.half_turn_length(p.parse_moves(SUPERFLIP_HTM)) == 20
+    optimal = p.parse_moves(raw[0]["optimal_solution"])  # a 24-quarter-turn solution replays
+    assert len(optimal) == 24 and p.is_goal(p.apply_moves(flip.state, optimal)[None])[0]
+
+    # superflip * four-spot: a different state; the superflip is central, so the order does not matter
+    four_spot = p.apply_moves(p.goal(), p.parse_moves(FOUR_SPOT))
+    np.testing.assert_array_equal(spot.state, p.apply_moves(flip.state, p.parse_moves(FOUR_SPOT)))
+    np.testing.assert_array_equal(spot.state, p.apply_moves(four_spot, p.parse_moves(SUPERFLIP_HTM)))
+    assert len({p.format(s) for s in (p.goal(), four_spot, flip.state, spot.state)}) == 4
+    _, spot_flips = edge_cubies(spot.state[None])
+    assert spot_flips[0].tolist() == [1] * 12  # four-spot moves edges without flipping them

@@ -9,6 +9,14 @@ Timing: instances are solved one per search call by default for BWAS, so ``secon
 instance's own wall time and the median is honest. With ``together > 1`` (default for greedy
 search) each instance gets its call's wall time divided by the instances in it (amortised); the
 summary's ``timing`` field says which.
+
+Memory: the summary's ``max_nodes_generated`` is the most nodes any one case generated, and
+``peak_rss_mib`` the process's peak resident memory (``getrusage``'s ``ru_maxrss``) after the run:
+a high-water mark of the whole process (model, tables, the largest search), not of one case.
+
+Shipped case files: ``puzzlezero bench cube3 --cases hard`` reads ``puzzlezero/data/cube3_hard.json``
+(superflip, 24 quarter turns from solved, and superflip composed with four-spot, 26): see
+:func:`cases_path`.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +38,20 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver import SEARCHES, SolveResult, read_state, resolve_entry, resolve_options, solve_many
 from puzzlezero.storage import atomic_write_json
 
-__all__ = ["Case", "BenchReport", "load_cases", "parse_ids", "run_bench", "hardware"]
+__all__ = [
+    "BenchReport",
+    "Case",
+    "cases_path",
+    "hardware",
+    "load_cases",
+    "parse_ids",
+    "peak_rss_mib",
+    "run_bench",
+    "shipped_cases",
+]
+
+#: case files shipped with the package: ``{puzzle}_{name}.json`` is ``--cases name`` for ``puzzle``
+DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
 @dataclass(frozen=True)
@@ -70,6 +92,22 @@ def parse_ids(text: str | None) -> tuple[int | None, int | None] | None:
     return bounds
 
 
+def shipped_cases(puzzle: Puzzle) -> dict[str, Path]:
+    """The case files shipped for ``puzzle``, by short name (cube3: ``{"hard": .../cube3_hard.json}``)."""
+    prefix = f"{puzzle.name}_"
+    return {f.stem[len(prefix) :]: f for f in sorted(DATA_DIR.glob(f"{prefix}*.json"))}
+
+
+def cases_path(puzzle: Puzzle, cases: str | os.PathLike[str]) -> Path:
+    """``cases`` as a path: an existing file as it is, else the name of a shipped case file
+    (:func:`shipped_cases`, e.g. ``hard``), else the path unchanged (:func:`load_cases` then says
+    it does not exist)."""
+    path = Path(cases)
+    if path.exists():
+        return path
+    return shipped_cases(puzzle).get(str(cases), path)
+
+
 def case_state(puzzle: Puzzle, case: dict[str, Any]) -> np.ndarray:
     """The state of one case: ``case[puzzle.json_key]`` (text, row strings or numbers) read with
     ``puzzle.parse``, else a ``scramble`` applied to the goal."""
@@ -97,7 +135,9 @@ def load_cases(
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise PuzzleError(f"{path}: no such cases file") from None
+        names = ", ".join(shipped_cases(puzzle))
+        shipped = f" (shipped case files for {puzzle.name}: {names})" if names else ""
+        raise PuzzleError(f"{path}: no such cases file{shipped}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PuzzleError(f"{path}: unreadable cases file ({exc})") from None
     raw = data.get("cases") if isinstance(data, dict) else data
@@ -175,6 +215,7 @@ def run_bench(
         timing="per instance (one search call each)"
         if k == 1
         else f"amortised: {k} instances per search call, each gets the call's wall time / instances",
+        peak_rss_mib=peak_rss_mib(),
         hardware=hardware(),
     )
     return BenchReport(summary, results)
@@ -204,6 +245,7 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if with_opt
         else None,
         "mean_nodes": mean(nodes),
+        "max_nodes_generated": max(nodes) if nodes else None,
         "nodes_per_second": round(sum(nodes) / total_s, 1) if total_s > 0 else None,
         "median_seconds": round(statistics.median(seconds), 4) if seconds else None,
         "mean_seconds": mean(seconds),
@@ -212,6 +254,17 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if any("half_turn_length" in r for r in solved)
         else {}
     )
+
+
+def peak_rss_mib() -> float | None:
+    """Peak resident memory of this process so far, in MiB (``ru_maxrss``: KiB on Linux, bytes on
+    macOS); ``None`` where the ``resource`` module is missing (Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (2**20 if sys.platform == "darwin" else 2**10), 1)
 
 
 def hardware() -> str:

@@ -239,7 +239,8 @@ class SolveResult:
     seconds: float
     status: str
     search: str = "bwas"
-    #: the solver's own half-turn-metric length, for searches that report one (``kociemba``)
+    #: length in the half-turn metric: the search's own where it reports one (``kociemba``), else
+    #: ``puzzle.half_turn_length(actions)`` (cubes; ``None`` for puzzles without half turns)
     half_turn_length: int | None = None
 
     @property
@@ -248,7 +249,7 @@ class SolveResult:
 
     def to_json(self) -> dict[str, Any]:
         """``{"puzzle", "solved", "solution", "length", "nodes_generated", "seconds", "status",
-        "search"}`` (plus ``half_turn_length`` when the search gives one); ``solution`` is the list
+        "search"}`` (plus ``half_turn_length`` for solved cubes); ``solution`` is the list
         of move names (``None`` when not solved)."""
         return {
             "puzzle": self.puzzle,
@@ -475,7 +476,13 @@ def _verified(
             seconds=float(r.seconds) if wall is None else wall / states.shape[0],
             status=r.status if (ok or not r.solved) else "invalid solution",
             search=search,
-            half_turn_length=getattr(r, "half_turn_length", None) if r.solved and ok else None,
+            half_turn_length=_half_turn_length(p, r) if r.solved and ok else None,
         )
         out.append(res)
     return out
+
+
+def _half_turn_length(p: Puzzle, r: SearchResult) -> int | None:
+    """The search's own half-turn length (kociemba) or else the puzzle's count of its moves."""
+    own = getattr(r, "half_turn_length", None)
+    return int(own) if own is not None else p.half_turn_length(r.actions)

@@ -5,6 +5,7 @@ Examples::
     puzzlezero solve cube3 "R U R' U' F2" --json
     puzzlezero solve puzzle15 "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15" --search gbfs
     puzzlezero bench cube3 --cases benchmarks/cube3.json --ids 0:20 --json out.json
+    puzzlezero bench cube3 --cases hard --search kociemba   # shipped: superflip, superflip * four-spot
 """
 
 from __future__ import annotations
@@ -78,9 +79,10 @@ def solve_cmd(
     )
     if as_json:
         typer.echo(json.dumps(r.to_json()))
-    elif r.solved:
-        typer.echo(f"solution: {' '.join(r.solution) or '(already solved)'}")
-        typer.echo(f"length:   {r.length} moves")
+    elif r.solved:  # as people write it (cubes: R R -> R2); the JSON keeps the quarter turns
+        typer.echo(f"solution: {' '.join(p.format_compact(r.actions)) or '(already solved)'}")
+        htm = "" if r.half_turn_length is None else f" (QTM), {r.half_turn_length} half-turn moves"
+        typer.echo(f"length:   {r.length} moves{htm}")
     else:
         typer.echo(f"not solved within budget ({r.status})")
     if not as_json:
@@ -95,7 +97,12 @@ def bench_cmd(
     puzzle: PuzzleArg,
     cases: Annotated[
         Path,
-        typer.Option("--cases", help="Benchmark JSON file (shared/benchmarks format).", show_default=False),
+        typer.Option(
+            "--cases",
+            help="Benchmark JSON file (shared/benchmarks format), or a shipped set by name "
+            "(cube3: 'hard', the superflip and superflip * four-spot).",
+            show_default=False,
+        ),
     ],
     ids: Annotated[
         str | None, typer.Option("--ids", help="Only ids A..B-1, written A:B.", show_default=False)
@@ -131,9 +138,10 @@ def bench_cmd(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from puzzlezero.bench import load_cases, parse_ids, run_bench
+    from puzzlezero.bench import cases_path, load_cases, parse_ids, run_bench
 
     p = make(puzzle)
+    cases = cases_path(p, cases)
     chosen = load_cases(p, cases, parse_ids(ids))
     err = Console(stderr=True)
     columns = (

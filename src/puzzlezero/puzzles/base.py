@@ -18,7 +18,8 @@ state on a hot path. Every puzzle implements:
   ``hash64(states[B])`` -> ``uint64[B]`` a fast 64-bit hash.
 * human text: ``parse(text) -> state`` (raises :class:`~puzzlezero.errors.InvalidStateError` with a
   specific message), ``format(state) -> str``, ``to_json(state) -> dict``, ``render_text(state)``,
-  ``to_svg(state)``; moves: ``parse_moves(text) -> list[int]``, ``format_moves(actions) -> str``.
+  ``to_svg(state)``; moves: ``parse_moves(text) -> list[int]``, ``format_moves(actions) -> list[str]``,
+  ``format_compact(actions)`` (as people write them: cubes join ``R R`` into ``R2``).
 
 Costs: every move costs 1 (``move_cost``). Later parts of the project (policy/Q heads, layer-by-layer
 sub-goals, MCTS, symmetry augmentation, pattern databases) use these same functions: sub-goal tests
@@ -268,7 +269,7 @@ class Puzzle(ABC):
         """An SVG drawing (a standalone ``<svg>`` element). Implementations import their drawing
         code from a viewer module beside the puzzle (``cube_viewer.py``...), lazily."""
 
-    def validate(self, state: np.ndarray) -> None:
+    def validate(self, state: np.ndarray) -> None:  # noqa: B027 (optional hook: default accepts)
         """Raise ``InvalidStateError`` if ``state`` is not a legal position (default: accept)."""
 
     def parse_moves(self, text: str | Sequence[str]) -> list[int]:
@@ -287,6 +288,17 @@ class Puzzle(ABC):
     def format_moves(self, actions: Sequence[int]) -> list[str]:
         """Action ids -> move names in the benchmarks' notation."""
         return [self.action_names[int(a)] for a in actions]
+
+    def format_compact(self, actions: Sequence[int]) -> list[str]:
+        """Move names as people write them, which :meth:`parse_moves` reads back to a sequence
+        reaching the same state. Default: :meth:`format_moves`; the cubes write two equal quarter
+        turns as one half turn (``R R`` -> ``R2``)."""
+        return self.format_moves(actions)
+
+    def half_turn_length(self, actions: Sequence[int]) -> int | None:
+        """The number of moves of :meth:`format_compact` for puzzles that have half turns (the
+        cubes' half-turn metric), ``None`` for the others."""
+        return None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"

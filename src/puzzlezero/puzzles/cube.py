@@ -43,6 +43,7 @@ __all__ = [
     "Cube2",
     "Cube3",
     "corner_cubies",
+    "compact_moves",
     "corner_stickers",
     "edge_cubies",
     "read_moves",
@@ -313,6 +314,26 @@ def read_moves(text: str | Sequence[str]) -> list[int]:
     return out
 
 
+def compact_moves(names: Sequence[str]) -> list[str]:
+    """Quarter-turn names in half-turn notation: each pair of equal consecutive quarter turns
+    becomes one half turn (``R R`` and ``R' R'`` -> ``R2``, ``R R R`` -> ``R2 R``); nothing else
+    changes, so :func:`read_moves` of the result reaches the same state.
+
+    >>> compact_moves(["R", "R", "U'", "U'", "U'", "F"])
+    ['R2', 'U2', "U'", 'F']
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(names):
+        if i + 1 < len(names) and names[i + 1] == names[i]:
+            out.append(names[i][0] + "2")
+            i += 2
+        else:
+            out.append(names[i])
+            i += 1
+    return out
+
+
 # ---- the puzzles ---------------------------------------------------------------------------------
 
 
@@ -376,6 +397,15 @@ class _Cube(Puzzle):
         ``R' R'``), lower case, commas, extra or no whitespace (``"RUR'U'"``). Raises
         :class:`InvalidMoveError` naming the unreadable token."""
         return read_moves(text)
+
+    def format_compact(self, actions: Sequence[int]) -> list[str]:
+        """The moves in half-turn notation: ``[R, R, U']`` -> ``["R2", "U'"]`` (see
+        :func:`compact_moves`); :meth:`parse_moves` reads ``R2`` back as ``R R``."""
+        return compact_moves(self.format_moves(actions))
+
+    def half_turn_length(self, actions: Sequence[int]) -> int:
+        """Length in the half-turn metric (a half turn counts 1): ``len(format_compact(actions))``."""
+        return len(self.format_compact(actions))
 
     def parse(self, text: str) -> np.ndarray:
         """A state from a scramble applied to the solved cube (``"R U R' U'"``, see

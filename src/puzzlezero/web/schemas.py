@@ -53,6 +53,9 @@ class SolveResponse(BaseModel):
     solved: bool
     solution: list[str] = Field(description="move names, applied in order to the given state ([] if unsolved)")
     length: int | None = Field(description="number of moves, None when not solved")
+    half_turn_length: int | None = Field(
+        None, description="cubes: moves in the half-turn metric (R R counts as one R2); None otherwise"
+    )
     nodes_generated: int
     seconds: float
     status: str | None = Field(None, description='"solved", "node limit", "time limit", "exhausted"')
