@@ -46,7 +46,7 @@ def _bfs_distances(puzzle, depth: int) -> dict[bytes, int]:
 
 # ---- the registry and the labels --------------------------------------------------------------------
 def test_registry_lists_objectives_and_names_unknown_ones():
-    assert {"davi", "lhbl", "random_walk", "scramble_depth"} <= set(objective_names())
+    assert {"davi", "lhbl", "random_walk", "scramble_depth", "qlearning"} <= set(objective_names())
     assert get_objective("davi").needs_target and not get_objective("random_walk").needs_target
     with pytest.raises(UnknownNameError, match="unknown training objective 'nope'.*davi"):
         get_objective("nope")
@@ -178,8 +178,9 @@ def test_each_objective_lowers_the_error_against_exact_cube2_distances(tmp_path,
         {"warmup_iterations": 20, "target_update": "period", "target_reuse": 2},
         {"curriculum": "plus1", "curriculum_threshold": 0.05, "target_update": "period"},
         {"label_workers": 1, "target_update": "period"},
+        {"objective": "qlearning", "q_bootstrap": "qmin", "warmup_iterations": 10},
     ],
-    ids=["lhbl", "random_walk-warmup+reuse", "curriculum", "label-worker"],
+    ids=["lhbl", "random_walk-warmup+reuse", "curriculum", "label-worker", "qlearning"],
 )
 def test_resume_after_a_kill_is_bit_identical(tmp_path, overrides):
     cfg = replace(TINY, **overrides)

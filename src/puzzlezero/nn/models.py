@@ -135,19 +135,35 @@ class CostToGoNet(nn.Module):
         self.policy = nn.Linear(config.h2, config.num_actions) if config.policy_head else None
         self.q = nn.Linear(config.h2, config.num_actions) if config.q_head else None
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Cost-to-go estimates ``float32[B]`` for encoded states ``x[B, input_dim]``."""
-        return self.value(self.trunk(x)).squeeze(1)
-
-    def heads(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
-        """All heads: ``{"value": [B], "policy": [B, A], "q": [B, A]}`` (those that exist)."""
+    def forward(self, x: torch.Tensor, all_heads: bool = False) -> Any:
+        """Cost-to-go estimates ``float32[B]`` for encoded states ``x[B, input_dim]``; with
+        ``all_heads=True`` the dict of :meth:`heads` (so that a DistributedDataParallel wrapper,
+        which only sees ``forward``, can train every head)."""
         h = self.trunk(x)
-        out = {"value": self.value(h).squeeze(1)}
+        value = self.value(h).squeeze(1)
+        if not all_heads:
+            return value
+        out = {"value": value}
         if self.policy is not None:
             out["policy"] = self.policy(h)
         if self.q is not None:
             out["q"] = self.q(h)
         return out
+
+    def heads(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        """All heads: ``{"value": [B], "policy": [B, A], "q": [B, A]}`` (those that exist)."""
+        return self.forward(x, all_heads=True)
+
+    def init_q_from_value(self, move_cost: float) -> None:
+        """Set the Q head to ``Q(s, a) = move_cost + J(s)`` for every action (a copy of the value
+        head): a Q head added to a trained value network starts from what that network knows
+        instead of from noise (``min_a Q`` is then ``J`` plus one move, an over-estimate that
+        Q-learning targets pull down)."""
+        if self.q is None:
+            raise PuzzleError("this network has no Q head")
+        with torch.no_grad():
+            self.q.weight.copy_(self.value.weight.expand_as(self.q.weight))
+            self.q.bias.copy_(self.value.bias + float(move_cost))
 
 
 def build_model(config: NetConfig, seed: int | None = None) -> CostToGoNet:

@@ -118,6 +118,11 @@ class TrainConfig:
     """LHBL: expansions of the search tree grown from each training state."""
     lhbl_weight: float = 1.0
     """LHBL: the tree expands the open node of least ``lhbl_weight * g + h``."""
+    q_bootstrap: str = "value"
+    """``qlearning``: what values a child in the targets ``cost + J_target(child)``: ``value``
+    (the target net's value head, itself fitted on the minimum of these targets, i.e. DAVI; the Q
+    head distils one-step look-ahead: stable) or ``qmin`` (``min_a' Q_target(child, a')``, the Q*
+    paper's Q-learning; on cube2 it drifted to over-estimates, see :mod:`puzzlezero.train.qlearning`)."""
 
     warmup_iterations: int = 0
     """Optional supervised warm start: this many iterations of ``warmup_objective`` before
@@ -220,6 +225,8 @@ class TrainConfig:
             )
         if self.lhbl_expansions < 1 or self.lhbl_weight < 0 or self.curriculum_start < 1:
             raise PuzzleError("config: need lhbl_expansions >= 1, lhbl_weight >= 0, curriculum_start >= 1")
+        if self.q_bootstrap not in ("value", "qmin"):
+            raise PuzzleError(f"config: q_bootstrap must be 'value' or 'qmin', got {self.q_bootstrap!r}")
         if not 0 < self.curriculum_threshold <= 1:
             raise PuzzleError("config: curriculum_threshold must be in (0, 1]")
         from puzzlezero.train.objectives import get_objective

@@ -4,8 +4,10 @@ An objective is a function ``make(puzzle, rng, n, max_scramble, value_fn, config
 targets)``: it draws about ``n`` training states with ``rng`` (scramble depths up to
 ``max_scramble``) and labels them, using ``value_fn`` (the target network as a plain heuristic
 ``states[B] -> float32[B]``, clipped at 0 and 0 at goals) where it needs one. It may return more
-rows than ``n`` (LHBL labels every node of its search trees). Objectives never touch the trained
-network or the optimizer, so they run as well in a worker process as in the trainer.
+rows than ``n`` (LHBL labels every node of its search trees). Objectives of the Q head
+(``head="q"``) return targets ``[rows, num_actions]`` (see :func:`target_head` for the values).
+Objectives never touch the trained network or the optimizer, so they run as well in a worker
+process as in the trainer.
 
 =================  =====================================================================  ==========
 name               labels                                                                 file
@@ -14,6 +16,7 @@ name               labels                                                       
 ``lhbl``           shortest path through a small search tree, ``J_target`` at its leaves lhbl.py
 ``random_walk``    the length of a non-backtracking random walk from the goal (CayleyPy)  random_walk.py
 ``scramble_depth`` the scramble depth ``k`` (the earlier warm start, kept for old runs)   random_walk.py
+``qlearning``      ``cost + J_target(A(s, a))`` for every action (a Q head, for Q*)      qlearning.py
 =================  =====================================================================  ==========
 
 >>> sorted(OBJECTIVES)  # doctest: +SKIP
@@ -40,6 +43,7 @@ __all__ = [
     "register_objective",
     "get_objective",
     "objective_names",
+    "target_head",
     "LabelJob",
     "make_labels",
     "ValueFn",
@@ -54,25 +58,36 @@ MakeLabels = Callable[
 
 @dataclass(frozen=True)
 class Objective:
-    """A registered label maker. ``needs_target``: whether it calls the target network."""
+    """A registered label maker. ``needs_target``: whether it calls the target network; ``head``:
+    the network head its targets train (``"value"``: ``[rows]``, ``"q"``: ``[rows, num_actions]``)."""
 
     name: str
     make: MakeLabels
     needs_target: bool
     summary: str
+    head: str = "value"
 
 
 #: name -> objective; filled by the modules below on import (see :func:`get_objective`)
 OBJECTIVES: dict[str, Objective] = {}
 
-_MODULES = ("puzzlezero.train.davi", "puzzlezero.train.lhbl", "puzzlezero.train.random_walk")
+_MODULES = (
+    "puzzlezero.train.davi",
+    "puzzlezero.train.lhbl",
+    "puzzlezero.train.random_walk",
+    "puzzlezero.train.qlearning",
+)
 
 
-def register_objective(name: str, *, needs_target: bool, summary: str) -> Callable[[MakeLabels], MakeLabels]:
+def register_objective(
+    name: str, *, needs_target: bool, summary: str, head: str = "value"
+) -> Callable[[MakeLabels], MakeLabels]:
     """Decorator: register ``make`` under ``name``."""
+    if head not in ("value", "q"):
+        raise ValueError(f"objective head must be 'value' or 'q', got {head!r}")
 
     def deco(make: MakeLabels) -> MakeLabels:
-        OBJECTIVES[name] = Objective(name, make, needs_target, summary)
+        OBJECTIVES[name] = Objective(name, make, needs_target, summary, head)
         return make
 
     return deco
@@ -94,6 +109,14 @@ def get_objective(name: str) -> Objective:
         raise UnknownNameError(
             f"unknown training objective {name!r}; choose one of {', '.join(sorted(OBJECTIVES))}"
         ) from None
+
+
+def target_head(config: TrainConfig) -> str:
+    """How the target network is read as ``value_fn`` for ``config.objective``: ``"qmin"``
+    (``min_a Q``) for an objective of the Q head with ``q_bootstrap="qmin"``, else ``"value"``
+    (see :func:`puzzlezero.nn.make_heuristic`)."""
+    q = get_objective(config.objective).head == "q"
+    return "qmin" if q and config.q_bootstrap == "qmin" else "value"
 
 
 def objective_names() -> list[str]:

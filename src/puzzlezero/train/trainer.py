@@ -28,7 +28,7 @@ import json
 import math
 import os
 from collections import deque
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from puzzlezero.train.checkpoint import (
 )
 from puzzlezero.train.config import RESUMABLE_FIELDS, TrainConfig
 from puzzlezero.train.evaluate import EvalSet, default_eval_depths, eval_set_for, evaluate
-from puzzlezero.train.objectives import LabelJob, ValueFn, get_objective, make_labels
+from puzzlezero.train.objectives import LabelJob, ValueFn, get_objective, make_labels, target_head
 
 __all__ = ["Trainer", "DAVITrainer", "CONFIG_FILE", "CHECKPOINT_FILE", "LOG_FILE"]
 
@@ -129,9 +129,20 @@ class Trainer:
                 num_actions=self.puzzle.num_actions,
             )
         )
+        q_head = any(get_objective(n).head == "q" for n in (config.objective, config.warmup_objective))
+        if q_head and not self.net_config.q_head:
+            self.net_config = replace(self.net_config, q_head=True, num_actions=self.puzzle.num_actions)
         self.model = build_model(self.net_config, seed=config.seed).to(self.device)
+        if q_head:
+            self.model.init_q_from_value(self.puzzle.move_cost)
         if init is not None:
-            self.model.load_state_dict(init.state_dict())
+            missing, unexpected = self.model.load_state_dict(init.state_dict(), strict=False)
+            if unexpected or any(not k.startswith("q.") for k in missing):
+                raise ModelFileError(
+                    f"--init-from {config.init_from}: weights do not fit ({missing + unexpected})"
+                )
+            if missing:  # a value network gets a Q head: start it from the value head
+                self.model.init_q_from_value(self.puzzle.move_cost)
         self.target = copy.deepcopy(self.model).eval()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.counters = Counters()
@@ -248,6 +259,7 @@ class Trainer:
                 batch_size=self.config.inference_batch,
                 device=self.device,
                 int8=self.config.int8_targets,
+                head=target_head(self.config),
             )
             self._value_fns = {version: with_autocast(h, self.config.amp, self.device)}
         return self._value_fns[version]
@@ -325,6 +337,8 @@ class Trainer:
             updated = c.iteration >= cfg.warmup_iterations  # the warm start ends: targets from theta
         elif c.iteration % cfg.check_every == 0:
             updated = cfg.target_update == "period" or c.last_loss < cfg.epsilon
+        if warm and updated and self.model.q is not None and get_objective(cfg.warmup_objective).head != "q":
+            self.model.init_q_from_value(self.puzzle.move_cost)  # the Q head starts from the warm value
         if updated:
             self.target.load_state_dict(self.model.state_dict())
             c.target_updates += 1
@@ -353,8 +367,14 @@ class Trainer:
         :attr:`train_net` when set); returns the loss."""
         net = self.model if self.train_net is None else self.train_net
         with autocast(self.config.amp, self.device):
-            pred = net(x)
-        loss = torch.nn.functional.mse_loss(pred.float(), y)
+            pred = net(x, all_heads=y.ndim == 2)
+        if y.ndim == 2:  # Q targets [B, A] (NaN: no target); the value head fits min_a y(s, a)
+            known = ~torch.isnan(y)
+            q_loss = torch.nn.functional.mse_loss(pred["q"].float()[known], y[known])
+            v_target = torch.where(known, y, torch.inf).min(dim=1).values
+            loss = q_loss + torch.nn.functional.mse_loss(pred["value"].float(), v_target)
+        else:
+            loss = torch.nn.functional.mse_loss(pred.float(), y)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
@@ -429,7 +449,11 @@ class Trainer:
         parts = []
         if cfg.warmup_iterations:
             parts.append(f"{cfg.warmup_iterations} iterations of {cfg.warmup_objective} warm start, then")
-        name = {"davi": "DAVI one-step Bellman targets", "lhbl": f"LHBL ({cfg.lhbl_expansions} expansions)"}
+        name = {
+            "davi": "DAVI one-step Bellman targets",
+            "lhbl": f"LHBL ({cfg.lhbl_expansions} expansions)",
+            "qlearning": "Q-learning targets for the Q head (value head on their minimum)",
+        }
         parts.append(name.get(cfg.objective, cfg.objective))
         if get_objective(cfg.objective).needs_target:
             parts.append(
