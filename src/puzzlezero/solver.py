@@ -58,7 +58,8 @@ class Defaults:
     batch: int  #: N, nodes expanded per iteration
     max_nodes: int  #: cap on nodes generated per instance
     time_limit: float  #: seconds per search call
-    max_steps: int  #: greedy search: cap on moves
+    max_steps: int  #: greedy and beam search: cap on moves
+    beam_width: int = 1000  #: beam search: states kept per instance and step
 
 
 #: Per-puzzle defaults. Weights as in the paper (cube 0.6, tiles 0.8 / 48-puzzle 0.6, Lights Out
@@ -68,17 +69,19 @@ class Defaults:
 #: ``puzzlezero bench``. cube3 is tuned for the shipped model on the shared benchmark cubes (ids 0-9,
 #: idle 2-core CPU): lambda 0.5, N 3000 gives 24.7 moves at a median of 15 s (lambda 0.4, N 1000:
 #: 25.7 moves, 4 s; lambda 0.6 runs past the node cap on 3 of 10), with the cap at 2.7x the most
-#: nodes any of them needed.
+#: nodes any of them needed. Beam widths (last field) are sized the same way: on those cubes W 1000
+#: solved all 10 (+8.4 moves over optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within
+#: 120 s (+5.1 moves on those 9, median 102 s); W 10,000 took 263-309 s a cube (ids 0-2, +2.7 moves).
 DEFAULTS: dict[str, Defaults] = {
-    "cube3": Defaults(0.5, 3000, 10_000_000, 120.0, 100),
-    "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50),
-    "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200),
-    "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500),
-    "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000),
-    "puzzle35": Defaults(0.8, 2000, 4_000_000, 300.0, 2000),
-    "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000),
-    "lightsout7": Defaults(0.2, 100, 2_000_000, 120.0, 100),
-    "sokoban": Defaults(0.8, 10, 1_000_000, 120.0, 500),
+    "cube3": Defaults(0.5, 3000, 10_000_000, 120.0, 100, 1000),
+    "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000),
+    "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
+    "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
+    "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
+    "puzzle35": Defaults(0.8, 2000, 4_000_000, 300.0, 2000, 1000),
+    "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
+    "lightsout7": Defaults(0.2, 100, 2_000_000, 120.0, 100, 200),
+    "sokoban": Defaults(0.8, 10, 1_000_000, 120.0, 500, 100),
 }
 FALLBACK_DEFAULTS = Defaults(0.6, 1000, 1_000_000, 300.0, 1000)
 
@@ -95,6 +98,7 @@ class SolveOptions:
     max_nodes: int
     time_limit: float
     max_steps: int
+    beam_width: int = 1000
 
 
 # ---- tables of searches and heuristics ---------------------------------------------------------
@@ -111,6 +115,20 @@ def _run_gbfs(
 ) -> Results:
     steps = min(o.max_steps, max(0, (o.max_nodes - 1) // puzzle.num_actions))
     return fn(puzzle, states, h, max_steps=steps, time_limit=o.time_limit)
+
+
+def _run_beam(
+    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+) -> Results:
+    return fn(
+        puzzle,
+        states,
+        h,
+        beam_width=o.beam_width,
+        max_steps=o.max_steps,
+        max_nodes=o.max_nodes,
+        time_limit=o.time_limit,
+    )
 
 
 def _run_each(
@@ -164,6 +182,7 @@ SEARCHES: dict[str, SearchSpec] = {
         "Kociemba two-phase (cube3)",
         node_cap=False,
     ),
+    "beam": SearchSpec("puzzlezero.search:beam", _run_beam, True, 1, "batched beam search (CayleyPy)"),
 }
 
 
@@ -301,6 +320,7 @@ def resolve_options(
     max_nodes: int | None = None,
     time_limit: float | None = None,
     max_steps: int | None = None,
+    beam_width: int | None = None,
 ) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :data:`DEFAULTS`."""
     spec = _lookup(SEARCHES, search, "search")
@@ -316,6 +336,7 @@ def resolve_options(
     check_positive("max_nodes", max_nodes, integer=True)
     check_positive("time_limit", time_limit)
     check_positive("max_steps", max_steps, integer=True)
+    check_positive("beam_width", beam_width, integer=True)
     d = DEFAULTS.get(puzzle.name, FALLBACK_DEFAULTS)
     return SolveOptions(
         search=search,
@@ -326,6 +347,7 @@ def resolve_options(
         max_nodes=(d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes,
         time_limit=d.time_limit if time_limit is None else float(time_limit),
         max_steps=d.max_steps if max_steps is None else max_steps,
+        beam_width=d.beam_width if beam_width is None else beam_width,
     )
 
 
@@ -370,12 +392,14 @@ def solve(
     batch: int | None = None,
     max_nodes: int | None = None,
     time_limit: float | None = None,
+    beam_width: int | None = None,
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
 
     ``search``: a :data:`SEARCHES` name; ``heuristic``: a :data:`HEURISTICS` name or
     ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
-    name). ``None`` settings take the puzzle's :data:`DEFAULTS`.
+    name); ``beam_width``: the beam search's ``W``. ``None`` settings take the puzzle's
+    :data:`DEFAULTS`.
     """
     return solve_many(
         puzzle,
@@ -387,6 +411,7 @@ def solve(
         batch=batch,
         max_nodes=max_nodes,
         time_limit=time_limit,
+        beam_width=beam_width,
     )[0]
 
 
@@ -402,6 +427,7 @@ def solve_many(
     max_nodes: int | None = None,
     time_limit: float | None = None,
     max_steps: int | None = None,
+    beam_width: int | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
 ) -> list[SolveResult]:
@@ -421,6 +447,7 @@ def solve_many(
         max_nodes=max_nodes,
         time_limit=time_limit,
         max_steps=max_steps,
+        beam_width=beam_width,
     )
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]

@@ -28,7 +28,7 @@ ModelOpt = Annotated[
         show_default=False,
     ),
 ]
-SearchOpt = Annotated[str, typer.Option("--search", help="bwas | gbfs | optimal | kociemba.")]
+SearchOpt = Annotated[str, typer.Option("--search", help="bwas | gbfs | beam | optimal | kociemba.")]
 HeuristicOpt = Annotated[
     str, typer.Option("--heuristic", help="learned (int8) | learned-fp32 | pdb (or module:factory).")
 ]
@@ -39,6 +39,14 @@ WeightOpt = Annotated[
 BatchOpt = Annotated[
     int | None,
     typer.Option("--batch", help="BWAS batch size N (nodes expanded per iteration).", show_default=False),
+]
+BeamWidthOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--beam-width",
+        help="Beam search width W (states kept per step); default: the puzzle's.",
+        show_default=False,
+    ),
 ]
 MaxNodesOpt = Annotated[
     int | None, typer.Option("--max-nodes", help="Stop after this many generated nodes.", show_default=False)
@@ -57,6 +65,7 @@ def solve_cmd(
     heuristic: HeuristicOpt = "learned",
     weight: WeightOpt = None,
     batch: BatchOpt = None,
+    beam_width: BeamWidthOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
@@ -76,6 +85,7 @@ def solve_cmd(
         batch=batch,
         max_nodes=max_nodes,
         time_limit=time_limit,
+        beam_width=beam_width,
     )
     if as_json:
         typer.echo(json.dumps(r.to_json()))
@@ -112,6 +122,7 @@ def bench_cmd(
     heuristic: HeuristicOpt = "learned",
     weight: WeightOpt = None,
     batch: BatchOpt = None,
+    beam_width: BeamWidthOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,
     together: Annotated[
@@ -174,6 +185,7 @@ def bench_cmd(
             batch=batch,
             max_nodes=max_nodes,
             time_limit=time_limit,
+            beam_width=beam_width,
         )
     if json_out is not None:
         report.write(json_out)

@@ -1,0 +1,263 @@
+"""Batched beam search (CayleyPy, arXiv 2502.13266; EfficientCube), many instances in one loop.
+
+Each instance keeps a *beam* of at most ``W`` states, starting with its start state. One step:
+
+1. expand every beam state of every unfinished instance in ONE ``puzzle.expand`` call;
+2. drop the children equal to a state that was in one of the instance's earlier beams (its
+   *visited* set; the parent and impossible moves included) and all but the first copy of a child
+   generated twice in the step. States are compared by ``puzzle.hash64`` mixed with the instance
+   id: a (very rare) hash collision drops a state, it never yields a wrong path;
+3. goal-test the children: an instance is solved at the first step in which a goal child appears
+   (the first such child in beam order), so its solution has as many moves as steps taken;
+4. call the heuristic ONCE on the surviving non-goal children of all unsolved instances;
+5. keep, per instance, the ``W`` children with the lowest heuristic value (ties broken by the
+   state hash, so the result does not depend on which other instances share the call).
+
+Only the beam is kept, never the tree: each step stores, per beam state, the index of its parent in
+the previous beam and the action that led to it (``int64`` and ``int16``), and a solution is read
+back through them; the visited set is one sorted ``uint64`` array for all instances.
+
+Statuses: ``"solved"``; ``"step limit"`` after ``max_steps`` steps without a goal; ``"node
+limit"`` when the next step would take ``nodes_generated`` past ``max_nodes`` (an instance never
+starts a step it cannot finish); ``"time limit"``; ``"exhausted"`` when no child survives (the beam
+is empty). ``nodes_generated`` counts the root plus ``num_actions`` per expanded state, as BWAS
+does; ``iterations`` is the number of steps (expansions of the whole beam) the instance took.
+
+With a perfect heuristic a beam of width 1 follows an optimal path; with an inexact one, wider
+beams give shorter solutions at a cost linear in ``W``. Unlike A*, beam search gives no optimality
+guarantee at any width.
+
+Example:
+    >>> from puzzlezero import make                                   # doctest: +SKIP
+    >>> cube = make("cube3"); starts = cube.scramble(rng, 4, depth=8)  # doctest: +SKIP
+    >>> [r.length for r in beam(cube, starts, h, beam_width=1000)]     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
+
+__all__ = ["beam"]
+
+Heuristic = Callable[[np.ndarray], np.ndarray]
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def beam(
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    heuristic: Heuristic,
+    *,
+    beam_width: int = 1000,
+    max_steps: int = 1000,
+    max_nodes: int | None = 10_000_000,
+    time_limit: float | None = None,
+    stats: SearchStats | None = None,
+) -> list[SearchResult]:
+    """Beam search from every state of ``starts[B, *state_shape]`` (or one state) to a goal.
+
+    Args:
+        puzzle: the puzzle (its ``expand``, ``is_goal`` and ``hash64`` are used).
+        starts: start states; instances are independent but share each expansion and heuristic call.
+        heuristic: ``states[M, *state_shape] -> float32[M]`` cost-to-go estimates.
+        beam_width: ``W``, states kept per instance after each step.
+        max_steps: steps (= solution moves) before the status ``"step limit"``; 0 only tests the start.
+        max_nodes: per-instance cap on ``nodes_generated`` (``None``: no cap); status ``"node limit"``.
+        time_limit: seconds for the whole call (``None``: none); status ``"time limit"``.
+        stats: filled in with the time split and counts when given (beam selection counts as
+            ``open_list``).
+
+    Returns:
+        One :class:`SearchResult` per start state, in order.
+    """
+    starts = as_batch(puzzle, starts)
+    check_positive("beam_width", beam_width, integer=True)
+    check_positive("max_steps", max_steps, integer=True, allow_zero=True)
+    check_positive("max_nodes", max_nodes, integer=True)
+    check_positive("time_limit", time_limit)
+    stats = stats if stats is not None else SearchStats()
+    return _Beam(puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats).run()
+
+
+def _mix(hashes: np.ndarray, inst: np.ndarray) -> np.ndarray:
+    """Per-instance keys: the state hash mixed with the instance id (as the BWAS node table does)."""
+    with np.errstate(over="ignore"):
+        return hashes ^ ((inst.astype(np.uint64) + np.uint64(1)) * _GOLDEN)
+
+
+class _Beam:
+    """State of one :func:`beam` call (kept in one object so that :meth:`run` reads as the loop)."""
+
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        starts: np.ndarray,
+        heuristic: Heuristic,
+        beam_width: int,
+        max_steps: int,
+        max_nodes: int | None,
+        time_limit: float | None,
+        stats: SearchStats,
+    ) -> None:
+        self.p, self.heuristic, self.stats = puzzle, heuristic, stats
+        self.W, self.max_steps, self.max_nodes, self.time_limit = beam_width, max_steps, max_nodes, time_limit
+        self.t0 = time.perf_counter()
+        self.starts = starts
+        b = starts.shape[0]
+        self.A = puzzle.num_actions
+        self.generated = np.ones(b, np.int64)
+        self.iterations = np.zeros(b, np.int64)
+        self.seconds = np.zeros(b)
+        self.status: list[str | None] = [None] * b
+        self.solution: list[tuple[int, ...]] = [()] * b
+        # the current beam (rows grouped by instance) and the history of beams as parent pointers
+        self.beam, self.beam_inst = starts, np.arange(b)
+        self.parents: list[np.ndarray] = [np.full(b, -1, np.int64)]  # per step: index in previous beam
+        self.actions: list[np.ndarray] = [np.full(b, -1, np.int16)]  # per step: action from the parent
+        self.visited = np.sort(_mix(puzzle.hash64(starts), self.beam_inst))
+        stats.nodes_generated += b
+        with stats.timer("goal_test"):
+            for i in np.flatnonzero(puzzle.is_goal(starts)):
+                self._finish(int(i), "solved")
+
+    def _finish(self, i: int, status: str) -> None:
+        self.status[i] = status
+        self.seconds[i] = time.perf_counter() - self.t0
+
+    def _active(self) -> np.ndarray:
+        return np.array([s is None for s in self.status])
+
+    # ---- the loop ------------------------------------------------------------------------------
+    def run(self) -> list[SearchResult]:
+        st = self.stats
+        for step in range(1, self.max_steps + 1):
+            active = self._active()
+            if not active.any():
+                break
+            if self.time_limit is not None and time.perf_counter() - self.t0 >= self.time_limit:
+                for i in np.flatnonzero(active):
+                    self._finish(int(i), "time limit")
+                break
+            rows = self._rows_to_expand(active)
+            if rows.size == 0:
+                continue
+            st.iterations += 1
+            children, c_inst, c_parent, c_action, c_hash = self._expand(rows)
+            with st.timer("goal_test"):
+                goal = self.p.is_goal(children) if children.shape[0] else np.zeros(0, bool)
+            if goal.any():
+                solved = self._finish_goals(step, c_inst, c_parent, c_action, goal)
+                keep = ~goal & ~np.isin(c_inst, solved)
+                children, c_inst, c_parent, c_action, c_hash = (
+                    x[keep] for x in (children, c_inst, c_parent, c_action, c_hash)
+                )
+            h = evaluate(self.heuristic, children, st) if children.shape[0] else np.zeros(0, np.float32)
+            self._select(children, c_inst, c_parent, c_action, c_hash, h)
+        for i in np.flatnonzero(self._active()):
+            self._finish(int(i), "step limit")
+        st.total += time.perf_counter() - self.t0
+        return [self._result(i) for i in range(len(self.status))]
+
+    def _rows_to_expand(self, active: np.ndarray) -> np.ndarray:
+        """Beam rows of the active instances that can afford a full step; the others hit the cap."""
+        counts = np.bincount(self.beam_inst, minlength=active.size)
+        if self.max_nodes is not None:
+            over = active & (self.generated + self.A * counts > self.max_nodes)
+            for i in np.flatnonzero(over):
+                self._finish(int(i), "node limit")
+            active = active & ~over
+        self.iterations[active] += 1
+        self.generated[active] += self.A * counts[active]
+        return np.flatnonzero(active[self.beam_inst])
+
+    def _expand(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """All children of ``beam[rows]``, less the visited and the repeated ones (first copy kept)."""
+        st, A, n = self.stats, self.A, rows.size
+        with st.timer("expand"):
+            children = self.p.expand(self.beam[rows]).reshape(n * A, *self.p.state_shape)
+        st.nodes_generated += n * A
+        st.nodes_expanded += n
+        c_inst = np.repeat(self.beam_inst[rows], A)
+        with st.timer("dedup"):
+            c_hash = self.p.hash64(children)
+            keys = _mix(c_hash, c_inst)
+            pos = np.minimum(np.searchsorted(self.visited, keys), self.visited.size - 1)
+            fresh = np.flatnonzero(self.visited[pos] != keys)
+            _, first = np.unique(keys[fresh], return_index=True)
+            keep = fresh[np.sort(first)]
+        return (
+            children[keep],
+            c_inst[keep],
+            np.repeat(rows, A)[keep],
+            np.tile(np.arange(A, dtype=np.int16), n)[keep],
+            c_hash[keep],
+        )
+
+    def _finish_goals(
+        self, step: int, c_inst: np.ndarray, c_parent: np.ndarray, c_action: np.ndarray, goal: np.ndarray
+    ) -> np.ndarray:
+        """Finish every instance with a goal child (its first one); returns their ids."""
+        where = np.flatnonzero(goal)
+        solved, first = np.unique(c_inst[where], return_index=True)
+        for i, k in zip(solved, where[first], strict=True):
+            self.solution[int(i)] = self._path(step, int(c_parent[k]), int(c_action[k]))
+            self._finish(int(i), "solved")
+        return solved
+
+    def _path(self, step: int, parent: int, action: int) -> tuple[int, ...]:
+        """Actions from the start to a child (``action`` from ``parent`` of the beam of ``step - 1``)."""
+        acts = [action]
+        for s in range(step - 1, 0, -1):
+            acts.append(int(self.actions[s][parent]))
+            parent = int(self.parents[s][parent])
+        return tuple(reversed(acts))
+
+    def _select(
+        self,
+        children: np.ndarray,
+        c_inst: np.ndarray,
+        c_parent: np.ndarray,
+        c_action: np.ndarray,
+        c_hash: np.ndarray,
+        h: np.ndarray,
+    ) -> None:
+        """The next beam: per instance the ``W`` children of lowest ``h`` (ties: lowest hash).
+        Instances that were expanded but kept nothing are exhausted."""
+        with self.stats.timer("open_list"):
+            order = np.lexsort((c_hash, h, c_inst))
+            inst = c_inst[order]
+            rank = np.arange(inst.size) - np.searchsorted(inst, inst, side="left")
+            order = order[rank < self.W]
+            self.beam, self.beam_inst = children[order], c_inst[order]
+            self.parents.append(c_parent[order])
+            self.actions.append(c_action[order])
+            self.visited = np.sort(np.concatenate([self.visited, _mix(c_hash[order], self.beam_inst)]))
+        kept = np.zeros(len(self.status), bool)
+        kept[self.beam_inst] = True
+        for i in np.flatnonzero(self._active() & ~kept):
+            self._finish(int(i), "exhausted")
+
+    def _result(self, i: int) -> SearchResult:
+        solved = self.status[i] == "solved"
+        actions = self.solution[i] if solved else ()
+        path_states = None
+        if solved:
+            path_states = np.empty((len(actions) + 1, *self.p.state_shape), self.p.dtype)
+            path_states[0] = self.starts[i]
+            for t, a in enumerate(actions):
+                path_states[t + 1] = self.p.apply(path_states[t : t + 1], np.array([a]))[0]
+        return SearchResult(
+            solved=solved,
+            actions=actions,
+            nodes_generated=int(self.generated[i]),
+            iterations=int(self.iterations[i]),
+            seconds=float(self.seconds[i]),
+            status=self.status[i],  # type: ignore[arg-type]
+            path_states=path_states,
+        )
