@@ -57,6 +57,7 @@ def bwas(
     time_limit: float | None = None,
     goal_test: Literal["expand", "generate"] = "expand",
     stats: SearchStats | None = None,
+    max_cost: float | np.ndarray | None = None,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with BWAS.
 
@@ -70,6 +71,9 @@ def bwas(
         time_limit: seconds for the whole call (``None``: none); status ``"time limit"``.
         goal_test: ``"expand"`` (paper, A*) or ``"generate"`` (see the module docstring).
         stats: filled in with the time split and counts when given.
+        max_cost: children whose path cost ``g`` exceeds it are dropped (not evaluated, not
+            pushed): an anytime search passes the best solution's cost minus one move, so that only
+            shorter solutions are looked for. A number, one per start state, or ``None`` (no bound).
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -82,14 +86,27 @@ def bwas(
     if goal_test not in ("expand", "generate"):
         raise PuzzleError(f"goal_test must be 'expand' or 'generate', got {goal_test!r}")
     stats = stats if stats is not None else SearchStats()
-    return _Bwas(puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats).run()
+    search = _Bwas(
+        puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
+    )
+    return search.run()
 
 
 class _Bwas:
     """State of one :func:`bwas` call (kept in one object so the loop reads as the algorithm)."""
 
     def __init__(
-        self, puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats
+        self,
+        puzzle,
+        starts,
+        heuristic,
+        weight,
+        batch_size,
+        max_nodes,
+        time_limit,
+        goal_test,
+        stats,
+        max_cost=None,
     ):  # noqa: ANN001
         from puzzlezero.search.heap import OpenList
         from puzzlezero.search.table import NodeTable
@@ -102,6 +119,9 @@ class _Bwas:
             time_limit,
         )
         self.goal_on_generate = goal_test == "generate"
+        self.max_cost = (
+            None if max_cost is None else np.broadcast_to(np.float32(max_cost), (starts.shape[0],))
+        )
         self.t0 = time.perf_counter()
         b = starts.shape[0]
         self.A = puzzle.num_actions
@@ -220,6 +240,8 @@ class _Bwas:
                 np.repeat(t.g[popped] + np.float32(self.p.move_cost), A),
             )
         live = code > 0  # NEW or IMPROVED
+        if self.max_cost is not None:
+            live &= t.g[idx] <= self.max_cost[c_inst]
         if self.goal_on_generate and live.any():
             with st.timer("goal_test"):
                 goal = np.zeros(live.size, bool)
@@ -229,13 +251,18 @@ class _Bwas:
                 live &= self._finish_goals(idx, c_inst, goal)
         fresh = live & (code == NEW)
         if fresh.any():
-            t.h[idx[fresh]] = evaluate(self.heuristic, children[fresh], st)
+            t.h[idx[fresh]] = self._estimate(states, children, fresh)
         with st.timer("open_list"):
             push, owner = idx[live], c_inst[live]
             bounds = np.flatnonzero(np.diff(owner)) + 1
             for seg in np.split(push, bounds):
                 if seg.size:
                     self._push(int(t.inst[seg[0]]), seg)
+
+    def _estimate(self, parents: np.ndarray, children: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+        """Heuristic values of ``children[fresh]`` (``children`` is ``[len(parents) * A]``, parent
+        major): BWAS calls the heuristic on the new children; Q* (:mod:`.qstar`) overrides this."""
+        return evaluate(self.heuristic, children[fresh], self.stats)
 
     def _result(self, i: int) -> SearchResult:
         solved = self.status[i] == "solved"

@@ -1,0 +1,122 @@
+"""Batched Q* search (Agostinelli, Shmakov, McAleer, Fox, Baldi: "Q* Search: Heuristic Search with
+Deep Q-Networks", 2024): BWAS with a Q function, one network call per expanded node.
+
+BWAS (:mod:`.bwas`) calls its heuristic on every new child, ``num_actions`` states per expansion.
+A deep Q-network gives, in ONE call on the expanded node ``s``, the cost to reach a goal after
+each action, ``Q(s, a) = cost(s, a) + J(A(s, a))``. Q* uses it to put the children on OPEN without
+evaluating them:
+
+    f(A(s, a)) = weight * g(A(s, a)) + (Q(s, a) - cost(s, a)),
+
+the same priority as BWAS's ``weight * g + h`` with the child's ``h`` read off its parent's Q
+vector. (The paper writes ``weight * g(s) + Q(s, a)``; with equal move costs it orders OPEN the
+same way.) Everything else is BWAS, unchanged and shared: ``N`` nodes popped per instance and
+iteration, the goal test on selection, duplicate detection against all generated states, the
+paper's reopening rule, node counting and limits. Children that are goals get ``h = 0``: the goal
+test costs a comparison, not a network call.
+
+The Q function is a plain ``q(states[B, *state_shape]) -> float32[B, A]`` (no torch here):
+:func:`puzzlezero.nn.make_q_function` wraps a network with a Q head; :func:`q_from_value` turns
+any value heuristic into one (every child evaluated: for comparisons and tests, not for speed).
+
+>>> import numpy as np                                                          # doctest: +SKIP
+>>> q = make_q_function(cube, load_model("cube3"))                               # doctest: +SKIP
+>>> [r.length for r in qstar(cube, starts, q, weight=0.6, batch_size=1000)]      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import numpy as np
+
+from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search.bwas import _Bwas
+from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive
+
+__all__ = ["qstar", "q_from_value"]
+
+QFunction = Callable[[np.ndarray], np.ndarray]
+
+
+def qstar(
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    q_function: QFunction,
+    *,
+    weight: float = 0.6,
+    batch_size: int = 1000,
+    max_nodes: int | None = 10_000_000,
+    time_limit: float | None = None,
+    goal_test: Literal["expand", "generate"] = "expand",
+    stats: SearchStats | None = None,
+    max_cost: float | np.ndarray | None = None,
+) -> list[SearchResult]:
+    """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with Q*.
+
+    Args:
+        puzzle: the puzzle.
+        starts: start states; instances share each expansion and each Q call.
+        q_function: ``states[M, *state_shape] -> float32[M, num_actions]``, the cost-to-go after
+            each action, the action's own cost included.
+        weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost: as :func:`~.bwas.bwas`.
+
+    Returns:
+        One :class:`SearchResult` per start state, in order.
+    """
+    starts = as_batch(puzzle, starts)
+    check_positive("weight", weight, allow_zero=True)
+    check_positive("batch_size", batch_size, integer=True)
+    check_positive("max_nodes", max_nodes, integer=True)
+    check_positive("time_limit", time_limit)
+    if goal_test not in ("expand", "generate"):
+        raise PuzzleError(f"goal_test must be 'expand' or 'generate', got {goal_test!r}")
+    stats = stats if stats is not None else SearchStats()
+    search = _QStar(
+        puzzle, starts, q_function, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
+    )
+    return search.run()
+
+
+class _QStar(_Bwas):
+    """BWAS whose new children take ``h = Q(parent, a) - cost`` from one call on their parents."""
+
+    def _estimate(self, parents: np.ndarray, children: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+        n, n_act = parents.shape[0], self.A
+        fresh2 = fresh.reshape(n, n_act)
+        rows = np.flatnonzero(fresh2.any(axis=1))  # parents with at least one new child
+        st = self.stats
+        with st.timer("heuristic"):
+            q = np.asarray(self.heuristic(parents[rows]), dtype=np.float32)
+        st.heuristic_calls += 1
+        st.heuristic_states += rows.size
+        if q.shape != (rows.size, n_act):
+            raise PuzzleError(
+                f"the Q function returned shape {list(q.shape)} for {rows.size} states; "
+                f"expected [{rows.size}, {n_act}]"
+            )
+        if not np.all(np.isfinite(q)):
+            raise PuzzleError("the Q function returned NaN or infinite values")
+        h = np.maximum(q[fresh2[rows]] - np.float32(self.p.move_cost), 0.0)
+        with st.timer("goal_test"):
+            h[self.p.is_goal(children[fresh])] = 0.0
+        return h
+
+
+def q_from_value(puzzle: Puzzle, heuristic: Callable[[np.ndarray], np.ndarray]) -> QFunction:
+    """A Q function from a value heuristic: ``Q(s, a) = cost + h(A(s, a))``, ``cost`` where the
+    child is a goal. It evaluates every child (``num_actions`` heuristic states per state), so Q*
+    with it does the work of BWAS: for comparing a Q network with the value it was trained from,
+    and for exact heuristics in tests."""
+    n_act, cost = puzzle.num_actions, np.float32(puzzle.move_cost)
+
+    def q_function(states: np.ndarray) -> np.ndarray:
+        m = states.shape[0]
+        children = puzzle.expand(states).reshape(m * n_act, *puzzle.state_shape)
+        values = np.asarray(heuristic(children), dtype=np.float32)
+        values[puzzle.is_goal(children)] = 0.0
+        return (cost + values).reshape(m, n_act)
+
+    return q_function
