@@ -6,7 +6,13 @@
 np.True_
 """
 
-from puzzlezero.errors import InvalidMoveError, InvalidStateError, ModelFileError, PuzzleError, UnknownNameError
+from puzzlezero.errors import (
+    InvalidMoveError,
+    InvalidStateError,
+    ModelFileError,
+    PuzzleError,
+    UnknownNameError,
+)
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, register
 

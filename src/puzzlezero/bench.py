@@ -198,6 +198,7 @@ def run_bench(
             "status": r.status,
         }
         | ({"half_turn_length": r.half_turn_length} if r.half_turn_length is not None else {})
+        | ({"first_solution_seconds": r.first_solution_seconds} if r.improvements else {})
         for c, r, opt in zip(cases, solved, optimal, strict=True)
     ]
     k = together or SEARCHES[opts.search].together
@@ -208,8 +209,10 @@ def run_bench(
         search=opts.search,
         heuristic=opts.heuristic,
         model=opts.model or (puzzle.name if opts.heuristic == "learned" else None),
-        weight=opts.weight if opts.search == "bwas" else None,
-        batch=opts.batch if opts.search == "bwas" else None,
+        weight=opts.weight if opts.search in ("bwas", "qstar") else None,
+        batch=opts.batch if opts.search in ("bwas", "qstar") else None,
+        stages=[list(stage) for stage in opts.stages] or None,
+        beam_width=opts.beam_width if opts.search == "beam" else None,
         max_nodes=opts.max_nodes,
         time_limit=opts.time_limit,
         timing="per instance (one search call each)"
@@ -233,6 +236,13 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def mean(xs: Sequence[float]) -> float | None:
         return round(float(np.mean(xs)), 4) if xs else None
 
+    extra: dict[str, Any] = {}
+    htm = [r["half_turn_length"] for r in solved if "half_turn_length" in r]
+    if htm:  # cubes: the half-turn metric beside the quarter turns
+        extra["mean_half_turn_length"] = mean(htm)
+    first = [r["first_solution_seconds"] for r in solved if "first_solution_seconds" in r]
+    if first:  # anytime solving: when the first solution came
+        extra["median_first_solution_seconds"] = round(statistics.median(first), 4)
     return {
         "cases": n,
         "solved_pct": round(100.0 * len(solved) / n, 2) if n else None,
@@ -249,11 +259,7 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "nodes_per_second": round(sum(nodes) / total_s, 1) if total_s > 0 else None,
         "median_seconds": round(statistics.median(seconds), 4) if seconds else None,
         "mean_seconds": mean(seconds),
-    } | (  # searches that also measure in the half-turn metric (kociemba)
-        {"mean_half_turn_length": mean([r["half_turn_length"] for r in solved if "half_turn_length" in r])}
-        if any("half_turn_length" in r for r in solved)
-        else {}
-    )
+    } | extra
 
 
 def peak_rss_mib() -> float | None:

@@ -60,6 +60,10 @@ class Defaults:
     time_limit: float  #: seconds per search call
     max_steps: int  #: greedy and beam search: cap on moves
     beam_width: int = 1000  #: beam search: states kept per instance and step
+    search: str = "bwas"  #: the search ``solve`` runs when none is named
+    #: anytime schedule of ``search``: ``(weight, batch)`` stages run in turn within the time limit,
+    #: the shortest solution kept (:mod:`puzzlezero.search.anytime`); empty: one search
+    stages: tuple[tuple[float, int], ...] = ()
 
 
 #: Per-puzzle defaults. Weights as in the paper (cube 0.6, tiles 0.8 / 48-puzzle 0.6, Lights Out
@@ -73,7 +77,9 @@ class Defaults:
 #: solved all 10 (+8.4 moves over optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within
 #: 120 s (+5.1 moves on those 9, median 102 s); W 10,000 took 263-309 s a cube (ids 0-2, +2.7 moves).
 DEFAULTS: dict[str, Defaults] = {
-    "cube3": Defaults(0.5, 3000, 10_000_000, 120.0, 100, 1000),
+    "cube3": Defaults(
+        0.5, 3000, 10_000_000, 30.0, 100, 1000, stages=((0.2, 100), (0.4, 1000), (0.5, 3000), (0.6, 10_000))
+    ),
     "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000),
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
     "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
@@ -99,12 +105,18 @@ class SolveOptions:
     time_limit: float
     max_steps: int
     beam_width: int = 1000
+    #: anytime: the ``(weight, batch)`` stages, run instead of ``weight``/``batch``; empty: off
+    stages: tuple[tuple[float, int], ...] = ()
 
 
 # ---- tables of searches and heuristics ---------------------------------------------------------
 def _run_bwas(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
+    if o.stages:
+        from puzzlezero.search.anytime import anytime
+
+        return anytime(fn, puzzle, states, h, o.stages, time_limit=o.time_limit, max_nodes=o.max_nodes)
     return fn(
         puzzle, states, h, weight=o.weight, batch_size=o.batch, max_nodes=o.max_nodes, time_limit=o.time_limit
     )
@@ -151,21 +163,34 @@ class SearchSpec:
     together: int = 1
     description: str = ""
     node_cap: bool = True
+    #: what the search calls: ``"value"`` (``states[B] -> float32[B]``) or ``"q"`` (``states[B] ->
+    #: float32[B, A]``, Q*); a heuristic of the other kind is adapted (see :func:`get_heuristic`)
+    heuristic_kind: str = "value"
 
 
 @dataclass(frozen=True)
 class HeuristicSpec:
     """A heuristic by name: ``entry`` builds it, called as ``entry(puzzle, model)`` when
-    ``uses_model`` else ``entry(puzzle)``, and returns ``states[B] -> float32[B]``."""
+    ``uses_model`` else ``entry(puzzle)``, and returns ``states[B] -> float32[B]`` (``kind="value"``)
+    or a Q function ``states[B] -> float32[B, A]`` (``kind="q"``)."""
 
     entry: str | Callable
     uses_model: bool = False
     description: str = ""
+    kind: str = "value"
 
 
 SEARCHES: dict[str, SearchSpec] = {
     "bwas": SearchSpec("puzzlezero.search:bwas", _run_bwas, True, 1, "batch weighted A* (DeepCubeA)"),
     "gbfs": SearchSpec("puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first"),
+    "qstar": SearchSpec(
+        "puzzlezero.search.qstar:qstar",
+        _run_bwas,
+        True,
+        1,
+        "Q* search: BWAS with one Q-network call per expansion",
+        heuristic_kind="q",
+    ),
     "optimal": SearchSpec(
         "puzzlezero.optimal:solve_optimal",
         _run_each,
@@ -186,10 +211,7 @@ SEARCHES: dict[str, SearchSpec] = {
 }
 
 
-def learned_heuristic(puzzle: Puzzle, model: str | None, *, int8: bool = True) -> Heuristic:
-    """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_model(model or puzzle.name))``,
-    with int8 linear layers by default (about 3x faster on a CPU, errors of a few hundredths;
-    ``"learned-fp32"`` keeps float32)."""
+def _load_net(puzzle: Puzzle, model: str | None) -> Any:
     from puzzlezero import nn  # torch: only when a learned heuristic is asked for
 
     try:
@@ -202,7 +224,23 @@ def learned_heuristic(puzzle: Puzzle, model: str | None, *, int8: bool = True) -
             f"--model on the command line), train one with `puzzlezero train {puzzle.name}`, or use "
             f"the pdb heuristic or the optimal search"
         ) from None
-    return nn.make_heuristic(puzzle, net, int8=int8)
+    return net
+
+
+def learned_heuristic(puzzle: Puzzle, model: str | None, *, int8: bool = True) -> Heuristic:
+    """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_model(model or puzzle.name))``,
+    with int8 linear layers by default (about 3x faster on a CPU, errors of a few hundredths;
+    ``"learned-fp32"`` keeps float32)."""
+    from puzzlezero import nn
+
+    return nn.make_heuristic(puzzle, _load_net(puzzle, model), int8=int8)
+
+
+def learned_q_function(puzzle: Puzzle, model: str | None) -> Heuristic:
+    """The network's Q head as a Q function (int8 inference): ``nn.make_q_function``."""
+    from puzzlezero import nn
+
+    return nn.make_q_function(puzzle, _load_net(puzzle, model), int8=True)
 
 
 def learned_heuristic_fp32(puzzle: Puzzle, model: str | None) -> Heuristic:
@@ -217,8 +255,13 @@ HEURISTICS: dict[str, HeuristicSpec] = {
     "learned-fp32": HeuristicSpec(
         learned_heuristic_fp32, uses_model=True, description="DeepCubeA cost-to-go network (float32)"
     ),
+    "learned-q": HeuristicSpec(
+        learned_q_function, uses_model=True, kind="q", description="the network's Q head (for Q*)"
+    ),
     "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
 }
+#: the heuristic a search of each kind gets for ``"learned"`` (the default): Q* reads the Q head
+LEARNED_BY_KIND = {"value": "learned", "q": "learned-q"}
 
 
 def resolve_entry(entry: str | Callable, what: str) -> Callable:
@@ -261,25 +304,45 @@ class SolveResult:
     #: length in the half-turn metric: the search's own where it reports one (``kociemba``), else
     #: ``puzzle.half_turn_length(actions)`` (cubes; ``None`` for puzzles without half turns)
     half_turn_length: int | None = None
+    #: anytime solving: ``(seconds, length)`` of each shorter solution found, the first one first
+    improvements: tuple[tuple[float, int], ...] = ()
 
     @property
     def length(self) -> int | None:
         return len(self.actions) if self.solved else None
 
+    @property
+    def first_solution_seconds(self) -> float | None:
+        """When the first solution was found (anytime solving), else ``None``."""
+        return self.improvements[0][0] if self.improvements else None
+
     def to_json(self) -> dict[str, Any]:
         """``{"puzzle", "solved", "solution", "length", "nodes_generated", "seconds", "status",
-        "search"}`` (plus ``half_turn_length`` for solved cubes); ``solution`` is the list
-        of move names (``None`` when not solved)."""
-        return {
-            "puzzle": self.puzzle,
-            "solved": self.solved,
-            "solution": list(self.solution) if self.solved else None,
-            "length": self.length,
-            "nodes_generated": self.nodes_generated,
-            "seconds": round(self.seconds, 6),
-            "status": self.status,
-            "search": self.search,
-        } | ({"half_turn_length": self.half_turn_length} if self.half_turn_length is not None else {})
+        "search"}`` (plus ``half_turn_length`` for solved cubes, and for anytime solving
+        ``first_solution_seconds`` and ``improvements``: ``[{"seconds", "length"}, ...]``);
+        ``solution`` is the list of move names (``None`` when not solved)."""
+        anytime = (
+            {
+                "first_solution_seconds": self.first_solution_seconds,
+                "improvements": [{"seconds": t, "length": n} for t, n in self.improvements],
+            }
+            if self.improvements
+            else {}
+        )
+        return (
+            anytime
+            | {
+                "puzzle": self.puzzle,
+                "solved": self.solved,
+                "solution": list(self.solution) if self.solved else None,
+                "length": self.length,
+                "nodes_generated": self.nodes_generated,
+                "seconds": round(self.seconds, 6),
+                "status": self.status,
+                "search": self.search,
+            }
+            | ({"half_turn_length": self.half_turn_length} if self.half_turn_length is not None else {})
+        )
 
 
 # ---- inputs ------------------------------------------------------------------------------------
@@ -312,7 +375,7 @@ def read_state(puzzle: Puzzle, state: str | np.ndarray | Sequence[int]) -> np.nd
 def resolve_options(
     puzzle: Puzzle,
     *,
-    search: str = "bwas",
+    search: str | None = None,
     heuristic: str | None = "learned",
     model: str | None = None,
     weight: float | None = None,
@@ -321,8 +384,15 @@ def resolve_options(
     time_limit: float | None = None,
     max_steps: int | None = None,
     beam_width: int | None = None,
+    anytime: bool | None = None,
+    stages: Sequence[tuple[float, int]] | None = None,
 ) -> SolveOptions:
-    """Check names and numbers and fill in the puzzle's :data:`DEFAULTS`."""
+    """Check names and numbers and fill in the puzzle's :data:`DEFAULTS`. ``search=None`` is the
+    puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
+    runs the puzzle's ``Defaults.stages`` for its own search, unless ``weight`` or ``batch`` names
+    one setting; ``stages`` gives a schedule of one's own (for BWAS or Q*)."""
+    d = DEFAULTS.get(puzzle.name, FALLBACK_DEFAULTS)
+    search = d.search if search is None else search
     spec = _lookup(SEARCHES, search, "search")
     if (
         spec.needs_heuristic
@@ -337,7 +407,27 @@ def resolve_options(
     check_positive("time_limit", time_limit)
     check_positive("max_steps", max_steps, integer=True)
     check_positive("beam_width", beam_width, integer=True)
-    d = DEFAULTS.get(puzzle.name, FALLBACK_DEFAULTS)
+    if heuristic == "learned":
+        heuristic = LEARNED_BY_KIND[spec.heuristic_kind]
+    if stages is not None:
+        if anytime is False or weight is not None or batch is not None or search not in ("bwas", "qstar"):
+            raise PuzzleError("stages are an anytime schedule of bwas or qstar, without --weight/--batch")
+        if not stages:
+            raise PuzzleError("stages: give at least one (weight, batch) stage")
+        for w, n in stages:
+            check_positive("weight", w, allow_zero=True)
+            check_positive("batch", n, integer=True)
+        stages = tuple((float(w), int(n)) for w, n in stages)
+    elif anytime is not False and weight is None and batch is None and search == d.search:
+        stages = d.stages
+    else:
+        stages = ()
+    if anytime and not stages:
+        raise PuzzleError(
+            f"no anytime schedule for {search} on {puzzle.name}: anytime solving runs the puzzle's "
+            f"own search ({d.search}) without --weight/--batch"
+            + ("" if d.stages else f", and {puzzle.name} has no schedule")
+        )
     return SolveOptions(
         search=search,
         heuristic=heuristic if spec.needs_heuristic else None,
@@ -348,19 +438,36 @@ def resolve_options(
         time_limit=d.time_limit if time_limit is None else float(time_limit),
         max_steps=d.max_steps if max_steps is None else max_steps,
         beam_width=d.beam_width if beam_width is None else beam_width,
+        stages=stages,  # type: ignore[arg-type]
     )
 
 
 @lru_cache(maxsize=8)
-def get_heuristic(puzzle: Puzzle, name: str, model: str | None = None) -> Heuristic:
+def get_heuristic(puzzle: Puzzle, name: str, model: str | None = None, kind: str = "value") -> Heuristic:
     """The heuristic ``name`` for ``puzzle`` (a :data:`HEURISTICS` name or ``"module:factory"``),
-    built once per process (a network is loaded once)."""
+    built once per process (a network is loaded once), as a search of ``kind`` calls it: a value
+    heuristic asked for as a Q function becomes ``Q(s, a) = cost + h(A(s, a))``
+    (:func:`~puzzlezero.search.qstar.q_from_value`); a Q function asked for as a value heuristic
+    becomes ``min_a Q(s, a)``, 0 at goals."""
     if name in HEURISTICS or ":" not in name:
         spec = _lookup(HEURISTICS, name, "heuristic")
     else:
         spec = HeuristicSpec(name)  # "module:factory", called as factory(puzzle)
     factory = resolve_entry(spec.entry, f"heuristic {name!r}")
-    return factory(puzzle, model) if spec.uses_model else factory(puzzle)
+    fn = factory(puzzle, model) if spec.uses_model else factory(puzzle)
+    if spec.kind == kind:
+        return fn
+    if kind == "q":
+        from puzzlezero.search.qstar import q_from_value
+
+        return q_from_value(puzzle, fn)
+
+    def value_from_q(states: np.ndarray) -> np.ndarray:
+        values = np.maximum(np.asarray(fn(states), dtype=np.float32).min(axis=1), 0.0)
+        values[puzzle.is_goal(states)] = 0.0
+        return values
+
+    return value_from_q
 
 
 # ---- solving -----------------------------------------------------------------------------------
@@ -386,20 +493,23 @@ def solve(
     state: str | np.ndarray | Sequence[int],
     *,
     model: str | None = None,
-    search: str = "bwas",
+    search: str | None = None,
     heuristic: str = "learned",
     weight: float | None = None,
     batch: int | None = None,
     max_nodes: int | None = None,
     time_limit: float | None = None,
     beam_width: int | None = None,
+    anytime: bool | None = None,
+    stages: Sequence[tuple[float, int]] | None = None,
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
 
     ``search``: a :data:`SEARCHES` name; ``heuristic``: a :data:`HEURISTICS` name or
     ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
-    name); ``beam_width``: the beam search's ``W``. ``None`` settings take the puzzle's
-    :data:`DEFAULTS`.
+    name); ``beam_width``: the beam search's ``W``; ``anytime``: run the puzzle's schedule and
+    keep the shortest solution, or ``stages`` of one's own (see :func:`resolve_options`). ``None`` settings take the puzzle's
+    :data:`DEFAULTS` (its own search included).
     """
     return solve_many(
         puzzle,
@@ -412,6 +522,8 @@ def solve(
         max_nodes=max_nodes,
         time_limit=time_limit,
         beam_width=beam_width,
+        anytime=anytime,
+        stages=stages,
     )[0]
 
 
@@ -420,7 +532,7 @@ def solve_many(
     states: Iterable[Any] | np.ndarray,
     *,
     model: str | None = None,
-    search: str = "bwas",
+    search: str | None = None,
     heuristic: str = "learned",
     weight: float | None = None,
     batch: int | None = None,
@@ -428,6 +540,8 @@ def solve_many(
     time_limit: float | None = None,
     max_steps: int | None = None,
     beam_width: int | None = None,
+    anytime: bool | None = None,
+    stages: Sequence[tuple[float, int]] | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
 ) -> list[SolveResult]:
@@ -448,6 +562,8 @@ def solve_many(
         time_limit=time_limit,
         max_steps=max_steps,
         beam_width=beam_width,
+        anytime=anytime,
+        stages=stages,
     )
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
@@ -456,7 +572,11 @@ def solve_many(
         return []
     arr = np.stack(checked)
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
-    h = get_heuristic(p, opts.heuristic, opts.model) if spec.needs_heuristic and opts.heuristic else None
+    h = (
+        get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind)
+        if spec.needs_heuristic and opts.heuristic
+        else None
+    )
     if h is not None:
         _warm_up(spec, fn, p, arr[:1], h, opts)
     k = together or spec.together
@@ -504,6 +624,7 @@ def _verified(
             status=r.status if (ok or not r.solved) else "invalid solution",
             search=search,
             half_turn_length=_half_turn_length(p, r) if r.solved and ok else None,
+            improvements=tuple(r.improvements) if r.solved and ok else (),
         )
         out.append(res)
     return out

@@ -18,6 +18,7 @@ import typer
 
 from puzzlezero.cli.main import app
 from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, read_state_text
+from puzzlezero.errors import PuzzleError
 from puzzlezero.registry import make
 
 ModelOpt = Annotated[
@@ -28,17 +29,46 @@ ModelOpt = Annotated[
         show_default=False,
     ),
 ]
-SearchOpt = Annotated[str, typer.Option("--search", help="bwas | gbfs | beam | optimal | kociemba.")]
+SearchOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--search",
+        help="bwas | qstar | gbfs | beam | optimal | kociemba (default: the puzzle's own, `puzzlezero list`).",
+        show_default=False,
+    ),
+]
+StagesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--stages",
+        help="Anytime schedule of one's own: weight:batch stages, e.g. 0.2:100,0.4:1000 (bwas, qstar).",
+        show_default=False,
+    ),
+]
+AnytimeOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--anytime/--no-anytime",
+        help="Keep searching with stronger settings after the first solution while the time limit "
+        "allows, and return the shortest (default: on for the puzzle's own search without "
+        "--weight/--batch, where it has a schedule).",
+        show_default=False,
+    ),
+]
 HeuristicOpt = Annotated[
-    str, typer.Option("--heuristic", help="learned (int8) | learned-fp32 | pdb (or module:factory).")
+    str,
+    typer.Option(
+        "--heuristic",
+        help="learned (int8; with qstar: the Q head) | learned-fp32 | learned-q | pdb (or module:factory).",
+    ),
 ]
 WeightOpt = Annotated[
     float | None,
-    typer.Option("--weight", help="BWAS path-cost weight lambda (f = lambda*g + h).", show_default=False),
+    typer.Option("--weight", help="BWAS/Q* path-cost weight lambda (f = lambda*g + h).", show_default=False),
 ]
 BatchOpt = Annotated[
     int | None,
-    typer.Option("--batch", help="BWAS batch size N (nodes expanded per iteration).", show_default=False),
+    typer.Option("--batch", help="BWAS/Q* batch size N (nodes expanded per iteration).", show_default=False),
 ]
 BeamWidthOpt = Annotated[
     int | None,
@@ -56,18 +86,34 @@ TimeLimitOpt = Annotated[
 ]
 
 
+def parse_stages(text: str | None) -> list[tuple[float, int]] | None:
+    """``"0.2:100,0.4:1000"`` -> ``[(0.2, 100), (0.4, 1000)]``; a malformed stage is a PuzzleError."""
+    if text is None:
+        return None
+    out = []
+    for part in text.split(","):
+        weight, _, batch = part.strip().partition(":")
+        try:
+            out.append((float(weight), int(batch)))
+        except ValueError:
+            raise PuzzleError(f"--stages: {part!r} is not weight:batch (e.g. 0.4:1000)") from None
+    return out
+
+
 @app.command("solve")
 def solve_cmd(
     puzzle: PuzzleArg,
     state: StateArg,
     model: ModelOpt = None,
-    search: SearchOpt = "bwas",
+    search: SearchOpt = None,
     heuristic: HeuristicOpt = "learned",
     weight: WeightOpt = None,
     batch: BatchOpt = None,
     beam_width: BeamWidthOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,
+    anytime: AnytimeOpt = None,
+    stages: StagesOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
@@ -86,6 +132,8 @@ def solve_cmd(
         max_nodes=max_nodes,
         time_limit=time_limit,
         beam_width=beam_width,
+        anytime=anytime,
+        stages=parse_stages(stages),
     )
     if as_json:
         typer.echo(json.dumps(r.to_json()))
@@ -95,6 +143,9 @@ def solve_cmd(
         typer.echo(f"length:   {r.length} moves{htm}")
     else:
         typer.echo(f"not solved within budget ({r.status})")
+    if not as_json and len(r.improvements) > 1:
+        steps = ", then ".join(f"{n} at {t:.1f} s" for t, n in r.improvements)
+        typer.echo(f"found:    {steps}")
     if not as_json:
         typer.echo(f"nodes:    {r.nodes_generated:,} generated")
         typer.echo(f"time:     {r.seconds:.3f} s")
@@ -118,13 +169,15 @@ def bench_cmd(
         str | None, typer.Option("--ids", help="Only ids A..B-1, written A:B.", show_default=False)
     ] = None,
     model: ModelOpt = None,
-    search: SearchOpt = "bwas",
+    search: SearchOpt = None,
     heuristic: HeuristicOpt = "learned",
     weight: WeightOpt = None,
     batch: BatchOpt = None,
     beam_width: BeamWidthOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,
+    anytime: AnytimeOpt = None,
+    stages: StagesOpt = None,
     together: Annotated[
         int | None,
         typer.Option(
@@ -163,7 +216,7 @@ def bench_cmd(
         TextColumn("solved {task.fields[solved]}"),
     )
     with Progress(*columns, console=err, transient=True) as progress:
-        task = progress.add_task(f"{puzzle} {search}", total=len(chosen), solved=0)
+        task = progress.add_task(f"{puzzle} {search or ''}", total=len(chosen), solved=0)
         done = {"solved": 0}
 
         def advance(results: list[Any]) -> None:
@@ -186,6 +239,8 @@ def bench_cmd(
             max_nodes=max_nodes,
             time_limit=time_limit,
             beam_width=beam_width,
+            anytime=anytime,
+            stages=parse_stages(stages),
         )
     if json_out is not None:
         report.write(json_out)

@@ -35,6 +35,8 @@ class SearchResult:
             of equality: two results are equal when the searches did the same thing.
         status: ``"solved"``, ``"node limit"``, ``"time limit"``, ``"step limit"`` or ``"exhausted"``.
         path_states: ``[len(actions) + 1, *state_shape]``, start to goal, when solved; else ``None``.
+        improvements: anytime search (:mod:`.anytime`): ``(seconds, length)`` each time a shorter
+            solution was found, the first one first; empty for the other searches.
     """
 
     solved: bool
@@ -44,6 +46,7 @@ class SearchResult:
     seconds: float = field(compare=False)
     status: Status
     path_states: np.ndarray | None = field(default=None, compare=False, repr=False)
+    improvements: tuple[tuple[float, int], ...] = field(default=(), compare=False)
 
     @property
     def length(self) -> int | None:

@@ -1,0 +1,114 @@
+"""Anytime solving by restarts: a schedule of ever stronger searches within one time budget.
+
+With an inadmissible learned heuristic the first solution of weighted A* is rarely the shortest,
+and a bigger batch ``N`` or a larger path-cost weight ``lambda`` finds shorter ones at a higher
+price. Restarting weighted A* (Richter, Thayer and Ruml, "The Joy of Forgetting: Faster Anytime
+Search via Restarting", ICAPS 2010) runs a schedule of settings, each a fresh search, and keeps the
+best solution so far:
+
+1. Run stage ``k`` (``weight_k``, ``batch_k``) on every instance, with the time that is left.
+2. An instance that has a solution of cost ``C`` searches the next stages with ``max_cost = C -
+   move_cost``: children whose path cost exceeds it are dropped, so only strictly shorter
+   solutions are looked for and no time is spent below the incumbent's depth.
+3. Stop when the schedule is done or the time is up; each instance returns its shortest solution,
+   with the time and length of every improvement (``SearchResult.improvements``).
+
+The first stage is the cheap one: it answers quickly (a legal state always gets a solution when
+the budget allows one at all), and every later stage only improves on it. The node cap applies
+to each stage (it bounds memory, which a stage frees when it ends); ``nodes_generated`` adds the
+stages up. The stages are BWAS or Q* (any function with :func:`~.bwas.bwas`'s keywords).
+
+>>> stages = [(0.2, 100), (0.5, 1000), (0.6, 3000)]                              # doctest: +SKIP
+>>> (r,) = anytime(bwas, cube, start, h, stages, time_limit=30.0)               # doctest: +SKIP
+>>> r.length, r.improvements                                                     # doctest: +SKIP
+(22, ((0.4, 30), (3.1, 24), (17.8, 22)))
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search.result import SearchResult, as_batch, check_positive
+
+__all__ = ["anytime"]
+
+
+def anytime(
+    search: Callable[..., list[SearchResult]],
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    heuristic: Callable[[np.ndarray], np.ndarray],
+    stages: Sequence[tuple[float, int]],
+    *,
+    time_limit: float,
+    max_nodes: int | None = 10_000_000,
+) -> list[SearchResult]:
+    """Solve every state of ``starts`` with the ``(weight, batch_size)`` stages of ``search`` in
+    turn within ``time_limit`` seconds for the whole call; one :class:`SearchResult` per state: the
+    shortest solution found (``status`` ``"solved"``), else the last stage's status."""
+    starts = as_batch(puzzle, starts)
+    if not stages:
+        raise PuzzleError("an anytime search needs at least one (weight, batch) stage")
+    for weight, batch in stages:
+        check_positive("weight", weight, allow_zero=True)
+        check_positive("batch_size", batch, integer=True)
+    check_positive("time_limit", time_limit)
+    b = starts.shape[0]
+    t0 = time.perf_counter()
+    best: list[SearchResult | None] = [None] * b
+    last: list[SearchResult | None] = [None] * b
+    nodes = np.zeros(b, np.int64)
+    iterations = np.zeros(b, np.int64)
+    found: list[list[tuple[float, int]]] = [[] for _ in range(b)]
+    for weight, batch in stages:
+        left = time_limit - (time.perf_counter() - t0)
+        if left <= 0:
+            break
+        bound = np.array(
+            [np.inf if r is None else len(r.actions) * puzzle.move_cost - puzzle.move_cost for r in best]
+        )
+        todo = np.flatnonzero(bound >= 0)  # a start that is a goal has nothing left to improve
+        if todo.size == 0:
+            break
+        stage_start = time.perf_counter() - t0
+        results = search(
+            puzzle,
+            starts[todo],
+            heuristic,
+            weight=weight,
+            batch_size=batch,
+            max_nodes=max_nodes,
+            time_limit=left,
+            max_cost=np.where(np.isinf(bound[todo]), np.finfo(np.float32).max, bound[todo]),
+        )
+        for i, r in zip(todo, results, strict=True):
+            nodes[i] += r.nodes_generated
+            iterations[i] += r.iterations
+            last[i] = r
+            if r.solved and (best[i] is None or len(r.actions) < len(best[i].actions)):  # type: ignore[union-attr]
+                best[i] = r
+                found[i].append((round(stage_start + r.seconds, 6), len(r.actions)))
+    total = time.perf_counter() - t0
+    out = []
+    for i in range(b):
+        r = best[i] if best[i] is not None else last[i]
+        if r is None:  # the time was up before the first stage began
+            r = SearchResult(False, (), 1, 0, total, "time limit")
+        out.append(
+            SearchResult(
+                solved=r.solved,
+                actions=r.actions,
+                nodes_generated=int(nodes[i]),
+                iterations=int(iterations[i]),
+                seconds=total,
+                status=r.status,
+                path_states=r.path_states,
+                improvements=tuple(found[i]),
+            )
+        )
+    return out
