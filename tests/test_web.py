@@ -195,16 +195,19 @@ def test_solve_returns_a_replayable_solution_and_applies_server_limits() -> None
     assert data["solved"] and data["length"] == 3 == len(data["solution"])
     end = p.apply_moves(p.parse("R U F'"), p.parse_moves(data["solution"]))
     assert p.is_goal(end[None])[0]
-    # the request's batch wins; the page's quick cube3 weight fills the gap
-    assert seen == [{"time_limit": 5.0, "max_nodes": 1000, "batch": 100, "weight": 0.4}]
+    # the request's settings pass through; the server adds only its limits
+    assert seen == [{"time_limit": 5.0, "max_nodes": 1000, "batch": 100}]
     assert data["time_limit"] == 5.0 and data["max_nodes"] == 1000
-    with client_for(spy) as c:
+    with client_for(spy, quick_search={"cube3": {"weight": 0.4, "batch": 1000}}) as c:
         c.post("/api/solve", json={"puzzle": "cube3", "state": "R", "weight": 0.7})
         c.post("/api/solve", json={"puzzle": "cube3", "state": "R", "search": "optimal"})
         c.post("/api/solve", json={"puzzle": "puzzle8", "state": "1 2 3 4 5 6 7 0 8"})
-    assert (seen[1]["weight"], seen[1]["batch"]) == (0.7, 1000)
+    with client_for(spy) as c:  # by default a request naming nothing gets the anytime schedule
+        c.post("/api/solve", json={"puzzle": "cube3", "state": "R"})
+    assert (seen[1]["weight"], seen[1]["batch"]) == (0.7, 1000)  # an operator's quick setting
     assert "weight" not in seen[2] and "batch" not in seen[2]  # not a BWAS request
     assert "weight" not in seen[3]  # only the puzzles listed in quick_search
+    assert "weight" not in seen[4] and "batch" not in seen[4]
 
 
 def test_operator_model_is_used_and_its_path_stays_private() -> None:

@@ -112,7 +112,9 @@ def random_walk(p: Puzzle, rng: np.random.Generator, depth: int) -> tuple[np.nda
     return state[0], actions
 
 
-def _capped(value: float | int | None, default: float | int, cap: float | int, what: str, unit: str = "") -> Any:
+def _capped(
+    value: float | int | None, default: float | int, cap: float | int, what: str, unit: str = ""
+) -> Any:
     if value is None:
         return default
     if value > cap:
@@ -213,8 +215,11 @@ def move(request: Request, req: MoveRequest) -> dict[str, Any]:
     if len(actions) > cfg.max_moves:
         raise ApiError(422, f"{len(actions)} moves exceed this server's limit of {cfg.max_moves}")
     if req.trajectory and req.svg and len(actions) > cfg.max_svg_frames:
-        raise ApiError(422, f"{len(actions)} SVG frames exceed this server's limit of {cfg.max_svg_frames}; "
-                       "ask for the trajectory without svg")
+        raise ApiError(
+            422,
+            f"{len(actions)} SVG frames exceed this server's limit of {cfg.max_svg_frames}; "
+            "ask for the trajectory without svg",
+        )
     frames = [frame(p, state, req.svg)] if req.trajectory else None
     batch = state[None]
     for a in actions:
@@ -248,7 +253,9 @@ async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
     cfg = _config(request)
     p = make(req.puzzle)
     state = read_state(p, req.state)
-    time_limit = float(_capped(req.time_limit, cfg.default_time_limit, cfg.max_time_limit, "time_limit", " s"))
+    time_limit = float(
+        _capped(req.time_limit, cfg.default_time_limit, cfg.max_time_limit, "time_limit", " s")
+    )
     max_nodes = int(_capped(req.max_nodes, cfg.default_max_nodes, cfg.max_max_nodes, "max_nodes"))
     options: dict[str, Any] = {"time_limit": time_limit, "max_nodes": max_nodes}
     if req.batch is not None:
@@ -256,7 +263,9 @@ async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
     for key in ("search", "heuristic", "weight"):
         if getattr(req, key) is not None:
             options[key] = getattr(req, key)
-    if options.get("search", "bwas") == "bwas":
+    from puzzlezero.solver import DEFAULTS, FALLBACK_DEFAULTS
+
+    if options.get("search", DEFAULTS.get(p.name, FALLBACK_DEFAULTS).search) in ("bwas", "qstar"):
         for key, value in cfg.quick_search.get(p.name, {}).items():
             options.setdefault(key, value)
     if p.name in cfg.models:  # the operator's model for this puzzle (requests never name files)

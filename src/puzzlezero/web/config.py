@@ -56,12 +56,12 @@ class ServerConfig:
     """Longest trajectory ``/api/move`` draws as SVG frames (each is a few kB)."""
     max_scramble_depth: int = 1_000
     """Deepest scramble ``/api/scramble`` makes."""
-    quick_search: dict[str, dict[str, float]] = field(
-        default_factory=lambda: {"cube3": {"weight": 0.4, "batch": 1000}}
-    )
-    """Puzzle -> BWAS ``weight``/``batch`` for requests that name none. A page wants a quick answer:
-    cube3 gives 25.7 moves in about 4 s this way, against 24.7 moves in about 15 s with the CLI
-    defaults (which also need more than the 2M-node default cap here on some cubes)."""
+    quick_search: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Puzzle -> ``weight``/``batch`` for requests that name none (one search of that setting). Empty
+    by default: such requests get the solver's anytime schedule for the puzzle within the request's
+    time limit (:mod:`puzzlezero.search.anytime`), which answers with a quick setting first and
+    improves on it while the time lasts. (A fixed quick setting, cube3 lambda 0.4 and N 1000, left
+    one of 20 simultaneous held-out cubes unsolved at 20 s and 2M nodes.)"""
     models: dict[str, str] = field(default_factory=dict)
     """Puzzle name -> model folder served instead of the shipped model (``--model cube3=DIR``)."""
     node_modules: Path | None = None

@@ -25,7 +25,9 @@ __all__ = [
     "ValidateResponse",
 ]
 
-PuzzleName = Field(max_length=64, description="registered puzzle name, see GET /api/puzzles", examples=["cube3"])
+PuzzleName = Field(
+    max_length=64, description="registered puzzle name, see GET /api/puzzles", examples=["cube3"]
+)
 StateText = Field(
     max_length=20_000,
     description="state text: cube scramble or 54-letter facelets, tile numbers, 0/1 lights, Sokoban rows",
@@ -51,7 +53,9 @@ class SolveRequest(_Request):
 class SolveResponse(BaseModel):
     puzzle: str
     solved: bool
-    solution: list[str] = Field(description="move names, applied in order to the given state ([] if unsolved)")
+    solution: list[str] = Field(
+        description="move names, applied in order to the given state ([] if unsolved)"
+    )
     length: int | None = Field(description="number of moves, None when not solved")
     half_turn_length: int | None = Field(
         None, description="cubes: moves in the half-turn metric (R R counts as one R2); None otherwise"
@@ -60,6 +64,12 @@ class SolveResponse(BaseModel):
     seconds: float
     status: str | None = Field(None, description='"solved", "node limit", "time limit", "exhausted"')
     search: str | None = Field(None, description="the search that ran")
+    first_solution_seconds: float | None = Field(
+        None, description="anytime solving: when the first solution was found (None: one search ran)"
+    )
+    improvements: list[dict[str, float]] | None = Field(
+        None, description='anytime solving: [{"seconds", "length"}, ...] of each shorter solution found'
+    )
     time_limit: float = Field(description="the time limit the search ran under")
     max_nodes: int = Field(description="the node limit the search ran under")
 

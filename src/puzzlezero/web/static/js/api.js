@@ -74,9 +74,14 @@ export function showStats(result) {
     for (const id of ["stat-length", "stat-nodes", "stat-time"]) set(id, "–");
     return;
   }
-  set("stat-length", result.solved ? `${result.length} moves` : "not found");
+  const htm = result.half_turn_length != null ? ` (${result.half_turn_length} in half turns)` : "";
+  set("stat-length", result.solved ? `${result.length} moves${htm}` : "not found");
   set("stat-nodes", result.nodes_generated.toLocaleString("en-US"));
-  set("stat-time", `${result.seconds.toFixed(2)} s`);
+  // anytime solving keeps improving after the first solution: say when that one came
+  const first = result.first_solution_seconds != null && result.improvements && result.improvements.length > 1
+    ? ` (first solution after ${result.first_solution_seconds.toFixed(1)} s, ${result.improvements[0].length} moves)`
+    : "";
+  set("stat-time", `${result.seconds.toFixed(2)} s${first}`);
 }
 
 /** Options of a <select> from the puzzle list, keeping `selected`. */
