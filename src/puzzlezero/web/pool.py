@@ -71,11 +71,13 @@ def _init_worker(threads: int, warm: tuple[tuple[str, str | None], ...] = ()) ->
     except ImportError:  # pragma: no cover - torch is a core dependency
         pass
     from puzzlezero.registry import make
-    from puzzlezero.solver import get_heuristic
+    from puzzlezero.solver import SEARCHES, get_heuristic, resolve_options
 
     for name, model in warm:
         try:
-            get_heuristic(make(name), "learned", model)  # cached per process by the solver
+            opts = resolve_options(make(name))  # the heuristic of the puzzle's own search (Q*: Q head)
+            if opts.heuristic is not None:  # cached per process by the solver
+                get_heuristic(make(name), opts.heuristic, model, SEARCHES[opts.search].heuristic_kind)
         except PuzzleError as exc:  # a request will report it; the worker still serves others
             log.warning("could not preload the %s model: %s", name, exc)
 
