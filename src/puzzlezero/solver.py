@@ -70,15 +70,25 @@ class Defaults:
 #: 0.2, Sokoban 0.8). The paper's N (cube 10,000, tiles 20,000 on four GPUs; Lights Out 1,000) is
 #: cut to about what a CPU network evaluates in a second (N * num_actions children per iteration);
 #: Sokoban's N = 1 is raised to 10 so that a network call covers several nodes. Tune with
-#: ``puzzlezero bench``. cube3 is tuned for the shipped model on the shared benchmark cubes (ids 0-9,
-#: idle 2-core CPU): lambda 0.5, N 3000 gives 24.7 moves at a median of 15 s (lambda 0.4, N 1000:
-#: 25.7 moves, 4 s; lambda 0.6 runs past the node cap on 3 of 10), with the cap at 2.7x the most
-#: nodes any of them needed. Beam widths (last field) are sized the same way: on those cubes W 1000
+#: ``puzzlezero bench``. cube3 solves with Q* (its model has a Q head: one network call per expanded
+#: node instead of twelve) and an anytime schedule within 30 s, chosen on the shared benchmark cubes
+#: (ids 0-5, idle 2-core AMD EPYC, docs/results.md): greedy-leaning lambda 0.1 first (a solution in
+#: 1.5-4 s, and the hard superflip-class cubes solve only this way), then 0.3/1000, 0.4/3000 (about
+#: 40 s) and 0.5/10000 for longer budgets: +5.0 moves over optimal at 30 s, where BWAS schedules on
+#: the value head gave +6.3 to +8.7 and single BWAS settings of lambda >= 0.5 did not finish in 60 s
+#: on this CPU. Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (last field) are sized the same way: on those cubes W 1000
 #: solved all 10 (+8.4 moves over optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within
 #: 120 s (+5.1 moves on those 9, median 102 s); W 10,000 took 263-309 s a cube (ids 0-2, +2.7 moves).
 DEFAULTS: dict[str, Defaults] = {
     "cube3": Defaults(
-        0.5, 3000, 10_000_000, 30.0, 100, 1000, stages=((0.2, 100), (0.4, 1000), (0.5, 3000), (0.6, 10_000))
+        0.3,
+        1000,
+        10_000_000,
+        30.0,
+        100,
+        1000,
+        search="qstar",
+        stages=((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000)),
     ),
     "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000),
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),

@@ -229,19 +229,24 @@ class _Bwas:
         st.nodes_generated += n * A
         st.nodes_expanded += n
         c_inst = np.repeat(p_inst, A)
-        with st.timer("dedup"):
-            keys = NodeTable.mix_instance(self.p.hash64(children), c_inst)
-            code, idx = t.add(
-                keys,
-                t.as_rows(children),
-                c_inst,
-                np.repeat(popped, A),
-                np.tile(np.arange(A), n),
-                np.repeat(t.g[popped] + np.float32(self.p.move_cost), A),
-            )
+        g_child = np.repeat(t.g[popped] + np.float32(self.p.move_cost), A)
+        # children beyond max_cost are never recorded: a state first seen beyond it and later
+        # reached more cheaply must then enter as NEW, with its heuristic value computed
+        keep = np.ones(n * A, bool) if self.max_cost is None else g_child <= self.max_cost[c_inst]
+        code = np.zeros(n * A, np.int64)  # DUPLICATE where not kept
+        idx = np.zeros(n * A, np.int64)
+        if keep.any():
+            with st.timer("dedup"):
+                keys = NodeTable.mix_instance(self.p.hash64(children[keep]), c_inst[keep])
+                code[keep], idx[keep] = t.add(
+                    keys,
+                    t.as_rows(children[keep]),
+                    c_inst[keep],
+                    np.repeat(popped, A)[keep],
+                    np.tile(np.arange(A), n)[keep],
+                    g_child[keep],
+                )
         live = code > 0  # NEW or IMPROVED
-        if self.max_cost is not None:
-            live &= t.g[idx] <= self.max_cost[c_inst]
         if self.goal_on_generate and live.any():
             with st.timer("goal_test"):
                 goal = np.zeros(live.size, bool)
