@@ -74,7 +74,8 @@ class Defaults:
 #: node instead of twelve) and an anytime schedule within 30 s, chosen on the shared benchmark cubes
 #: (ids 0-5, idle 2-core AMD EPYC, docs/results.md): greedy-leaning lambda 0.1 first (a solution in
 #: 1.5-4 s, and the hard superflip-class cubes solve only this way), then 0.3/1000, 0.4/3000 (about
-#: 40 s) and 0.5/10000 for longer budgets: +5.0 moves over optimal at 30 s, where BWAS schedules on
+#: 40 s) and 0.5/10000 for longer budgets: +5.0 moves over optimal at 30 s on ids 0-5 (+7.2 on ids
+#: 0-9 in the bench after a fix to the stages' cost bound), where BWAS schedules on
 #: the value head gave +6.3 to +8.7 and single BWAS settings of lambda >= 0.5 did not finish in 60 s
 #: on this CPU. Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (last field) are sized the same way: on those cubes W 1000
 #: solved all 10 (+8.4 moves over optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within
