@@ -78,18 +78,9 @@ def bwas(
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
-    starts = as_batch(puzzle, starts)
-    check_positive("weight", weight, allow_zero=True)
-    check_positive("batch_size", batch_size, integer=True)
-    check_positive("max_nodes", max_nodes, integer=True)
-    check_positive("time_limit", time_limit)
-    if goal_test not in ("expand", "generate"):
-        raise PuzzleError(f"goal_test must be 'expand' or 'generate', got {goal_test!r}")
-    stats = stats if stats is not None else SearchStats()
-    search = _Bwas(
+    return _Bwas.checked(
         puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
-    )
-    return search.run()
+    ).run()
 
 
 class _Bwas:
@@ -146,6 +137,23 @@ class _Bwas:
             for i in np.flatnonzero(puzzle.is_goal(starts)):
                 self._finish(int(i), "solved", int(roots[i]))
         stats.nodes_generated += b
+
+    @classmethod
+    def checked(
+        cls, puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
+    ):  # noqa: ANN001, ANN206
+        """The search of :func:`bwas`'s arguments, checked (bad values raise :class:`PuzzleError`)."""
+        starts = as_batch(puzzle, starts)
+        check_positive("weight", weight, allow_zero=True)
+        check_positive("batch_size", batch_size, integer=True)
+        check_positive("max_nodes", max_nodes, integer=True)
+        check_positive("time_limit", time_limit)
+        if goal_test not in ("expand", "generate"):
+            raise PuzzleError(f"goal_test must be 'expand' or 'generate', got {goal_test!r}")
+        stats = stats if stats is not None else SearchStats()
+        return cls(
+            puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
+        )
 
     # ---- bookkeeping ---------------------------------------------------------------------------
     def _finish(self, i: int, status: str, node: int = -1) -> None:

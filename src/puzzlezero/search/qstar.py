@@ -34,7 +34,7 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.bwas import _Bwas
-from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive
+from puzzlezero.search.result import SearchResult, SearchStats
 
 __all__ = ["qstar", "q_from_value"]
 
@@ -66,18 +66,9 @@ def qstar(
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
-    starts = as_batch(puzzle, starts)
-    check_positive("weight", weight, allow_zero=True)
-    check_positive("batch_size", batch_size, integer=True)
-    check_positive("max_nodes", max_nodes, integer=True)
-    check_positive("time_limit", time_limit)
-    if goal_test not in ("expand", "generate"):
-        raise PuzzleError(f"goal_test must be 'expand' or 'generate', got {goal_test!r}")
-    stats = stats if stats is not None else SearchStats()
-    search = _QStar(
+    return _QStar.checked(
         puzzle, starts, q_function, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
-    )
-    return search.run()
+    ).run()
 
 
 class _QStar(_Bwas):
