@@ -12,6 +12,7 @@ model folder ``$PUZZLEZERO_TEST_CUBE3_MODEL``), else an in-process server whose 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -187,7 +188,8 @@ def test_cube_3d_scramble_turn_solve_play(page: Any, cube_server: str, artifacts
     end = solve_and_play(page)
     assert end["solved"] and len(end["solution"]) >= 1 and end["alg"].startswith(before["alg"])
     page.wait_for_function("async () => await window.pz.cubingSolved() === true", timeout=20_000)
-    assert page.inner_text("#stat-length").endswith("moves")
+    # the cube's length in quarter turns, and in half turns beside it
+    assert re.fullmatch(r"\d+ moves \(\d+ in half turns\)", page.inner_text("#stat-length"))
     page.screenshot(path=str(artifacts / "cube-3d.png"), full_page=True)
     assert page.errors == []
 
