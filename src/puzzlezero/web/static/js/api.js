@@ -93,7 +93,9 @@ export function fillPuzzleSelect(select, puzzles, selected) {
 
 /** Solving methods: request fields, and which searches / heuristics the server must know. */
 const METHODS = {
-  learned: { label: "learned heuristic + batch weighted A*", body: { search: "bwas" }, needs: ["bwas", "learned"] },
+  // the puzzle's own search with its anytime schedule (cube: Q* with the Q head; others: BWAS)
+  learned: { label: "learned heuristic, best within the time limit", body: {}, needs: ["learned"] },
+  bwas: { label: "learned heuristic + batch weighted A*", body: { search: "bwas" }, needs: ["bwas", "learned"] },
   greedy: { label: "learned heuristic, greedy", body: { search: "gbfs" }, needs: ["gbfs", "learned"] },
   optimal: { label: "optimal solver", body: { search: "optimal" }, needs: ["optimal"] },
   pdb: { label: "pattern databases + batch weighted A*", body: { search: "bwas", heuristic: "pdb" }, needs: ["bwas", "pdb"] },
@@ -106,7 +108,7 @@ const CHEAP_OPTIMAL = new Set(["lightsout7", "cube2", "puzzle8"]);
 /** Fill the method <select> for a puzzle. */
 export function fillMethods(info, puzzle) {
   const known = new Set([...Object.keys(info.searches), ...Object.keys(info.heuristics)]);
-  let names = puzzle.kind === "sokoban" ? ["learned", "greedy"] : ["learned", "greedy", "optimal", "pdb"];
+  let names = puzzle.kind === "sokoban" ? ["learned", "greedy"] : ["learned", "bwas", "greedy", "optimal", "pdb"];
   if (puzzle.name === "cube3") names.push("kociemba");
   names = names.filter((n) => METHODS[n].needs.every((x) => known.has(x)));
   // Without a shipped model, default to the optimal solver where it needs no big tables.
