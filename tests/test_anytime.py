@@ -110,3 +110,18 @@ def test_a_schedule_of_ones_own_from_the_command_line(capsys):
     assert "is not weight:batch" in capsys.readouterr().err
     assert main(["solve", "puzzle8", state, "--stages", "0:1", "--weight", "0.5"]) == 2
     assert "without --weight/--batch" in capsys.readouterr().err
+
+
+def test_children_beyond_the_cost_bound_are_never_recorded(p8):
+    """Every state the search records has its heuristic value: a child pruned by ``max_cost`` is
+    not kept half-made (it would re-enter later, reached more cheaply, with no value at all)."""
+    from puzzlezero.search.bwas import _Bwas
+
+    p, exact, starts = p8
+    bound = exact(starts) - 2  # tight: many children are pruned
+    search = _Bwas.checked(p, starts, exact, 0.3, 5, None, None, "expand", None, bound)
+    results = search.run()
+    h = search.table.h[: search.table.n]
+    assert np.isfinite(h).all()
+    assert search.table.g[: search.table.n].max() <= bound.max()
+    assert all(r.status == "exhausted" for r in results)
