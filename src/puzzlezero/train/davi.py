@@ -26,7 +26,40 @@ if TYPE_CHECKING:
     from puzzlezero.nn.models import CostToGoNet
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["one_step_targets", "bellman_targets", "davi_labels"]
+__all__ = ["action_targets", "one_step_targets", "bellman_targets", "davi_labels"]
+
+
+def action_targets(
+    puzzle: Puzzle,
+    value_fn: ValueFn,
+    states: np.ndarray,
+    *,
+    chunk: int = 2048,
+    noop_when_stuck: bool = False,
+) -> np.ndarray:
+    """``float32[N, A]``: ``move_cost + value_fn(child_a)`` for every action, ``move_cost`` where the
+    child is a goal, NaN where the action leaves the state unchanged (with ``noop_when_stuck``, a
+    state that no action changes keeps its no-op children instead). ``value_fn`` gets the non-goal
+    children of about ``chunk // num_actions`` parents per call and must return values ``>= 0``.
+    DAVI's target is the minimum of a row (:func:`one_step_targets`); a Q head learns the whole row
+    (:mod:`puzzlezero.train.qlearning`)."""
+    n, n_act = states.shape[0], puzzle.num_actions
+    per = max(1, chunk // n_act)
+    out = np.empty((n, n_act), dtype=np.float32)
+    for lo in range(0, n, per):
+        parents = states[lo : lo + per]
+        m = parents.shape[0]
+        children = puzzle.expand(parents).reshape(m * n_act, *puzzle.state_shape)
+        moved = np.any(children.reshape(m, n_act, -1) != parents.reshape(m, 1, -1), axis=2)  # [m, A]
+        if noop_when_stuck:
+            moved[~moved.any(axis=1)] = True  # no real move at all: fall back to the no-op children
+        moved = moved.ravel()
+        need = moved & ~puzzle.is_goal(children)
+        values = np.zeros(m * n_act, dtype=np.float32)
+        if need.any():
+            values[need] = value_fn(children[need])
+        out[lo : lo + m] = np.where(moved, np.float32(puzzle.move_cost) + values, np.nan).reshape(m, n_act)
+    return out
 
 
 def one_step_targets(
@@ -35,22 +68,8 @@ def one_step_targets(
     """``float32[N]``: ``min_a (move_cost + value_fn(child_a))`` over the moves that change the
     state, 0 for goal children and for goal states. ``value_fn`` gets the non-goal children of about
     ``chunk // num_actions`` parents per call and must return values ``>= 0``."""
-    n, n_act = states.shape[0], puzzle.num_actions
-    per = max(1, chunk // n_act)
-    out = np.empty(n, dtype=np.float32)
-    for lo in range(0, n, per):
-        parents = states[lo : lo + per]
-        m = parents.shape[0]
-        children = puzzle.expand(parents).reshape(m * n_act, *puzzle.state_shape)
-        moved = np.any(children.reshape(m, n_act, -1) != parents.reshape(m, 1, -1), axis=2)  # [m, A]
-        moved[~moved.any(axis=1)] = True  # no real move at all: fall back to the no-op children
-        moved = moved.ravel()
-        need = moved & ~puzzle.is_goal(children)
-        values = np.zeros(m * n_act, dtype=np.float32)
-        if need.any():
-            values[need] = value_fn(children[need])
-        cost = np.where(moved, puzzle.move_cost + values, np.inf).reshape(m, n_act)
-        out[lo : lo + m] = cost.min(axis=1)
+    per_action = action_targets(puzzle, value_fn, states, chunk=chunk, noop_when_stuck=True)
+    out = np.where(np.isnan(per_action), np.inf, per_action).min(axis=1).astype(np.float32)
     out[puzzle.is_goal(states)] = 0.0
     return out
 

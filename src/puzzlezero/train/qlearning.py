@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.train.davi import action_targets
 from puzzlezero.train.objectives import ValueFn, register_objective
 
 if TYPE_CHECKING:
@@ -45,22 +46,9 @@ __all__ = ["q_targets", "qlearning_labels"]
 
 def q_targets(puzzle: Puzzle, value_fn: ValueFn, states: np.ndarray, *, chunk: int = 2048) -> np.ndarray:
     """``float32[N, A]``: ``move_cost + value_fn(child_a)``, ``move_cost`` where the child is a goal
-    and NaN where action ``a`` leaves the state unchanged. ``value_fn`` gets the non-goal children
-    of about ``chunk // num_actions`` parents per call and must return values ``>= 0``."""
-    n, n_act = states.shape[0], puzzle.num_actions
-    per = max(1, chunk // n_act)
-    out = np.empty((n, n_act), dtype=np.float32)
-    for lo in range(0, n, per):
-        parents = states[lo : lo + per]
-        m = parents.shape[0]
-        children = puzzle.expand(parents).reshape(m * n_act, *puzzle.state_shape)
-        moved = np.any(children.reshape(m, n_act, -1) != parents.reshape(m, 1, -1), axis=2).ravel()
-        need = moved & ~puzzle.is_goal(children)
-        values = np.zeros(m * n_act, dtype=np.float32)
-        if need.any():
-            values[need] = value_fn(children[need])
-        out[lo : lo + m] = np.where(moved, np.float32(puzzle.move_cost) + values, np.nan).reshape(m, n_act)
-    return out
+    and NaN where action ``a`` leaves the state unchanged (:func:`~.davi.action_targets`, whose row
+    minimum is DAVI's target)."""
+    return action_targets(puzzle, value_fn, states, chunk=chunk)
 
 
 @register_objective(
