@@ -75,11 +75,12 @@ class Defaults:
 #: (ids 0-5, idle 2-core AMD EPYC, docs/results.md): greedy-leaning lambda 0.1 first (a solution in
 #: 1.5-4 s, and the hard superflip-class cubes solve only this way), then 0.3/1000, 0.4/3000 (about
 #: 40 s) and 0.5/10000 for longer budgets: +5.0 moves over optimal at 30 s on ids 0-5 (+7.2 on ids
-#: 0-9 in the bench after a fix to the stages' cost bound), where BWAS schedules on
-#: the value head gave +6.3 to +8.7 and single BWAS settings of lambda >= 0.5 did not finish in 60 s
-#: on this CPU. Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (last field) are sized the same way: on those cubes W 1000
-#: solved all 10 (+8.4 moves over optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within
-#: 120 s (+5.1 moves on those 9, median 102 s); W 10,000 took 263-309 s a cube (ids 0-2, +2.7 moves).
+#: 0-9 in the bench after a fix to the stages' cost bound), where BWAS schedules on the value head
+#: gave +6.3 to +8.7 and single BWAS settings of lambda >= 0.5 did not finish in 60 s on this CPU.
+#: Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (``beam_width``)
+#: were sized on ids 0-9 with the previous cube3 model: W 1000 solved all 10 (+8.4 moves over
+#: optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within 120 s (+5.1 moves on those 9,
+#: median 102 s); W 10,000 took 263-309 s a cube (ids 0-2, +2.7 moves).
 DEFAULTS: dict[str, Defaults] = {
     "cube3": Defaults(
         0.3,
@@ -177,6 +178,8 @@ class SearchSpec:
     #: what the search calls: ``"value"`` (``states[B] -> float32[B]``) or ``"q"`` (``states[B] ->
     #: float32[B, A]``, Q*); a heuristic of the other kind is adapted (see :func:`get_heuristic`)
     heuristic_kind: str = "value"
+    #: weighted best-first (BWAS, Q*): takes ``weight`` and ``batch``, and anytime ``stages`` of them
+    weighted: bool = False
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,9 @@ class HeuristicSpec:
 
 
 SEARCHES: dict[str, SearchSpec] = {
-    "bwas": SearchSpec("puzzlezero.search:bwas", _run_bwas, True, 1, "batch weighted A* (DeepCubeA)"),
+    "bwas": SearchSpec(
+        "puzzlezero.search:bwas", _run_bwas, True, 1, "batch weighted A* (DeepCubeA)", weighted=True
+    ),
     "gbfs": SearchSpec("puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first"),
     "qstar": SearchSpec(
         "puzzlezero.search.qstar:qstar",
@@ -201,6 +206,7 @@ SEARCHES: dict[str, SearchSpec] = {
         1,
         "Q* search: BWAS with one Q-network call per expansion",
         heuristic_kind="q",
+        weighted=True,
     ),
     "optimal": SearchSpec(
         "puzzlezero.optimal:solve_optimal",
@@ -421,14 +427,12 @@ def resolve_options(
     if heuristic == "learned":
         heuristic = LEARNED_BY_KIND[spec.heuristic_kind]
     if stages is not None:
-        if anytime is False or weight is not None or batch is not None or search not in ("bwas", "qstar"):
-            raise PuzzleError("stages are an anytime schedule of bwas or qstar, without --weight/--batch")
-        if not stages:
-            raise PuzzleError("stages: give at least one (weight, batch) stage")
-        for w, n in stages:
-            check_positive("weight", w, allow_zero=True)
-            check_positive("batch", n, integer=True)
-        stages = tuple((float(w), int(n)) for w, n in stages)
+        if anytime is False or weight is not None or batch is not None or not spec.weighted:
+            weighted = ", ".join(name for name, sp in SEARCHES.items() if sp.weighted)
+            raise PuzzleError(f"stages are an anytime schedule of {weighted}, without --weight/--batch")
+        from puzzlezero.search.anytime import check_stages
+
+        stages = check_stages(stages)
     elif anytime is not False and weight is None and batch is None and search == d.search:
         stages = d.stages
     else:
@@ -519,8 +523,8 @@ def solve(
     ``search``: a :data:`SEARCHES` name; ``heuristic``: a :data:`HEURISTICS` name or
     ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
     name); ``beam_width``: the beam search's ``W``; ``anytime``: run the puzzle's schedule and
-    keep the shortest solution, or ``stages`` of one's own (see :func:`resolve_options`). ``None`` settings take the puzzle's
-    :data:`DEFAULTS` (its own search included).
+    keep the shortest solution, or ``stages`` of one's own (see :func:`resolve_options`). ``None``
+    settings take the puzzle's :data:`DEFAULTS` (its own search included).
     """
     return solve_many(
         puzzle,

@@ -35,7 +35,18 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult, as_batch, check_positive
 
-__all__ = ["anytime"]
+__all__ = ["anytime", "check_stages"]
+
+
+def check_stages(stages: Sequence[tuple[float, int]]) -> tuple[tuple[float, int], ...]:
+    """``stages`` as a tuple of ``(weight, batch)``; an empty schedule, a negative weight or a
+    batch that is not a positive integer raise :class:`PuzzleError`."""
+    if not stages:
+        raise PuzzleError("an anytime search needs at least one (weight, batch) stage")
+    for weight, batch in stages:
+        check_positive("weight", weight, allow_zero=True)
+        check_positive("batch", batch, integer=True)
+    return tuple((float(weight), int(batch)) for weight, batch in stages)
 
 
 def anytime(
@@ -52,11 +63,7 @@ def anytime(
     turn within ``time_limit`` seconds for the whole call; one :class:`SearchResult` per state: the
     shortest solution found (``status`` ``"solved"``), else the last stage's status."""
     starts = as_batch(puzzle, starts)
-    if not stages:
-        raise PuzzleError("an anytime search needs at least one (weight, batch) stage")
-    for weight, batch in stages:
-        check_positive("weight", weight, allow_zero=True)
-        check_positive("batch_size", batch, integer=True)
+    stages = check_stages(stages)
     check_positive("time_limit", time_limit)
     b = starts.shape[0]
     t0 = time.perf_counter()
@@ -90,7 +97,8 @@ def anytime(
             nodes[i] += r.nodes_generated
             iterations[i] += r.iterations
             last[i] = r
-            if r.solved and (best[i] is None or len(r.actions) < len(best[i].actions)):  # type: ignore[union-attr]
+            held = best[i]
+            if r.solved and (held is None or len(r.actions) < len(held.actions)):
                 best[i] = r
                 found[i].append((round(stage_start + r.seconds, 6), len(r.actions)))
     total = time.perf_counter() - t0

@@ -263,9 +263,10 @@ async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
     for key in ("search", "heuristic", "weight"):
         if getattr(req, key) is not None:
             options[key] = getattr(req, key)
-    from puzzlezero.solver import DEFAULTS, FALLBACK_DEFAULTS
+    from puzzlezero.solver import DEFAULTS, FALLBACK_DEFAULTS, SEARCHES
 
-    if options.get("search", DEFAULTS.get(p.name, FALLBACK_DEFAULTS).search) in ("bwas", "qstar"):
+    search = options.get("search", DEFAULTS.get(p.name, FALLBACK_DEFAULTS).search)
+    if search in SEARCHES and SEARCHES[search].weighted:
         for key, value in cfg.quick_search.get(p.name, {}).items():
             options.setdefault(key, value)
     if p.name in cfg.models:  # the operator's model for this puzzle (requests never name files)
