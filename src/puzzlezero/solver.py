@@ -275,10 +275,27 @@ HEURISTICS: dict[str, HeuristicSpec] = {
     "learned-q": HeuristicSpec(
         learned_q_function, uses_model=True, kind="q", description="the network's Q head (for Q*)"
     ),
+    "learned-onnx": HeuristicSpec(
+        "puzzlezero.onnx:onnx_heuristic",
+        uses_model=True,
+        description="the network on onnxruntime (float32; the onnx extra): --model FILE.onnx, or a "
+        "model folder's model.onnx, else its export cached on first use",
+    ),
+    "learned-onnx-q": HeuristicSpec(
+        "puzzlezero.onnx:onnx_q_function",
+        uses_model=True,
+        kind="q",
+        description="the network's Q head on onnxruntime (for Q*)",
+    ),
     "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
 }
-#: the heuristic a search of each kind gets for ``"learned"`` (the default): Q* reads the Q head
-LEARNED_BY_KIND = {"value": "learned", "q": "learned-q"}
+#: names that stand for one network read as each kind of search needs it: Q* reads the Q head
+BY_KIND: dict[str, dict[str, str]] = {
+    "learned": {"value": "learned", "q": "learned-q"},
+    "learned-onnx": {"value": "learned-onnx", "q": "learned-onnx-q"},
+}
+#: the heuristic a search of each kind gets for ``"learned"`` (the default)
+LEARNED_BY_KIND = BY_KIND["learned"]
 
 
 def resolve_entry(entry: str | Callable, what: str) -> Callable:
@@ -424,8 +441,8 @@ def resolve_options(
     check_positive("time_limit", time_limit)
     check_positive("max_steps", max_steps, integer=True)
     check_positive("beam_width", beam_width, integer=True)
-    if heuristic == "learned":
-        heuristic = LEARNED_BY_KIND[spec.heuristic_kind]
+    if heuristic in BY_KIND:
+        heuristic = BY_KIND[heuristic][spec.heuristic_kind]
     if stages is not None:
         if anytime is False or weight is not None or batch is not None or not spec.weighted:
             weighted = ", ".join(name for name, sp in SEARCHES.items() if sp.weighted)

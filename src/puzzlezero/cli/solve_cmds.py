@@ -59,7 +59,8 @@ HeuristicOpt = Annotated[
     str,
     typer.Option(
         "--heuristic",
-        help="learned (int8; with qstar: the Q head) | learned-fp32 | learned-q | pdb (or module:factory).",
+        help="learned (int8; with qstar: the Q head) | learned-fp32 | learned-q | learned-onnx "
+        "(onnxruntime; with qstar: the Q head) | pdb (or module:factory).",
     ),
 ]
 WeightOpt = Annotated[
@@ -141,6 +142,8 @@ def solve_cmd(
         typer.echo(f"solution: {' '.join(p.format_compact(r.actions)) or '(already solved)'}")
         htm = "" if r.half_turn_length is None else f" (QTM), {r.half_turn_length} half-turn moves"
         typer.echo(f"length:   {r.length} moves{htm}")
+        if not p.unit_costs:  # moves of unequal cost (a cube whose half turns cost more)
+            typer.echo(f"cost:     {r.cost:g}")
     else:
         typer.echo(f"not solved within budget ({r.status})")
     if not as_json and len(r.improvements) > 1:

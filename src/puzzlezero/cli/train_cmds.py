@@ -1,5 +1,5 @@
 """Training commands: ``train`` (DAVI and the other objectives, resumable) and ``export`` (a run
-folder -> a model folder).
+folder -> a model folder; any model -> an ONNX file).
 
 Examples::
 
@@ -10,6 +10,7 @@ Examples::
     torchrun --standalone --nproc_per_node 4 -m puzzlezero train cube3 --max-minutes 30 \
         --set device=cuda --set amp=bf16 --set batch_size=10000                         # 4 GPUs
     puzzlezero export runs/cube3 src/puzzlezero/models/cube3
+    puzzlezero export cube3 --onnx cube3.onnx        # for --heuristic learned-onnx --model cube3.onnx
 """
 
 from __future__ import annotations
@@ -134,13 +135,45 @@ def train(
 
 @app.command("export")
 def export_model(
-    run: Annotated[
-        Path, typer.Argument(help="A training run folder (from `puzzlezero train`).", show_default=False)
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="A training run folder (from `puzzlezero train`); with --onnx alone also a model "
+            "folder or a shipped model name.",
+            show_default=False,
+        ),
     ],
-    model_dir: Annotated[Path, typer.Argument(help="Model folder to write.", show_default=False)],
+    model_dir: Annotated[
+        Path | None,
+        typer.Argument(help="Model folder to write (from a training run).", show_default=False),
+    ] = None,
+    onnx: Annotated[
+        Path | None,
+        typer.Option(
+            "--onnx",
+            help="Write the network as an ONNX file (every head, dynamic batch) for --heuristic "
+            "learned-onnx; a folder gets model.onnx inside. Needs the onnx extra.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Write a training run's current network as a model folder (model.pt, config.json, card.json)."""
-    from puzzlezero.train import Trainer
+    """Write a training run's current network as a model folder (model.pt, config.json, card.json),
+    and/or any network as an ONNX file (--onnx)."""
+    if model_dir is None and onnx is None:
+        raise PuzzleError("nothing to write: give a model folder to write (from a run), --onnx FILE, or both")
+    if model_dir is not None:
+        from puzzlezero.train import Trainer
 
-    trainer = Trainer.from_run(run)
-    typer.echo(f"model written to {trainer.export(model_dir)}")
+        if not (Path(source) / "checkpoint.pt").is_file():
+            raise PuzzleError(
+                f"{source} is not a training run folder (it has no checkpoint.pt): only a run is "
+                f"written as a model folder; --onnx FILE exports a model"
+            )
+        trainer = Trainer.from_run(source)
+        typer.echo(f"model written to {trainer.export(model_dir)}")
+    if onnx is not None:
+        from puzzlezero.onnx import export_onnx, load_onnx
+
+        path = export_onnx(model_dir if model_dir is not None else source, onnx)
+        net = load_onnx(path, threads=1)
+        typer.echo(f"ONNX model written to {path} ({net.puzzle}; heads {', '.join(net.heads)})")

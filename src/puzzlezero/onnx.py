@@ -1,0 +1,407 @@
+"""ONNX export of cost-to-go networks, and heuristics that run them on onnxruntime.
+
+:func:`export_onnx` writes a network (a shipped model's name, a model folder, a training run
+folder, or a :class:`~puzzlezero.nn.CostToGoNet`) as one ONNX file: batch norms folded, input
+``"x"`` ``float32[batch, input_dim]`` (the puzzle's encoding), one output per head the network has,
+``"value"`` ``float32[batch]`` and, where present, ``"policy"`` and ``"q"`` ``float32[batch, A]``,
+the batch axis dynamic. The file's metadata (``puzzlezero_format``, ``puzzle``, ``encoding``,
+``heads``, ``input_dim``, ``num_actions``, ``net``, ``weights_sha256``) lets a loader check that it
+belongs to the puzzle it is asked to solve. The export goes through ``torch.onnx.export(...,
+dynamo=True)`` (the legacy TorchScript exporter is deprecated since torch 2.9) and is checked against
+PyTorch on scrambled states before the file is written, atomically.
+
+:func:`onnx_heuristic` and :func:`onnx_q_function` are the solver's ``"learned-onnx"`` and
+``"learned-onnx-q"``: the same contracts as :func:`puzzlezero.nn.make_heuristic` (float32, clipped
+at 0, exactly 0 at goals) and :func:`puzzlezero.nn.make_q_function` (clipped at the move cost), but
+evaluated by onnxruntime, without importing torch (a one-shot solve starts seconds sooner). Which
+file they run (:func:`find_onnx`): ``model`` naming a file runs that file; a model folder (or a
+shipped model name, or none: the puzzle's shipped model) runs its ``model.onnx`` when it has one,
+else the export of its ``model.pt`` kept in the cache (``<cache>/onnx/<puzzle>-<sha>.onnx``, made on
+first use like the pattern databases; that one time needs torch and onnxscript). onnxruntime gets
+as many intra-op threads as torch is set to use (``torch.set_num_threads``, as the web workers and
+training do) when torch is loaded, else its own default, which is torch's too (the physical cores).
+
+Needs the ``onnx`` extra (``pip install "puzzlezero[onnx]"``: onnx, onnxruntime, onnxscript).
+
+Example:
+    >>> from puzzlezero.onnx import export_onnx, load_onnx               # doctest: +SKIP
+    >>> export_onnx("cube3", "cube3.onnx")                              # doctest: +SKIP
+    >>> net = load_onnx("cube3.onnx")                                   # doctest: +SKIP
+    >>> net.puzzle, net.heads                                           # doctest: +SKIP
+    ('cube3', ('value', 'q'))
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import json
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.storage import atomic_write, cache_dir
+
+__all__ = [
+    "ONNX_FORMAT",
+    "ONNX_FILE",
+    "OnnxModel",
+    "export_onnx",
+    "find_onnx",
+    "load_onnx",
+    "onnx_heuristic",
+    "onnx_q_function",
+]
+
+ONNX_FORMAT = "puzzlezero-onnx/1"
+#: the file name of an export kept in a model folder, beside ``model.pt``
+ONNX_FILE = "model.onnx"
+INPUT = "x"
+#: ONNX operator set of the exports (Gemm, Relu, Add, Squeeze; onnxruntime >= 1.14 runs it)
+OPSET = 18
+#: largest difference from PyTorch an export may show on its check (outputs are moves, ~0-30)
+CHECK_TOLERANCE = 1e-3
+_HEADS = ("value", "policy", "q")
+_EXTRA = 'the onnx extra: pip install "puzzlezero[onnx]"'
+_WEIGHTS, _CONFIG, _CHECKPOINT = "model.pt", "config.json", "checkpoint.pt"
+
+
+def _need(module: str, purpose: str) -> Any:
+    """Import an optional dependency, or explain which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise PuzzleError(f"{purpose} needs {module}, which is not installed; install {_EXTRA}") from None
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---- export ------------------------------------------------------------------------------------
+def _network(source: Any) -> tuple[Any, str, str]:
+    """``(network, puzzle name, sha256 of model.pt or "")`` of a network, a training run folder
+    (its last checkpoint), a model folder or a shipped model name."""
+    from puzzlezero.nn import CostToGoNet, load_model, resolve_model_dir
+
+    if isinstance(source, CostToGoNet):
+        if not source.puzzle:
+            raise PuzzleError("the network has no puzzle name (set net.puzzle, or load it with load_model)")
+        return source, source.puzzle, ""
+    path = Path(source)
+    if (path / _CHECKPOINT).is_file():
+        from puzzlezero.train import Trainer
+
+        trainer = Trainer.from_run(path)
+        trainer.model.puzzle = trainer.config.puzzle
+        return trainer.model, trainer.config.puzzle, ""
+    folder = resolve_model_dir(source)
+    net = load_model(folder)
+    return net, net.puzzle, _sha256(folder / _WEIGHTS)
+
+
+def export_onnx(source: Any, path: str | os.PathLike[str]) -> Path:
+    """Write ``source`` (a shipped model name, a model folder, a training run folder or a
+    :class:`~puzzlezero.nn.CostToGoNet` with ``.puzzle`` set) as an ONNX file at ``path`` (an
+    existing folder gets ``model.onnx`` inside) and return the file's path.
+
+    Every head is exported (``value``; ``policy`` and ``q`` where the network has them) with a
+    dynamic batch axis, and the puzzle, encoding and heads are written into the file's metadata.
+    Before the atomic write, onnxruntime's outputs are compared with PyTorch's on 64 scrambled
+    states; a difference above :data:`CHECK_TOLERANCE` raises :class:`PuzzleError`.
+    """
+    for module in ("onnx", "onnxscript", "onnxruntime"):
+        _need(module, "ONNX export")
+    import onnx
+    import torch
+
+    from puzzlezero.nn import fuse_batch_norms
+    from puzzlezero.registry import make
+
+    if "dynamo" not in inspect.signature(torch.onnx.export).parameters:
+        raise PuzzleError(
+            f"ONNX export needs torch >= 2.5 (its dynamo exporter); this is torch {torch.__version__}"
+        )
+    net, puzzle_name, sha = _network(source)
+    puzzle = make(puzzle_name)
+    cfg = net.config
+    heads = tuple(h for h in _HEADS if getattr(net, h, None) is not None)
+    fused = fuse_batch_norms(net).to("cpu")
+
+    class Heads(torch.nn.Module):
+        """The network with its heads as a tuple of outputs (ONNX outputs are positional)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = fused
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            out = self.net(x, all_heads=True)
+            return tuple(out[h] for h in heads)
+
+    example = torch.zeros(2, cfg.input_dim)  # a batch of 2: a batch of 1 would be specialised
+    registration = logging.getLogger("torch.onnx._internal.exporter._registration")
+    level = registration.level
+    registration.setLevel(logging.ERROR)  # "torchvision is not installed. Skipping torchvision::nms"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # torch's own pytree deprecations
+            warnings.simplefilter("ignore", DeprecationWarning)
+            program = torch.onnx.export(
+                Heads().eval(),
+                (example,),
+                dynamo=True,
+                verbose=False,
+                input_names=[INPUT],
+                output_names=list(heads),
+                dynamic_shapes={"x": {0: torch.export.Dim("batch")}},
+                opset_version=OPSET,
+                external_data=False,
+                optimize=True,
+            )
+    finally:
+        registration.setLevel(level)
+    proto = program.model_proto
+    meta = {
+        "puzzlezero_format": ONNX_FORMAT,
+        "puzzle": puzzle_name,
+        "encoding": cfg.encoding,
+        "heads": ",".join(heads),
+        "input_dim": str(cfg.input_dim),
+        "num_actions": str(cfg.num_actions or puzzle.num_actions),
+        "net": json.dumps(cfg.to_dict(), sort_keys=True),
+        "weights_sha256": sha,
+    }
+    onnx.helper.set_model_props(proto, meta)  # replaces the metadata the exporter wrote
+    data = proto.SerializeToString()
+    _check_export(data, net, puzzle, heads)
+    target = Path(path)
+    if target.is_dir():
+        target = target / ONNX_FILE
+    return atomic_write(target, lambda f: f.write(data))
+
+
+def _check_export(data: bytes, net: Any, puzzle: Puzzle, heads: tuple[str, ...]) -> None:
+    """Raise :class:`PuzzleError` unless onnxruntime on ``data`` gives PyTorch's outputs."""
+    import torch
+
+    states = puzzle.scramble(np.random.default_rng(0), 64, (0, puzzle.default_scramble_depth))
+    x = puzzle.encode(states, net.config.encoding)
+    session = _session(data, threads=None)
+    got = session.run(list(heads), {INPUT: x})
+    training = net.training
+    try:
+        with torch.inference_mode():
+            device = next(net.parameters()).device
+            out = net.eval()(torch.from_numpy(x).to(device), all_heads=True)
+    finally:
+        net.train(training)
+    for head, y in zip(heads, got, strict=True):
+        diff = float(np.max(np.abs(y - out[head].float().cpu().numpy())))
+        if not diff <= CHECK_TOLERANCE:
+            raise PuzzleError(
+                f"ONNX export check failed: the {head} head differs from PyTorch by {diff:.3g} "
+                f"(tolerance {CHECK_TOLERANCE}); the file was not written"
+            )
+
+
+# ---- loading -----------------------------------------------------------------------------------
+def _threads(threads: int | None) -> int:
+    """onnxruntime intra-op threads: ``threads``, else torch's setting when torch is loaded (the
+    web workers and training set it), else 0 (onnxruntime's default, the physical cores)."""
+    if threads is not None:
+        return int(threads)
+    torch = sys.modules.get("torch")
+    return int(torch.get_num_threads()) if torch is not None else 0
+
+
+def _session(model: str | bytes, threads: int | None) -> Any:
+    ort = _need("onnxruntime", "the ONNX heuristic (learned-onnx)")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = _threads(threads)
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3  # errors only
+    return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+
+
+@dataclass(frozen=True)
+class OnnxModel:
+    """An exported network loaded into onnxruntime (:func:`load_onnx`)."""
+
+    path: Path
+    puzzle: str  #: the registry name of the puzzle it was trained for
+    encoding: str  #: ``puzzle.encode(states, encoding)`` makes its input
+    heads: tuple[str, ...]  #: its outputs, ``"value"`` first
+    input_dim: int
+    num_actions: int
+    session: Any  #: the ``onnxruntime.InferenceSession``
+
+    def check(self, puzzle: Puzzle) -> None:
+        """Raise :class:`ModelFileError` unless this export belongs to ``puzzle``."""
+        if puzzle.name and self.puzzle != puzzle.name:
+            raise ModelFileError(f"{self.path}: exported for {self.puzzle!r}, not {puzzle.name!r}")
+        want = puzzle.input_dim(self.encoding)
+        if self.input_dim != want:
+            raise ModelFileError(
+                f"{self.path}: expects {self.input_dim} inputs but {puzzle.name} with encoding "
+                f"{self.encoding!r} gives {want}"
+            )
+
+    def predict(
+        self, puzzle: Puzzle, states: np.ndarray, head: str = "value", batch_size: int = 2048
+    ) -> np.ndarray:
+        """Raw outputs of ``head`` for ``states[B, *state_shape]`` (no clipping, no goal test), in
+        chunks of ``batch_size``: ``float32[B]`` (value) or ``float32[B, A]`` (policy, q)."""
+        if head not in self.heads:
+            raise ModelFileError(f"{self.path}: has no {head} head (heads: {', '.join(self.heads)})")
+        n = states.shape[0]
+        out = np.empty((n, self.num_actions) if head != "value" else n, dtype=np.float32)
+        for lo in range(0, n, batch_size):
+            x = puzzle.encode(states[lo : lo + batch_size], self.encoding)
+            out[lo : lo + batch_size] = self.session.run([head], {INPUT: x})[0]
+        return out
+
+
+def load_onnx(path: str | os.PathLike[str], *, threads: int | None = None) -> OnnxModel:
+    """Load an ONNX file written by :func:`export_onnx` into an onnxruntime session with
+    ``threads`` intra-op threads (``None``: torch's setting when torch is loaded, else
+    onnxruntime's default). A missing, unreadable or foreign file raises :class:`ModelFileError`
+    naming it; a missing onnxruntime raises :class:`PuzzleError` naming the ``onnx`` extra."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such ONNX file")
+    _need("onnxruntime", "the ONNX heuristic (learned-onnx)")
+    try:
+        session = _session(str(path), threads)
+    except Exception as exc:  # onnxruntime's InvalidProtobuf, Fail, ...
+        raise ModelFileError(
+            f"{path}: not a readable ONNX model ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
+    meta = session.get_modelmeta().custom_metadata_map
+    if meta.get("puzzlezero_format") != ONNX_FORMAT:
+        found = meta.get("puzzlezero_format")
+        raise ModelFileError(
+            f"{path}: not a puzzlezero ONNX export (format {found!r}, expected {ONNX_FORMAT!r}); "
+            f"write one with `puzzlezero export MODEL --onnx FILE`"
+        )
+    heads = tuple(h for h in meta.get("heads", "").split(",") if h)
+    inputs = [i.name for i in session.get_inputs()]
+    outputs = tuple(o.name for o in session.get_outputs())
+    if inputs != [INPUT] or outputs != heads or "value" not in heads:
+        raise ModelFileError(
+            f"{path}: inputs {inputs} and outputs {list(outputs)} do not match its metadata "
+            f"(input {INPUT!r}, heads {list(heads)}, value among them)"
+        )
+    try:
+        input_dim, num_actions = int(meta["input_dim"]), int(meta["num_actions"])
+        puzzle, encoding = meta["puzzle"], meta["encoding"]
+    except (KeyError, ValueError) as exc:
+        raise ModelFileError(f"{path}: incomplete puzzlezero metadata ({exc})") from None
+    weights = path.parent / _WEIGHTS
+    if (
+        path.name == ONNX_FILE
+        and weights.is_file()
+        and meta.get("weights_sha256", "") not in ("", _sha256(weights))
+    ):
+        raise ModelFileError(
+            f"{path} was exported from other weights than {weights} beside it; export it again: "
+            f"puzzlezero export {path.parent} --onnx {path}"
+        )
+    return OnnxModel(path, puzzle, encoding, heads, input_dim, num_actions, session)
+
+
+# ---- which file --------------------------------------------------------------------------------
+def _model_folder(name_or_path: str) -> Path:
+    """A model folder as :func:`puzzlezero.nn.resolve_model_dir` finds it, without importing torch."""
+    path = Path(name_or_path)
+    if path.is_dir():
+        return path
+    if os.sep not in name_or_path and "/" not in name_or_path and not name_or_path.startswith("."):
+        root = Path(str(resources.files("puzzlezero") / "models"))
+        if (root / name_or_path).is_dir():
+            return root / name_or_path
+        shipped = sorted(p.name for p in root.iterdir() if (p / _CONFIG).is_file()) if root.is_dir() else []
+        raise ModelFileError(
+            f"no model {name_or_path!r}: not a file or folder and not a shipped model "
+            f"(shipped: {', '.join(shipped) or 'none yet'})"
+        )
+    raise ModelFileError(f"{path}: no such ONNX file or model folder")
+
+
+def find_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None) -> Path:
+    """The ONNX file ``learned-onnx`` runs for ``model`` (see the module docstring): ``model``
+    itself when it is a file; else the model folder's (``model``, a shipped name, or ``None``: the
+    puzzle's shipped model) ``model.onnx``, or, where it has none, its ``model.pt``'s export in the
+    cache, written here on first use (a message on stderr says so)."""
+    text = puzzle.name if model is None else os.fspath(model)
+    if Path(text).is_file():
+        return Path(text)
+    folder = _model_folder(text)
+    weights, beside = folder / _WEIGHTS, folder / ONNX_FILE
+    if beside.is_file():
+        return beside  # load_onnx checks it against the model.pt beside it
+    if not weights.is_file():
+        raise ModelFileError(f"{folder}: no {ONNX_FILE} and no {_WEIGHTS} to export one from")
+    sha = _sha256(weights)
+    cached = cache_dir("onnx") / f"{folder.name}-{sha[:16]}.onnx"
+    if not cached.is_file():
+        print(f"exporting {folder} to ONNX once: {cached}", file=sys.stderr, flush=True)
+        export_onnx(folder, cached)
+    return cached
+
+
+# ---- heuristics --------------------------------------------------------------------------------
+def onnx_heuristic(
+    puzzle: Puzzle, model: str | None = None, *, threads: int | None = None, batch_size: int = 2048
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The ``learned-onnx`` heuristic ``states[B, *state_shape] -> float32[B]``: the value head on
+    onnxruntime, clipped at ``>= 0`` and exactly 0 at goals (:func:`puzzlezero.nn.make_heuristic`'s
+    contract, float32). ``model``: an ONNX file, a model folder or a shipped name (:func:`find_onnx`)."""
+    net = load_onnx(find_onnx(puzzle, model), threads=threads)
+    net.check(puzzle)
+
+    def heuristic(states: np.ndarray) -> np.ndarray:
+        states = np.asarray(states)
+        if states.shape[0] == 0:
+            return np.zeros(0, dtype=np.float32)
+        values = net.predict(puzzle, states, "value", batch_size)
+        np.maximum(values, 0.0, out=values)
+        values[puzzle.is_goal(states)] = 0.0
+        return values
+
+    return heuristic
+
+
+def onnx_q_function(
+    puzzle: Puzzle, model: str | None = None, *, threads: int | None = None, batch_size: int = 2048
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The ``learned-onnx-q`` Q function ``states[B, *state_shape] -> float32[B, A]`` for Q*: the Q
+    head on onnxruntime, clipped at ``>= move_cost`` (:func:`puzzlezero.nn.make_q_function`'s
+    contract). An export without a Q head raises :class:`ModelFileError`."""
+    net = load_onnx(find_onnx(puzzle, model), threads=threads)
+    net.check(puzzle)
+    if "q" not in net.heads:
+        raise ModelFileError(
+            f"{net.path}: this {puzzle.name} network has no Q head; Q* search needs one (train with "
+            f"--set objective=qlearning), or use --search bwas"
+        )
+    cost = np.float32(puzzle.move_cost)
+
+    def q_function(states: np.ndarray) -> np.ndarray:
+        q = net.predict(puzzle, np.asarray(states), "q", batch_size)
+        np.maximum(q, cost, out=q)
+        return q
+
+    return q_function
