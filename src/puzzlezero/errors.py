@@ -8,7 +8,14 @@ exactly this type and print/return its message; anything else is a bug.
 
 from __future__ import annotations
 
-__all__ = ["PuzzleError", "InvalidStateError", "InvalidMoveError", "UnknownNameError", "ModelFileError"]
+__all__ = [
+    "PuzzleError",
+    "InvalidStateError",
+    "InvalidMoveError",
+    "UnknownNameError",
+    "ModelFileError",
+    "PluginError",
+]
 
 
 class PuzzleError(ValueError):
@@ -32,3 +39,8 @@ class UnknownNameError(PuzzleError, KeyError):
 
 class ModelFileError(PuzzleError):
     """A model, checkpoint or table file that is missing, corrupt or from another version."""
+
+
+class PluginError(PuzzleError):
+    """A plugin (a puzzle of one's own, :mod:`puzzlezero.plugins`) that cannot be found or that
+    fails while it loads; the message names the file or module and, for a failure inside it, the line."""

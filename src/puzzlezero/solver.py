@@ -2,7 +2,8 @@
 
 Searches and heuristics are looked up by name in :data:`SEARCHES` and :data:`HEURISTICS`, whose
 entries name their implementation lazily as ``"module:function"`` (nothing heavy, torch included,
-is imported until a name is used). Per-puzzle search settings come from :data:`DEFAULTS`. Every
+is imported until a name is used). Per-puzzle search settings come from :data:`DEFAULTS` (a plugin's
+puzzle brings its own, :func:`defaults_for`). Every
 reported solution has been verified by replaying it on the start state.
 
 Example:
@@ -14,9 +15,10 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -25,7 +27,7 @@ import numpy as np
 
 from puzzlezero.errors import InvalidStateError, ModelFileError, PuzzleError, UnknownNameError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.registry import make
+from puzzlezero.registry import make, spec
 from puzzlezero.search.result import SearchResult, check_positive
 
 __all__ = [
@@ -33,10 +35,13 @@ __all__ = [
     "HEURISTICS",
     "SEARCHES",
     "Defaults",
+    "FALLBACK_DEFAULTS",
     "HeuristicSpec",
     "SearchSpec",
     "SolveOptions",
     "SolveResult",
+    "check_defaults",
+    "defaults_for",
     "get_heuristic",
     "read_state",
     "resolve_options",
@@ -101,7 +106,41 @@ DEFAULTS: dict[str, Defaults] = {
     "lightsout7": Defaults(0.2, 100, 2_000_000, 120.0, 100, 200),
     "sokoban": Defaults(0.8, 10, 1_000_000, 120.0, 500, 100),
 }
+#: the settings of a puzzle not in :data:`DEFAULTS`, under the ``defaults`` it was registered with
 FALLBACK_DEFAULTS = Defaults(0.6, 1000, 1_000_000, 300.0, 1000)
+
+
+def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
+    """The fallback settings with ``fields`` in place (``register(..., defaults=fields)``);
+    ``ValueError`` names an unknown field or a value of the wrong kind."""
+    known = {f.name: f.type for f in dataclasses.fields(Defaults)}
+    unknown = sorted(set(fields) - set(known))
+    if unknown:
+        raise ValueError(f"puzzle {name!r}: unknown defaults {unknown}; the fields are {', '.join(known)}")
+    out = dict(fields)
+    for key in ("weight", "time_limit", "batch", "max_nodes", "max_steps", "beam_width"):
+        kind = float if key in ("weight", "time_limit") else int
+        value = out.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or kind(value) != value:
+            raise ValueError(f"puzzle {name!r}: defaults {key} must be {kind.__name__}, got {value!r}")
+        if key in out:
+            out[key] = kind(value)
+    if "stages" in out:
+        out["stages"] = tuple((float(w), int(n)) for w, n in out["stages"])
+    return replace(FALLBACK_DEFAULTS, **out)
+
+
+def defaults_for(puzzle: Puzzle | str) -> Defaults:
+    """The search settings of a puzzle: its :data:`DEFAULTS` entry, else the fallback with the
+    ``defaults`` given when it was registered (``register(name, Class, defaults={...})``)."""
+    name = puzzle if isinstance(puzzle, str) else puzzle.name
+    if name in DEFAULTS:
+        return DEFAULTS[name]
+    try:
+        own = spec(name).defaults
+    except UnknownNameError:  # a puzzle built directly, under a name nobody registered
+        return FALLBACK_DEFAULTS
+    return check_defaults(name, own) if own else FALLBACK_DEFAULTS
 
 
 @dataclass(frozen=True)
@@ -421,11 +460,11 @@ def resolve_options(
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
 ) -> SolveOptions:
-    """Check names and numbers and fill in the puzzle's :data:`DEFAULTS`. ``search=None`` is the
+    """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
     runs the puzzle's ``Defaults.stages`` for its own search, unless ``weight`` or ``batch`` names
     one setting; ``stages`` gives a schedule of one's own (for BWAS or Q*)."""
-    d = DEFAULTS.get(puzzle.name, FALLBACK_DEFAULTS)
+    d = defaults_for(puzzle)
     search = d.search if search is None else search
     spec = _lookup(SEARCHES, search, "search")
     if (

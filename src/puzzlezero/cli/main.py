@@ -1,7 +1,8 @@
 """Entry point of the ``puzzlezero`` console script.
 
 Commands are defined in sibling modules that add themselves to :data:`app`; heavy imports (torch,
-FastAPI) happen inside the commands so that ``puzzlezero list`` starts fast. Every
+FastAPI) happen inside the commands so that ``puzzlezero list`` starts fast. ``--plugin FILE``,
+given before the command, loads a puzzle of one's own (:mod:`puzzlezero.plugins`). Every
 :class:`~puzzlezero.errors.PuzzleError` becomes a one-line ``error: ...`` on stderr and exit code 2,
 never a traceback.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Annotated
 
 import typer
 
@@ -22,6 +24,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+@app.callback()
+def global_options(
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--plugin",
+            metavar="FILE|MODULE",
+            help="Load a puzzle of your own first: a .py file or module that calls "
+            "puzzlezero.register (repeatable; also $PUZZLEZERO_PLUGINS; docs/adding-a-puzzle.md).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Options for every command, given before it: puzzlezero --plugin FILE COMMAND ..."""
+    if plugin:
+        from puzzlezero.plugins import load_plugins
+
+        load_plugins(plugin)  # a PluginError becomes a one-line error below
+
 
 # Command modules, in the order their commands appear in --help. A module that is missing (an
 # optional part not installed) is skipped.

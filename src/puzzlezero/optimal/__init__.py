@@ -7,7 +7,8 @@
 * Lights Out (any board): minimum press set over GF(2).
 
 The solver for a puzzle is looked up by its class in :data:`SOLVERS` (lazy ``"module:function"``
-entry points, like the puzzle registry), the heuristic in :data:`HEURISTICS`. Pattern databases
+entry points, like the puzzle registry, or the function itself: a plugin's puzzle adds its own,
+``docs/adding-a-puzzle.md``), the heuristic in :data:`HEURISTICS`. Pattern databases
 are built on first use (minutes for the big ones) and cached in ``cache_dir("pdb")``.
 
 >>> import numpy as np
@@ -34,15 +35,17 @@ from puzzlezero.search.result import SearchResult, as_batch
 __all__ = ["SOLVERS", "HEURISTICS", "solve_optimal", "optimal_length", "pdb_heuristic"]
 
 #: puzzle class name -> optimal solver ``f(puzzle, state, *, time_limit, max_nodes) -> SearchResult``
-SOLVERS: dict[str, str] = {
+#: (``"module:function"`` or the function)
+SOLVERS: dict[str, str | Callable[..., SearchResult]] = {
     "NPuzzle": "puzzlezero.optimal.sliding_ida:solve_sliding",
     "Cube3": "puzzlezero.optimal.cube_ida:solve_cube",
     "Cube2": "puzzlezero.optimal.cube2:solve_cube2",
     "LightsOut": "puzzlezero.optimal.lightsout:solve_lightsout",
 }
 
-#: puzzle class name -> factory ``f(puzzle) -> heuristic(states[B]) -> float32[B]``
-HEURISTICS: dict[str, str] = {
+#: puzzle class name -> factory ``f(puzzle) -> heuristic(states[B]) -> float32[B]`` (an admissible
+#: one: ``"module:function"`` or the function)
+HEURISTICS: dict[str, str | Callable[..., Callable[[np.ndarray], np.ndarray]]] = {
     "NPuzzle": "puzzlezero.optimal.heuristics:sliding_heuristic",
     "Cube3": "puzzlezero.optimal.heuristics:cube3_heuristic",
     "Cube2": "puzzlezero.optimal.heuristics:cube2_heuristic",
@@ -50,10 +53,13 @@ HEURISTICS: dict[str, str] = {
 }
 
 
-def _lookup(table: dict[str, str], puzzle: Puzzle, what: str) -> Callable[..., Any]:
+def _lookup(table: dict[str, Any], puzzle: Puzzle, what: str) -> Callable[..., Any]:
     for cls in type(puzzle).__mro__:
         if cls.__name__ in table:
-            module, _, name = table[cls.__name__].partition(":")
+            entry = table[cls.__name__]
+            if callable(entry):
+                return entry
+            module, _, name = entry.partition(":")
             return getattr(importlib.import_module(module), name)
     supported = ", ".join(sorted(table))
     raise UnknownNameError(f"no {what} for {puzzle.name or type(puzzle).__name__}; it exists for {supported}")

@@ -21,6 +21,11 @@ state on a hot path. Every puzzle implements:
   ``to_svg(state)``; moves: ``parse_moves(text) -> list[int]``, ``format_moves(actions) -> list[str]``,
   ``format_compact(actions)`` (as people write them: cubes join ``R R`` into ``R2``).
 
+A new puzzle must write ``state_shape``, ``inverse_action``, ``goal``, ``expand``, ``parse`` and
+``format``, and set ``action_names`` and ``num_values``; every other method has a default that is
+right for it (``apply`` selects from ``expand``, ``to_svg`` draws ``render_text``, ...), which it may
+replace with a faster or nicer one. ``docs/adding-a-puzzle.md`` walks through one in one file.
+
 Costs: every move costs 1 (``move_cost``). Later parts of the project (policy/Q heads, layer-by-layer
 sub-goals, MCTS, symmetry augmentation, pattern databases) use these same functions: sub-goal tests
 are ``is_goal``-shaped callables, symmetries are ``symmetries(states) -> [S, B, *state_shape]`` where
@@ -256,18 +261,23 @@ class Puzzle(ABC):
     def format(self, state: np.ndarray) -> str:
         """The text ``parse`` reads back."""
 
-    @abstractmethod
     def to_json(self, state: np.ndarray) -> dict[str, Any]:
-        """JSON-able description, always with the key ``json_key``."""
+        """JSON-able description, always with the key ``json_key``. Default: ``{json_key:
+        format(state)}``, which is also what a benchmark case under that key holds."""
+        return {self.json_key: self.format(state)}
 
     def render_text(self, state: np.ndarray) -> str:
         """A multi-line picture for a terminal."""
         return self.format(state)
 
-    @abstractmethod
     def to_svg(self, state: np.ndarray, size: int = 300) -> str:
         """An SVG drawing (a standalone ``<svg>`` element). Implementations import their drawing
-        code from a viewer module beside the puzzle (``cube_viewer.py``...), lazily."""
+        code from a viewer module beside the puzzle (``cube_viewer.py``...), lazily. Default:
+        :meth:`render_text` in a monospaced box (``text_viewer.py``), so that every puzzle has a
+        board on the web page."""
+        from puzzlezero.puzzles.text_viewer import text_svg
+
+        return text_svg(self.render_text(state), size, label=self.name or type(self).__name__)
 
     def validate(self, state: np.ndarray) -> None:  # noqa: B027 (optional hook: default accepts)
         """Raise ``InvalidStateError`` if ``state`` is not a legal position (default: accept)."""
@@ -302,3 +312,13 @@ class Puzzle(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """A registered puzzle (the instance ``make(name)`` returns) pickles as its name, so that a
+        spawned process (label workers, web solver workers) rebuilds it from the registry, loading
+        the plugin that registered it (:mod:`puzzlezero.plugins`); any other instance pickles as usual."""
+        from puzzlezero.registry import is_registered, make
+
+        if is_registered(self):
+            return (make, (self.name,))
+        return super().__reduce_ex__(protocol)

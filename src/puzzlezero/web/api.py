@@ -122,10 +122,14 @@ def _capped(
     return value
 
 
-@cache
 def _puzzle_infos() -> tuple[dict[str, Any], ...]:
+    return _infos_of(tuple(names()))  # a plugin may register puzzles after the first request
+
+
+@cache
+def _infos_of(registered: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
     out = []
-    for name in names():
+    for name in registered:
         p = make(name)
         out.append(
             {
@@ -263,9 +267,9 @@ async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
     for key in ("search", "heuristic", "weight"):
         if getattr(req, key) is not None:
             options[key] = getattr(req, key)
-    from puzzlezero.solver import DEFAULTS, FALLBACK_DEFAULTS, SEARCHES
+    from puzzlezero.solver import SEARCHES, defaults_for
 
-    search = options.get("search", DEFAULTS.get(p.name, FALLBACK_DEFAULTS).search)
+    search = options.get("search", defaults_for(p).search)
     if search in SEARCHES and SEARCHES[search].weighted:
         for key, value in cfg.quick_search.get(p.name, {}).items():
             options.setdefault(key, value)

@@ -1,14 +1,16 @@
-// Board page: sliding puzzles, Lights Out, Sokoban. Boards are the puzzles' own SVG drawings
-// (puzzle.to_svg on the server); a click is mapped to a cell from the centre of the clicked shape
-// in the SVG's own coordinates, so the mapping does not depend on margins or on the page's scale.
-import { api, busy, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody } from "./api.js";
+// Board page: sliding puzzles, Lights Out, Sokoban and any other puzzle (a plugin's). Boards are
+// the puzzles' own SVG drawings (puzzle.to_svg on the server); a click is mapped to a cell from the
+// centre of the clicked shape in the SVG's own coordinates, so the mapping does not depend on
+// margins or on the page's scale. Any puzzle's drawing may name a move on a shape (data-move="F3"):
+// a click on it plays that move; other puzzles also get one button per move under the board.
+import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody } from "./api.js";
 import { Playback } from "./playback.js";
 
 const HOW_TO = {
   sliding: "Click a tile in the blank's row or column to slide it; the arrow keys slide a tile in the arrow's direction.",
   lightsout: "Click a light to press it: it and its four neighbours toggle. Goal: every light off.",
   sokoban: "Arrow keys (or a click next to the player) walk; walking into a box pushes it. Goal: every box on a target.",
-  other: "Scramble, solve and play the solution.",
+  other: "Click a move under the board (or a part of the drawing that names one) to play it; scramble, solve and play the solution.",
 };
 const ARROWS = { ArrowUp: "U", ArrowDown: "D", ArrowLeft: "L", ArrowRight: "R" };
 
@@ -105,6 +107,8 @@ function movesForClick(row, col) {
 
 board.addEventListener("click", (event) => {
   if (!S.frame) return;
+  const named = event.target.closest("[data-move]"); // the drawing names the move itself
+  if (named) { play([named.dataset.move]); return; }
   const cell = clickedCell(event);
   if (cell) play(movesForClick(...cell));
 });
@@ -157,6 +161,10 @@ async function selectPuzzle(name, puzzles, server) {
   history.replaceState(null, "", `/board?puzzle=${S.info.name}`);
   document.getElementById("how-to").textContent = HOW_TO[S.info.kind] ?? HOW_TO.other;
   document.getElementById("reset").textContent = S.info.reversible ? "Reset" : "Restart";
+  const moves = document.getElementById("moves"); // a button per move where clicks on cells mean nothing
+  moves.hidden = S.info.kind !== "other";
+  moves.replaceChildren(...(moves.hidden ? [] : S.info.action_names.map((name) =>
+    el("button", { class: "chip", type: "button", title: `play ${name}`, onclick: () => play([name]) }, name))));
   const depth = { sliding: 40, lightsout: 10, sokoban: 40 }[S.info.kind] ?? 20;
   document.getElementById("depth").value = Math.min(depth, S.info.default_scramble_depth);
   if (S.info.reversible) await loadState(null);

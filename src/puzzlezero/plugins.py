@@ -1,0 +1,188 @@
+"""Puzzles of one's own, registered from outside the package: plugins.
+
+A plugin is a Python file, or an importable module, that calls :func:`puzzlezero.register` when it
+is imported (``docs/adding-a-puzzle.md`` walks through ``examples/pancake.py``). There are three
+ways to load one; all of them reach the worker processes of training and of the web server:
+
+* ``puzzlezero --plugin examples/pancake.py COMMAND ...``: a file or a module name, repeatable;
+* the environment variable :data:`ENV_VAR` (``PUZZLEZERO_PLUGINS``): files or module names
+  separated by ``os.pathsep`` (``:`` on Linux and macOS), read whenever a puzzle is looked up;
+* an installed package's entry point in the group :data:`ENTRY_POINT_GROUP`
+  (``puzzlezero.puzzles``), naming a module (imported) or a function (called with no arguments)::
+
+      [project.entry-points."puzzlezero.puzzles"]
+      pancake = "mypuzzles.pancake"
+
+The registry loads the entry points and the environment's plugins the first time a name is looked
+up (:func:`load_configured`). :func:`load_plugin` adds what it loads to ``PUZZLEZERO_PLUGINS``, and a
+registered puzzle is pickled as its name (``Puzzle.__reduce_ex__``), so a spawned process that
+receives the puzzle, or looks it up by name, loads the same plugin and gets the same registration.
+
+Loading is idempotent (a file by its resolved path, a module by its name). A plugin named on the
+command line or in the environment that cannot be loaded raises :class:`PluginError` with the file
+and line; a broken entry point of some installed package only warns, so that it cannot break every
+other puzzle.
+
+Example:
+    >>> from puzzlezero.plugins import load_plugin          # doctest: +SKIP
+    >>> load_plugin("examples/pancake.py")                  # doctest: +SKIP
+    <module 'puzzlezero_plugin_pancake' from '.../examples/pancake.py'>
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import re
+import sys
+import traceback
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
+
+from puzzlezero.errors import PluginError
+
+__all__ = ["ENTRY_POINT_GROUP", "ENV_VAR", "env_plugins", "load_configured", "load_plugin", "load_plugins"]
+
+#: environment variable listing plugin files or modules, separated by ``os.pathsep``
+ENV_VAR = "PUZZLEZERO_PLUGINS"
+#: entry-point group of installed packages that register puzzles
+ENTRY_POINT_GROUP = "puzzlezero.puzzles"
+
+_LOADED: dict[str, ModuleType] = {}  # resolved file path or module name -> module (or loading)
+_ENTRY_POINTS_DONE = False
+
+
+def env_plugins() -> list[str]:
+    """The plugins named in ``$PUZZLEZERO_PLUGINS``, in order (empty entries skipped)."""
+    return [part.strip() for part in os.environ.get(ENV_VAR, "").split(os.pathsep) if part.strip()]
+
+
+def _is_file_ref(ref: str) -> bool:
+    return ref.endswith(".py") or "/" in ref or os.sep in ref or Path(ref).is_file()
+
+
+def load_plugin(ref: str | os.PathLike[str]) -> ModuleType:
+    """Import one plugin, ``ref`` being a ``.py`` file or a module name, and return the module.
+
+    A file is imported as a module named ``puzzlezero_plugin_<stem>``; either kind is imported once
+    per process. The plugin is added to ``$PUZZLEZERO_PLUGINS`` (a file by its absolute path) so
+    that spawned processes load it too. Raises :class:`PluginError` when the file or module does not
+    exist or fails while it runs (the message gives the line in the plugin).
+    """
+    text = os.fspath(ref)
+    if _is_file_ref(text):
+        path = Path(text).expanduser().resolve()
+        key = str(path)
+        if key not in _LOADED:
+            if not path.is_file():
+                raise PluginError(f"plugin {text}: no such file")
+            _LOADED[key] = _import_file(path, text)
+    else:
+        key = text
+        if key not in _LOADED:
+            _LOADED[key] = _import_module(text)
+    _remember(key)
+    return _LOADED[key]
+
+
+def load_plugins(refs: Iterable[str | os.PathLike[str]]) -> list[ModuleType]:
+    """:func:`load_plugin` for each of ``refs``, in order."""
+    return [load_plugin(ref) for ref in refs]
+
+
+def load_configured() -> None:
+    """Load the entry points (once per process) and every plugin in ``$PUZZLEZERO_PLUGINS`` not yet
+    loaded. The registry calls this before it answers a look-up; cheap after the first call."""
+    global _ENTRY_POINTS_DONE
+    if not _ENTRY_POINTS_DONE:
+        _ENTRY_POINTS_DONE = True
+        _load_entry_points()
+    for ref in env_plugins():
+        key = str(Path(ref).expanduser().resolve()) if _is_file_ref(ref) else ref
+        if key not in _LOADED:
+            load_plugin(ref)
+
+
+def _remember(key: str) -> None:
+    """Add a loaded plugin to ``$PUZZLEZERO_PLUGINS`` (spawned processes inherit the environment)."""
+    listed = env_plugins()
+    if key not in listed:
+        os.environ[ENV_VAR] = os.pathsep.join([*listed, key])
+
+
+def _module_name(path: Path) -> str:
+    base = "puzzlezero_plugin_" + re.sub(r"\W", "_", path.stem)
+    name, n = base, 1
+    while name in sys.modules:  # another file with the same stem
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def _import_file(path: Path, shown: str) -> ModuleType:
+    name = _module_name(path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise PluginError(f"plugin {shown}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickle look the module up while it runs
+    _LOADED[str(path)] = module  # a plugin that looks up a puzzle while loading does not load itself again
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        sys.modules.pop(name, None)
+        _LOADED.pop(str(path), None)
+        raise PluginError(f"plugin {shown} failed{_where(exc, str(path))}: {_describe(exc)}") from exc
+    return module
+
+
+def _import_module(name: str) -> ModuleType:
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", name):
+        raise PluginError(f"plugin {name!r}: neither a .py file nor a module name")
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and name.startswith(exc.name):
+            raise PluginError(
+                f"plugin {name}: no module named {exc.name} (give the path of a .py file, or install "
+                "the package that holds it)"
+            ) from None
+        raise PluginError(f"plugin {name} failed: {_describe(exc)}") from exc
+    except Exception as exc:
+        module_file = getattr(sys.modules.get(name), "__file__", None)
+        where = _where(exc, module_file) if module_file else ""
+        raise PluginError(f"plugin {name} failed{where}: {_describe(exc)}") from exc
+
+
+def _where(exc: BaseException, filename: str) -> str:
+    """`` at line N`` of the innermost frame in ``filename`` (or a syntax error's line), else ``""``."""
+    if isinstance(exc, SyntaxError) and exc.lineno is not None:
+        return f" at line {exc.lineno}"
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    return f" at line {lines[-1]}" if lines else ""
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg}"
+    from puzzlezero.errors import PuzzleError
+
+    return str(exc) if isinstance(exc, PuzzleError) else f"{type(exc).__name__}: {exc}"
+
+
+def _load_entry_points() -> None:
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+            if not isinstance(obj, ModuleType) and callable(obj):
+                obj()
+        except Exception as exc:  # an installed package's bug must not break the other puzzles
+            warnings.warn(
+                f"puzzlezero: the {ENTRY_POINT_GROUP} entry point {ep.name} = {ep.value} failed to load "
+                f"({_describe(exc)}); its puzzles are not registered",
+                stacklevel=3,
+            )
