@@ -1,18 +1,29 @@
-"""One conformance test suite run over every registered puzzle (Gymnasium's check_env idea)."""
+"""One conformance test suite run over every registered puzzle (Gymnasium's check_env idea), and
+over the one-file example puzzle of docs/adding-a-puzzle.md, registered from outside the package."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import puzzlezero as pz
 from puzzlezero.errors import InvalidMoveError, UnknownNameError
+from puzzlezero.plugins import ENV_VAR, load_plugin
 
 NAMES = pz.names()
+#: the example plugin (examples/pancake.py) and the puzzles it registers, loaded by the fixture
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pancake.py"
+EXAMPLE_NAMES = ["pancake8"]
 
 
-@pytest.fixture(params=NAMES)
-def puzzle(request: pytest.FixtureRequest) -> pz.Puzzle:
+@pytest.fixture(params=NAMES + [n for n in EXAMPLE_NAMES if n not in NAMES])
+def puzzle(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> pz.Puzzle:
+    if request.param in EXAMPLE_NAMES:
+        monkeypatch.setenv(ENV_VAR, os.environ.get(ENV_VAR, ""))  # load_plugin adds to it: undone after
+        load_plugin(EXAMPLE)
     return pz.make(request.param)
 
 
@@ -24,7 +35,7 @@ def test_registry_names_and_unknown() -> None:
 
 
 def test_constants(puzzle: pz.Puzzle) -> None:
-    assert puzzle.name in NAMES
+    assert puzzle.name in pz.names()
     assert puzzle.num_actions == len(puzzle.action_names) == len(set(puzzle.action_names)) > 0
     inv = puzzle.inverse_action
     assert inv.shape == (puzzle.num_actions,)
