@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -139,6 +140,22 @@ def test_cli_solve_with_learned_onnx(cube3_onnx: Path, capsys: pytest.CaptureFix
     assert main([*argv, "--json", "--no-anytime"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["search"], out["solution"], out["status"]) == ("qstar", ["U'", "R'"], "solved")
+
+
+def test_a_one_shot_solve_with_learned_onnx_does_not_import_torch(cube3_onnx: Path) -> None:
+    """The point of onnxruntime for one-shot solves: torch takes seconds to import, onnxruntime less."""
+    code = (
+        "import sys\n"
+        "from puzzlezero.cli.main import main\n"
+        f"rc = main(['solve', 'cube3', 'R U', '--heuristic', 'learned-onnx', '--model', {str(cube3_onnx)!r},"
+        " '--json', '--no-anytime'])\n"
+        "print(rc, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    lines = out.stdout.splitlines()
+    assert json.loads(lines[0])["solution"] == ["U'", "R'"] and lines[-1] == "0 False"
 
 
 def test_a_training_run_exports_next_to_its_model_folder(tmp_path: Path, capsys) -> None:
