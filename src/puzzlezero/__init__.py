@@ -4,8 +4,16 @@
 >>> cube = pz.make("cube3")
 >>> cube.is_goal(cube.goals(1))[0]
 np.True_
+
+Two lines from import to answer (the shipped network, the puzzle's default search):
+
+>>> pz.solve("cube3", "R U R' F2").solved
+True
+>>> round(pz.value("cube3", "R U R' F2", optimal=False).value)
+5
 """
 
+from puzzlezero.cost_to_go import ValueResult, value
 from puzzlezero.errors import (
     InvalidMoveError,
     InvalidStateError,
@@ -15,6 +23,7 @@ from puzzlezero.errors import (
 )
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, register
+from puzzlezero.solver import SolveResult, solve
 
 __version__ = "0.1.0"
 
@@ -24,9 +33,13 @@ __all__ = [
     "ModelFileError",
     "Puzzle",
     "PuzzleError",
+    "SolveResult",
     "UnknownNameError",
+    "ValueResult",
     "make",
     "names",
     "register",
+    "solve",
+    "value",
     "__version__",
 ]

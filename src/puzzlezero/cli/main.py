@@ -50,6 +50,7 @@ def global_options(
 COMMAND_MODULES = (
     "puzzlezero.cli.puzzle_cmds",
     "puzzlezero.cli.solve_cmds",
+    "puzzlezero.cli.value_cmds",
     "puzzlezero.cli.train_cmds",
     "puzzlezero.cli.optimal_cmds",
     "puzzlezero.cli.serve_cmds",
