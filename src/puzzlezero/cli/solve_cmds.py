@@ -198,6 +198,14 @@ def bench_cmd(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write the report to this JSON file.", show_default=False)
     ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Draw length against optimal and seconds per instance into this .png or .svg file.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Solve the cases of a benchmark file, verify every solution, and summarise."""
     from rich.console import Console
@@ -206,6 +214,10 @@ def bench_cmd(
     from puzzlezero.bench import cases_path, load_cases, parse_ids, run_bench
 
     p = make(puzzle)
+    if plot is not None:
+        from puzzlezero.plots import figure_format
+
+        figure_format(plot)  # a bad suffix fails before the bench, not after it
     cases = cases_path(p, cases)
     chosen = load_cases(p, cases, parse_ids(ids))
     err = Console(stderr=True)
@@ -248,6 +260,42 @@ def bench_cmd(
     Console().print(_table(report.summary, report.results))
     if json_out is not None:
         typer.echo(f"report written to {json_out}")
+    if plot is not None:
+        from puzzlezero.plots import plot_bench
+
+        typer.echo(f"plot written to {plot_bench([report.to_json()], plot)}")
+
+
+@app.command("plot-bench")
+def plot_bench_cmd(
+    reports: Annotated[
+        list[Path], typer.Argument(help="Reports written by `bench --json`.", show_default=False)
+    ],
+    out: Annotated[Path, typer.Option("--out", help="The .png or .svg file to write.", show_default=False)],
+    label: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--label",
+            help="Legend label of each report, in order (default: its settings).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Draw saved bench reports side by side: length against optimal, seconds per instance."""
+    from puzzlezero.plots import figure_format, plot_bench
+
+    figure_format(out)
+    loaded = []
+    for path in reports:
+        try:
+            loaded.append(json.loads(path.read_text(encoding="utf-8")))
+        except OSError as exc:
+            raise PuzzleError(f"cannot read bench report {path}: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise PuzzleError(
+                f"{path} is not a bench report (bad JSON: {exc.msg}, line {exc.lineno})"
+            ) from None
+    typer.echo(f"plot written to {plot_bench(loaded, out, labels=label or None)}")
 
 
 def _table(summary: dict[str, Any], results: list[dict[str, Any]], max_rows: int = 40) -> Any:

@@ -85,14 +85,13 @@ def validation_series(
 
 
 def plot_run(run_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
-    """Draw the run's ``log.jsonl`` into ``training.png`` (or ``out``); returns the image path."""
-    import matplotlib
+    """Draw the run's ``log.jsonl`` into ``training.png`` (or ``out``, ``.png`` or ``.svg``, saved
+    like bench plots by :func:`puzzlezero.plots.save_figure`); returns the image path."""
+    from puzzlezero.plots import figure_format, pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from puzzlezero.storage import atomic_write
-
+    plt = pyplot()
+    if out is not None:
+        figure_format(out)
     run_dir = Path(run_dir)
     records = read_log(run_dir / "log.jsonl")
     train = [r for r in records if r.get("type") == "train"]
@@ -151,7 +150,4 @@ def plot_run(run_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None
         ax.legend(fontsize=7)
     fig.suptitle(f"{name} training run {run_dir.name}", fontsize=10)
     fig.tight_layout()
-    path = Path(out) if out is not None else run_dir / "training.png"
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=90))
-    plt.close(fig)
-    return path
+    return save_figure(fig, Path(out) if out is not None else run_dir / "training.png")
