@@ -103,7 +103,7 @@ def test_puzzles_lists_every_registered_puzzle(client: TestClient) -> None:
 def test_info_reports_limits_and_cubing(client: TestClient) -> None:
     info = client.get("/api/info").json()
     assert info["limits"]["max_time_limit"] == 60.0 and "node_modules" not in info["limits"]
-    assert info["pool"] == {"workers": 1, "queue": 8, "running": 0, "waiting": 0, "completed": 0}
+    assert info["pool"] == {"workers": 1, "queue": 64, "running": 0, "waiting": 0, "completed": 0}
     assert info["cubing"] == (ROOT / "node_modules/cubing/dist/lib/cubing").is_dir()
 
 

@@ -34,7 +34,14 @@ def serve(
     workers: Annotated[
         int | None, typer.Option(min=1, help="Solver worker processes [default: min(2, CPU cores)].")
     ] = None,
-    queue: Annotated[int, typer.Option(min=0, help="Solves that may wait for a worker; more get HTTP 429.")] = 8,
+    queue: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Solves that may wait in line for a worker, first come first served (time in line does "
+            "not count against a solve's time limit); more get HTTP 429 [default: 64].",
+        ),
+    ] = None,
     time_limit: Annotated[
         float, typer.Option(min=0.1, help="Largest time_limit (seconds) a request may ask for.")
     ] = 60.0,
@@ -58,7 +65,6 @@ def serve(
         raise fail(f"the web app needs FastAPI and uvicorn: pip install 'puzzlezero[web]' ({exc.name} missing)") from None
     kwargs: dict[str, object] = {
         "models": parse_models(model or []),
-        "queue": queue,
         "executor": executor,
         "max_time_limit": time_limit,
         "default_time_limit": min(time_limit, 20.0),
@@ -68,6 +74,11 @@ def serve(
     }
     if workers is not None:
         kwargs["workers"] = workers
+    if queue is not None:
+        kwargs["queue"] = queue
     config = ServerConfig(**kwargs)  # type: ignore[arg-type]
-    typer.echo(f"puzzlezero web app on http://{host}:{port}/ ({config.workers} {config.executor} workers)")
+    typer.echo(
+        f"puzzlezero web app on http://{host}:{port}/ ({config.workers} {config.executor} workers, "
+        f"up to {config.queue} solves waiting in line)"
+    )
     uvicorn.run(create_app(config), host=host, port=port, log_level=log_level)

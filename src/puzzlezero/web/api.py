@@ -1,18 +1,22 @@
-"""The JSON API under ``/api``: puzzles, scramble, validate, move, render, solve, info.
+"""The JSON API under ``/api``: puzzles, scramble, validate, move, render, solve, jobs, info.
 
 Every handler turns bad input into the project's :class:`~puzzlezero.errors.PuzzleError` (answered
 400 with its message by ``app.py``) or an :class:`ApiError` with a status; solving is the only slow
-call and goes to the :class:`~puzzlezero.web.pool.SolvePool`.
+call and goes to the :class:`~puzzlezero.web.pool.SolvePool`, through its waiting line: either
+``POST /api/solve``, which answers when the solve ends, or ``POST /api/jobs``, which answers 202 at
+once and is polled at ``GET /api/jobs/{id}`` (place in line, expected wait, then the answer).
+The job endpoints are ``async``: the pool and the job store live on the event loop.
 """
 
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any
 
 import numpy as np
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 import puzzlezero
@@ -20,9 +24,12 @@ from puzzlezero.errors import InvalidMoveError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
 from puzzlezero.web.config import ServerConfig, has_shipped_model
-from puzzlezero.web.pool import SolveJob, SolvePool
+from puzzlezero.web.errors import ApiError
+from puzzlezero.web.jobs import Job, JobStore
+from puzzlezero.web.pool import SolveJob, SolvePool, Ticket
 from puzzlezero.web.schemas import (
     InfoResponse,
+    JobResponse,
     MoveRequest,
     MoveResponse,
     PuzzleInfo,
@@ -40,14 +47,6 @@ router = APIRouter(prefix="/api")
 
 #: ``to_json`` key -> the page that shows such a puzzle
 KINDS = {"facelets": "cube", "tiles": "sliding", "lights": "lightsout", "grid": "sokoban"}
-
-
-class ApiError(Exception):
-    """A request the API refuses, with its HTTP status and a message for people."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -252,8 +251,21 @@ def render_post(req: RenderRequest) -> Response:
     return _svg_response(make(req.puzzle), req.state, req.size)
 
 
-@router.post("/solve", response_model=SolveResponse, summary="Solve a state with a worker")
-async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Solve:
+    """A checked solve request: the puzzle, its state, the pool job and the limits it runs under."""
+
+    puzzle: Puzzle
+    state: np.ndarray
+    job: SolveJob
+    time_limit: float
+    max_nodes: int
+    wall_limit: float
+
+
+def _prepare(request: Request, req: SolveRequest) -> _Solve:
+    """Parse the state and apply the server's caps and settings (bad input raises here, before the
+    request takes a place in line)."""
     cfg = _config(request)
     p = make(req.puzzle)
     state = read_state(p, req.state)
@@ -275,18 +287,82 @@ async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
             options.setdefault(key, value)
     if p.name in cfg.models:  # the operator's model for this puzzle (requests never name files)
         options["model"] = cfg.models[p.name]
-    pool: SolvePool = request.app.state.pool
-    out = await pool.solve(SolveJob(p.name, state, options), time_limit + cfg.grace_seconds)
+    job = SolveJob(p.name, state, options)
+    return _Solve(p, state, job, time_limit, max_nodes, time_limit + cfg.grace_seconds)
+
+
+def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any]:
+    """The response body of a solve from the worker's output, its solution checked by replay."""
     if "error" in out:
         raise ApiError(503 if out["kind"] == "ModelFileError" else 400, out["error"])
+    p = solve.puzzle
     result = dict(out["ok"])
     solution = result.get("solution") or []  # the solver gives "U R' ..." (None when unsolved)
     result["solution"] = solution.split() if isinstance(solution, str) else list(solution)
     if result["solved"]:  # never show a wrong solution: replay it on the request's own state
         try:
-            end = p.apply_moves(state, p.parse_moves(result["solution"]))
+            end = p.apply_moves(solve.state, p.parse_moves(result["solution"]))
         except InvalidMoveError as exc:
             raise RuntimeError(f"solver returned unreadable moves: {exc}") from None
         if not p.is_goal(end[None])[0]:
             raise RuntimeError(f"solver returned a solution that does not solve the {p.name} state")
-    return {**result, "time_limit": time_limit, "max_nodes": max_nodes}
+    return {
+        **result,
+        "time_limit": solve.time_limit,
+        "max_nodes": solve.max_nodes,
+        "waited_seconds": round(ticket.waited(), 3),
+    }
+
+
+@router.post("/solve", response_model=SolveResponse, summary="Solve a state (waits in line for a worker)")
+async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
+    """Answers when the solve ends; while every worker is busy it waits its turn in the line
+    (its time limit starts when a worker takes it). 429 only when the line is full."""
+    prepared = _prepare(request, req)
+    pool: SolvePool = request.app.state.pool
+    ticket = pool.submit(prepared.job, prepared.wall_limit)
+    return _answer(prepared, ticket, await pool.result(ticket))
+
+
+def _jobs(request: Request) -> JobStore:
+    return request.app.state.jobs
+
+
+def _find_job(request: Request, job_id: str) -> Job:
+    job = _jobs(request).get(job_id)
+    if job is None:
+        ttl = _config(request).result_ttl
+        raise ApiError(
+            404, f"no job {job_id!r}: the id is unknown or its answer has expired (kept {ttl:.0f} s)"
+        )
+    return job
+
+
+JobId = Annotated[str, Path(max_length=64, description="the id POST /api/jobs gave")]
+
+
+@router.post("/jobs", status_code=202, response_model=JobResponse, summary="Queue a solve, then poll it")
+async def create_job(request: Request, req: SolveRequest, response: Response) -> dict[str, Any]:
+    """Takes the same body as ``POST /api/solve`` and answers 202 at once with the job's id, its
+    place in line and the expected wait; poll ``GET /api/jobs/{id}`` (every second or two) until
+    its status is ``done``, ``failed`` or ``cancelled``. 429 only when the line is full."""
+    prepared = _prepare(request, req)
+    ticket = request.app.state.pool.submit(prepared.job, prepared.wall_limit)
+    job = _jobs(request).add(ticket, lambda out: _answer(prepared, ticket, out))
+    response.headers["Location"] = f"/api/jobs/{ticket.id}"
+    return _jobs(request).view(job)
+
+
+@router.get("/jobs/{job_id}", response_model=JobResponse, summary="A queued solve: place, wait, answer")
+async def get_job(request: Request, job_id: JobId) -> dict[str, Any]:
+    return _jobs(request).view(_find_job(request, job_id))
+
+
+@router.delete("/jobs/{job_id}", response_model=JobResponse, summary="Take a queued solve out of the line")
+async def cancel_job(request: Request, job_id: JobId) -> dict[str, Any]:
+    """A waiting job leaves the line (status ``cancelled``); an ended one is left as it is; a
+    running one cannot be stopped early (409: it ends within its time limit)."""
+    job = _find_job(request, job_id)
+    if not _jobs(request).cancel(job) and job.status == "running":
+        raise ApiError(409, f"job {job_id!r} is already running; it ends within its time limit")
+    return _jobs(request).view(job)

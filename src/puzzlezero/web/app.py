@@ -6,8 +6,9 @@
 
 Errors never leak a traceback: a :class:`~puzzlezero.errors.PuzzleError` is answered 400 with its
 message (a missing model 503), a malformed request 422 with the fields named, an oversized body 413,
-a full queue 429, an overrunning solve 504, and anything unexpected 500 with a short message (the
-traceback goes to the server log only). Every error body is ``{"detail": "<message>"}``.
+a full queue 429 (with ``Retry-After``), an overrunning solve 504, and anything unexpected 500 with a
+short message (the traceback goes to the server log only); :mod:`puzzlezero.web.errors` holds the
+table. Every error body is ``{"detail": "<message>"}``.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import puzzlezero
-from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.web import api
 from puzzlezero.web.config import VENDOR_DIRS, ServerConfig, find_node_modules
-from puzzlezero.web.pool import QueueFullError, SolveFn, SolvePool, SolveTimeoutError, WorkerCrashedError
+from puzzlezero.web.errors import INTERNAL, STATUS, ApiError, http_error
+from puzzlezero.web.jobs import JobStore
+from puzzlezero.web.pool import QueueFullError, SolveFn, SolvePool
 
 __all__ = ["create_app", "STATIC_DIR"]
 
@@ -88,12 +90,10 @@ def _validation_message(exc: RequestValidationError) -> str:
 
 
 def _install_error_handlers(app: FastAPI) -> None:
-    async def puzzle_error(_: Request, exc: Exception) -> JSONResponse:
-        return _error(503 if isinstance(exc, ModelFileError) else 400, str(exc))
-
-    async def api_error(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, api.ApiError)
-        return _error(exc.status, str(exc))
+    async def known(_: Request, exc: Exception) -> JSONResponse:
+        status, message = http_error(exc)
+        retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, QueueFullError) else None
+        return _error(status, message, retry)
 
     async def validation_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -102,25 +102,13 @@ def _install_error_handlers(app: FastAPI) -> None:
             status_code=422,
         )
 
-    async def queue_full(_: Request, exc: Exception) -> JSONResponse:
-        return _error(429, str(exc), {"Retry-After": "2"})
-
-    async def timeout(_: Request, exc: Exception) -> JSONResponse:
-        return _error(504, str(exc))
-
-    async def crashed(_: Request, exc: Exception) -> JSONResponse:
-        return _error(503, str(exc))
-
     async def internal(request: Request, exc: Exception) -> JSONResponse:
         log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
-        return _error(500, "internal server error: the solver or server hit a bug (it has been logged)")
+        return _error(500, INTERNAL)
 
-    app.add_exception_handler(PuzzleError, puzzle_error)
-    app.add_exception_handler(api.ApiError, api_error)
+    for kind in (ApiError, *(k for k, _ in STATUS)):
+        app.add_exception_handler(kind, known)
     app.add_exception_handler(RequestValidationError, validation_error)
-    app.add_exception_handler(QueueFullError, queue_full)
-    app.add_exception_handler(SolveTimeoutError, timeout)
-    app.add_exception_handler(WorkerCrashedError, crashed)
     app.add_exception_handler(Exception, internal)
 
 
@@ -161,6 +149,7 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
     )
     app.state.config = config
     app.state.pool = pool
+    app.state.jobs = JobStore(pool, config.result_ttl, config.max_results)
     app.state.node_modules = find_node_modules(config.node_modules)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
     _install_error_handlers(app)

@@ -1,4 +1,17 @@
-"""Settings of the web server: pool size, queue bound and the server-side caps every request obeys."""
+"""Settings of the web server: pool size, queue bound and the server-side caps every request obeys.
+
+How a burst of solves is served (``workers`` and ``queue``): at most ``workers`` solves run at
+once; up to ``queue`` more (64 by default) wait in one first-come-first-served line, and only a
+solve beyond that is refused, HTTP 429 with a ``Retry-After`` of the expected seconds until a place
+frees. A waiting solve loses nothing: its time limit and the server's grace period start when a
+worker takes it. Clients either wait on ``POST /api/solve`` (it answers when the solve ends, as
+before) or queue a job, ``POST /api/jobs`` (202 at once with its id, place in line and expected
+wait) and poll ``GET /api/jobs/{id}`` for the place, the estimate and at last the result, which is
+kept ``result_ttl`` seconds (``max_results`` ended jobs at most). The web pages use jobs and show
+"queued: 7th in line, about 40 s". The expected wait comes from the measured durations of the
+last 20 solves of the same puzzle (:mod:`puzzlezero.web.wait_estimate`). On two workers a default
+cube solve takes its whole 20 s, so the 64th in line waits about ten minutes.
+"""
 
 from __future__ import annotations
 
@@ -29,8 +42,14 @@ class ServerConfig:
 
     workers: int = field(default_factory=_default_workers)
     """Solver worker processes (or threads with ``executor="thread"``); solves beyond this wait."""
-    queue: int = 8
-    """Solve requests allowed to wait for a worker; one more gets HTTP 429."""
+    queue: int = 64
+    """Solves allowed to wait for a worker, first come first served (a classroom of 50 fits); one
+    more, while every worker is busy and the line is full, gets HTTP 429. Time in line does not
+    count against a solve's time limit."""
+    result_ttl: float = 300.0
+    """Seconds an ended job's answer stays readable at ``GET /api/jobs/{id}`` (then 404)."""
+    max_results: int = 256
+    """Ended jobs kept at most (the oldest are forgotten first): bounds their memory."""
     executor: Literal["process", "thread"] = "process"
     """``process``: a spawn-context ``ProcessPoolExecutor`` (the search loop holds the GIL, so threads
     would serialise; each process loads the network once). ``thread``: for tests and fakes."""
@@ -47,7 +66,8 @@ class ServerConfig:
     max_batch: int = 20_000
     """Largest search ``batch`` a request may ask for."""
     grace_seconds: float = 15.0
-    """Extra wall time (model loading, queue wait excluded) before a running solve is answered 504."""
+    """Extra wall time after a running solve's ``time_limit`` (model loading) before it is answered
+    504; counted from when a worker takes the solve, never while it waits in line."""
     max_body_bytes: int = 64 * 1024
     """Largest request body; larger ones get HTTP 413 before they are parsed."""
     max_moves: int = 5_000
@@ -75,6 +95,10 @@ class ServerConfig:
             raise PuzzleError(f"workers must be at least 1, got {self.workers}")
         if self.queue < 0:
             raise PuzzleError(f"queue must be 0 or more, got {self.queue}")
+        if not self.result_ttl > 0 or self.max_results < 1:
+            raise PuzzleError(
+                f"need result_ttl > 0 and max_results >= 1, got {self.result_ttl} and {self.max_results}"
+            )
         if self.executor not in ("process", "thread"):
             raise PuzzleError(f"executor must be 'process' or 'thread', got {self.executor!r}")
         if not 0 < self.default_time_limit <= self.max_time_limit:

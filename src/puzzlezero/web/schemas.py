@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "Frame",
     "InfoResponse",
+    "JobError",
+    "JobResponse",
     "MoveRequest",
     "MoveResponse",
     "PuzzleInfo",
@@ -72,6 +74,36 @@ class SolveResponse(BaseModel):
     )
     time_limit: float = Field(description="the time limit the search ran under")
     max_nodes: int = Field(description="the node limit the search ran under")
+    waited_seconds: float | None = Field(
+        None, description="seconds the solve waited in line for a worker (not counted in its time limit)"
+    )
+
+
+class JobError(BaseModel):
+    status: int = Field(description="the HTTP status POST /api/solve would have answered with")
+    detail: str
+
+
+class JobResponse(BaseModel):
+    """A queued solve (``POST /api/jobs``, ``GET /api/jobs/{id}``): poll until ``status`` is
+    ``done`` (see ``result``), ``failed`` (see ``error``) or ``cancelled``."""
+
+    id: str = Field(description="GET /api/jobs/{id} reports the job, DELETE takes it out of the line")
+    status: str = Field(description='"queued", "running", "done", "failed" or "cancelled"')
+    puzzle: str
+    position: int | None = Field(description="place in the line, 1 = next to start (None unless queued)")
+    waiting: int = Field(description="solves waiting in line now, this one included when queued")
+    estimated_start_seconds: float | None = Field(
+        description="expected seconds until a worker takes it (0 once running; None once ended)"
+    )
+    estimated_seconds: float | None = Field(description="expected seconds until its answer (None once ended)")
+    recent_solves: int = Field(
+        description="recent solves of this puzzle the estimates average (0: its time limit stands in for them)"
+    )
+    waited_seconds: float = Field(description="seconds it has waited (or waited) in line")
+    expires_in: float | None = Field(description="seconds its answer stays readable (None until it ends)")
+    result: SolveResponse | None = Field(description="the answer, once status is done")
+    error: JobError | None = Field(description="what went wrong, once status is failed")
 
 
 class ScrambleResponse(BaseModel):

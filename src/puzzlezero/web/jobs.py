@@ -1,0 +1,124 @@
+"""Solve jobs that a client polls: ``POST /api/jobs`` queues one, ``GET /api/jobs/{id}`` reports it.
+
+A job wraps a :class:`~puzzlezero.web.pool.Ticket` of the solver pool. While it waits the client
+sees its place in line and the expected wait (:meth:`SolvePool.estimate
+<puzzlezero.web.pool.SolvePool.estimate>`); when it ends, the answer (or the error, with the HTTP
+status the blocking ``POST /api/solve`` would have given) is kept for ``result_ttl`` seconds,
+and at most ``max_results`` ended jobs are kept at all (the oldest go first), so memory stays
+bounded however many clients never come back. Jobs still waiting or running are bounded by the
+pool (``workers + queue``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from puzzlezero.web.errors import http_error
+from puzzlezero.web.pool import SolvePool, Ticket
+
+__all__ = ["Job", "JobStore"]
+
+#: turns the pool's outcome dict into the response body of a solve (may raise, like the endpoint)
+Finish = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(eq=False)
+class Job:
+    """A ticket, and once it has ended its ``result`` (a solve response) or ``error``
+    (``{"status": HTTP status, "detail": message}``)."""
+
+    ticket: Ticket
+    finish: Finish
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    expires: float | None = None
+    """``time.monotonic()`` after which the ended job is forgotten."""
+
+    @property
+    def status(self) -> str:
+        """``"queued"``, ``"running"``, ``"done"``, ``"failed"`` or ``"cancelled"``."""
+        status = self.ticket.status
+        if status != "ended":
+            return status
+        return "done" if self.result is not None else "failed"
+
+
+class JobStore:
+    """The jobs of one app, by id. Use from the event loop only."""
+
+    def __init__(self, pool: SolvePool, result_ttl: float, max_results: int) -> None:
+        self.pool = pool
+        self.result_ttl = float(result_ttl)
+        self.max_results = int(max_results)
+        self._jobs: dict[str, Job] = {}
+        self._ended: OrderedDict[str, None] = OrderedDict()  # ended job ids, oldest first
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def add(self, ticket: Ticket, finish: Finish) -> Job:
+        """Keep ``ticket`` as a job; ``finish`` makes its response body when it ends."""
+        self.purge()
+        job = Job(ticket, finish)
+        self._jobs[ticket.id] = job
+        ticket.outcome.add_done_callback(lambda _: self._settle(job))
+        return job
+
+    def get(self, job_id: str) -> Job | None:
+        """The job, or ``None`` when the id is unknown or its result has expired."""
+        self.purge()
+        return self._jobs.get(job_id)
+
+    def cancel(self, job: Job) -> bool:
+        """Take a waiting job out of the line; ``False`` when it already runs or has ended."""
+        return self.pool.cancel(job.ticket)
+
+    def view(self, job: Job) -> dict[str, Any]:
+        """The body of ``GET /api/jobs/{id}`` (see :class:`~puzzlezero.web.schemas.JobResponse`)."""
+        t = job.ticket
+        now = time.monotonic()
+        est = self.pool.estimate(t)
+        live = job.status in ("queued", "running")
+        return {
+            "id": t.id,
+            "status": job.status,
+            "puzzle": t.job.puzzle,
+            "position": est.position,
+            "waiting": self.pool.waiting,
+            "estimated_start_seconds": round(est.start_seconds, 1) if live else None,
+            "estimated_seconds": round(est.answer_seconds, 1) if live else None,
+            "recent_solves": est.recent_solves,
+            "waited_seconds": round(t.waited(now), 3),
+            "expires_in": None if job.expires is None else round(max(0.0, job.expires - now), 1),
+            "result": job.result,
+            "error": job.error,
+        }
+
+    def purge(self) -> None:
+        """Forget ended jobs past their time, and the oldest beyond ``max_results``."""
+        now = time.monotonic()
+        while self._ended:
+            oldest = next(iter(self._ended))
+            job = self._jobs[oldest]
+            if len(self._ended) <= self.max_results and job.expires is not None and job.expires > now:
+                break
+            del self._ended[oldest], self._jobs[oldest]
+
+    def _settle(self, job: Job) -> None:
+        outcome = job.ticket.outcome
+        if not outcome.cancelled():
+            exc = outcome.exception()
+            try:
+                if exc is not None:
+                    raise exc
+                job.result = job.finish(outcome.result())
+            except Exception as err:  # the blocking endpoint's status and message for it
+                status, detail = http_error(err)
+                job.error = {"status": status, "detail": detail}
+        job.expires = time.monotonic() + self.result_ttl
+        self._ended[job.ticket.id] = None
+        self.purge()
