@@ -11,6 +11,7 @@ model folder ``$PUZZLEZERO_TEST_CUBE3_MODEL``), else an in-process server whose 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -246,6 +247,43 @@ def test_board_lights_out_click_solve_play(page: Any, fake_server: str) -> None:
                            timeout=10_000)
     end = solve_and_play(page)
     assert sorted(end["solution"]) == ["0", "24"]
+    assert page.errors == []
+
+
+def test_board_shows_its_place_in_the_line_while_the_server_is_busy(page: Any) -> None:
+    """Two solves hold the only worker and the line's first place: the page's solve is queued
+    2nd, says so with an expected wait, and is answered once they are done."""
+    from test_web import bfs_solve
+
+    from puzzlezero.web import ServerConfig, create_app
+
+    gate = threading.Event()
+
+    def gated(puzzle: Any, state: Any, **options: Any) -> Any:
+        assert gate.wait(60)
+        return bfs_solve(puzzle, state, **options)
+
+    app = create_app(ServerConfig(executor="thread", workers=1), solve_fn=gated)
+    try:
+        with ThreadServer(app) as url:
+            open_page(page, url + "/board?puzzle=puzzle8")
+            for moves in ("D", "R"):  # one runs, one waits
+                p8 = pz.make("puzzle8")
+                body = {"puzzle": "puzzle8", "state": p8.format(p8.apply_moves(p8.goal(), p8.parse_moves(moves)))}
+                req = urllib.request.Request(url + "/api/jobs", data=json.dumps(body).encode(),
+                                             headers={"Content-Type": "application/json"})
+                assert json.loads(urllib.request.urlopen(req, timeout=10).read())["status"] in ("running", "queued")
+            page.keyboard.press("ArrowDown")
+            page.wait_for_selector("#solved-badge[data-solved='false']", timeout=10_000)
+            page.click("#solve")
+            page.wait_for_function(
+                "() => /^queued: 2nd in line, about \\d+ s until it starts$/.test("
+                "document.getElementById('status').textContent)", timeout=10_000)
+            gate.set()
+            page.wait_for_function("() => window.pz.snapshot().solution.length > 0", timeout=20_000)
+            assert snapshot(page)["solution"] == ["U"] and "found a 1-move solution" in page.inner_text("#status")
+    finally:
+        gate.set()
     assert page.errors == []
 
 

@@ -23,6 +23,60 @@ export async function api(path, body) {
   return data;
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st. */
+export function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th";
+  return `${n}${suffix}`;
+}
+
+/** "about 40 s", "about 3 min". */
+export function aboutSeconds(seconds) {
+  if (seconds < 90) return `about ${Math.max(1, Math.round(seconds))} s`;
+  return `about ${Math.round(seconds / 60)} min`;
+}
+
+/** What a waiting solve's status line says: its place in line and the expected wait. */
+export function waitText(job) {
+  if (job.status === "queued") {
+    const place = job.position === 1 ? "next in line" : `${ordinal(job.position)} in line`;
+    return `queued: ${place}, ${aboutSeconds(job.estimated_start_seconds)} until it starts`;
+  }
+  return job.estimated_seconds > 0.5 ? `solving… ${aboutSeconds(job.estimated_seconds)} left` : "solving…";
+}
+
+let pendingJob = null; // the id of this page's job in the server's line, if any
+
+// Leaving the page gives its place in the line to the next person.
+window.addEventListener("pagehide", () => {
+  if (pendingJob) fetch(`/api/jobs/${pendingJob}`, { method: "DELETE", keepalive: true }).catch(() => {});
+});
+
+/**
+ * Solve through the server's waiting line: POST /api/jobs, then poll GET /api/jobs/{id} until the
+ * job ends. `onWait(job)` gets each queued/running status (place in line, expected wait). Returns
+ * the solve answer (as POST /api/solve gives it); throws Error(detail) when it failed.
+ */
+export async function solveQueued(body, onWait = () => {}) {
+  let job = await api("/api/jobs", body);
+  pendingJob = job.id;
+  try {
+    for (let polls = 0; job.status === "queued" || job.status === "running"; polls += 1) {
+      onWait(job);
+      await sleep(Math.min(1000, 100 * 2 ** polls)); // a quick answer comes back quickly
+      job = await api(`/api/jobs/${job.id}`);
+    }
+  } finally {
+    pendingJob = null;
+  }
+  if (job.status === "done") return job.result;
+  const error = new Error(job.error ? job.error.detail : "the solve was cancelled");
+  error.status = job.error ? job.error.status : 0;
+  throw error;
+}
+
 /** document.createElement with attributes ({class, dataset, on*, ...}) and children. */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);

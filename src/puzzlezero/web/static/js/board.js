@@ -3,7 +3,7 @@
 // centre of the clicked shape in the SVG's own coordinates, so the mapping does not depend on
 // margins or on the page's scale. Any puzzle's drawing may name a move on a shape (data-move="F3"):
 // a click on it plays that move; other puzzles also get one button per move under the board.
-import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody } from "./api.js";
+import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
 import { Playback } from "./playback.js";
 
 const HOW_TO = {
@@ -141,7 +141,7 @@ async function solve() {
   if (S.frame.solved) { setStatus("already solved", "ok"); return; }
   setStatus("solving…");
   const state = S.frame.state;
-  const res = await api("/api/solve", solveBody(S.info.name, state));
+  const res = await solveQueued(solveBody(S.info.name, state), (job) => setStatus(waitText(job)));
   if (S.frame.state !== state || pb.loaded) { setStatus("the board changed while solving: solve again", "error"); return; }
   showStats(res);
   if (!res.solved) {

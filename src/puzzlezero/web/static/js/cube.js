@@ -3,7 +3,7 @@
 // state: every change is sent to /api/move, whose answer (state text, solved flag, SVG in 2-D mode)
 // drives the solved badge. Facelet input is solved by the server and shown as the inverse of the
 // solution. Without cubing.js the page draws the server's SVG instead of the 3-D cube.
-import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody } from "./api.js";
+import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
 import { Playback } from "./playback.js";
 
 const CUBING_PUZZLE = { cube3: "3x3x3", cube2: "2x2x2" };
@@ -112,7 +112,7 @@ async function loadInput() {
   const check = await api("/api/validate", { puzzle: S.puzzle, state: text });
   if (!check.valid) throw new Error(check.message);
   setStatus("facelets are valid; solving them to find a setup alg for the 3-D view…");
-  const res = await api("/api/solve", solveBody(S.puzzle, check.state));
+  const res = await solveQueued(solveBody(S.puzzle, check.state), (job) => setStatus(`facelets are valid: ${waitText(job)}`));
   if (!res.solved) throw new Error("the solver found no solution within the time limit, so this state cannot be shown as an alg; raise the time limit");
   await setAlg(invertAlg(res.solution));
   setStatus(`facelets loaded as the inverse of a ${res.length}-move solution`, "ok");
@@ -125,7 +125,7 @@ async function solve() {
   setStatus("solving…");
   const state = S.stateText;
   const alg = currentAlg().join(" ");
-  const res = await api("/api/solve", solveBody(S.puzzle, state));
+  const res = await solveQueued(solveBody(S.puzzle, state), (job) => setStatus(waitText(job)));
   if (currentAlg().join(" ") !== alg || pb.loaded) { setStatus("the cube changed while solving: solve again", "error"); return; }
   showStats(res);
   if (!res.solved) {
