@@ -166,6 +166,8 @@ def run_bench(
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
     cases_file: str | None = None,
+    ray: bool = False,
+    ray_address: str | None = None,
     **solve_options: Any,
 ) -> BenchReport:
     """Solve ``cases`` with :func:`~puzzlezero.solver.solve_many` (``solve_options``: ``search``,
@@ -173,6 +175,10 @@ def run_bench(
 
     ``reference="optimal"`` fills in missing optimal lengths with
     ``puzzlezero.optimal:optimal_length(puzzle, state, time_limit)``.
+
+    ``ray`` (or a ``ray_address``) runs the search calls as Ray tasks
+    (:func:`puzzlezero.ray_solve.solve_on_ray`): the same chunks, the same results where the search
+    is deterministic; the summary's ``hardware`` then lists the machines that ran them.
     """
     if reference not in (None, "optimal"):
         raise PuzzleError(f"--reference must be 'optimal', got {reference!r}")
@@ -185,7 +191,21 @@ def run_bench(
             for o, c in zip(optimal, cases, strict=True)
         ]
     states = np.stack([c.state for c in cases])
-    solved = solve_many(puzzle, states, together=together, on_results=on_results, **solve_options)
+    machines: list[str] = []
+    if ray or ray_address is not None:
+        from puzzlezero.ray_solve import solve_on_ray
+
+        solved = solve_on_ray(
+            puzzle,
+            states,
+            address=ray_address,
+            together=together,
+            on_results=on_results,
+            hardware=machines,
+            **solve_options,
+        )
+    else:
+        solved = solve_many(puzzle, states, together=together, on_results=on_results, **solve_options)
     results = [
         {
             "id": c.id,
@@ -218,8 +238,9 @@ def run_bench(
         timing="per instance (one search call each)"
         if k == 1
         else f"amortised: {k} instances per search call, each gets the call's wall time / instances",
-        peak_rss_mib=peak_rss_mib(),
-        hardware=hardware(),
+        peak_rss_mib=None if machines else peak_rss_mib(),  # on Ray: the driver's is not the solvers'
+        hardware="; ".join(machines) if machines else hardware(),
+        ray=(ray_address or "default") if machines else None,
     )
     return BenchReport(summary, results)
 

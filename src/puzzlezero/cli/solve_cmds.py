@@ -198,6 +198,22 @@ def bench_cmd(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write the report to this JSON file.", show_default=False)
     ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="Run the cases as Ray tasks (the ray extra): on the cluster named by $RAY_ADDRESS, "
+            "else on a local Ray instance.",
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="Ray cluster to run on (implies --ray): auto, HOST:6379 or ray://HOST:10001.",
+            show_default=False,
+        ),
+    ] = None,
     plot: Annotated[
         Path | None,
         typer.Option(
@@ -254,6 +270,8 @@ def bench_cmd(
             beam_width=beam_width,
             anytime=anytime,
             stages=parse_stages(stages),
+            ray=ray,
+            ray_address=ray_address,
         )
     if json_out is not None:
         report.write(json_out)
