@@ -207,7 +207,7 @@ def test_registered_puzzles_pickle_as_their_name(pancake: Any) -> None:
 
 def test_registered_defaults_reach_the_solver(pancake: Any) -> None:
     d = solver.defaults_for(pancake)
-    assert (d.weight, d.batch, d.time_limit, d.max_steps, d.search) == (0.8, 100, 30.0, 100, "bwas")
+    assert (d.weight, d.batch, d.time_limit, d.max_steps, d.search) == (0.8, 10, 30.0, 100, "bwas")
     assert d.max_nodes == solver.FALLBACK_DEFAULTS.max_nodes
     with pytest.raises(ValueError, match=r"unknown defaults \['wieght'\]"):
         pz.register("bad-defaults", type(pancake), defaults={"wieght": 0.5}, n=4)
