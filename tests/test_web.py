@@ -412,3 +412,28 @@ def test_serve_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["serve", "--help"]) == 0
     out = capsys.readouterr().out
     assert "--workers" in out and "--queue" in out and "--port" in out
+
+
+# ---- /api/value ----------------------------------------------------------------------------------
+def test_value_is_the_heuristics_estimate_beside_the_optimum(client: TestClient) -> None:
+    ask = {"puzzle": "cube2", "state": "R U F'", "heuristic": "pdb", "optimal": True}
+    r = client.post("/api/value", json=ask)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["value"] == body["optimal"] == 3.0 and body["optimal_status"] == "solved"
+    assert body["best_move"] == "F" and body["action_values"]["F"] == 3.0  # undo the last move: 1 + 2
+    assert len(body["action_values"]) == 12 and body["error"] == 0.0
+    r = client.post("/api/value", json={"puzzle": "cube2", "state": "R U F'"})  # the shipped network
+    body = r.json()
+    assert r.status_code == 200 and body["model"] == "cube2" and body["optimal_status"] == "not asked"
+    assert abs(body["value"] - 3.0) < 1.0
+
+
+def test_value_refuses_bad_input(client: TestClient) -> None:
+    assert client.post("/api/value", json={"puzzle": "cube2", "state": "R Q"}).status_code == 400
+    r = client.post("/api/value", json={"puzzle": "cube2", "state": "R", "heuristic": "nope"})
+    assert r.status_code == 400 and "unknown heuristic 'nope'" in r.json()["detail"]
+    level = "#####\n#@$.#\n#####"
+    r = client.post("/api/value", json={"puzzle": "sokoban", "state": level})
+    assert r.status_code == 503 and "no model" in r.json()["detail"]  # no shipped Sokoban model
+    assert client.post("/api/value", json={"puzzle": "cube2", "state": "R", "model": "/etc"}).status_code == 422

@@ -39,6 +39,8 @@ from puzzlezero.web.schemas import (
     SolveResponse,
     ValidateRequest,
     ValidateResponse,
+    ValueRequest,
+    ValueResponse,
 )
 
 __all__ = ["router", "ApiError", "puzzle_kind", "random_walk"]
@@ -207,6 +209,26 @@ def validate(req: ValidateRequest) -> dict[str, Any]:
     except PuzzleError as exc:
         return {"valid": False, "message": str(exc)}
     return {"valid": True, "message": "a legal state", "state": p.format(state), "view": p.to_json(state)}
+
+
+@router.post("/value", response_model=ValueResponse, summary="The estimated cost-to-go of a state")
+def value(request: Request, req: ValueRequest) -> dict[str, Any]:
+    """What the network (or ``heuristic``) estimates the state costs, each move's Q(s, a), and with
+    ``optimal`` the optimum within the server's limit. One network call, made in the server process
+    (not in the solve line: a value never waits behind solves); the model loads on first use."""
+    from puzzlezero.cost_to_go import value as estimate
+
+    cfg = _config(request)
+    p = make(req.puzzle)
+    v = estimate(
+        p,
+        read_state(p, req.state),
+        heuristic=req.heuristic or "learned",
+        model=cfg.models.get(p.name),
+        optimal=req.optimal,
+        optimal_time_limit=cfg.value_optimal_time_limit,
+    )
+    return v.to_json()
 
 
 @router.post("/move", response_model=MoveResponse, response_model_exclude_none=True, summary="Apply moves")

@@ -68,6 +68,8 @@ class ServerConfig:
     grace_seconds: float = 15.0
     """Extra wall time after a running solve's ``time_limit`` (model loading) before it is answered
     504; counted from when a worker takes the solve, never while it waits in line."""
+    value_optimal_time_limit: float = 5.0
+    """Seconds ``/api/value`` lets the optimal solver run when a request asks for the optimum."""
     max_body_bytes: int = 64 * 1024
     """Largest request body; larger ones get HTTP 413 before they are parsed."""
     max_moves: int = 5_000
@@ -93,6 +95,10 @@ class ServerConfig:
 
         if self.workers < 1:
             raise PuzzleError(f"workers must be at least 1, got {self.workers}")
+        if not self.value_optimal_time_limit > 0:
+            raise PuzzleError(
+                f"value_optimal_time_limit must be positive, got {self.value_optimal_time_limit}"
+            )
         if self.queue < 0:
             raise PuzzleError(f"queue must be 0 or more, got {self.queue}")
         if not self.result_ttl > 0 or self.max_results < 1:

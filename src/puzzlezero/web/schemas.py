@@ -25,6 +25,8 @@ __all__ = [
     "SolveResponse",
     "ValidateRequest",
     "ValidateResponse",
+    "ValueRequest",
+    "ValueResponse",
 ]
 
 PuzzleName = Field(
@@ -175,3 +177,30 @@ class InfoResponse(BaseModel):
     limits: dict[str, Any]
     searches: dict[str, str] = Field(description="search names the solver knows, with descriptions")
     heuristics: dict[str, str] = Field(description="heuristic names the solver knows, with descriptions")
+
+
+class ValueRequest(_Request):
+    puzzle: str = PuzzleName
+    state: str = StateText
+    heuristic: str | None = Field(None, max_length=32, description="heuristic name (default: learned)")
+    optimal: bool = Field(
+        False, description="also find the optimal cost (within the server's limit; where a solver exists)"
+    )
+
+
+class ValueResponse(BaseModel):
+    puzzle: str
+    state: str = Field(description="the state as the puzzle writes it")
+    is_goal: bool
+    value: float = Field(description="estimated cost-to-go (0 at a goal)")
+    heuristic: str
+    model: str | None = Field(description="the model the estimate came from (learned heuristics)")
+    best_move: str | None = Field(description="the move with the smallest Q(s, a); None at a goal")
+    action_values: dict[str, float] = Field(
+        description="Q(s, a) of every move: its cost plus the cost-to-go after it (the Q head where the model has one)"
+    )
+    optimal: float | None = Field(description="the optimal cost, when asked for and found")
+    optimal_status: str = Field(description='"solved", "time limit", "not asked" or "no optimal solver"')
+    optimal_seconds: float | None
+    error: float | None = Field(description="value - optimal, when the optimum is known")
+    seconds: float = Field(description="seconds the estimate took")
