@@ -331,3 +331,30 @@ def test_web_api_serves_and_solves_the_plugin_puzzle_in_worker_processes(trained
     assert board["state"] == "5 4 3 2 1 6 7 8" and 'data-move="F8"' in board["svg"]
     data = solved.json()
     assert solved.status_code == 200 and data["solved"] and data["solution"] == ["F5"]
+
+
+@pytest.mark.browser
+def test_web_board_flips_by_click_and_button_then_solves_and_plays(trained: Path, pancake: Any) -> None:
+    """The board page in headless Chromium: a click on the fifth pancake plays F5 (its drawing's
+    data-move), the F8 button under the board plays F8, Solve and Play reach the sorted stack."""
+    pytest.importorskip("playwright.sync_api")
+    from playwright.sync_api import sync_playwright
+    from test_browser import CHROMIUM, CHROMIUM_ARGS, ThreadServer, open_page, snapshot, solve_and_play
+
+    from puzzlezero.web import ServerConfig, create_app
+
+    app = create_app(ServerConfig(executor="thread", workers=1, models={"pancake8": str(trained)}))
+    with ThreadServer(app) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1200, "height": 820})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        open_page(page, url + "/board?puzzle=pancake8")
+        page.click("#board [data-move='F5']")
+        page.wait_for_function("() => window.pz.snapshot().state === '5 4 3 2 1 6 7 8'", timeout=10_000)
+        page.click("#moves button:text-is('F8')")
+        page.wait_for_function("() => window.pz.snapshot().state === '8 7 6 1 2 3 4 5'", timeout=10_000)
+        assert not snapshot(page)["solved"]
+        end = solve_and_play(page)
+        browser.close()
+    assert end["solution"] == ["F8", "F5"] and end["solved"] and errors == []
