@@ -210,6 +210,16 @@ def test_hash_collisions_never_merge_states(puzzle8: Any) -> None:
     )
 
 
+def test_a_copy_of_a_registered_puzzle_is_a_new_instance() -> None:
+    """The test above changes a copy's hash64; the registered puzzle (pickled by name) must keep its own."""
+    p = make("puzzle8")
+    colliding = copy.copy(p)
+    colliding.hash64 = lambda s: np.zeros(len(s), np.uint64)  # type: ignore[method-assign]
+    assert colliding is not p and make("puzzle8") is p
+    states = p.scramble(np.random.default_rng(3), 4, depth=6)
+    assert len(set(p.hash64(states).tolist())) > 1 and not colliding.hash64(states).any()
+
+
 # ---- limits and statuses ---------------------------------------------------------------------------
 def test_node_limit() -> None:
     p = make("cube3")

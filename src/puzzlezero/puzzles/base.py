@@ -26,7 +26,10 @@ A new puzzle must write ``state_shape``, ``inverse_action``, ``goal``, ``expand`
 right for it (``apply`` selects from ``expand``, ``to_svg`` draws ``render_text``, ...), which it may
 replace with a faster or nicer one. ``docs/adding-a-puzzle.md`` walks through one in one file.
 
-Costs: every move costs 1 (``move_cost``). Later parts of the project (policy/Q heads, layer-by-layer
+Costs: action ``a`` costs ``action_costs[a]`` (``float64[A]``, all positive); by default every
+action costs ``move_cost`` (1), and ``uniform_cost`` is that one number (``None`` when the costs
+differ), which the searches and training objectives use as their fast path. A path's cost is
+``path_cost(actions)``, the sum of its actions' costs. Later parts of the project (policy/Q heads, layer-by-layer
 sub-goals, MCTS, symmetry augmentation, pattern databases) use these same functions: sub-goal tests
 are ``is_goal``-shaped callables, symmetries are ``symmetries(states) -> [S, B, *state_shape]`` where
 a puzzle offers them.
@@ -36,11 +39,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
 
-from puzzlezero.errors import InvalidMoveError
+from puzzlezero.errors import InvalidMoveError, PuzzleError
 
 __all__ = ["Puzzle", "onehot"]
 
@@ -73,7 +77,7 @@ class Puzzle(ABC):
     name: str = ""
     #: names of the actions in the benchmarks' notation, index = action id
     action_names: tuple[str, ...] = ()
-    #: cost of every move
+    #: cost of every move (the default of :attr:`action_costs`)
     move_cost: float = 1.0
     #: paper's maximum scramble depth K for training states (DeepCubeA Methods)
     default_scramble_depth: int = 30
@@ -86,6 +90,43 @@ class Puzzle(ABC):
     @property
     def num_actions(self) -> int:
         return len(self.action_names)
+
+    @cached_property
+    def action_costs(self) -> np.ndarray:
+        """``float64[A]`` (read-only): the cost of each action, ``move_cost`` for all by default.
+        Subclasses with unequal costs override :meth:`_action_costs`; costs must be finite and
+        positive (:class:`PuzzleError` otherwise)."""
+        costs = np.array(self._action_costs(), dtype=np.float64).reshape(-1)
+        if costs.shape != (self.num_actions,) or not np.all(np.isfinite(costs) & (costs > 0)):
+            raise PuzzleError(
+                f"{self.name or type(self).__name__}: action costs must be {self.num_actions} finite "
+                f"positive numbers, got {costs.tolist()}"
+            )
+        costs.flags.writeable = False
+        return costs
+
+    def _action_costs(self) -> Sequence[float] | np.ndarray:
+        """The costs :attr:`action_costs` checks and freezes (default: ``move_cost`` for every action)."""
+        return np.full(self.num_actions, self.move_cost)
+
+    @cached_property
+    def uniform_cost(self) -> float | None:
+        """The cost of every action when they all cost the same (the searches' fast path: one
+        number added to ``g``), ``None`` when the costs differ."""
+        costs = self.action_costs
+        return float(costs[0]) if np.all(costs == costs[0]) else None
+
+    @property
+    def unit_costs(self) -> bool:
+        """Every action costs exactly 1, so a path's cost is its number of moves."""
+        return self.uniform_cost == 1.0
+
+    def path_cost(self, actions: Sequence[int] | np.ndarray) -> float:
+        """The cost of an action sequence: the sum of its actions' costs (0 for no action)."""
+        acts = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if self.uniform_cost is not None:
+            return float(acts.size * self.uniform_cost)
+        return float(self.action_costs[acts].sum())
 
     @property
     @abstractmethod
@@ -146,16 +187,7 @@ class Puzzle(ABC):
         are moved together, each stopping at its own depth. Puzzles with irreversible moves
         (Sokoban) override this.
         """
-        depths = self.draw_depths(rng, n, depth)
-        states = self.goals(n)
-        idx = np.arange(n)
-        for step in range(int(depths.max(initial=0))):
-            active = idx[depths > step]
-            if active.size == 0:
-                break
-            acts = rng.integers(0, self.num_actions, size=active.size)
-            states[active] = self.apply(states[active], acts)
-        return states
+        return self._walk(rng, self.draw_depths(rng, n, depth), nonbacktracking=False)[0]
 
     def random_walks(
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
@@ -165,8 +197,43 @@ class Puzzle(ABC):
         not undo the step before it (``inverse_action``). A walk of ``k`` steps is at most ``k``
         moves from the goal, and usually closer to ``k`` than a plain scramble of ``k``. Puzzles
         whose moves cannot be undone (Sokoban) override this with their own scramble."""
+        return self._walk(rng, self.draw_depths(rng, n, depth), nonbacktracking=True)[0]
+
+    def walks_with_cost(
+        self,
+        rng: np.random.Generator,
+        n: int,
+        depth: int | np.ndarray | tuple[int, int],
+        *,
+        nonbacktracking: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(states, cost float64[n])``: :meth:`random_walks` (or :meth:`scramble` with
+        ``nonbacktracking=False``) together with the cost of walking each state back to the goal,
+        the sum of ``action_costs[inverse_action[a]]`` over its steps ``a``: an upper bound of its
+        cost-to-go (the random-walk training label). With uniform costs it is ``uniform_cost``
+        times the number of steps and the puzzle's own walk is used (the same states and random
+        stream as :meth:`random_walks`); unequal costs need moves that can be undone."""
         depths = self.draw_depths(rng, n, depth)
+        if self.uniform_cost is not None:
+            walk = self.random_walks if nonbacktracking else self.scramble
+            return walk(rng, n, depths), depths * self.uniform_cost
+        if np.any(np.asarray(self.inverse_action) < 0):
+            raise PuzzleError(
+                f"{self.name}: walks with unequal action costs need every move to have an inverse"
+            )
+        return self._walk(rng, depths, nonbacktracking=nonbacktracking, with_cost=True)
+
+    def _walk(
+        self, rng: np.random.Generator, depths: np.ndarray, *, nonbacktracking: bool, with_cost: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Random moves from the goal, ``depths[i]`` for state ``i``, all states moved together:
+        uniformly random actions (:meth:`scramble`), or, ``nonbacktracking``, uniformly random
+        among those that change the state and do not undo the step before. Returns the states and,
+        ``with_cost``, the cost of walking each back (else zeros)."""
+        n = depths.shape[0]
         states = self.goals(n)
+        cost = np.zeros(n)
+        undo_cost = self.action_costs[np.asarray(self.inverse_action, dtype=np.int64)] if with_cost else None
         last = np.full(n, -1, dtype=np.int64)
         inverse = np.asarray(self.inverse_action, dtype=np.int64)
         idx = np.arange(n)
@@ -174,18 +241,23 @@ class Puzzle(ABC):
             active = idx[depths > step]
             if active.size == 0:
                 break
-            legal = self.legal_mask(states[active])
-            prev = last[active]
-            rows = np.flatnonzero(prev >= 0)
-            undo = inverse[prev[rows]]
-            ok = undo >= 0
-            legal[rows[ok], undo[ok]] = False
-            keys = rng.random(legal.shape)
-            keys[~legal] = -1.0
-            acts = np.argmax(keys, axis=1)
+            if nonbacktracking:
+                legal = self.legal_mask(states[active])
+                prev = last[active]
+                rows = np.flatnonzero(prev >= 0)
+                undo = inverse[prev[rows]]
+                ok = undo >= 0
+                legal[rows[ok], undo[ok]] = False
+                keys = rng.random(legal.shape)
+                keys[~legal] = -1.0
+                acts = np.argmax(keys, axis=1)
+            else:
+                acts = rng.integers(0, self.num_actions, size=active.size)
             states[active] = self.apply(states[active], acts)
             last[active] = acts
-        return states
+            if undo_cost is not None:
+                cost[active] += undo_cost[acts]
+        return states, cost
 
     @staticmethod
     def draw_depths(
@@ -322,3 +394,11 @@ class Puzzle(ABC):
         if is_registered(self):
             return (make, (self.name,))
         return super().__reduce_ex__(protocol)
+
+    def __copy__(self) -> Puzzle:
+        """A new instance with the same attributes (cached ones included), never the registered
+        instance itself: ``copy.copy(make(name))`` may then be changed (a test replaces its
+        ``hash64``) without changing what ``make(name)`` returns."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
