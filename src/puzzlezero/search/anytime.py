@@ -7,11 +7,12 @@ Search via Restarting", ICAPS 2010) runs a schedule of settings, each a fresh se
 best solution so far:
 
 1. Run stage ``k`` (``weight_k``, ``batch_k``) on every instance, with the time that is left.
-2. An instance that has a solution of cost ``C`` searches the next stages with ``max_cost = C -
-   move_cost``: children whose path cost exceeds it are dropped, so only strictly shorter
-   solutions are looked for and no time is spent below the incumbent's depth.
-3. Stop when the schedule is done or the time is up; each instance returns its shortest solution,
-   with the time and length of every improvement (``SearchResult.improvements``).
+2. An instance that has a solution of cost ``C`` searches the next stages with ``max_cost`` just
+   below ``C`` (:func:`cost_bound`): children whose path cost exceeds it are dropped, so only
+   strictly cheaper solutions are looked for and no time is spent below the incumbent's depth.
+3. Stop when the schedule is done or the time is up; each instance returns its cheapest solution
+   (with equal action costs: its shortest), with the time and length of every improvement
+   (``SearchResult.improvements``; with unequal costs a cheaper solution may be longer).
 
 The first stage is the cheap one: it answers quickly (a legal state always gets a solution when
 the budget allows one at all), and every later stage only improves on it. The node cap applies
@@ -35,7 +36,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult, as_batch, check_positive
 
-__all__ = ["anytime", "check_stages"]
+__all__ = ["anytime", "check_stages", "cost_bound"]
 
 
 def check_stages(stages: Sequence[tuple[float, int]]) -> tuple[tuple[float, int], ...]:
@@ -47,6 +48,16 @@ def check_stages(stages: Sequence[tuple[float, int]]) -> tuple[tuple[float, int]
         check_positive("weight", weight, allow_zero=True)
         check_positive("batch", batch, integer=True)
     return tuple((float(weight), int(batch)) for weight, batch in stages)
+
+
+def cost_bound(puzzle: Puzzle, cost: float) -> float:
+    """The ``max_cost`` that leaves only solutions strictly cheaper than ``cost``: one move less
+    where every action costs the same (``cost - uniform_cost``), else ``cost`` less a thousandth
+    of the cheapest action (so a solution cheaper by less than that is not looked for; path costs
+    are summed in float32 by the searches, and this margin keeps equal-cost paths out)."""
+    if puzzle.uniform_cost is not None:
+        return cost - puzzle.uniform_cost
+    return cost - 1e-3 * float(puzzle.action_costs.min())
 
 
 def anytime(
@@ -61,7 +72,7 @@ def anytime(
 ) -> list[SearchResult]:
     """Solve every state of ``starts`` with the ``(weight, batch_size)`` stages of ``search`` in
     turn within ``time_limit`` seconds for the whole call; one :class:`SearchResult` per state: the
-    shortest solution found (``status`` ``"solved"``), else the last stage's status."""
+    cheapest solution found (``status`` ``"solved"``), else the last stage's status."""
     starts = as_batch(puzzle, starts)
     stages = check_stages(stages)
     check_positive("time_limit", time_limit)
@@ -77,7 +88,7 @@ def anytime(
         if left <= 0:
             break
         bound = np.array(
-            [np.inf if r is None else len(r.actions) * puzzle.move_cost - puzzle.move_cost for r in best]
+            [np.inf if r is None else cost_bound(puzzle, puzzle.path_cost(r.actions)) for r in best]
         )
         todo = np.flatnonzero(bound >= 0)  # a start that is a goal has nothing left to improve
         if todo.size == 0:
@@ -98,7 +109,7 @@ def anytime(
             iterations[i] += r.iterations
             last[i] = r
             held = best[i]
-            if r.solved and (held is None or len(r.actions) < len(held.actions)):
+            if r.solved and (held is None or puzzle.path_cost(r.actions) < puzzle.path_cost(held.actions)):
                 best[i] = r
                 found[i].append((round(stage_start + r.seconds, 6), len(r.actions)))
     total = time.perf_counter() - t0
@@ -117,6 +128,7 @@ def anytime(
                 status=r.status,
                 path_states=r.path_states,
                 improvements=tuple(found[i]),
+                cost=puzzle.path_cost(r.actions) if r.solved else None,
             )
         )
     return out

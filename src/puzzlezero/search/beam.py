@@ -27,6 +27,11 @@ With a perfect heuristic a beam of width 1 follows an optimal path; with an inex
 beams give shorter solutions at a cost linear in ``W``. Unlike A*, beam search gives no optimality
 guarantee at any width.
 
+Costs: with unequal action costs (``puzzle.uniform_cost is None``) step 5 ranks children by
+``g + h`` (``g``: the cost of the path to the child) and step 3 takes the cheapest goal child of
+the step; with equal costs every child of a step has the same ``g`` and the rules above are
+unchanged. ``SearchResult.cost`` is the solution's cost.
+
 Example:
     >>> from puzzlezero import make                                   # doctest: +SKIP
     >>> cube = make("cube3"); starts = cube.scramble(rng, 4, depth=8)  # doctest: +SKIP
@@ -118,6 +123,8 @@ class _Beam:
         self.solution: list[tuple[int, ...]] = [()] * b
         # the current beam (rows grouped by instance) and the history of beams as parent pointers
         self.beam, self.beam_inst = starts, np.arange(b)
+        self.g = np.zeros(b)  # path cost of each beam state
+        self.action_costs = puzzle.action_costs
         self.parents: list[np.ndarray] = [np.full(b, -1, np.int64)]  # per step: index in previous beam
         self.actions: list[np.ndarray] = [np.full(b, -1, np.int16)]  # per step: action from the parent
         self.visited = np.sort(_mix(puzzle.hash64(starts), self.beam_inst))
@@ -149,16 +156,17 @@ class _Beam:
                 continue
             st.iterations += 1
             children, c_inst, c_parent, c_action, c_hash = self._expand(rows)
+            c_g = self.g[c_parent] + self.action_costs[c_action]
             with st.timer("goal_test"):
                 goal = self.p.is_goal(children) if children.shape[0] else np.zeros(0, bool)
             if goal.any():
-                solved = self._finish_goals(step, c_inst, c_parent, c_action, goal)
+                solved = self._finish_goals(step, c_inst, c_parent, c_action, c_g, goal)
                 keep = ~goal & ~np.isin(c_inst, solved)
-                children, c_inst, c_parent, c_action, c_hash = (
-                    x[keep] for x in (children, c_inst, c_parent, c_action, c_hash)
+                children, c_inst, c_parent, c_action, c_hash, c_g = (
+                    x[keep] for x in (children, c_inst, c_parent, c_action, c_hash, c_g)
                 )
             h = evaluate(self.heuristic, children, st) if children.shape[0] else np.zeros(0, np.float32)
-            self._select(children, c_inst, c_parent, c_action, c_hash, h)
+            self._select(children, c_inst, c_parent, c_action, c_hash, c_g, h)
         for i in np.flatnonzero(self._active()):
             self._finish(int(i), "step limit")
         st.total += time.perf_counter() - self.t0
@@ -200,10 +208,18 @@ class _Beam:
         )
 
     def _finish_goals(
-        self, step: int, c_inst: np.ndarray, c_parent: np.ndarray, c_action: np.ndarray, goal: np.ndarray
+        self,
+        step: int,
+        c_inst: np.ndarray,
+        c_parent: np.ndarray,
+        c_action: np.ndarray,
+        c_g: np.ndarray,
+        goal: np.ndarray,
     ) -> np.ndarray:
-        """Finish every instance with a goal child (its first one); returns their ids."""
+        """Finish every instance with a goal child (its cheapest one, the first in beam order
+        among equals); returns their ids."""
         where = np.flatnonzero(goal)
+        where = where[np.lexsort((c_g[where], c_inst[where]))]  # stable: beam order among equals
         solved, first = np.unique(c_inst[where], return_index=True)
         for i, k in zip(solved, where[first], strict=True):
             self.solution[int(i)] = self._path(step, int(c_parent[k]), int(c_action[k]))
@@ -225,16 +241,18 @@ class _Beam:
         c_parent: np.ndarray,
         c_action: np.ndarray,
         c_hash: np.ndarray,
+        c_g: np.ndarray,
         h: np.ndarray,
     ) -> None:
-        """The next beam: per instance the ``W`` children of lowest ``h`` (ties: lowest hash).
-        Instances that were expanded but kept nothing are exhausted."""
+        """The next beam: per instance the ``W`` children of lowest ``h`` (unequal action costs:
+        ``g + h``; ties: lowest hash). Instances that were expanded but kept nothing are exhausted."""
         with self.stats.timer("open_list"):
-            order = np.lexsort((c_hash, h, c_inst))
+            key = h if self.p.uniform_cost is not None else c_g + h
+            order = np.lexsort((c_hash, key, c_inst))
             inst = c_inst[order]
             rank = np.arange(inst.size) - np.searchsorted(inst, inst, side="left")
             order = order[rank < self.W]
-            self.beam, self.beam_inst = children[order], c_inst[order]
+            self.beam, self.beam_inst, self.g = children[order], c_inst[order], c_g[order]
             self.parents.append(c_parent[order])
             self.actions.append(c_action[order])
             self.visited = np.sort(np.concatenate([self.visited, _mix(c_hash[order], self.beam_inst)]))
@@ -260,4 +278,5 @@ class _Beam:
             seconds=float(self.seconds[i]),
             status=self.status[i],  # type: ignore[arg-type]
             path_states=path_states,
+            cost=self.p.path_cost(actions) if solved else None,
         )

@@ -19,6 +19,11 @@ Semantics (the paper's, defaults):
 * The root's heuristic is never evaluated: it is alone in OPEN, so its ``f`` does not matter.
 * ``nodes_generated`` counts the root plus ``num_actions`` per expansion (the paper's count);
   ``max_nodes`` caps it: an instance never starts an expansion that would exceed it.
+* **Costs**: ``g`` adds ``puzzle.action_costs[a]`` for the action taken (one number,
+  ``puzzle.uniform_cost``, where every action costs the same). With ``weight=1``, ``batch_size=1``
+  and an admissible heuristic this is A*: the solution found has the least cost, also when a
+  cheaper solution has more moves. (With ``N > 1`` a goal popped beside cheaper nodes of the same
+  batch ends the search, so the guarantee needs ``N = 1``.)
 
 Example:
     >>> from puzzlezero import make                                   # doctest: +SKIP
@@ -62,7 +67,7 @@ def bwas(
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with BWAS.
 
     Args:
-        puzzle: the puzzle (its ``expand``, ``is_goal``, ``hash64`` and ``move_cost`` are used).
+        puzzle: the puzzle (its ``expand``, ``is_goal``, ``hash64`` and ``action_costs`` are used).
         starts: start states; instances are independent but share each expansion and heuristic call.
         heuristic: ``states[M, *state_shape] -> float32[M]`` cost-to-go estimates.
         weight: the path-cost weight ``lambda`` in ``f = lambda * g + h`` (1 = A*, 0 = greedy).
@@ -72,8 +77,8 @@ def bwas(
         goal_test: ``"expand"`` (paper, A*) or ``"generate"`` (see the module docstring).
         stats: filled in with the time split and counts when given.
         max_cost: children whose path cost ``g`` exceeds it are dropped (not evaluated, not
-            pushed): an anytime search passes the best solution's cost minus one move, so that only
-            shorter solutions are looked for. A number, one per start state, or ``None`` (no bound).
+            pushed): an anytime search passes just below the best solution's cost, so that only
+            cheaper solutions are looked for. A number, one per start state, or ``None`` (no bound).
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -116,6 +121,9 @@ class _Bwas:
         self.t0 = time.perf_counter()
         b = starts.shape[0]
         self.A = puzzle.num_actions
+        # path costs: one number where every action costs the same (the fast path), else per action
+        self.step_cost = None if puzzle.uniform_cost is None else np.float32(puzzle.uniform_cost)
+        self.action_costs = puzzle.action_costs.astype(np.float32)
         expected = b * max_nodes if max_nodes is not None else 1 << 20
         self.table = NodeTable(puzzle.state_shape, puzzle.dtype, capacity=min(expected + b, 1 << 22))
         self.generated = np.ones(b, np.int64)
@@ -237,7 +245,10 @@ class _Bwas:
         st.nodes_generated += n * A
         st.nodes_expanded += n
         c_inst = np.repeat(p_inst, A)
-        g_child = np.repeat(t.g[popped] + np.float32(self.p.move_cost), A)
+        if self.step_cost is not None:
+            g_child = np.repeat(t.g[popped] + self.step_cost, A)
+        else:
+            g_child = (t.g[popped][:, None] + self.action_costs[None, :]).ravel()
         # children beyond max_cost are never recorded: a state first seen beyond it and later
         # reached more cheaply must then enter as NEW, with its heuristic value computed
         keep = np.ones(n * A, bool) if self.max_cost is None else g_child <= self.max_cost[c_inst]
@@ -293,4 +304,5 @@ class _Bwas:
             seconds=float(self.seconds[i]),
             status=self.status[i],  # type: ignore[arg-type]
             path_states=path_states,
+            cost=self.p.path_cost(actions) if solved else None,
         )

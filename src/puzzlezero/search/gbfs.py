@@ -132,6 +132,7 @@ def gbfs(
                 seconds=float(seconds[i]),
                 status=status[i],  # type: ignore[arg-type]
                 path_states=path,
+                cost=puzzle.path_cost(acts) if solved else None,
             )
         )
     return results

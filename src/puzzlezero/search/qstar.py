@@ -90,24 +90,27 @@ class _QStar(_Bwas):
             )
         if not np.all(np.isfinite(q)):
             raise PuzzleError("the Q function returned NaN or infinite values")
-        h = np.maximum(q[fresh2[rows]] - np.float32(self.p.move_cost), 0.0)
+        if self.step_cost is not None:
+            h = np.maximum(q[fresh2[rows]] - self.step_cost, 0.0)
+        else:  # each child's own action cost
+            h = np.maximum((q - self.action_costs[None, :])[fresh2[rows]], 0.0)
         with st.timer("goal_test"):
             h[self.p.is_goal(children[fresh])] = 0.0
         return h
 
 
 def q_from_value(puzzle: Puzzle, heuristic: Callable[[np.ndarray], np.ndarray]) -> QFunction:
-    """A Q function from a value heuristic: ``Q(s, a) = cost + h(A(s, a))``, ``cost`` where the
-    child is a goal. It evaluates every child (``num_actions`` heuristic states per state), so Q*
+    """A Q function from a value heuristic: ``Q(s, a) = cost(a) + h(A(s, a))``, ``cost(a)`` (the
+    puzzle's ``action_costs``) where the child is a goal. It evaluates every child (``num_actions`` heuristic states per state), so Q*
     with it does the work of BWAS: for comparing a Q network with the value it was trained from,
     and for exact heuristics in tests."""
-    n_act, cost = puzzle.num_actions, np.float32(puzzle.move_cost)
+    n_act, cost = puzzle.num_actions, puzzle.action_costs.astype(np.float32)
 
     def q_function(states: np.ndarray) -> np.ndarray:
         m = states.shape[0]
         children = puzzle.expand(states).reshape(m * n_act, *puzzle.state_shape)
         values = np.asarray(heuristic(children), dtype=np.float32)
         values[puzzle.is_goal(children)] = 0.0
-        return (cost + values).reshape(m, n_act)
+        return values.reshape(m, n_act) + cost[None, :]
 
     return q_function

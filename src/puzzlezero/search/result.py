@@ -35,8 +35,12 @@ class SearchResult:
             of equality: two results are equal when the searches did the same thing.
         status: ``"solved"``, ``"node limit"``, ``"time limit"``, ``"step limit"`` or ``"exhausted"``.
         path_states: ``[len(actions) + 1, *state_shape]``, start to goal, when solved; else ``None``.
-        improvements: anytime search (:mod:`.anytime`): ``(seconds, length)`` each time a shorter
-            solution was found, the first one first; empty for the other searches.
+        improvements: anytime search (:mod:`.anytime`): ``(seconds, length)`` each time a cheaper
+            solution was found (with equal action costs: a shorter one), the first one first;
+            empty for the other searches.
+        cost: the solution's cost, the sum of its actions' costs (``Puzzle.path_cost``; the
+            length where every move costs 1), when solved; ``None`` otherwise (and from searches
+            that do not report it: the solver computes it from ``actions``).
     """
 
     solved: bool
@@ -47,6 +51,7 @@ class SearchResult:
     status: Status
     path_states: np.ndarray | None = field(default=None, compare=False, repr=False)
     improvements: tuple[tuple[float, int], ...] = field(default=(), compare=False)
+    cost: float | None = field(default=None, compare=False)
 
     @property
     def length(self) -> int | None:
