@@ -107,7 +107,8 @@ def make_q_function(
     int8: bool = False,
 ) -> Callable[[np.ndarray], np.ndarray]:
     """A Q function ``states[B, *state_shape] -> float32[B, A]`` for Q* search: the Q head's cost to
-    reach a goal after taking each action (the action's cost included), clipped at ``>= move_cost``.
+    reach a goal after taking each action (the action's cost included), clipped at ``>=`` that
+    action's cost (``puzzle.action_costs``).
     One network call per state, however many actions (see :func:`make_heuristic` for the copy)."""
     check_compatible(puzzle, model)
     if model.q is None:
@@ -116,7 +117,7 @@ def make_q_function(
             f"--set objective=qlearning), or use --search bwas"
         )
     model = inference_copy(model, int8=int8, device=device)
-    cost = np.float32(puzzle.move_cost)
+    cost = puzzle.action_costs.astype(np.float32)[None, :]
 
     def q_function(states: np.ndarray) -> np.ndarray:
         states = np.asarray(states)

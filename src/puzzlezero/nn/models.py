@@ -21,9 +21,11 @@ torch.Size([3])
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -154,16 +156,18 @@ class CostToGoNet(nn.Module):
         """All heads: ``{"value": [B], "policy": [B, A], "q": [B, A]}`` (those that exist)."""
         return self.forward(x, all_heads=True)
 
-    def init_q_from_value(self, move_cost: float) -> None:
-        """Set the Q head to ``Q(s, a) = move_cost + J(s)`` for every action (a copy of the value
-        head): a Q head added to a trained value network starts from what that network knows
-        instead of from noise (``min_a Q`` is then ``J`` plus one move, an over-estimate that
-        Q-learning targets pull down)."""
+    def init_q_from_value(self, move_cost: float | Sequence[float] | np.ndarray) -> None:
+        """Set the Q head to ``Q(s, a) = cost(a) + J(s)`` (a copy of the value head plus each
+        action's cost: one number for all, or ``puzzle.action_costs``): a Q head added to a
+        trained value network starts from what that network knows instead of from noise
+        (``min_a Q`` is then ``J`` plus one move, an over-estimate that Q-learning targets pull
+        down)."""
         if self.q is None:
             raise PuzzleError("this network has no Q head")
         with torch.no_grad():
             self.q.weight.copy_(self.value.weight.expand_as(self.q.weight))
-            self.q.bias.copy_(self.value.bias + float(move_cost))
+            cost = torch.as_tensor(np.array(move_cost, dtype=np.float64), dtype=self.q.bias.dtype)  # a copy
+            self.q.bias.copy_(self.value.bias + cost.to(self.q.bias.device))
 
 
 def build_model(config: NetConfig, seed: int | None = None) -> CostToGoNet:

@@ -4,7 +4,8 @@ Each training state is the goal scrambled ``k ~ U[1, K]`` times, and its target 
 
     y(s) = min_a ( cost(s, a) + J_target(A(s, a)) ),   J_target(goal) = 0,   y(goal) = 0,
 
-one network call per child. Moves that leave a state unchanged (a tile against the border, a
+one network call per child, ``cost(s, a)`` being the puzzle's ``action_costs[a]`` (1 for every
+move of most puzzles; half turns may cost more on a costed cube). Moves that leave a state unchanged (a tile against the border, a
 Sokoban wall) are not moves and are left out of the minimum; the target net's outputs are clipped
 at 0 (a cost-to-go is never negative). The trainer (:mod:`puzzlezero.train.trainer`) takes Adam
 steps on the squared error of ``J_theta(s)`` against ``y`` and refreshes ``J_target`` every ``C``
@@ -37,8 +38,9 @@ def action_targets(
     chunk: int = 2048,
     noop_when_stuck: bool = False,
 ) -> np.ndarray:
-    """``float32[N, A]``: ``move_cost + value_fn(child_a)`` for every action, ``move_cost`` where the
-    child is a goal, NaN where the action leaves the state unchanged (with ``noop_when_stuck``, a
+    """``float32[N, A]``: ``cost(a) + value_fn(child_a)`` for every action (``cost`` =
+    ``puzzle.action_costs``), ``cost(a)`` where the child is a goal, NaN where the action leaves the
+    state unchanged (with ``noop_when_stuck``, a
     state that no action changes keeps its no-op children instead). ``value_fn`` gets the non-goal
     children of about ``chunk // num_actions`` parents per call and must return values ``>= 0``.
     DAVI's target is the minimum of a row (:func:`one_step_targets`); a Q head learns the whole row
@@ -46,6 +48,11 @@ def action_targets(
     n, n_act = states.shape[0], puzzle.num_actions
     per = max(1, chunk // n_act)
     out = np.empty((n, n_act), dtype=np.float32)
+    cost: np.ndarray | np.float32 = (
+        np.float32(puzzle.uniform_cost)
+        if puzzle.uniform_cost is not None
+        else puzzle.action_costs.astype(np.float32)[None, :]
+    )
     for lo in range(0, n, per):
         parents = states[lo : lo + per]
         m = parents.shape[0]
@@ -58,14 +65,14 @@ def action_targets(
         values = np.zeros(m * n_act, dtype=np.float32)
         if need.any():
             values[need] = value_fn(children[need])
-        out[lo : lo + m] = np.where(moved, np.float32(puzzle.move_cost) + values, np.nan).reshape(m, n_act)
+        out[lo : lo + m] = np.where(moved.reshape(m, n_act), cost + values.reshape(m, n_act), np.nan)
     return out
 
 
 def one_step_targets(
     puzzle: Puzzle, value_fn: ValueFn, states: np.ndarray, *, chunk: int = 2048
 ) -> np.ndarray:
-    """``float32[N]``: ``min_a (move_cost + value_fn(child_a))`` over the moves that change the
+    """``float32[N]``: ``min_a (cost(a) + value_fn(child_a))`` over the moves that change the
     state, 0 for goal children and for goal states. ``value_fn`` gets the non-goal children of about
     ``chunk // num_actions`` parents per call and must return values ``>= 0``."""
     per_action = action_targets(puzzle, value_fn, states, chunk=chunk, noop_when_stuck=True)

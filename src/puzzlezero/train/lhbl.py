@@ -19,7 +19,7 @@ The algorithm, for every root at once:
 2. **Label it.** Every generated node that was not expanded is a leaf with value ``h(leaf)``
    (``0`` for a goal). Expanded nodes take the Bellman backup over their real moves,
 
-   ``label(n) = min_{children c} (move_cost + label(c))``,
+   ``label(n) = min_{moves a} (cost(a) + label(child_a))``  (``cost`` = ``puzzle.action_costs``),
 
    solved by value iteration from ``+inf`` on the expanded set until no label changes (Bellman-Ford:
    with positive costs at most ``expansions`` sweeps, each vectorised over all trees). The fixed
@@ -36,7 +36,7 @@ of all trees are valued in ONE ``value_fn`` call, so there are ``expansions`` ca
 roots that have no move at all, which is rare). No Python loop runs per node or per tree.
 
 Edge cases: a node with no move that changes it (possible in puzzles with walls) is labelled like
-DAVI's fallback, ``move_cost + h(node)``. A tree that exhausts a finite component holding no goal has
+DAVI's fallback, ``min_a cost(a) + h(node)``. A tree that exhausts a finite component holding no goal has
 labels ``inf`` there (the true cost-to-go); callers filter with ``np.isfinite`` if it matters.
 
 Example:
@@ -86,7 +86,7 @@ def lhbl_labels(
     """Limited-horizon Bellman labels for ``roots[N, *state_shape]`` (see the module docstring).
 
     Args:
-        puzzle: the puzzle (its ``expand``, ``is_goal``, ``hash64`` and ``move_cost`` are used).
+        puzzle: the puzzle (its ``expand``, ``is_goal``, ``hash64`` and ``action_costs`` are used).
         roots: training states ``[N, *state_shape]``.
         value_fn: the target network as a function ``states[B, *state_shape] -> float[B]``
             (called once per expansion step, on the new non-goal children of all trees).
@@ -103,7 +103,9 @@ def lhbl_labels(
     shape = tuple(puzzle.state_shape)
     if roots.shape[1:] != shape:
         raise ValueError(f"roots must have shape [N, *{shape}], got {roots.shape}")
-    n, n_act, cost = roots.shape[0], puzzle.num_actions, float(puzzle.move_cost)
+    n, n_act = roots.shape[0], puzzle.num_actions
+    cost = puzzle.action_costs[None, :]  # [1, A]: the cost of each move
+    stuck_cost = float(puzzle.action_costs.min())  # DAVI's fallback: the cheapest no-op move
     width = int(np.prod(shape))
     cap = 1 + expansions * n_act  # most nodes a tree can hold
     tree_ids = np.arange(n)
@@ -172,7 +174,7 @@ def lhbl_labels(
         index = np.where(fresh, count[trees, None] + rank, index)
         rows, acts = np.nonzero(copy_of >= 0)
         index[rows, acts] = index[rows, copy_of[rows, acts]]
-        g_child = g[trees, par] + cost
+        g_child = g[trees, par][:, None] + cost  # [b, A]
         r, a = np.nonzero(fresh)
         t_new, i_new = trees[r], index[r, a]
         new_states = children[r, a]
@@ -181,14 +183,14 @@ def lhbl_labels(
         value[~goal] = _values(value_fn, new_states[~goal].reshape(-1, *shape))
         nodes[t_new, i_new] = new_states
         hashes[t_new, i_new] = child_hash[r, a]
-        g[t_new, i_new] = g_child[r]
+        g[t_new, i_new] = g_child[r, a]
         h[t_new, i_new] = value
         is_open[t_new, i_new] = ~goal
         count[trees] += fresh.sum(axis=1)
         # a shorter path to a node already in the tree (each tree has one parent per step)
         r, a = np.nonzero(found)
         t_old, i_old = trees[r], index[r, a]
-        g[t_old, i_old] = np.minimum(g[t_old, i_old], g_child[r])
+        g[t_old, i_old] = np.minimum(g[t_old, i_old], g_child[r, a])
 
         edges[trees, step] = np.where(moved, index, -1)
         no_move = ~moved.any(axis=1)
@@ -197,7 +199,7 @@ def lhbl_labels(
             at_root = i_stuck == 0
             h_stuck = h[t_stuck, i_stuck].copy()
             h_stuck[at_root] = _values(value_fn, roots[t_stuck[at_root]])
-            stuck_value[t_stuck, i_stuck] = cost + h_stuck
+            stuck_value[t_stuck, i_stuck] = stuck_cost + h_stuck
 
     # ---- 2. label: value iteration from +inf on the expanded nodes (Bellman-Ford) ---------------
     t_exp, s_exp = np.nonzero(expanded >= 0)

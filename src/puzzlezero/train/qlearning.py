@@ -45,7 +45,7 @@ __all__ = ["q_targets", "qlearning_labels"]
 
 
 def q_targets(puzzle: Puzzle, value_fn: ValueFn, states: np.ndarray, *, chunk: int = 2048) -> np.ndarray:
-    """``float32[N, A]``: ``move_cost + value_fn(child_a)``, ``move_cost`` where the child is a goal
+    """``float32[N, A]``: ``cost(a) + value_fn(child_a)``, ``cost(a)`` where the child is a goal
     and NaN where action ``a`` leaves the state unchanged (:func:`~.davi.action_targets`, whose row
     minimum is DAVI's target)."""
     return action_targets(puzzle, value_fn, states, chunk=chunk)

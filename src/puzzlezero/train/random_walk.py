@@ -5,7 +5,11 @@ Each training state is the goal walked ``k ~ U[1, K]`` steps by a *non-backtrack
 (0 if the walk happens to end at the goal). A label costs one forward and backward pass and no
 network call at all, against one target-network call per child for a Bellman label.
 
-``k`` is an upper bound of the true cost-to-go, loose for long walks, so the regression learns the
+With unequal action costs (a cube whose half turns cost 1.5) the label is the walk's cost rather
+than its length: the cost of walking it back, the sum of ``action_costs[inverse_action[a]]`` over
+its steps (:meth:`Puzzle.walks_with_cost`; ``k * move_cost`` when all moves cost the same).
+
+The label is an upper bound of the true cost-to-go, loose for long walks, so the regression learns the
 *expected walk length* that reaches a state: it ranks states well but overestimates. Used as a warm
 start (``warmup_iterations``), after which Bellman targets (``davi`` or ``lhbl``) pull the values down
 to costs-to-go; the model card of every shipped model says which recipe made it.
@@ -32,12 +36,11 @@ __all__ = ["length_labels", "random_walk_labels", "scramble_depth_labels"]
 def length_labels(
     puzzle: Puzzle, rng: np.random.Generator, n: int, max_scramble: int, *, nonbacktracking: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` states ``k ~ U[1, max_scramble]`` steps from the goal, labelled ``k`` (0 at goals):
-    non-backtracking random walks, or plain scrambles."""
-    depths = puzzle.draw_depths(rng, n, (1, max_scramble))
-    walk = puzzle.random_walks if nonbacktracking else puzzle.scramble
-    states = walk(rng, n, depths)
-    targets = depths.astype(np.float32)
+    """``n`` states ``k ~ U[1, max_scramble]`` steps from the goal, labelled with the cost of the
+    walk back (``k`` where every move costs 1; 0 at goals): non-backtracking random walks, or plain
+    scrambles."""
+    states, cost = puzzle.walks_with_cost(rng, n, (1, max_scramble), nonbacktracking=nonbacktracking)
+    targets = cost.astype(np.float32)
     targets[puzzle.is_goal(states)] = 0.0
     return states, targets
 
@@ -53,7 +56,8 @@ def random_walk_labels(
     value_fn: ValueFn | None = None,
     config: TrainConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` states walked ``k ~ U[1, max_scramble]`` steps without backtracking, labelled ``k``."""
+    """``n`` states walked ``k ~ U[1, max_scramble]`` steps without backtracking, labelled with
+    the walk's cost (``k`` with unit costs)."""
     return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=True)
 
 
@@ -66,5 +70,6 @@ def scramble_depth_labels(
     value_fn: ValueFn | None = None,
     config: TrainConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` states scrambled ``k ~ U[1, max_scramble]`` times, labelled ``k``."""
+    """``n`` states scrambled ``k ~ U[1, max_scramble]`` times, labelled with the scramble's cost
+    (``k`` with unit costs)."""
     return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=False)

@@ -134,7 +134,7 @@ class Trainer:
             self.net_config = replace(self.net_config, q_head=True, num_actions=self.puzzle.num_actions)
         self.model = build_model(self.net_config, seed=config.seed).to(self.device)
         if q_head:
-            self.model.init_q_from_value(self.puzzle.move_cost)
+            self.model.init_q_from_value(self.puzzle.action_costs)
         if init is not None:
             missing, unexpected = self.model.load_state_dict(init.state_dict(), strict=False)
             if unexpected or any(not k.startswith("q.") for k in missing):
@@ -142,7 +142,7 @@ class Trainer:
                     f"--init-from {config.init_from}: weights do not fit ({missing + unexpected})"
                 )
             if missing:  # a value network gets a Q head: start it from the value head
-                self.model.init_q_from_value(self.puzzle.move_cost)
+                self.model.init_q_from_value(self.puzzle.action_costs)
         self.target = copy.deepcopy(self.model).eval()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.counters = Counters()
@@ -338,7 +338,7 @@ class Trainer:
         elif c.iteration % cfg.check_every == 0:
             updated = cfg.target_update == "period" or c.last_loss < cfg.epsilon
         if warm and updated and self.model.q is not None and get_objective(cfg.warmup_objective).head != "q":
-            self.model.init_q_from_value(self.puzzle.move_cost)  # the Q head starts from the warm value
+            self.model.init_q_from_value(self.puzzle.action_costs)  # the Q head starts from the warm value
         if updated:
             self.target.load_state_dict(self.model.state_dict())
             c.target_updates += 1
