@@ -17,6 +17,11 @@ a high-water mark of the whole process (model, tables, the largest search), not 
 Shipped case files: ``puzzlezero bench cube3 --cases hard`` reads ``puzzlezero/data/cube3_hard.json``
 (superflip, 24 quarter turns from solved, and superflip composed with four-spot, 26): see
 :func:`cases_path`.
+
+Costs: where a puzzle's moves do not all cost 1, every solved case also gets its ``cost`` and the
+summary ``mean_cost``. A puzzle with the states of another (``cube3htm``, the cube in the
+half-turn metric, :data:`SAME_STATES`) reads that puzzle's case files, shipped ones included,
+without their optimal lengths (they count another metric), so ``optimal_pct`` is left out.
 """
 
 from __future__ import annotations
@@ -52,6 +57,9 @@ __all__ = [
 
 #: case files shipped with the package: ``{puzzle}_{name}.json`` is ``--cases name`` for ``puzzle``
 DATA_DIR = Path(__file__).resolve().parent / "data"
+
+#: puzzle -> the puzzle whose states (and case files) it shares, in another metric
+SAME_STATES: dict[str, str] = {"cube3htm": "cube3"}
 
 
 @dataclass(frozen=True)
@@ -93,9 +101,14 @@ def parse_ids(text: str | None) -> tuple[int | None, int | None] | None:
 
 
 def shipped_cases(puzzle: Puzzle) -> dict[str, Path]:
-    """The case files shipped for ``puzzle``, by short name (cube3: ``{"hard": .../cube3_hard.json}``)."""
-    prefix = f"{puzzle.name}_"
-    return {f.stem[len(prefix) :]: f for f in sorted(DATA_DIR.glob(f"{prefix}*.json"))}
+    """The case files shipped for ``puzzle`` (or for the puzzle it shares its states with,
+    :data:`SAME_STATES`), by short name (cube3: ``{"hard": .../cube3_hard.json}``)."""
+    out: dict[str, Path] = {}
+    for name in (SAME_STATES.get(puzzle.name), puzzle.name):
+        if name is not None:
+            prefix = f"{name}_"
+            out.update({f.stem[len(prefix) :]: f for f in sorted(DATA_DIR.glob(f"{prefix}*.json"))})
+    return out
 
 
 def cases_path(puzzle: Puzzle, cases: str | os.PathLike[str]) -> Path:
@@ -143,14 +156,15 @@ def load_cases(
     raw = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
         raise PuzzleError(f"{path}: expected {{'cases': [{{...}}, ...]}} or a list of case objects")
-    if isinstance(data, dict) and data.get("puzzle") not in (None, puzzle.name):
+    other_metric = isinstance(data, dict) and data.get("puzzle") == SAME_STATES.get(puzzle.name)
+    if isinstance(data, dict) and data.get("puzzle") not in (None, puzzle.name) and not other_metric:
         raise PuzzleError(f"{path} holds {data['puzzle']!r} cases, not {puzzle.name!r}")
     lo, hi = ids if ids is not None else (None, None)
     cases = []
     for pos, c in enumerate(raw):
         cid = int(c.get("id", pos))
         if (lo is None or cid >= lo) and (hi is None or cid < hi):
-            opt = c.get("optimal_length")
+            opt = None if other_metric else c.get("optimal_length")
             cases.append(Case(cid, case_state(puzzle, c), None if opt is None else int(opt)))
     if not cases:
         raise PuzzleError(f"{path}: no cases{'' if ids is None else f' with ids in {lo}:{hi}'}")
@@ -218,6 +232,7 @@ def run_bench(
             "status": r.status,
         }
         | ({"half_turn_length": r.half_turn_length} if r.half_turn_length is not None else {})
+        | ({"cost": r.cost} if r.solved and not puzzle.unit_costs else {})
         | ({"first_solution_seconds": r.first_solution_seconds} if r.improvements else {})
         for c, r, opt in zip(cases, solved, optimal, strict=True)
     ]
@@ -261,6 +276,9 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     htm = [r["half_turn_length"] for r in solved if "half_turn_length" in r]
     if htm:  # cubes: the half-turn metric beside the quarter turns
         extra["mean_half_turn_length"] = mean(htm)
+    costs = [r["cost"] for r in solved if "cost" in r]
+    if costs:  # moves of unequal cost: the cost beside the length
+        extra["mean_cost"] = mean(costs)
     first = [r["first_solution_seconds"] for r in solved if "first_solution_seconds" in r]
     if first:  # anytime solving: when the first solution came
         extra["median_first_solution_seconds"] = round(statistics.median(first), 4)

@@ -136,6 +136,7 @@ def is_registered(puzzle: Puzzle) -> bool:
 
 register("cube3", "puzzlezero.puzzles.cube:Cube3", "3x3x3 Rubik's cube, quarter-turn metric")
 register("cube2", "puzzlezero.puzzles.cube:Cube2", "2x2x2 cube, quarter-turn metric")
+register("cube3htm", "puzzlezero.puzzles.cube:Cube3HTM", "3x3x3 cube, half-turn metric")
 register("puzzle8", "puzzlezero.puzzles.npuzzle:NPuzzle", "8-puzzle (3x3), for tests and tables", size=3)
 register("puzzle15", "puzzlezero.puzzles.npuzzle:NPuzzle", "15-puzzle (4x4)", size=4)
 register("puzzle24", "puzzlezero.puzzles.npuzzle:NPuzzle", "24-puzzle (5x5)", size=5)

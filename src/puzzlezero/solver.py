@@ -98,6 +98,9 @@ DEFAULTS: dict[str, Defaults] = {
         stages=((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000)),
     ),
     "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000),
+    # untuned (no model yet): cube3's one-search setting, BWAS (a trained model has no Q head unless
+    # trained with objective=qlearning)
+    "cube3htm": Defaults(0.3, 1000, 10_000_000, 30.0, 100, 1000),
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
     "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
@@ -379,6 +382,9 @@ class SolveResult:
     half_turn_length: int | None = None
     #: anytime solving: ``(seconds, length)`` of each shorter solution found, the first one first
     improvements: tuple[tuple[float, int], ...] = ()
+    #: the solution's cost, the sum of its moves' costs (``Puzzle.path_cost``; the length where
+    #: every move costs 1), ``None`` when not solved
+    cost: float | None = None
 
     @property
     def length(self) -> int | None:
@@ -390,8 +396,8 @@ class SolveResult:
         return self.improvements[0][0] if self.improvements else None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"puzzle", "solved", "solution", "length", "nodes_generated", "seconds", "status",
-        "search"}`` (plus ``half_turn_length`` for solved cubes, and for anytime solving
+        """``{"puzzle", "solved", "solution", "length", "cost", "nodes_generated", "seconds",
+        "status", "search"}`` (plus ``half_turn_length`` for solved cubes, and for anytime solving
         ``first_solution_seconds`` and ``improvements``: ``[{"seconds", "length"}, ...]``);
         ``solution`` is the list of move names (``None`` when not solved)."""
         anytime = (
@@ -409,6 +415,7 @@ class SolveResult:
                 "solved": self.solved,
                 "solution": list(self.solution) if self.solved else None,
                 "length": self.length,
+                "cost": self.cost,
                 "nodes_generated": self.nodes_generated,
                 "seconds": round(self.seconds, 6),
                 "status": self.status,
@@ -696,6 +703,7 @@ def _verified(
             search=search,
             half_turn_length=_half_turn_length(p, r) if r.solved and ok else None,
             improvements=tuple(r.improvements) if r.solved and ok else (),
+            cost=p.path_cost(r.actions) if r.solved and ok else None,
         )
         out.append(res)
     return out

@@ -142,6 +142,8 @@ def solve_cmd(
         typer.echo(f"solution: {' '.join(p.format_compact(r.actions)) or '(already solved)'}")
         htm = "" if r.half_turn_length is None else f" (QTM), {r.half_turn_length} half-turn moves"
         typer.echo(f"length:   {r.length} moves{htm}")
+        if not p.unit_costs:  # moves of unequal cost (a cube whose half turns cost more)
+            typer.echo(f"cost:     {r.cost:g}")
     else:
         typer.echo(f"not solved within budget ({r.status})")
     if not as_json and len(r.improvements) > 1:

@@ -6,6 +6,12 @@
 * 2x2x2 cube: descent in the exact distance table;
 * Lights Out (any board): minimum press set over GF(2).
 
+Every solver counts moves: a puzzle whose moves do not all cost 1 (``Puzzle.unit_costs``) is
+refused with the reason, and so is the half-turn-metric cube ``cube3htm`` (the cube's databases
+count quarter turns). The pattern-database heuristics stay admissible under costs: they are scaled
+by the cheapest move (per quarter turn on ``cube3htm``), so ``--heuristic pdb`` with A* (weight 1,
+batch 1) still finds least-cost solutions there.
+
 The solver for a puzzle is looked up by its class in :data:`SOLVERS` (lazy ``"module:function"``
 entry points, like the puzzle registry, or the function itself: a plugin's puzzle adds its own,
 ``docs/adding-a-puzzle.md``), the heuristic in :data:`HEURISTICS`. Pattern databases
@@ -50,6 +56,17 @@ HEURISTICS: dict[str, str | Callable[..., Callable[[np.ndarray], np.ndarray]]] =
     "Cube3": "puzzlezero.optimal.heuristics:cube3_heuristic",
     "Cube2": "puzzlezero.optimal.heuristics:cube2_heuristic",
     "LightsOut": "puzzlezero.optimal.heuristics:lightsout_heuristic",
+    "Cube3HTM": "puzzlezero.optimal.heuristics:cube3htm_heuristic",
+}
+
+#: puzzle class name -> why it has no optimal solver, and what to use instead
+NO_SOLVER: dict[str, str] = {
+    "Cube3HTM": (
+        "the cube's optimal solver and pattern databases count quarter turns, and there are no "
+        "half-turn-metric databases yet; use --search kociemba (two-phase: short, not always "
+        "optimal) or --search bwas --heuristic pdb --weight 1 --batch 1 (A* with an admissible "
+        "heuristic: optimal, for short scrambles)"
+    ),
 }
 
 
@@ -74,11 +91,28 @@ def solve_optimal(
     Raises :class:`~puzzlezero.errors.InvalidStateError` for an illegal or unsolvable state and
     :class:`~puzzlezero.errors.UnknownNameError` for a puzzle without an optimal solver (Sokoban).
     """
+    for cls in type(puzzle).__mro__:
+        if cls.__name__ in SOLVERS:
+            break
+        if cls.__name__ in NO_SOLVER:
+            raise PuzzleError(f"no optimal solver for {puzzle.name}: {NO_SOLVER[cls.__name__]}")
+    if not puzzle.unit_costs:
+        raise PuzzleError(
+            f"no optimal solver for {puzzle.name} with these move costs: the optimal solvers count "
+            f"moves (every move costing 1), and its moves cost {_cost_text(puzzle)}; use --search "
+            f"bwas --heuristic pdb --weight 1 --batch 1 (A* with an admissible heuristic: least cost)"
+        )
     solver = _lookup(SOLVERS, puzzle, "optimal solver")
     start = as_batch(puzzle, state)
     if start.shape[0] != 1:
         raise PuzzleError(f"solve_optimal takes one state; got a batch of {start.shape[0]}")
     return solver(puzzle, start[0], time_limit=time_limit, max_nodes=max_nodes)
+
+
+def _cost_text(puzzle: Puzzle) -> str:
+    """``"U 1, U' 1, U2 1.5, ..."``: each move with its cost (at most 12 shown)."""
+    pairs = [f"{n} {c:g}" for n, c in zip(puzzle.action_names, puzzle.action_costs.tolist(), strict=True)]
+    return ", ".join(pairs[:12]) + (", ..." if len(pairs) > 12 else "")
 
 
 def optimal_length(puzzle: Puzzle, state: np.ndarray, time_limit: float | None = None) -> int | None:
@@ -88,5 +122,7 @@ def optimal_length(puzzle: Puzzle, state: np.ndarray, time_limit: float | None =
 
 def pdb_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
     """An admissible heuristic ``states[B, *state_shape] -> float32[B]`` from pattern databases
-    (exact for cube2 and Lights Out), for :func:`puzzlezero.search.bwas` and the solver's ``"pdb"``."""
+    (exact for cube2 and Lights Out with unit costs), for :func:`puzzlezero.search.bwas` and the
+    solver's ``"pdb"``. With move costs other than 1 the values are scaled by the cheapest move, so
+    they stay admissible (a lower bound of the least cost)."""
     return _lookup(HEURISTICS, puzzle, "pattern-database heuristic")(puzzle)

@@ -2,8 +2,9 @@
 
 Two-phase solutions are short (about 21 half-turn-metric moves for a random cube) but not optimal.
 ``kociemba`` counts a half turn ``X2`` as one move; our moves are quarter turns, so ``X2`` becomes
-``X X`` and the result reports both lengths. The package is GPLv2 and compiled, hence an optional
-extra: ``pip install 'puzzlezero[kociemba]'``.
+``X X`` and the result reports both lengths. On ``cube3htm`` (half-turn metric) ``X2`` is one move
+and the solution is taken as it comes (its length is the half-turn length). The package is GPLv2
+and compiled, hence an optional extra: ``pip install 'puzzlezero[kociemba]'``.
 """
 
 from __future__ import annotations
@@ -66,9 +67,11 @@ def solve_kociemba(
     time_limit: float | None = None,
     max_nodes: int | None = None,
     max_depth: int = 24,
-) -> KociembaResult:
-    """Solve one cube3 state with the two-phase algorithm (``max_depth`` in half turns; the C
-    solver has no time or node limit, so ``time_limit`` and ``max_nodes`` are not used)."""
+) -> SearchResult:
+    """Solve one cube3 (or cube3htm) state with the two-phase algorithm (``max_depth`` in half
+    turns; the C solver has no time or node limit, so ``time_limit`` and ``max_nodes`` are not
+    used). The two-phase search counts half turns as one move whatever the puzzle's costs are.
+    Returns a :class:`KociembaResult` for cube3 (both lengths), a plain result for cube3htm."""
     kociemba = _kociemba()
     if puzzle.json_key != "facelets" or tuple(puzzle.state_shape) != (54,):
         raise PuzzleError(f"the Kociemba solver is for the 3x3x3 cube, not {puzzle.name}")
@@ -82,6 +85,11 @@ def solve_kociemba(
         solution = kociemba.solve(facelets, max_depth=max_depth).strip()
     except ValueError as exc:  # the C code only says "Error ..."
         raise InvalidStateError(f"the two-phase solver rejected the cube {facelets}: {exc}") from None
+    if puzzle.half_turn_length(()) is None:  # the half-turn metric: X2 is one of the puzzle's moves
+        actions = tuple(puzzle.parse_moves(solution))
+        return SearchResult(
+            True, actions, 1, 0, time.perf_counter() - t0, "solved", cost=puzzle.path_cost(actions)
+        )
     actions = tuple(puzzle.parse_moves(half_to_quarter_turns(solution)))
     return KociembaResult(True, actions, 1, 0, time.perf_counter() - t0, "solved",
                           half_turn_solution=solution, half_turn_length=len(solution.split()))  # fmt: skip

@@ -21,6 +21,15 @@ checked against the published DeepCubeA test set in the tests.
 >>> s = cube.parse("R U R' U'")
 >>> cube.format(cube.apply_moves(s, cube.parse_moves("U R U' R'")))[:9]
 'UUUUUUUUU'
+
+:class:`Cube3HTM` (``cube3htm``) is the same cube in the **half-turn metric**: 18 moves, action
+``3k, 3k + 1, 3k + 2`` = ``X, X', X2`` for face ``X`` = ``"UDLRFB"[k]``, every move costing 1 by
+default; ``half_turn_cost`` gives half turns another cost (a robot whose half turns take 1.5 times
+as long), which every search and training objective then minimises.
+
+>>> htm = make("cube3htm")
+>>> htm.format_moves(htm.parse_moves("R U2' F'"))
+['R', 'U2', "F'"]
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import InvalidMoveError, InvalidStateError
+from puzzlezero.errors import InvalidMoveError, InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 
 __all__ = [
@@ -40,12 +49,15 @@ __all__ = [
     "CORNER_NAMES",
     "EDGE_NAMES",
     "FACES",
+    "HTM_ACTION_NAMES",
     "Cube2",
     "Cube3",
+    "Cube3HTM",
     "corner_cubies",
     "compact_moves",
     "corner_stickers",
     "edge_cubies",
+    "read_htm_moves",
     "read_moves",
 ]
 
@@ -53,6 +65,8 @@ FACES = "URFDLB"
 #: action names, index = action id; a move and its inverse are neighbours (``a ^ 1``)
 ACTION_NAMES = ("U", "U'", "D", "D'", "L", "L'", "R", "R'", "F", "F'", "B", "B'")
 _FACE_ORDER = "UDLRFB"  # face of action 2k and 2k+1
+#: half-turn metric (``cube3htm``): ``X, X', X2`` for each face of ``UDLRFB``, action ``3k + j``
+HTM_ACTION_NAMES = tuple(f"{face}{mark}" for face in _FACE_ORDER for mark in ("", "'", "2"))
 _FACE_SET = frozenset(FACES)
 
 # ---- geometry: stickers as integer points on a cube of side 2n ------------------------------------
@@ -293,25 +307,46 @@ _MOVE_HELP = (
     "moves are U D L R F B (clockwise quarter turn of that face, seen looking at it), "
     "X' = counter-clockwise, X2 = two quarter turns, e.g. \"R U R' U'\""
 )
+_HTM_HELP = (
+    "moves are U D L R F B (clockwise quarter turn of that face, seen looking at it), "
+    "X' = counter-clockwise, X2 = half turn (one move), e.g. \"R U2 R' U'\""
+)
 
 
-def read_moves(text: str | Sequence[str]) -> list[int]:
-    """Action ids of a move sequence in standard notation (see :meth:`_Cube.parse_moves`)."""
+def _read_turns(text: str | Sequence[str], help_text: str = _MOVE_HELP) -> list[tuple[int, str]]:
+    """``(face index in "UDLRFB", suffix)`` of each move of a sequence in standard notation; the
+    suffix is ``""``, ``"'"`` or a half-turn mark (``"2"``, ``"2'"``, ``"'2"``)."""
     if isinstance(text, str):
         tokens = _SEPARATORS.split(text.replace("\u2019", "'").replace("\u2032", "'"))
     else:
         tokens = [str(t).strip() for t in text]
-    out: list[int] = []
+    out: list[tuple[int, str]] = []
     for tok in tokens:
         if not tok:
             continue
         if not _MOVE_TOKEN.fullmatch(tok):
-            raise InvalidMoveError(f"unknown move {tok!r}: {_MOVE_HELP}")
+            raise InvalidMoveError(f"unknown move {tok!r}: {help_text}")
         for m in _ONE_MOVE.finditer(tok):
-            face, suffix = m.group(1).upper(), m.group(2) or ""
-            action = 2 * _FACE_ORDER.index(face) + ("'" in suffix)
-            out.extend([action] * (2 if "2" in suffix else 1))
+            out.append((_FACE_ORDER.index(m.group(1).upper()), m.group(2) or ""))
     return out
+
+
+def read_moves(text: str | Sequence[str]) -> list[int]:
+    """Quarter-turn action ids of a move sequence in standard notation (see
+    :meth:`_Cube.parse_moves`): ``X2`` is two quarter turns (``X2'`` two counter-clockwise ones)."""
+    out: list[int] = []
+    for face, suffix in _read_turns(text):
+        out.extend([2 * face + ("'" in suffix)] * (2 if "2" in suffix else 1))
+    return out
+
+
+def read_htm_moves(text: str | Sequence[str]) -> list[int]:
+    """Half-turn-metric action ids (:data:`HTM_ACTION_NAMES`) of a move sequence in standard
+    notation: ``X2`` is one move, and so are ``X2'`` and ``X'2`` (a half turn either way)."""
+    return [
+        3 * face + (2 if "2" in suffix else int(suffix == "'"))
+        for face, suffix in _read_turns(text, _HTM_HELP)
+    ]
 
 
 def compact_moves(names: Sequence[str]) -> list[str]:
@@ -373,7 +408,7 @@ class _Cube(Puzzle):
 
     def expand(self, states: np.ndarray) -> np.ndarray:
         """All 12 children: ``uint8[B, S]`` -> ``uint8[B, 12, S]`` (one gather)."""
-        return np.take(states, self._flat_perms, axis=1).reshape(states.shape[0], 12, -1)
+        return np.take(states, self._flat_perms, axis=1).reshape(states.shape[0], self.num_actions, -1)
 
     def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """``uint8[B, S]``, ``int[B]`` -> ``uint8[B, S]``."""
@@ -384,8 +419,8 @@ class _Cube(Puzzle):
         return np.take(np.ascontiguousarray(states).ravel(), idx)
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
-        """Every quarter turn moves stickers: ``bool[B, 12]`` all true."""
-        return np.ones((states.shape[0], 12), dtype=bool)
+        """Every turn moves stickers: ``bool[B, A]`` all true."""
+        return np.ones((states.shape[0], self.num_actions), dtype=bool)
 
     def encode_onehot(self, states: np.ndarray) -> np.ndarray:
         """The paper's one-hot: ``float32[B, S * 6]``, colour index fastest (cube3: 324, cube2: 144)."""
@@ -427,7 +462,7 @@ class _Cube(Puzzle):
         if max(map(len, words)) > 1 and not _MOVE_MARKS.search(text):
             return self._parse_facelets("".join(words))
         try:
-            moves = read_moves(text)
+            moves = self.parse_moves(text)
         except InvalidMoveError as exc:
             raise InvalidStateError(
                 f"cannot read the text as a scramble ({exc}) nor as a {size}-letter facelet string"
@@ -556,3 +591,71 @@ class Cube2(_Cube):
         where = (dbl[..., None] & (cols == 3)).reshape(states.shape[0], 24)
         sticker = fac.reshape(-1)[np.argmax(where, axis=1)]
         return np.take_along_axis(states, self.rotations[self._rotation_for_sticker[sticker]], axis=1)
+
+
+class Cube3HTM(_Cube):
+    """The 3x3x3 cube in the half-turn metric: the states of :class:`Cube3` (``uint8[54]``), 18
+    moves ``X, X', X2`` (:data:`HTM_ACTION_NAMES`), action ``3k + j``; ``inverse_action`` swaps
+    ``X`` and ``X'`` and keeps ``X2``. Solutions are written as they are searched (``R U2 F'``) and
+    read back with ``X2`` as one move (``X2'`` too).
+
+    Quarter turns cost 1 and half turns ``half_turn_cost`` (default 1: the half-turn metric, in
+    which cubers count; God's number is 20). Another cost gives a costed cube, e.g. a robot whose
+    half turns take 1.5 times as long: register it with the argument (``register("cube3robot",
+    "puzzlezero.puzzles.cube:Cube3HTM", half_turn_cost=1.5)``). A half turn costing more than two
+    quarter turns is then solved as two quarter turns where that is cheaper.
+
+    ``default_scramble_depth`` = 24: a little beyond the half-turn diameter 20, as the paper's
+    K = 30 is for the quarter-turn diameter 26.
+    """
+
+    name = "cube3htm"
+    n = 3
+    action_names = HTM_ACTION_NAMES
+    default_scramble_depth = 24
+
+    def __init__(self, half_turn_cost: float = 1.0) -> None:
+        cost = float(half_turn_cost)
+        if not (np.isfinite(cost) and cost > 0):
+            raise PuzzleError(f"half_turn_cost must be a positive number, got {half_turn_cost!r}")
+        self.half_turn_cost = cost
+
+    def _action_costs(self) -> np.ndarray:
+        return np.tile([1.0, 1.0, self.half_turn_cost], 6)
+
+    @cached_property
+    def quarter_turns(self) -> np.ndarray:
+        """``int64[18]``: quarter turns in each move (1, 1, 2 per face), for quarter-turn bounds."""
+        return np.tile(np.array([1, 1, 2], dtype=np.int64), 6)
+
+    @cached_property
+    def inverse_action(self) -> np.ndarray:
+        return (np.arange(18, dtype=np.int64).reshape(6, 3)[:, [1, 0, 2]]).ravel()
+
+    @cached_property
+    def perms(self) -> np.ndarray:
+        """``intp[18, 54]``: ``child = parent[perms[a]]``; a half turn is a quarter turn twice."""
+        quarter = _move_perms(3)
+        perms = np.stack(
+            [
+                p
+                for k in range(6)
+                for p in (quarter[2 * k], quarter[2 * k + 1], quarter[2 * k][quarter[2 * k]])
+            ]
+        )
+        perms.flags.writeable = False
+        return perms
+
+    def parse_moves(self, text: str | Sequence[str]) -> list[int]:
+        """Read moves in standard notation, ``X2`` (and ``X2'``, ``X'2``) as one half turn; like
+        :meth:`Cube3.parse_moves` otherwise (lower case, commas, ``"RU2R'"``)."""
+        return read_htm_moves(text)
+
+    def format_compact(self, actions: Sequence[int]) -> list[str]:
+        """The move names themselves: each move already is one turn of the half-turn metric (two
+        equal moves are never joined: with a costly half turn, ``R R`` may be the cheaper way)."""
+        return self.format_moves(actions)
+
+    def half_turn_length(self, actions: Sequence[int]) -> None:
+        """``None``: the length of a solution already counts half turns as one move."""
+        return None

@@ -61,6 +61,10 @@ class SolveResponse(BaseModel):
         description="move names, applied in order to the given state ([] if unsolved)"
     )
     length: int | None = Field(description="number of moves, None when not solved")
+    cost: float | None = Field(
+        None,
+        description="the solution's cost, the sum of its moves' costs (the length where every move costs 1)",
+    )
     half_turn_length: int | None = Field(
         None, description="cubes: moves in the half-turn metric (R R counts as one R2); None otherwise"
     )
