@@ -12,7 +12,7 @@ PyTorch on scrambled states before the file is written, atomically.
 
 :func:`onnx_heuristic` and :func:`onnx_q_function` are the solver's ``"learned-onnx"`` and
 ``"learned-onnx-q"``: the same contracts as :func:`puzzlezero.nn.make_heuristic` (float32, clipped
-at 0, exactly 0 at goals) and :func:`puzzlezero.nn.make_q_function` (clipped at the move cost), but
+at 0, exactly 0 at goals) and :func:`puzzlezero.nn.make_q_function` (clipped at each action's cost), but
 evaluated by onnxruntime, without importing torch (a one-shot solve starts seconds sooner). Which
 file they run (:func:`find_onnx`): ``model`` naming a file runs that file; a model folder (or a
 shipped model name, or none: the puzzle's shipped model) runs its ``model.onnx`` when it has one,
@@ -388,8 +388,8 @@ def onnx_q_function(
     puzzle: Puzzle, model: str | None = None, *, threads: int | None = None, batch_size: int = 2048
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The ``learned-onnx-q`` Q function ``states[B, *state_shape] -> float32[B, A]`` for Q*: the Q
-    head on onnxruntime, clipped at ``>= move_cost`` (:func:`puzzlezero.nn.make_q_function`'s
-    contract). An export without a Q head raises :class:`ModelFileError`."""
+    head on onnxruntime, clipped at ``>=`` each action's cost (``puzzle.action_costs``;
+    :func:`puzzlezero.nn.make_q_function`'s contract). An export without a Q head raises :class:`ModelFileError`."""
     net = load_onnx(find_onnx(puzzle, model), threads=threads)
     net.check(puzzle)
     if "q" not in net.heads:
@@ -397,7 +397,7 @@ def onnx_q_function(
             f"{net.path}: this {puzzle.name} network has no Q head; Q* search needs one (train with "
             f"--set objective=qlearning), or use --search bwas"
         )
-    cost = np.float32(puzzle.move_cost)
+    cost = puzzle.action_costs.astype(np.float32)[None, :]
 
     def q_function(states: np.ndarray) -> np.ndarray:
         q = net.predict(puzzle, np.asarray(states), "q", batch_size)
