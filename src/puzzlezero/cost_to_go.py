@@ -85,17 +85,17 @@ class ValueResult:
 
 
 def _functions(puzzle: Puzzle, heuristic: str, model: str | None) -> tuple[Any, Any]:
-    """The value heuristic and the Q function of ``heuristic``: for ``"learned"`` the Q function is
-    the model's Q head where it has one."""
-    from puzzlezero.solver import HEURISTICS, LEARNED_BY_KIND, get_heuristic
+    """The value heuristic and the Q function of ``heuristic``: for ``"learned"`` (and
+    ``"learned-onnx"``) the Q function is the model's Q head where it has one."""
+    from puzzlezero.solver import BY_KIND, HEURISTICS, get_heuristic
 
     if heuristic not in HEURISTICS and ":" not in heuristic:
         raise UnknownNameError(f"unknown heuristic {heuristic!r}; choose one of {', '.join(HEURISTICS)}")
-    h = get_heuristic(puzzle, heuristic, model, "value")
+    h = get_heuristic(puzzle, BY_KIND.get(heuristic, {}).get("value", heuristic), model, "value")
     q = None
-    if heuristic == "learned":
+    if heuristic in BY_KIND:
         try:
-            q = get_heuristic(puzzle, LEARNED_BY_KIND["q"], model, "q")
+            q = get_heuristic(puzzle, BY_KIND[heuristic]["q"], model, "q")
         except ModelFileError:  # a model without a Q head: cost + h(child) from the value head
             q = None
     if q is None:
