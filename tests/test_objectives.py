@@ -229,12 +229,24 @@ def test_init_from_starts_from_a_model_and_the_card_accumulates(tmp_path, capsys
     assert card["wall_seconds_total"] >= card["runs"][0]["wall_seconds"]
 
 
-def test_init_from_refuses_a_model_of_another_puzzle_and_resume(tmp_path, capsys):
-    with pytest.raises(PuzzleError, match="is for 'cube2', not 'puzzle8'"):
+def test_init_from_refuses_a_model_that_does_not_fit_and_resume(tmp_path, capsys):
+    with pytest.raises(PuzzleError, match="input size does not fit puzzle8 \\(it is a cube2 model\\)"):
         Trainer(TrainConfig(puzzle="puzzle8", init_from="cube2", max_iterations=10), tmp_path / "x")
     argv = ["train", "cube2", "--out", str(tmp_path / "y"), "--init-from", "cube2", "--resume"]
     assert main([*argv, "--max-minutes", "1"]) == 2
     assert "give only one of them" in capsys.readouterr().err
+
+
+def test_init_from_a_puzzle_with_the_same_states_and_other_moves(tmp_path):
+    """cube3 (12 quarter turns, with a Q head) starts cube3htm (18 moves): the trunk and value head
+    carry over, the Q head is rebuilt over the 18 moves as cost + J."""
+    cube3 = load_model("cube3")
+    t = Trainer(TrainConfig(puzzle="cube3htm", init_from="cube3", objective="qlearning"), tmp_path / "h")
+    assert t.net_config.num_actions == 18 and t.model.q.weight.shape[0] == 18
+    mine, theirs = t.model.state_dict(), cube3.state_dict()
+    assert all(torch.equal(mine[k], theirs[k]) for k in theirs if not k.startswith("q."))
+    assert torch.equal(t.model.q.weight, cube3.value.weight.expand(18, -1))
+    assert torch.allclose(t.model.q.bias, cube3.value.bias + 1.0)
 
 
 def test_old_cards_become_the_first_run_of_the_history(tmp_path):

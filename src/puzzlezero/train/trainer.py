@@ -116,9 +116,15 @@ class Trainer:
         check_amp(config.amp, self.device)
         init = self._init_model() if config.init_from else None
         self.init_card: dict[str, Any] = init.card if init is not None else {}
+        if init is not None and init.config.num_actions not in (0, self.puzzle.num_actions):
+            # a model of another puzzle with the same states (cube3 -> cube3htm): the trunk and
+            # value head carry over; heads over actions are rebuilt for this puzzle's moves
+            init_config = replace(init.config, num_actions=self.puzzle.num_actions)
+        else:
+            init_config = init.config if init is not None else None
         self.net_config = (
-            init.config
-            if init is not None
+            init_config
+            if init_config is not None
             else NetConfig.from_preset(
                 config.preset,
                 self.puzzle.input_dim(config.encoding),
@@ -136,7 +142,12 @@ class Trainer:
         if q_head:
             self.model.init_q_from_value(self.puzzle.action_costs)
         if init is not None:
-            missing, unexpected = self.model.load_state_dict(init.state_dict(), strict=False)
+            weights = init.state_dict()
+            if init_config is not init.config:  # other moves: the old action heads do not apply
+                weights = {k: v for k, v in weights.items() if not k.startswith(("q.", "policy."))}
+            missing, unexpected = self.model.load_state_dict(weights, strict=False)
+            if self.model.policy is not None and init_config is not init.config:
+                missing = [k for k in missing if not k.startswith("policy.")]  # fresh policy head
             if unexpected or any(not k.startswith("q.") for k in missing):
                 raise ModelFileError(
                     f"--init-from {config.init_from}: weights do not fit ({missing + unexpected})"
@@ -175,12 +186,11 @@ class Trainer:
     def _init_model(self) -> CostToGoNet:
         src = self.config.init_from
         model = load_model(src)
-        if model.puzzle and model.puzzle != self.puzzle.name:
-            raise PuzzleError(
-                f"--init-from {src}: that model is for {model.puzzle!r}, not {self.puzzle.name!r}"
-            )
         if model.config.input_dim != self.puzzle.input_dim(model.config.encoding):
-            raise PuzzleError(f"--init-from {src}: its input size does not fit {self.puzzle.name}")
+            other = f" (it is a {model.puzzle} model)" if model.puzzle != self.puzzle.name else ""
+            raise PuzzleError(f"--init-from {src}: its input size does not fit {self.puzzle.name}{other}")
+        # a model of another puzzle with the same states (cube3 for cube3htm) starts the trunk and
+        # value head; the card's runs say where the weights came from
         return model
 
     def _resumed_config(self, config: TrainConfig) -> TrainConfig:
