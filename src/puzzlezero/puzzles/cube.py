@@ -210,6 +210,9 @@ def edge_cubies(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _CORNER_TABLES = {n: (_facelet_table(_CORNERS, n), _piece_lookup(_CORNERS, n)) for n in (2, 3)}
 _EDGE_FACELETS = _facelet_table(_EDGES, 3)
 _EDGE_LUT = _piece_lookup(_EDGES, 3)
+#: the group solver's layer-by-layer order of pieces (:attr:`_Cube.group_base`); the 2x2x2 keeps DBL
+_BASE_CORNERS = ("DFR", "DFL", "DBL", "DBR", "UFR", "UFL", "UBL", "UBR")
+_BASE_EDGES = ("DF", "DR", "DB", "DL", "FR", "FL", "BL", "BR", "UF", "UR", "UB", "UL")
 
 # ---- validation messages -------------------------------------------------------------------------
 
@@ -406,6 +409,40 @@ class _Cube(Puzzle):
     def goal(self) -> np.ndarray:
         return (np.arange(6 * self.n * self.n) // (self.n * self.n)).astype(np.uint8)
 
+    # ---- the cube as a permutation group (the group solver, puzzlezero.search.group) -------------
+    def move_permutations(self) -> np.ndarray:
+        """``intp[A, S]``: every move is this fixed sticker permutation, ``child = parent[perm]``."""
+        return self.perms
+
+    @cached_property
+    def group_base(self) -> tuple[int, ...]:
+        """Stickers the group solver puts back first, one per piece, layer by layer: the D edges
+        (cross), the D corners, the middle edges, the U edges, the U corners."""
+        corners = _CORNER_TABLES[self.n][0]
+        slots = [corners[CORNER_NAMES.index(c), 0] for c in _BASE_CORNERS]
+        edges = [_EDGE_FACELETS[EDGE_NAMES.index(e), 0] for e in _BASE_EDGES]
+        return tuple(int(x) for x in (*edges[:4], *slots[:4], *edges[4:8], *edges[8:], *slots[4:]))
+
+    def state_permutation(self, state: np.ndarray) -> np.ndarray:
+        """``intp[S]``: the sticker permutation ``p`` with ``state == self.goal()[p]`` (position
+        ``i`` holds the goal's sticker ``p[i]``), read from the pieces. Raises
+        :class:`InvalidStateError` for a state that is not a legal cube."""
+        colours = self._checked(state)
+        self.validate(colours)
+        return self._sticker_permutation(colours)
+
+    def _sticker_permutation(self, colours: np.ndarray) -> np.ndarray:
+        p = np.arange(colours.size, dtype=np.intp)  # the centres stay
+        fac = _CORNER_TABLES[self.n][0]
+        piece, twist = corner_cubies(colours[None], self.n)
+        for k in range(3):  # colour k of the piece is on sticker (k + twist) % 3 of its slot
+            p[fac[np.arange(8), (k + twist[0]) % 3]] = fac[piece[0], k]
+        if self.n == 3:
+            piece, flip = edge_cubies(colours[None])
+            for k in range(2):
+                p[_EDGE_FACELETS[np.arange(12), k]] = _EDGE_FACELETS[piece[0], (k + flip[0]) % 2]
+        return p
+
     def expand(self, states: np.ndarray) -> np.ndarray:
         """All 12 children: ``uint8[B, S]`` -> ``uint8[B, 12, S]`` (one gather)."""
         return np.take(states, self._flat_perms, axis=1).reshape(states.shape[0], self.num_actions, -1)
@@ -574,6 +611,28 @@ class Cube2(_Cube):
         out = np.empty(24, dtype=np.intp)
         out[self.rotations[:, target]] = np.arange(24)
         return out
+
+    #: the group solver's moves: ``U R F`` and their inverses, which keep corner DBL in place (a
+    #: group of order 3,674,160, the cube up to rotation)
+    group_actions = (0, 1, 6, 7, 8, 9)
+
+    @cached_property
+    def group_base(self) -> tuple[int, ...]:
+        """The corners but DBL (which ``U R F`` never move), D layer first."""
+        corners = _CORNER_TABLES[2][0]
+        return tuple(int(corners[CORNER_NAMES.index(c), 0]) for c in _BASE_CORNERS if c != "DBL")
+
+    def state_permutation(self, state: np.ndarray) -> np.ndarray:
+        """``intp[24]``: ``p`` with ``state == g[p]`` for the solved cube ``g`` in the orientation
+        that has the corner at DBL in place (``p`` fixes DBL's stickers, so ``U R F`` reach it)."""
+        colours = self._checked(state)
+        self.validate(colours)
+        goals = self.goal()[self.rotations]  # [24, 24]: the solved cube in every orientation
+        dbl = _CORNER_TABLES[2][0][CORNER_NAMES.index("DBL")]
+        g = goals[int(np.argmax((goals[:, dbl] == colours[dbl]).all(axis=1)))]
+        recolour = np.empty(6, dtype=np.int64)
+        recolour[g] = self.goal()  # g's colour on each face -> the standard colour of that face
+        return self._sticker_permutation(recolour[colours])
 
     def is_goal(self, states: np.ndarray) -> np.ndarray:
         """``bool[B]``: every face uniform (in any whole-cube orientation)."""
