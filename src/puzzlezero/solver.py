@@ -267,6 +267,14 @@ SEARCHES: dict[str, SearchSpec] = {
         node_cap=False,
     ),
     "beam": SearchSpec("puzzlezero.search:beam", _run_beam, True, 1, "batched beam search (CayleyPy)"),
+    "group": SearchSpec(
+        "puzzlezero.search.group:solve_group",
+        _run_each,
+        False,
+        1,
+        "Schreier-Sims stabilizer chain (permutation puzzles: cubes): any state, long solutions, no model",
+        node_cap=False,
+    ),
 }
 
 

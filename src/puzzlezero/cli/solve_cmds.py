@@ -33,7 +33,8 @@ SearchOpt = Annotated[
     str | None,
     typer.Option(
         "--search",
-        help="bwas | qstar | gbfs | beam | optimal | kociemba (default: the puzzle's own, `puzzlezero list`).",
+        help="bwas | qstar | gbfs | beam | optimal | kociemba | group (default: the puzzle's own, "
+        "`puzzlezero list`).",
         show_default=False,
     ),
 ]
