@@ -234,6 +234,7 @@ def run_bench(
         | ({"half_turn_length": r.half_turn_length} if r.half_turn_length is not None else {})
         | ({"cost": r.cost} if r.solved and not puzzle.unit_costs else {})
         | ({"first_solution_seconds": r.first_solution_seconds} if r.improvements else {})
+        | ({"fallback": r.fallback} if r.fallback else {})
         for c, r, opt in zip(cases, solved, optimal, strict=True)
     ]
     k = together or SEARCHES[opts.search].together
@@ -248,6 +249,7 @@ def run_bench(
         batch=opts.batch if SEARCHES[opts.search].weighted else None,
         stages=[list(stage) for stage in opts.stages] or None,
         beam_width=opts.beam_width if opts.search == "beam" else None,
+        fallback=opts.fallback,
         max_nodes=opts.max_nodes,
         time_limit=opts.time_limit,
         timing="per instance (one search call each)"
@@ -279,6 +281,9 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     costs = [r["cost"] for r in solved if "cost" in r]
     if costs:  # moves of unequal cost: the cost beside the length
         extra["mean_cost"] = mean(costs)
+    rescued = [r for r in solved if r.get("fallback")]
+    if rescued:  # solved by the fallback search after the puzzle's own search left them unsolved
+        extra["fallback_pct"] = round(100.0 * len(rescued) / n, 2)
     first = [r["first_solution_seconds"] for r in solved if "first_solution_seconds" in r]
     if first:  # anytime solving: when the first solution came
         extra["median_first_solution_seconds"] = round(statistics.median(first), 4)

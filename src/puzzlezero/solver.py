@@ -69,6 +69,9 @@ class Defaults:
     #: anytime schedule of ``search``: ``(weight, batch)`` stages run in turn within the time limit,
     #: the shortest solution kept (:mod:`puzzlezero.search.anytime`); empty: one search
     stages: tuple[tuple[float, int], ...] = ()
+    #: a search that needs no heuristic and always answers (cubes: ``"group"``), run on the states
+    #: the puzzle's own search left unsolved, in the last :data:`FALLBACK_RESERVE` seconds
+    fallback: str | None = None
 
 
 #: Per-puzzle defaults. Weights as in the paper (cube 0.6, tiles 0.8 / 48-puzzle 0.6, Lights Out
@@ -96,11 +99,12 @@ DEFAULTS: dict[str, Defaults] = {
         1000,
         search="qstar",
         stages=((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000)),
+        fallback="group",
     ),
-    "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000),
+    "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000, fallback="group"),
     # untuned (no model yet): cube3's one-search setting, BWAS (a trained model has no Q head unless
     # trained with objective=qlearning)
-    "cube3htm": Defaults(0.3, 1000, 10_000_000, 30.0, 100, 1000),
+    "cube3htm": Defaults(0.3, 1000, 10_000_000, 30.0, 100, 1000, fallback="group"),
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
     "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
@@ -161,6 +165,13 @@ class SolveOptions:
     beam_width: int = 1000
     #: anytime: the ``(weight, batch)`` stages, run instead of ``weight``/``batch``; empty: off
     stages: tuple[tuple[float, int], ...] = ()
+    #: the search run on states left unsolved (``Defaults.fallback``); ``None``: none
+    fallback: str | None = None
+
+
+#: seconds of the time limit kept for the fallback search (at most a tenth of the limit): the
+#: group solver answers any cube in about 0.25 s once its table is cached
+FALLBACK_RESERVE = 2.0
 
 
 # ---- tables of searches and heuristics ---------------------------------------------------------
@@ -393,6 +404,9 @@ class SolveResult:
     #: the solution's cost, the sum of its moves' costs (``Puzzle.path_cost``; the length where
     #: every move costs 1), ``None`` when not solved
     cost: float | None = None
+    #: the fallback search that solved the state after ``search`` left it unsolved (cubes:
+    #: ``"group"``, see ``Defaults.fallback``), else ``None``
+    fallback: str | None = None
 
     @property
     def length(self) -> int | None:
@@ -406,8 +420,9 @@ class SolveResult:
     def to_json(self) -> dict[str, Any]:
         """``{"puzzle", "solved", "solution", "length", "cost", "nodes_generated", "seconds",
         "status", "search"}`` (plus ``half_turn_length`` for solved cubes, and for anytime solving
-        ``first_solution_seconds`` and ``improvements``: ``[{"seconds", "length"}, ...]``);
-        ``solution`` is the list of move names (``None`` when not solved)."""
+        ``first_solution_seconds`` and ``improvements``: ``[{"seconds", "length"}, ...]``, and
+        ``fallback`` when the fallback search found the solution); ``solution`` is the list of
+        move names (``None`` when not solved)."""
         anytime = (
             {
                 "first_solution_seconds": self.first_solution_seconds,
@@ -430,6 +445,7 @@ class SolveResult:
                 "search": self.search,
             }
             | ({"half_turn_length": self.half_turn_length} if self.half_turn_length is not None else {})
+            | ({"fallback": self.fallback} if self.fallback else {})
         )
 
 
@@ -474,11 +490,14 @@ def resolve_options(
     beam_width: int | None = None,
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
+    fallback: bool | None = None,
 ) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
     runs the puzzle's ``Defaults.stages`` for its own search, unless ``weight`` or ``batch`` names
-    one setting; ``stages`` gives a schedule of one's own (for BWAS or Q*)."""
+    one setting; ``stages`` gives a schedule of one's own (for BWAS or Q*). ``fallback`` (``None``:
+    on under the puzzle's own settings, where it has a ``Defaults.fallback``) runs that search on
+    the states left unsolved, in the last seconds of the time limit."""
     d = defaults_for(puzzle)
     search = d.search if search is None else search
     spec = _lookup(SEARCHES, search, "search")
@@ -514,6 +533,14 @@ def resolve_options(
             f"own search ({d.search}) without --weight/--batch"
             + ("" if d.stages else f", and {puzzle.name} has no schedule")
         )
+    if fallback and (d.fallback is None or d.fallback == search):
+        raise PuzzleError(
+            f"no fallback search for {search} on {puzzle.name}"
+            + (f" (its fallback is {d.fallback} itself)" if d.fallback else "")
+        )
+    # by default only under the puzzle's own settings: a named setting is measured as it is
+    own = search == d.search and weight is None and batch is None and stages == d.stages
+    use_fallback = fallback or (fallback is None and own)
     return SolveOptions(
         search=search,
         heuristic=heuristic if spec.needs_heuristic else None,
@@ -525,6 +552,7 @@ def resolve_options(
         max_steps=d.max_steps if max_steps is None else max_steps,
         beam_width=d.beam_width if beam_width is None else beam_width,
         stages=stages,  # type: ignore[arg-type]
+        fallback=d.fallback if use_fallback else None,
     )
 
 
@@ -588,14 +616,16 @@ def solve(
     beam_width: int | None = None,
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
+    fallback: bool | None = None,
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
 
     ``search``: a :data:`SEARCHES` name; ``heuristic``: a :data:`HEURISTICS` name or
     ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
     name); ``beam_width``: the beam search's ``W``; ``anytime``: run the puzzle's schedule and
-    keep the shortest solution, or ``stages`` of one's own (see :func:`resolve_options`). ``None``
-    settings take the puzzle's :data:`DEFAULTS` (its own search included).
+    keep the shortest solution, or ``stages`` of one's own; ``fallback``: a search that always
+    answers for states left unsolved (see :func:`resolve_options`). ``None`` settings take the
+    puzzle's :data:`DEFAULTS` (its own search included).
     """
     return solve_many(
         puzzle,
@@ -610,6 +640,7 @@ def solve(
         beam_width=beam_width,
         anytime=anytime,
         stages=stages,
+        fallback=fallback,
     )[0]
 
 
@@ -628,6 +659,7 @@ def solve_many(
     beam_width: int | None = None,
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
+    fallback: bool | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
 ) -> list[SolveResult]:
@@ -650,6 +682,7 @@ def solve_many(
         beam_width=beam_width,
         anytime=anytime,
         stages=stages,
+        fallback=fallback,
     )
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
@@ -670,9 +703,9 @@ def solve_many(
     for lo in range(0, arr.shape[0], k):
         chunk = arr[lo : lo + k]
         t0 = time.perf_counter()
-        found = spec.run(fn, p, chunk, h, opts)
+        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts)
         wall = time.perf_counter() - t0
-        results = _verified(p, chunk, found, opts.search, wall if chunk.shape[0] > 1 else None)
+        results = _verified(p, chunk, found, opts.search, wall if chunk.shape[0] > 1 else None, rescued)
         out.extend(results)
         if on_results is not None:
             on_results(results)
@@ -694,12 +727,49 @@ def _warm_up(
         _WARM.add(key)
 
 
+def _run_with_fallback(
+    spec: SearchSpec, fn: Callable, p: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+) -> tuple[Results, list[str | None]]:
+    """Run the search; with ``o.fallback`` it gets the time limit less a reserve
+    (:data:`FALLBACK_RESERVE`, at most a tenth), and the fallback search solves in the reserve what
+    it left unsolved: its result then carries both searches' nodes and seconds. Returns the
+    results and, for each, the fallback's name where the fallback found it."""
+    if o.fallback is None:
+        return spec.run(fn, p, states, h, o), [None] * states.shape[0]
+    reserve = min(FALLBACK_RESERVE, 0.1 * o.time_limit)
+    found = list(spec.run(fn, p, states, h, replace(o, time_limit=o.time_limit - reserve)))
+    rescued: list[str | None] = [None] * len(found)
+    todo = [i for i, r in enumerate(found) if not r.solved]
+    if todo:
+        fb = SEARCHES[o.fallback]
+        fb_fn = resolve_entry(fb.entry, f"fallback search {o.fallback!r}")
+        rescue = fb.run(fb_fn, p, states[todo], None, replace(o, time_limit=reserve, max_nodes=None))
+        for i, r in zip(todo, rescue, strict=True):
+            if r.solved:
+                first = found[i]
+                seconds = first.seconds + r.seconds
+                found[i] = replace(
+                    r,
+                    nodes_generated=first.nodes_generated + r.nodes_generated,
+                    iterations=first.iterations + r.iterations,
+                    seconds=seconds,
+                    improvements=((seconds, len(r.actions)),),
+                )
+                rescued[i] = o.fallback
+    return found, rescued
+
+
 def _verified(
-    p: Puzzle, states: np.ndarray, found: Results, search: str, wall: float | None
+    p: Puzzle,
+    states: np.ndarray,
+    found: Results,
+    search: str,
+    wall: float | None,
+    rescued: Sequence[str | None] | None = None,
 ) -> list[SolveResult]:
     good = verify(p, states, [r.actions if r.solved else () for r in found])
     out = []
-    for r, ok in zip(found, good, strict=True):
+    for i, (r, ok) in enumerate(zip(found, good, strict=True)):
         res = SolveResult(
             puzzle=p.name,
             solved=bool(r.solved and ok),
@@ -712,6 +782,7 @@ def _verified(
             half_turn_length=_half_turn_length(p, r) if r.solved and ok else None,
             improvements=tuple(r.improvements) if r.solved and ok else (),
             cost=p.path_cost(r.actions) if r.solved and ok else None,
+            fallback=rescued[i] if rescued and ok else None,
         )
         out.append(res)
     return out

@@ -56,6 +56,15 @@ AnytimeOpt = Annotated[
         show_default=False,
     ),
 ]
+FallbackOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--fallback/--no-fallback",
+        help="Solve what the search leaves unsolved with the puzzle's fallback search in the last "
+        "seconds of the time limit (cubes: group; default: on under the puzzle's own settings).",
+        show_default=False,
+    ),
+]
 HeuristicOpt = Annotated[
     str,
     typer.Option(
@@ -116,6 +125,7 @@ def solve_cmd(
     time_limit: TimeLimitOpt = None,
     anytime: AnytimeOpt = None,
     stages: StagesOpt = None,
+    fallback: FallbackOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
@@ -136,6 +146,7 @@ def solve_cmd(
         beam_width=beam_width,
         anytime=anytime,
         stages=parse_stages(stages),
+        fallback=fallback,
     )
     if as_json:
         typer.echo(json.dumps(r.to_json()))
@@ -147,6 +158,8 @@ def solve_cmd(
             typer.echo(f"cost:     {r.cost:g}")
     else:
         typer.echo(f"not solved within budget ({r.status})")
+    if not as_json and r.fallback:
+        typer.echo(f"fallback: found by {r.fallback} (the search left it unsolved)")
     if not as_json and len(r.improvements) > 1:
         steps = ", then ".join(f"{n} at {t:.1f} s" for t, n in r.improvements)
         typer.echo(f"found:    {steps}")
@@ -182,6 +195,7 @@ def bench_cmd(
     time_limit: TimeLimitOpt = None,
     anytime: AnytimeOpt = None,
     stages: StagesOpt = None,
+    fallback: FallbackOpt = None,
     together: Annotated[
         int | None,
         typer.Option(
@@ -273,6 +287,7 @@ def bench_cmd(
             beam_width=beam_width,
             anytime=anytime,
             stages=parse_stages(stages),
+            fallback=fallback,
             ray=ray,
             ray_address=ray_address,
         )

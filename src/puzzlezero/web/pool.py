@@ -96,13 +96,17 @@ def _init_worker(threads: int, warm: tuple[tuple[str, str | None], ...] = ()) ->
     except ImportError:  # pragma: no cover - torch is a core dependency
         pass
     from puzzlezero.registry import make
-    from puzzlezero.solver import SEARCHES, get_heuristic, resolve_options
+    from puzzlezero.solver import SEARCHES, get_heuristic, resolve_entry, resolve_options
 
     for name, model in warm:
         try:
-            opts = resolve_options(make(name))  # the heuristic of the puzzle's own search (Q*: Q head)
+            p = make(name)
+            opts = resolve_options(p)  # the heuristic of the puzzle's own search (Q*: Q head)
             if opts.heuristic is not None:  # cached per process by the solver
-                get_heuristic(make(name), opts.heuristic, model, SEARCHES[opts.search].heuristic_kind)
+                get_heuristic(p, opts.heuristic, model, SEARCHES[opts.search].heuristic_kind)
+            if opts.fallback is not None:  # its tables (the cube's group table) load or build now
+                spec = SEARCHES[opts.fallback]
+                spec.run(resolve_entry(spec.entry, opts.fallback), p, p.goals(1), None, opts)
         except PuzzleError as exc:  # a request will report it; the worker still serves others
             log.warning("could not preload the %s model: %s", name, exc)
 

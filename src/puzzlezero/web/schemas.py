@@ -75,6 +75,10 @@ class SolveResponse(BaseModel):
     first_solution_seconds: float | None = Field(
         None, description="anytime solving: when the first solution was found (None: one search ran)"
     )
+    fallback: str | None = Field(
+        None,
+        description='the search that found the solution when the puzzle\'s own left the state unsolved ("group" on cubes)',
+    )
     improvements: list[dict[str, float]] | None = Field(
         None, description='anytime solving: [{"seconds", "length"}, ...] of each shorter solution found'
     )
