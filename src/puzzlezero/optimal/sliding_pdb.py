@@ -103,12 +103,13 @@ def neighbours(size: int) -> np.ndarray:
     return out
 
 
-def build_pattern(size: int, tiles: tuple[int, ...]) -> np.ndarray:
-    """The additive database of ``tiles`` on the ``size x size`` board (see
-    :func:`.sliding_pdb_build.build_pattern`, which holds the numba kernels)."""
+def build_pattern(size: int, tiles: tuple[int, ...], threads: int | None = None) -> np.ndarray:
+    """The additive database of ``tiles`` on the ``size x size`` board, built on ``threads``
+    threads (default: every core; see :func:`.sliding_pdb_build.build_pattern`, which holds the
+    numba kernels)."""
     from puzzlezero.optimal.sliding_pdb_build import build_pattern as build
 
-    return build(size, tiles)
+    return build(size, tiles, threads)
 
 
 @dataclass(frozen=True, eq=False)

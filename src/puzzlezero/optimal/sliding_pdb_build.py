@@ -5,17 +5,30 @@ compiled kernel never imports numba (a one-shot solve then starts in a fraction 
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numba as nb
 import numpy as np
 
-from puzzlezero.optimal.perm import num_ranks, rank, unrank
-from puzzlezero.optimal.sliding_pdb import neighbours
-from puzzlezero.optimal.tables import level_progress
+from puzzlezero.optimal._bits import atomic_add, atomic_or, popcount, prefetch, trailing_zeros
+from puzzlezero.optimal.perm import num_ranks, rank
+from puzzlezero.optimal.tables import huge_zeros, level_progress
 
-__all__ = ["build_pattern", "lookup", "batch_values"]
+__all__ = ["build_pattern", "default_threads", "lookup", "batch_values"]
 
 
 # --------------------------------------------------------------------------- building (BFS)
+#: bits 56-63 of a placement's first word hold its value (the level it was first reached at)
+_VALUE_SHIFT = 56
+#: placements per block: a level only scans the blocks that received frontier regions
+_BLOCK_BITS = 10
+#: blocks a thread takes from the shared counter at a time
+_CHUNK = 16
+#: a placement at most this many ranks after the last one is reached by odometer steps, not unranked
+_ODOMETER_REACH = 24
+
+
 @nb.njit(cache=True, inline="always")
 def _flood(
     start: np.int64, free: np.int64, size: int, not_first_col: np.int64, not_last_col: np.int64
@@ -31,83 +44,277 @@ def _flood(
         region = grow
 
 
-@nb.njit(cache=True)
-def _bfs_level(cur, nxt, seen, dist, level, k, size, nbr, full, not_first, not_last):  # fmt: skip
-    """Expand every (placement, blank region) first reached at ``level`` (bitmasks in ``cur``).
+@nb.njit(cache=True, inline="always")
+def _unrank(r, k, n, full, q, digit, below, piece_at):  # fmt: skip
+    """:func:`.perm.unrank` that also keeps each piece's digit, ``below[i]`` (the cells of pieces
+    ``0 .. i-1``) and ``piece_at[cell]``; returns the bitmask of all ``k`` cells."""
+    for i in range(k - 1, -1, -1):
+        base = n - i
+        digit[i] = r % base
+        r //= base
+    used = np.int64(0)
+    for i in range(k):
+        below[i] = used
+        free = full & ~used
+        for _ in range(digit[i]):  # drop the digit[i] lowest free cells
+            free &= free - 1
+        c = trailing_zeros(free)
+        q[i] = c
+        piece_at[c] = i
+        used |= np.int64(1) << c
+    return used
 
-    For each pattern tile next to a cell of the blank's region, slide it into that cell (cost 1);
-    the child's blank region is flooded and recorded in ``seen``/``nxt``. Returns
-    ``(placements reached for the first time, regions reached for the first time)``.
-    """
-    n = size * size
-    q = np.empty(k, dtype=np.int64)
+
+@nb.njit(cache=True, inline="always")
+def _next(k, full, q, digit, below, piece_at):  # fmt: skip
+    """Step the placement of :func:`_unrank` to the next rank (an odometer: the last piece moves
+    to its next free cell; when it has none, the piece before it moves and the later ones restart
+    from their lowest free cells); returns the new bitmask of all cells."""
+    i = k - 1
+    while True:
+        up = full & ~below[i] & ~((np.int64(2) << q[i]) - 1)
+        if up != 0:
+            break
+        i -= 1
+    c = trailing_zeros(up)
+    q[i] = c
+    digit[i] += 1
+    piece_at[c] = i
+    used = below[i] | (np.int64(1) << c)
+    for i2 in range(i + 1, k):
+        below[i2] = used
+        c = trailing_zeros(full & ~used)
+        q[i2] = c
+        digit[i2] = 0
+        piece_at[c] = i2
+        used |= np.int64(1) << c
+    return used
+
+
+@nb.njit(cache=True, inline="always")
+def _children(r, cur, occ, size, full, not_first, not_last, weight, digit, below, piece_at, kid_rank, kid_cell, kid_free):  # fmt: skip
+    """The children of placement ``r`` (cells ``occ``) whose moved tile enters the frontier
+    region ``cur``, into ``kid_*``: rank, the cell the tile left (the blank's, in the child) and
+    the child's free cells; returns their number. A child's rank is updated from ``r``: the moved
+    piece's digit changes, and a vertical slide, jumping over the ``size - 1`` cells between,
+    changes by one the digit of each later piece on them. Each child's word is prefetched."""
+    m = 0
+    for j in range(4):
+        if j == 0:  # the tile moves up into the region
+            movers, step = occ & (cur << size), -size
+        elif j == 1:
+            movers, step = occ & (cur >> size), size
+        elif j == 2:
+            movers, step = occ & (cur << 1) & not_first, -1
+        else:
+            movers, step = occ & (cur >> 1) & not_last, 1
+        while movers != 0:
+            c = trailing_zeros(movers)
+            movers &= movers - 1
+            b = c + step
+            i = piece_at[c]
+            r2 = r + (b - popcount(below[i] & ((np.int64(1) << b) - 1)) - digit[i]) * weight[i]
+            if j < 2:
+                lo, hi = min(b, c), max(b, c)
+                jumped = occ & ~below[i] & ((np.int64(1) << hi) - 1) & ~((np.int64(2) << lo) - 1)
+                while jumped != 0:
+                    w = weight[piece_at[trailing_zeros(jumped)]]
+                    r2 += w if b > c else -w
+                    jumped &= jumped - 1
+            kid_rank[m] = r2
+            kid_cell[m] = c
+            kid_free[m] = full & ~(occ ^ (np.int64(1) << c) ^ (np.int64(1) << b))
+            m += 1
+    return m
+
+
+@nb.njit(cache=True, inline="always")
+def _record(words, flags, wpp, n, level, size, not_first, not_last, kid_rank, kid_cell, kid_free, m):  # fmt: skip
+    """Record the blank regions of the children ``kid_*[:m]`` not reached before (see
+    :func:`_bfs_level` for the layout); returns ``(new placements, new regions)``."""
+    nmask = (np.int64(1) << n) - 1
+    shift_b = n if wpp == 1 else 0
+    odd = level & 1
+    w_off, w_shift = (wpp - 1, shift_b) if odd == 0 else (0, 0)
+    o_off, o_shift = (0, 0) if odd == 0 else (wpp - 1, shift_b)
     new_placements = 0
     new_regions = 0
-    for r in range(cur.shape[0]):
-        m = np.int64(cur[r])
-        if m == 0:
-            continue
-        unrank(np.int64(r), k, n, q)
-        occ = np.int64(0)
-        for i in range(k):
-            occ |= np.int64(1) << q[i]
-        for i in range(k):
-            c = q[i]
-            for j in range(4):
-                b = nbr[c, j]
-                if b < 0 or not (m >> b) & 1:
-                    continue
-                q[i] = b
-                r2 = rank(q, k, n)
-                q[i] = c
-                if (np.int64(seen[r2]) >> c) & 1:
-                    continue
-                free = full & ~(occ ^ (np.int64(1) << c) ^ (np.int64(1) << b))
-                region = _flood(c, free, size, not_first, not_last)
-                seen[r2] |= region
-                nxt[r2] |= region
-                new_regions += 1
-                if dist[r2] == 255:
-                    dist[r2] = level + 1
-                    new_placements += 1
+    for t in range(m):
+        r2 = kid_rank[t]
+        c = kid_cell[t]
+        if ((words[r2 * wpp] | (words[r2 * wpp + wpp - 1] >> shift_b)) >> c) & 1:
+            continue  # this region was reached before
+        region = _flood(c, kid_free[t], size, not_first, not_last)
+        old = atomic_or(words, r2 * wpp + w_off, region << w_shift)
+        rest = old if wpp == 1 else words[r2 * wpp + o_off]
+        was = ((old >> w_shift) | (rest >> o_shift)) & nmask
+        if was & region:
+            continue  # another thread recorded it first
+        new_regions += 1
+        if flags[1 - odd, r2 >> _BLOCK_BITS] == 0:
+            flags[1 - odd, r2 >> _BLOCK_BITS] = 1
+        if was == 0:
+            atomic_or(words, r2 * wpp, np.int64(level + 1) << _VALUE_SHIFT)
+            new_placements += 1
     return new_placements, new_regions
 
 
-def build_pattern(size: int, tiles: tuple[int, ...]) -> np.ndarray:
+@nb.njit(cache=True, nogil=True)
+def _expand_level(words, flags, next_block, level, k, n, wpp, size, weight, full, not_first, not_last):  # fmt: skip
+    """One thread's share of a breadth-first level: expand every (placement, blank region) first
+    reached at ``level`` in the blocks this thread takes, ``_CHUNK`` at a time, from the shared
+    counter ``next_block[0]``.
+
+    ``words`` holds ``wpp`` int64 words per placement: two bit planes ``A`` (word 0, bits
+    ``0..n-1``) and ``B`` (the last word, from bit ``n`` when ``wpp == 1``, else from bit 0) give
+    each cell a code: 0 not reached, 1 (``A`` only) or 2 (``B`` only) reached at an even or an odd
+    level and not expanded yet, 3 expanded. A reached region's cells all carry its code. An even
+    level expands the code-1 regions and writes only plane ``B`` (its regions become 3, new
+    regions 2), an odd level the reverse, so every update is an atomic OR and threads never lose
+    each other's updates. Bits 56-63 of word 0 take the placement's value when it is first
+    reached. ``flags[p, block]`` marks the blocks of ``2**_BLOCK_BITS`` placements holding
+    regions of code ``p + 1``.
+
+    For each pattern tile next to a cell of a frontier region, the tile slides into that cell
+    (cost 1, :func:`_children`); the child's blank region is flooded and recorded
+    (:func:`_record`) while the next placement's children are being computed, so that their
+    memory reads overlap. Returns ``(placements reached for the first time, regions reached
+    for the first time)`` by this thread.
+    """
+    total = words.shape[0] // wpp
+    n_blocks = flags.shape[1]
+    nmask = (np.int64(1) << n) - 1
+    shift_b = n if wpp == 1 else 0
+    odd = level & 1
+    # the plane this level writes (B on even levels, A on odd ones) and the other one
+    w_off, w_shift = (wpp - 1, shift_b) if odd == 0 else (0, 0)
+    o_off, o_shift = (0, 0) if odd == 0 else (wpp - 1, shift_b)
+    q = np.empty(k, dtype=np.int64)
+    digit = np.empty(k, dtype=np.int64)
+    below = np.empty(k, dtype=np.int64)
+    piece_at = np.zeros(n, dtype=np.int64)
+    # children of two placements: those being computed and those being recorded
+    kid_rank = np.empty((2, 4 * k), dtype=np.int64)
+    kid_cell = np.empty((2, 4 * k), dtype=np.int64)
+    kid_free = np.empty((2, 4 * k), dtype=np.int64)
+    new_placements = 0
+    new_regions = 0
+    while True:
+        first = atomic_add(next_block, 0, _CHUNK)
+        if first >= n_blocks:
+            break
+        for blk in range(first, min(first + _CHUNK, n_blocks)):
+            if flags[odd, blk] == 0:
+                continue
+            flags[odd, blk] = 0
+            waiting = 0
+            side = 0
+            at = np.int64(-1 - _ODOMETER_REACH)  # the rank the odometer stands at
+            occ = np.int64(0)
+            for r in range(blk << _BLOCK_BITS, min((blk + 1) << _BLOCK_BITS, total)):
+                own = (words[r * wpp + w_off] >> w_shift) & nmask
+                cur = ((words[r * wpp + o_off] >> o_shift) & nmask) & ~own
+                if cur == 0:
+                    continue
+                atomic_or(words, r * wpp + w_off, cur << w_shift)  # expanded now
+                if r - at > _ODOMETER_REACH:
+                    occ = _unrank(np.int64(r), k, n, full, q, digit, below, piece_at)
+                else:
+                    for _ in range(r - at):
+                        occ = _next(k, full, q, digit, below, piece_at)
+                at = r
+                m = _children(r, cur, occ, size, full, not_first, not_last, weight, digit, below, piece_at,
+                              kid_rank[side], kid_cell[side], kid_free[side])  # fmt: skip
+                for t in range(m):
+                    prefetch(words, kid_rank[side, t] * wpp)
+                side = 1 - side
+                placements, regions = _record(words, flags, wpp, n, level, size, not_first, not_last,
+                                              kid_rank[side], kid_cell[side], kid_free[side], waiting)  # fmt: skip
+                new_placements += placements
+                new_regions += regions
+                waiting = m
+            placements, regions = _record(words, flags, wpp, n, level, size, not_first, not_last,
+                                          kid_rank[1 - side], kid_cell[1 - side], kid_free[1 - side], waiting)  # fmt: skip
+            new_placements += placements
+            new_regions += regions
+    return new_placements, new_regions
+
+
+@nb.njit(cache=True, nogil=True)
+def _values(words, n, wpp, out, part, parts):  # fmt: skip
+    """``out[r]`` for the ``part``-th of ``parts`` slices of the placements: the value of
+    placement ``r`` (255 if it was never reached)."""
+    nmask = (np.int64(1) << n) - 1
+    shift_b = n if wpp == 1 else 0
+    size = (out.shape[0] + parts - 1) // parts
+    for r in range(part * size, min((part + 1) * size, out.shape[0])):
+        a = words[r * wpp]
+        if (a | (words[r * wpp + wpp - 1] >> shift_b)) & nmask == 0:
+            out[r] = 255
+        else:
+            out[r] = (a >> _VALUE_SHIFT) & 255
+
+
+def default_threads() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def build_pattern(size: int, tiles: tuple[int, ...], threads: int | None = None) -> np.ndarray:
     """The additive database of ``tiles`` on the ``size x size`` board: ``uint8[n!/(n-k)!]``,
     indexed by the rank of the tiles' cells (in the order given). A pattern of all ``n - 1`` tiles
-    is the whole puzzle: its unsolvable half keeps the value 255."""
+    is the whole puzzle: its unsolvable half keeps the value 255.
+
+    A breadth-first search over (placement, blank region) on ``threads`` threads (default: every
+    core this process may use; the same table for any number) that update a shared table
+    atomically (:func:`_expand_level`): one int64 word a placement (two on boards of more than
+    28 cells), in memory backed by huge pages. A progress bar shows the levels on a terminal."""
     n, k = size * size, len(tiles)
+    if n > _VALUE_SHIFT:
+        raise ValueError(f"boards of more than {_VALUE_SHIFT} cells are not supported, got {n}")
+    threads = default_threads() if threads is None else threads
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
     total = num_ranks(n, k)
-    mask_dtype = np.uint16 if n <= 16 else np.uint32 if n <= 32 else np.uint64
-    dist = np.full(total, 255, dtype=np.uint8)
-    seen = np.zeros(total, dtype=mask_dtype)
-    cur = np.zeros(total, dtype=mask_dtype)
-    nxt = np.zeros(total, dtype=mask_dtype)
+    wpp = 1 if 2 * n <= _VALUE_SHIFT else 2
+    words = huge_zeros(total * wpp, np.int64)
+    flags = np.zeros((2, (total >> _BLOCK_BITS) + 1), dtype=np.uint8)
     full = (1 << n) - 1
     first_col = sum(1 << (r * size) for r in range(size))
     last_col = first_col << (size - 1)
     full64, nf, nl = np.int64(full), np.int64(full & ~first_col), np.int64(full & ~last_col)
+    weight = np.array([num_ranks(n - i - 1, k - i - 1) for i in range(k)], dtype=np.int64)
     q = np.array([t - 1 for t in tiles], dtype=np.int64)  # home cells
-    r0 = rank(q, k, n)
+    r0 = int(rank(q, k, n))
     free = full & ~sum(1 << int(c) for c in q)
-    region = int(_flood(np.int64(n - 1), np.int64(free), size, nf, nl))
-    seen[r0] = cur[r0] = region
-    dist[r0] = 0
-    nbr = neighbours(size)
-    level = 0
-    with level_progress(f"{n - 1}-puzzle pattern {list(tiles)}", total) as update:
-        update(0, 1)
-        while True:
-            new_placements, new_regions = _bfs_level(
-                cur, nxt, seen, dist, level, k, size, nbr, full64, nf, nl
-            )
-            update(level + 1, new_placements)
-            if new_regions == 0:
-                break
-            cur, nxt = nxt, cur
-            nxt[:] = 0
-            level += 1
+    words[r0 * wpp] = int(_flood(np.int64(n - 1), np.int64(free), size, nf, nl))  # code 1, value 0
+    flags[0, r0 >> _BLOCK_BITS] = 1
+    next_block = np.zeros(1, dtype=np.int64)
+    dist = np.empty(total, dtype=np.uint8)
+    with ThreadPoolExecutor(threads) as pool:
+
+        def on_all_threads(kernel, *args):  # noqa: ANN001, ANN002, ANN202
+            if threads == 1:
+                return [kernel(*args)]
+            return [job.result() for job in [pool.submit(kernel, *args) for _ in range(threads)]]
+
+        level = 0
+        with level_progress(f"{n - 1}-puzzle pattern {list(tiles)}", total) as update:
+            update(0, 1)
+            while True:
+                next_block[0] = 0
+                counts = on_all_threads(_expand_level, words, flags, next_block, level, k, n, wpp, size,
+                                        weight, full64, nf, nl)  # fmt: skip
+                update(level + 1, sum(c[0] for c in counts))
+                if sum(c[1] for c in counts) == 0:
+                    break
+                level += 1
+        for job in [pool.submit(_values, words, n, wpp, dist, part, threads) for part in range(threads)]:
+            job.result()
+    del words
     if k < n - 1 and (dist == 255).any():  # with every tile in the pattern, odd placements are unreachable
         raise AssertionError("pattern database has unreached entries")  # impossible: the space is connected
     return dist

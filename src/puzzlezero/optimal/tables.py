@@ -31,7 +31,7 @@ import numpy as np
 from puzzlezero.errors import ModelFileError
 from puzzlezero.storage import atomic_write_text, cache_dir, load_npz, save_npz
 
-__all__ = ["PDB_VERSION", "table_path", "load_or_build", "level_progress", "concat_huge"]
+__all__ = ["PDB_VERSION", "table_path", "load_or_build", "level_progress", "concat_huge", "huge_zeros"]
 
 #: bump when the layout or the meaning of any table changes: old files are then rebuilt
 PDB_VERSION = 1
@@ -143,18 +143,23 @@ def level_progress(desc: str, total: int) -> Iterator[Callable[[int, int], None]
         yield update
 
 
-def concat_huge(arrays: list[np.ndarray]) -> np.ndarray:
-    """Concatenate 1-D ``uint8`` tables into anonymous memory backed by transparent huge pages
-    where the kernel allows it (``madvise``): random lookups in hundreds of megabytes then miss
-    the TLB far less often."""
-    total = max(1, sum(a.size for a in arrays))
-    buf = _mmap.mmap(-1, total, flags=_mmap.MAP_PRIVATE | _mmap.MAP_ANONYMOUS)
+def huge_zeros(count: int, dtype: np.dtype | type = np.uint8) -> np.ndarray:
+    """A zeroed 1-D array of ``count`` items in anonymous memory backed by transparent huge pages
+    where the kernel allows it (``madvise``): random reads and writes in hundreds of megabytes
+    then miss the TLB far less often. The memory is returned when the array is freed."""
+    dtype = np.dtype(dtype)
+    buf = _mmap.mmap(-1, max(1, count * dtype.itemsize), flags=_mmap.MAP_PRIVATE | _mmap.MAP_ANONYMOUS)
     if hasattr(_mmap, "MADV_HUGEPAGE"):
         try:
             buf.madvise(_mmap.MADV_HUGEPAGE)
         except OSError:
             pass
-    out = np.frombuffer(buf, dtype=np.uint8, count=total)
+    return np.frombuffer(buf, dtype=dtype, count=count)
+
+
+def concat_huge(arrays: list[np.ndarray]) -> np.ndarray:
+    """Concatenate 1-D ``uint8`` tables into memory backed by huge pages (:func:`huge_zeros`)."""
+    out = huge_zeros(max(1, sum(a.size for a in arrays)))
     pos = 0
     for a in arrays:
         out[pos : pos + a.size] = a
