@@ -121,13 +121,21 @@ def _pattern_by_definition(size: int, tiles: tuple[int, ...]) -> np.ndarray:
 
 
 @pytest.mark.parametrize(
-    ("size", "tiles"),
-    [(3, (1, 2, 3, 4)), (3, (8, 4, 6)), (4, (6, 7, 10)), (4, (15, 1, 13)), (5, (7, 1)), (6, (8, 15))],
-)
-def test_pattern_database_build_matches_its_definition(size: int, tiles: tuple[int, ...]) -> None:
+    ("size", "tiles", "specialized"),
+    [(3, (1, 2, 3, 4), False), (3, (8, 4, 6), False), (4, (6, 7, 10), False), (4, (15, 1, 13), False),
+     (5, (7, 1), True), (6, (8, 15), True)],
+)  # fmt: skip
+def test_pattern_database_build_matches_its_definition(
+    size: int, tiles: tuple[int, ...], specialized: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The multi-threaded breadth-first build (bit planes, odometer ranks, atomic updates) gives
-    exactly the table of the definition, on one thread and on several; 6x6 boards take two words
-    a placement."""
+    exactly the table of the definition, on one thread and on several, with the kernel for any
+    shape and with one compiled for the shape (as big tables get); 6x6 boards take two words a
+    placement."""
+    from puzzlezero.optimal import sliding_pdb_build
+
+    if specialized:
+        monkeypatch.setattr(sliding_pdb_build, "_SPECIALIZE_FROM", 0)
     expected = _pattern_by_definition(size, tiles)
     assert (expected < 255).all() and expected.max() >= 4  # connected, and not trivial
     for threads in (1, 3):

@@ -5,7 +5,9 @@ compiled kernel never imports numba (a one-shot solve then starts in a fraction 
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numba as nb
@@ -25,6 +27,8 @@ _VALUE_SHIFT = 56
 _BLOCK_BITS = 10
 #: blocks a thread takes from the shared counter at a time
 _CHUNK = 16
+#: tables of this many placements or more get a kernel compiled for their shape
+_SPECIALIZE_FROM = 1 << 24
 #: a placement at most this many ranks after the last one is reached by odometer steps, not unranked
 _ODOMETER_REACH = 24
 
@@ -45,9 +49,10 @@ def _flood(
 
 
 @nb.njit(cache=True, inline="always")
-def _unrank(r, k, n, full, q, digit, below, piece_at):  # fmt: skip
-    """:func:`.perm.unrank` that also keeps each piece's digit, ``below[i]`` (the cells of pieces
-    ``0 .. i-1``) and ``piece_at[cell]``; returns the bitmask of all ``k`` cells."""
+def _unrank(r, k, n, full, weight, q, digit, below, cell_weight, cell_below):  # fmt: skip
+    """:func:`.perm.unrank` that also keeps each piece's digit and ``below[i]`` (the cells of
+    pieces ``0 .. i-1``), and per occupied cell the weight and ``below`` of its piece (other
+    cells keep stale values); returns the bitmask of all ``k`` cells."""
     for i in range(k - 1, -1, -1):
         base = n - i
         digit[i] = r % base
@@ -60,13 +65,14 @@ def _unrank(r, k, n, full, q, digit, below, piece_at):  # fmt: skip
             free &= free - 1
         c = trailing_zeros(free)
         q[i] = c
-        piece_at[c] = i
+        cell_weight[c] = weight[i]
+        cell_below[c] = used
         used |= np.int64(1) << c
     return used
 
 
 @nb.njit(cache=True, inline="always")
-def _next(k, full, q, digit, below, piece_at):  # fmt: skip
+def _next(k, full, weight, q, digit, below, cell_weight, cell_below):  # fmt: skip
     """Step the placement of :func:`_unrank` to the next rank (an odometer: the last piece moves
     to its next free cell; when it has none, the piece before it moves and the later ones restart
     from their lowest free cells); returns the new bitmask of all cells."""
@@ -79,53 +85,80 @@ def _next(k, full, q, digit, below, piece_at):  # fmt: skip
     c = trailing_zeros(up)
     q[i] = c
     digit[i] += 1
-    piece_at[c] = i
+    cell_weight[c] = weight[i]
+    cell_below[c] = below[i]
     used = below[i] | (np.int64(1) << c)
     for i2 in range(i + 1, k):
         below[i2] = used
         c = trailing_zeros(full & ~used)
         q[i2] = c
         digit[i2] = 0
-        piece_at[c] = i2
+        cell_weight[c] = weight[i2]
+        cell_below[c] = used
         used |= np.int64(1) << c
     return used
 
 
 @nb.njit(cache=True, inline="always")
-def _children(r, cur, occ, size, full, not_first, not_last, weight, digit, below, piece_at, kid_rank, kid_cell, kid_free):  # fmt: skip
+def _slides(word, lane, pos0, vertical, r, occ, size, full, cell_weight, cell_below, kid_rank, kid_cell, kid_free, m):  # fmt: skip
+    """Append to ``kid_*[m:]`` the children for the slides in ``word``: bit ``c`` a piece on cell
+    ``c`` sliding left (up if ``vertical``), bit ``lane + c`` one sliding right (down); with
+    ``pos0`` every bit is a slide right (down). Returns the new count (see :func:`_children`)."""
+    span = (np.int64(1) << (size - 1)) - 1  # the cells a vertical slide jumps, shifted to bit 0
+    while word != 0:
+        x = trailing_zeros(word)
+        word &= word - 1
+        high = np.int64(x >= lane)
+        c = x - lane * high
+        step = 2 * (pos0 | high) - 1
+        if vertical:
+            b = c + step * size
+            low = min(b, c) + 1
+            between = span << low
+            earlier = cell_below[c]
+            later = occ & ~earlier & between
+            delta = (size - popcount(earlier & between)) * cell_weight[c]
+            for y in range(low, low + size - 1):
+                delta += cell_weight[y] * ((later >> y) & 1)
+        else:
+            b = c + step
+            delta = cell_weight[c]
+        kid_rank[m] = r + step * delta
+        kid_cell[m] = c
+        kid_free[m] = full & ~(occ ^ (np.int64(1) << c) ^ (np.int64(1) << b))
+        m += 1
+    return m
+
+
+@nb.njit(cache=True, inline="always")
+def _children(r, cur, occ, n, size, full, not_first, not_last, cell_weight, cell_below, kid_rank, kid_cell, kid_free):  # fmt: skip
     """The children of placement ``r`` (cells ``occ``) whose moved tile enters the frontier
     region ``cur``, into ``kid_*``: rank, the cell the tile left (the blank's, in the child) and
-    the child's free cells; returns their number. A child's rank is updated from ``r``: the moved
-    piece's digit changes, and a vertical slide, jumping over the ``size - 1`` cells between,
-    changes by one the digit of each later piece on them. Each child's word is prefetched."""
-    m = 0
-    for j in range(4):
-        if j == 0:  # the tile moves up into the region
-            movers, step = occ & (cur << size), -size
-        elif j == 1:
-            movers, step = occ & (cur >> size), size
-        elif j == 2:
-            movers, step = occ & (cur << 1) & not_first, -1
-        else:
-            movers, step = occ & (cur >> 1) & not_last, 1
-        while movers != 0:
-            c = trailing_zeros(movers)
-            movers &= movers - 1
-            b = c + step
-            i = piece_at[c]
-            r2 = r + (b - popcount(below[i] & ((np.int64(1) << b) - 1)) - digit[i]) * weight[i]
-            if j < 2:
-                lo, hi = min(b, c), max(b, c)
-                jumped = occ & ~below[i] & ((np.int64(1) << hi) - 1) & ~((np.int64(2) << lo) - 1)
-                while jumped != 0:
-                    w = weight[piece_at[trailing_zeros(jumped)]]
-                    r2 += w if b > c else -w
-                    jumped &= jumped - 1
-            kid_rank[m] = r2
-            kid_cell[m] = c
-            kid_free[m] = full & ~(occ ^ (np.int64(1) << c) ^ (np.int64(1) << b))
-            m += 1
-    return m
+    the child's free cells; returns their number.
+
+    A child's rank is ``r`` plus a difference (:func:`.perm.rank`: digit ``i`` counts the cells
+    below piece ``i`` not taken by earlier pieces, in radix ``n - i``, of weight ``w_i``). A
+    horizontal slide changes only the moved piece's digit, by one: ``+-w_i``. A vertical slide
+    over the ``size - 1`` cells between changes it by ``size`` less the earlier pieces on them,
+    and the digit of each later piece on them by one: ``+-((size - E) w_i + sum of their w)``.
+    The slides of both ways share one bit word (two on boards of more than 31 cells)."""
+    left, right = occ & (cur << 1) & not_first, occ & (cur >> 1) & not_last
+    up, down = occ & (cur << size), occ & (cur >> size)
+    if 2 * n < 64:
+        m = _slides(left | (right << n), n, 0, False, r, occ, size, full, cell_weight, cell_below,
+                    kid_rank, kid_cell, kid_free, 0)  # fmt: skip
+        return _slides(up | (down << n), n, 0, True, r, occ, size, full, cell_weight, cell_below,
+                       kid_rank, kid_cell, kid_free, m)  # fmt: skip
+    m = _slides(
+        left, 64, 0, False, r, occ, size, full, cell_weight, cell_below, kid_rank, kid_cell, kid_free, 0
+    )
+    m = _slides(
+        right, 64, 1, False, r, occ, size, full, cell_weight, cell_below, kid_rank, kid_cell, kid_free, m
+    )
+    m = _slides(up, 64, 0, True, r, occ, size, full, cell_weight, cell_below, kid_rank, kid_cell, kid_free, m)
+    return _slides(
+        down, 64, 1, True, r, occ, size, full, cell_weight, cell_below, kid_rank, kid_cell, kid_free, m
+    )
 
 
 @nb.njit(cache=True, inline="always")
@@ -139,13 +172,24 @@ def _record(words, flags, wpp, n, level, size, not_first, not_last, kid_rank, ki
     o_off, o_shift = (0, 0) if odd == 0 else (wpp - 1, shift_b)
     new_placements = 0
     new_regions = 0
+    fresh = 0  # move the children whose blank cell is not reached yet to the front (no branches)
     for t in range(m):
         r2 = kid_rank[t]
         c = kid_cell[t]
-        if ((words[r2 * wpp] | (words[r2 * wpp + wpp - 1] >> shift_b)) >> c) & 1:
-            continue  # this region was reached before
+        kid_rank[fresh] = r2
+        kid_cell[fresh] = c
+        kid_free[fresh] = kid_free[t]
+        fresh += 1 - (((words[r2 * wpp] | (words[r2 * wpp + wpp - 1] >> shift_b)) >> c) & 1)
+    for t in range(fresh):
+        r2 = kid_rank[t]
+        c = kid_cell[t]
         region = _flood(c, kid_free[t], size, not_first, not_last)
-        old = atomic_or(words, r2 * wpp + w_off, region << w_shift)
+        value = np.int64(0)
+        if wpp == 1 and (words[r2] | (words[r2] >> shift_b)) & nmask == 0:
+            # first reached, it seems: the value goes with the region (any other thread that
+            # reaches it at this level writes the same value)
+            value = np.int64(level + 1) << _VALUE_SHIFT
+        old = atomic_or(words, r2 * wpp + w_off, (region << w_shift) | value)
         rest = old if wpp == 1 else words[r2 * wpp + o_off]
         was = ((old >> w_shift) | (rest >> o_shift)) & nmask
         if was & region:
@@ -154,12 +198,13 @@ def _record(words, flags, wpp, n, level, size, not_first, not_last, kid_rank, ki
         if flags[1 - odd, r2 >> _BLOCK_BITS] == 0:
             flags[1 - odd, r2 >> _BLOCK_BITS] = 1
         if was == 0:
-            atomic_or(words, r2 * wpp, np.int64(level + 1) << _VALUE_SHIFT)
+            if wpp == 2:
+                atomic_or(words, r2 * wpp, np.int64(level + 1) << _VALUE_SHIFT)
             new_placements += 1
     return new_placements, new_regions
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _expand_level(words, flags, next_block, level, k, n, wpp, size, weight, full, not_first, not_last):  # fmt: skip
     """One thread's share of a breadth-first level: expand every (placement, blank region) first
     reached at ``level`` in the blocks this thread takes, ``_CHUNK`` at a time, from the shared
@@ -192,11 +237,14 @@ def _expand_level(words, flags, next_block, level, k, n, wpp, size, weight, full
     q = np.empty(k, dtype=np.int64)
     digit = np.empty(k, dtype=np.int64)
     below = np.empty(k, dtype=np.int64)
-    piece_at = np.zeros(n, dtype=np.int64)
+    cell_weight = np.zeros(n, dtype=np.int64)
+    cell_below = np.zeros(n, dtype=np.int64)
     # children of two placements: those being computed and those being recorded
     kid_rank = np.empty((2, 4 * k), dtype=np.int64)
     kid_cell = np.empty((2, 4 * k), dtype=np.int64)
     kid_free = np.empty((2, 4 * k), dtype=np.int64)
+    todo_rank = np.empty(1 << _BLOCK_BITS, dtype=np.int64)
+    todo_cur = np.empty(1 << _BLOCK_BITS, dtype=np.int64)
     new_placements = 0
     new_regions = 0
     while True:
@@ -211,19 +259,24 @@ def _expand_level(words, flags, next_block, level, k, n, wpp, size, weight, full
             side = 0
             at = np.int64(-1 - _ODOMETER_REACH)  # the rank the odometer stands at
             occ = np.int64(0)
+            found = 0  # the block's placements with frontier regions, gathered without branches
             for r in range(blk << _BLOCK_BITS, min((blk + 1) << _BLOCK_BITS, total)):
                 own = (words[r * wpp + w_off] >> w_shift) & nmask
                 cur = ((words[r * wpp + o_off] >> o_shift) & nmask) & ~own
-                if cur == 0:
-                    continue
+                todo_rank[found] = r
+                todo_cur[found] = cur
+                found += cur != 0
+            for t in range(found):
+                r = todo_rank[t]
+                cur = todo_cur[t]
                 atomic_or(words, r * wpp + w_off, cur << w_shift)  # expanded now
                 if r - at > _ODOMETER_REACH:
-                    occ = _unrank(np.int64(r), k, n, full, q, digit, below, piece_at)
+                    occ = _unrank(np.int64(r), k, n, full, weight, q, digit, below, cell_weight, cell_below)
                 else:
                     for _ in range(r - at):
-                        occ = _next(k, full, q, digit, below, piece_at)
+                        occ = _next(k, full, weight, q, digit, below, cell_weight, cell_below)
                 at = r
-                m = _children(r, cur, occ, size, full, not_first, not_last, weight, digit, below, piece_at,
+                m = _children(r, cur, occ, n, size, full, not_first, not_last, cell_weight, cell_below,
                               kid_rank[side], kid_cell[side], kid_free[side])  # fmt: skip
                 for t in range(m):
                     prefetch(words, kid_rank[side, t] * wpp)
@@ -253,6 +306,49 @@ def _values(words, n, wpp, out, part, parts):  # fmt: skip
             out[r] = 255
         else:
             out[r] = (a >> _VALUE_SHIFT) & 255
+
+
+@nb.njit(cache=True, nogil=True)
+def _expand_any(words, flags, next_block, level, k, n, wpp, size, weight, full, not_first, not_last):  # fmt: skip
+    """:func:`_expand_level` for any board and pattern (one compiled kernel for small tables)."""
+    return _expand_level(words, flags, next_block, level, k, n, wpp, size, weight, full, not_first, not_last)
+
+
+@functools.cache
+def _expand_for(size: int, k: int):  # noqa: ANN202
+    """:func:`_expand_level` compiled for one board size and pattern length with the board's
+    constants built in: known sizes let the compiler unroll the loops over pieces and divide by
+    constants (about 15% faster; each shape is compiled once, then cached on disk)."""
+    n = size * size
+    wpp = 1 if 2 * n <= _VALUE_SHIFT else 2
+    full = (1 << n) - 1
+    first_col = sum(1 << (r * size) for r in range(size))
+    not_first, not_last = full & ~first_col, full & ~(first_col << (size - 1))
+    weight = np.array([num_ranks(n - i - 1, k - i - 1) for i in range(k)], dtype=np.int64)
+
+    @nb.njit(cache=True, nogil=True)
+    def expand(words, flags, next_block, level):  # noqa: ANN001, ANN202
+        return _expand_level(words, flags, next_block, level, k, n, wpp, size, weight,
+                             np.int64(full), np.int64(not_first), np.int64(not_last))  # fmt: skip
+
+    return expand
+
+
+def _level_kernel(size: int, k: int, total: int) -> Callable[..., tuple[int, int]]:
+    """``expand(words, flags, next_block, level)``: one thread's share of a level
+    (:func:`_expand_level`), specialised to the shape for tables of ``_SPECIALIZE_FROM``
+    placements or more."""
+    if total >= _SPECIALIZE_FROM:
+        return _expand_for(size, k)
+    n = size * size
+    wpp = 1 if 2 * n <= _VALUE_SHIFT else 2
+    full = (1 << n) - 1
+    first_col = sum(1 << (r * size) for r in range(size))
+    masks = np.int64(full), np.int64(full & ~first_col), np.int64(full & ~(first_col << (size - 1)))
+    weight = np.array([num_ranks(n - i - 1, k - i - 1) for i in range(k)], dtype=np.int64)
+    return lambda words, flags, next_block, level: _expand_any(
+        words, flags, next_block, level, k, n, wpp, size, weight, *masks
+    )
 
 
 def default_threads() -> int:
@@ -285,8 +381,7 @@ def build_pattern(size: int, tiles: tuple[int, ...], threads: int | None = None)
     full = (1 << n) - 1
     first_col = sum(1 << (r * size) for r in range(size))
     last_col = first_col << (size - 1)
-    full64, nf, nl = np.int64(full), np.int64(full & ~first_col), np.int64(full & ~last_col)
-    weight = np.array([num_ranks(n - i - 1, k - i - 1) for i in range(k)], dtype=np.int64)
+    nf, nl = np.int64(full & ~first_col), np.int64(full & ~last_col)
     q = np.array([t - 1 for t in tiles], dtype=np.int64)  # home cells
     r0 = int(rank(q, k, n))
     free = full & ~sum(1 << int(c) for c in q)
@@ -294,6 +389,7 @@ def build_pattern(size: int, tiles: tuple[int, ...], threads: int | None = None)
     flags[0, r0 >> _BLOCK_BITS] = 1
     next_block = np.zeros(1, dtype=np.int64)
     dist = np.empty(total, dtype=np.uint8)
+    expand = _level_kernel(size, k, total)
     with ThreadPoolExecutor(threads) as pool:
 
         def on_all_threads(kernel, *args):  # noqa: ANN001, ANN002, ANN202
@@ -306,8 +402,7 @@ def build_pattern(size: int, tiles: tuple[int, ...], threads: int | None = None)
             update(0, 1)
             while True:
                 next_block[0] = 0
-                counts = on_all_threads(_expand_level, words, flags, next_block, level, k, n, wpp, size,
-                                        weight, full64, nf, nl)  # fmt: skip
+                counts = on_all_threads(expand, words, flags, next_block, level)
                 update(level + 1, sum(c[0] for c in counts))
                 if sum(c[1] for c in counts) == 0:
                     break
