@@ -15,7 +15,7 @@ from puzzlezero.nn.fast import inference_copy
 from puzzlezero.nn.models import CostToGoNet
 from puzzlezero.puzzles.base import Puzzle
 
-__all__ = ["make_heuristic", "make_q_function", "predict"]
+__all__ = ["make_heuristic", "make_policy_function", "make_q_function", "predict"]
 
 
 def predict(
@@ -29,18 +29,21 @@ def predict(
 ) -> np.ndarray:
     """Raw network outputs for ``states[B, *state_shape]`` (no clipping, no goal test), in chunks of
     ``batch_size`` under ``torch.inference_mode()``: ``float32[B]`` from the value head
-    (``head="value"``) or ``float32[B, A]`` from the Q head (``head="q"``). The caller sets eval mode."""
-    if head not in ("value", "q"):
-        raise ModelFileError(f"unknown network head {head!r}; choose value or q")
+    (``head="value"``), ``float32[B, A]`` from the Q head (``head="q"``) or the policy head's logits
+    (``head="policy"``). The caller sets eval mode."""
+    if head not in ("value", "q", "policy"):
+        raise ModelFileError(f"unknown network head {head!r}; choose value, q or policy")
     if head == "q" and getattr(model, "q", None) is None:
         raise ModelFileError("this model has no Q head (train one with objective=qlearning)")
+    if head == "policy" and getattr(model, "policy", None) is None:
+        raise ModelFileError("this model has no policy head (train one with objective=adi)")
     n = states.shape[0]
-    out = np.empty((n, puzzle.num_actions) if head == "q" else n, dtype=np.float32)
+    out = np.empty((n, puzzle.num_actions) if head != "value" else n, dtype=np.float32)
     enc = model.config.encoding
     with torch.inference_mode():
         for lo in range(0, n, batch_size):
             x = torch.from_numpy(puzzle.encode(states[lo : lo + batch_size], enc)).to(device)
-            y = model(x, all_heads=True)["q"] if head == "q" else model(x)
+            y = model(x, all_heads=True)[head] if head != "value" else model(x)
             out[lo : lo + batch_size] = y.float().cpu().numpy()
     return out
 
@@ -126,3 +129,32 @@ def make_q_function(
         return q
 
     return q_function
+
+
+def make_policy_function(
+    puzzle: Puzzle,
+    model: CostToGoNet,
+    batch_size: int = 2048,
+    device: str | torch.device = "cpu",
+    *,
+    int8: bool = False,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """A policy ``states[B, *state_shape] -> float32[B, A]``: the policy head's move probabilities
+    (softmax of its logits; ADI, :mod:`puzzlezero.train.adi`), moves that leave a state unchanged
+    set to 0 and each row renormalised. One network call per state."""
+    check_compatible(puzzle, model)
+    if model.policy is None:
+        raise ModelFileError(
+            f"this {puzzle.name} model has no policy head (train one with --set objective=adi)"
+        )
+    model = inference_copy(model, int8=int8, device=device)
+
+    def policy(states: np.ndarray) -> np.ndarray:
+        states = np.asarray(states)
+        logits = predict(puzzle, model, states, batch_size=batch_size, device=device, head="policy")
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits) * puzzle.legal_mask(states)
+        total = p.sum(axis=1, keepdims=True)
+        return np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+
+    return policy

@@ -5,7 +5,8 @@ targets)``: it draws about ``n`` training states with ``rng`` (scramble depths u
 ``max_scramble``) and labels them, using ``value_fn`` (the target network as a plain heuristic
 ``states[B] -> float32[B]``, clipped at 0 and 0 at goals) where it needs one. It may return more
 rows than ``n`` (LHBL labels every node of its search trees). Objectives of the Q head
-(``head="q"``) return targets ``[rows, num_actions]`` (see :func:`target_head` for the values).
+(``head="q"``) return targets ``[rows, num_actions]`` (see :func:`target_head` for the values);
+objectives of a value and a policy head (``head="policy"``) return rows ``(value, action, weight)``.
 Objectives never touch the trained network or the optimizer, so they run as well in a worker
 process as in the trainer.
 
@@ -17,10 +18,11 @@ name               labels                                                       
 ``random_walk``    the length of a non-backtracking random walk from the goal (CayleyPy)  random_walk.py
 ``scramble_depth`` the scramble depth ``k`` (the earlier warm start, kept for old runs)   random_walk.py
 ``qlearning``      ``cost + J_target(A(s, a))`` for every action (a Q head, for Q*)      qlearning.py
+``adi``            DAVI's target, its argmin for a policy head, weight 1/depth (ADI)      adi.py
 =================  =====================================================================  ==========
 
 >>> sorted(OBJECTIVES)  # doctest: +SKIP
-['davi', 'lhbl', 'random_walk', 'scramble_depth']
+['adi', 'davi', 'lhbl', 'qlearning', 'random_walk', 'scramble_depth']
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ MakeLabels = Callable[
 @dataclass(frozen=True)
 class Objective:
     """A registered label maker. ``needs_target``: whether it calls the target network; ``head``:
-    the network head its targets train (``"value"``: ``[rows]``, ``"q"``: ``[rows, num_actions]``)."""
+    the network head its targets train (``"value"``: ``[rows]``, ``"q"``: ``[rows, num_actions]``,
+    ``"policy"``: ``[rows, 3]`` = value target, policy target action, sample weight; the value head
+    trains beside the Q and policy heads)."""
 
     name: str
     make: MakeLabels
@@ -76,6 +80,7 @@ _MODULES = (
     "puzzlezero.train.lhbl",
     "puzzlezero.train.random_walk",
     "puzzlezero.train.qlearning",
+    "puzzlezero.train.adi",
 )
 
 
@@ -83,8 +88,8 @@ def register_objective(
     name: str, *, needs_target: bool, summary: str, head: str = "value"
 ) -> Callable[[MakeLabels], MakeLabels]:
     """Decorator: register ``make`` under ``name``."""
-    if head not in ("value", "q"):
-        raise ValueError(f"objective head must be 'value' or 'q', got {head!r}")
+    if head not in ("value", "q", "policy"):
+        raise ValueError(f"objective head must be 'value', 'q' or 'policy', got {head!r}")
 
     def deco(make: MakeLabels) -> MakeLabels:
         OBJECTIVES[name] = Objective(name, make, needs_target, summary, head)

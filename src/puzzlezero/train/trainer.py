@@ -135,9 +135,12 @@ class Trainer:
                 num_actions=self.puzzle.num_actions,
             )
         )
-        q_head = any(get_objective(n).head == "q" for n in (config.objective, config.warmup_objective))
+        heads = {get_objective(n).head for n in (config.objective, config.warmup_objective)}
+        q_head = "q" in heads
         if q_head and not self.net_config.q_head:
             self.net_config = replace(self.net_config, q_head=True, num_actions=self.puzzle.num_actions)
+        if "policy" in heads and not self.net_config.policy_head:
+            self.net_config = replace(self.net_config, policy_head=True, num_actions=self.puzzle.num_actions)
         self.model = build_model(self.net_config, seed=config.seed).to(self.device)
         if q_head:
             self.model.init_q_from_value(self.puzzle.action_costs)
@@ -146,7 +149,9 @@ class Trainer:
             if init_config is not init.config:  # other moves: the old action heads do not apply
                 weights = {k: v for k, v in weights.items() if not k.startswith(("q.", "policy."))}
             missing, unexpected = self.model.load_state_dict(weights, strict=False)
-            if self.model.policy is not None and init_config is not init.config:
+            if self.model.policy is not None and (
+                init_config is not init.config or not init.config.policy_head
+            ):
                 missing = [k for k in missing if not k.startswith("policy.")]  # fresh policy head
             if unexpected or any(not k.startswith("q.") for k in missing):
                 raise ModelFileError(
@@ -324,6 +329,7 @@ class Trainer:
         it0, n_iter, bsz = c.iteration, cfg.chunk_iterations, cfg.batch_size
         chunk = it0 // n_iter
         warm = it0 < cfg.warmup_iterations
+        head = get_objective(cfg.warmup_objective if warm else cfg.objective).head
         states, targets = self._labels(chunk)
         order = _passes(np.random.default_rng([cfg.seed, self.rank, chunk, 1]), len(states), n_iter * bsz)
         self.model.train()
@@ -336,7 +342,7 @@ class Trainer:
             rows = order[j * bsz : (j + 1) * bsz]
             x = torch.from_numpy(self.puzzle.encode(states[rows], cfg.encoding)).to(self.device)
             y = torch.from_numpy(targets[rows]).to(self.device)
-            loss = self._step(x, y)
+            loss = self._step(x, y, head)
             losses[j] = loss
         c.iteration += n_iter
         c.samples += n_iter * bsz * self.world_size
@@ -372,19 +378,32 @@ class Trainer:
             record["curriculum_solved_pct"] = grown
         return record
 
-    def _step(self, x: torch.Tensor, y: torch.Tensor) -> float:
-        """One Adam step on the mean squared error (the forward pass under ``amp`` autocast, through
-        :attr:`train_net` when set); returns the loss."""
+    def _step(self, x: torch.Tensor, y: torch.Tensor, head: str = "value") -> float:
+        """One Adam step (the forward pass under ``amp`` autocast, through :attr:`train_net` when
+        set) on the loss of the objective's ``head``; returns the loss:
+
+        * ``"value"``: the mean squared error of the value head against ``y[B]``;
+        * ``"q"``: Q targets ``y[B, A]`` (NaN: no target) for the Q head, and the value head fits
+          ``min_a y(s, a)``;
+        * ``"policy"``: rows ``(value, action, weight)`` (ADI): the weighted squared error of the
+          value plus the weighted cross-entropy of the policy logits, over the batch's total weight.
+        """
         net = self.model if self.train_net is None else self.train_net
         with autocast(self.config.amp, self.device):
-            pred = net(x, all_heads=y.ndim == 2)
-        if y.ndim == 2:  # Q targets [B, A] (NaN: no target); the value head fits min_a y(s, a)
+            pred = net(x, all_heads=head != "value")
+        mse = torch.nn.functional.mse_loss
+        if head == "q":
             known = ~torch.isnan(y)
-            q_loss = torch.nn.functional.mse_loss(pred["q"].float()[known], y[known])
+            q_loss = mse(pred["q"].float()[known], y[known])
             v_target = torch.where(known, y, torch.inf).min(dim=1).values
-            loss = q_loss + torch.nn.functional.mse_loss(pred["value"].float(), v_target)
+            loss = q_loss + mse(pred["value"].float(), v_target)
+        elif head == "policy":
+            v_target, action, weight = y[:, 0], y[:, 1].long(), y[:, 2]
+            ce = torch.nn.functional.cross_entropy(pred["policy"].float(), action, reduction="none")
+            per_sample = (pred["value"].float() - v_target) ** 2 + ce
+            loss = (weight * per_sample).sum() / weight.sum().clamp_min(1e-12)
         else:
-            loss = torch.nn.functional.mse_loss(pred.float(), y)
+            loss = mse(pred.float(), y)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
@@ -463,6 +482,7 @@ class Trainer:
             "davi": "DAVI one-step Bellman targets",
             "lhbl": f"LHBL ({cfg.lhbl_expansions} expansions)",
             "qlearning": "Q-learning targets for the Q head (value head on their minimum)",
+            "adi": "ADI value and policy targets weighted 1/depth",
         }
         parts.append(name.get(cfg.objective, cfg.objective))
         if get_objective(cfg.objective).needs_target:
