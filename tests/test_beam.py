@@ -244,3 +244,45 @@ def test_cli_bench_with_beam(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     )
     rc, _, err = run(capsys, *args, "--beam-width", "-3")
     assert rc == 2 and "beam_width must be positive" in err
+
+
+# ---- Q-beam: the children's h from one Q call on their parents ------------------------------------
+@pytest.mark.parametrize("name", ["puzzle8", "puzzle8costed"])
+def test_qbeam_with_the_q_of_a_heuristic_is_that_heuristics_beam(name: str) -> None:
+    """``Q(s, a) = cost(a) + h(A(s, a))`` ranks every child as ``h`` does, so Q-beam returns the
+    same solutions, nodes and statuses as the plain beam, with one Q call per step (on the expanded
+    beam states, never on children)."""
+    from test_action_costs import CostedTiles
+
+    from puzzlezero.search import qbeam
+    from puzzlezero.search.qstar import q_from_value
+
+    p = make("puzzle8") if name == "puzzle8" else CostedTiles()
+    starts = p.scramble(np.random.default_rng(4), 8, depth=(10, 40))
+    h = manhattan(p)
+    plain = beam(p, starts, h, beam_width=6, max_steps=100)
+    rec, stats = Recorder(q_from_value(p, h)), SearchStats()
+    viaq = qbeam(p, starts, rec, beam_width=6, max_steps=100, stats=stats)
+    assert [(r.actions, r.nodes_generated, r.status) for r in viaq] == [
+        (r.actions, r.nodes_generated, r.status) for r in plain
+    ]
+    check_solutions(p, starts, viaq)
+    assert stats.heuristic_calls == len(rec.calls) == max(r.iterations for r in viaq)
+    expanded = sum(len(c) for c in rec.calls)
+    assert stats.nodes_expanded == expanded  # Q rows of exactly the states expanded
+
+
+def test_qbeam_checks_the_q_functions_answer() -> None:
+    from puzzlezero.search import qbeam
+
+    p = make("puzzle8")
+    start = p.scramble(np.random.default_rng(0), 1, depth=10)
+    with pytest.raises(PuzzleError, match="returned shape"):
+        qbeam(p, start, lambda s: np.zeros(len(s), np.float32))
+    with pytest.raises(PuzzleError, match="NaN or infinite"):
+        qbeam(p, start, lambda s: np.full((len(s), 4), np.nan, np.float32))
+
+
+def test_solver_runs_qbeam_by_name_on_the_shipped_q_head() -> None:
+    r = solve("cube3", "R U F'", search="qbeam", beam_width=100, anytime=False)
+    assert r.solved and r.search == "qbeam" and len(r.actions) == 3

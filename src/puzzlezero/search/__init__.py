@@ -1,5 +1,5 @@
 """Heuristic search over puzzles: batch weighted A* (:func:`bwas`), greedy best-first
-(:func:`gbfs`) and beam search (:func:`beam`). All take the heuristic as a plain function
+(:func:`gbfs`) and beam search (:func:`beam`, and :func:`qbeam` on a Q function). All take the heuristic as a plain function
 ``states[B] -> float32[B]`` and never import torch; all search many instances in one batched
 loop. See :mod:`.bwas` for the exact semantics (goal test on selection, the paper's reopening rule,
 node counting) and :mod:`.beam` for the beam's.
@@ -14,9 +14,9 @@ node counting) and :mod:`.beam` for the beam's.
 ('solved', ['U', 'L', 'U'])
 """
 
-from puzzlezero.search.beam import beam
+from puzzlezero.search.beam import beam, qbeam
 from puzzlezero.search.bwas import bwas
 from puzzlezero.search.gbfs import gbfs
 from puzzlezero.search.result import SearchResult, SearchStats, Status
 
-__all__ = ["SearchResult", "SearchStats", "Status", "beam", "bwas", "gbfs"]
+__all__ = ["SearchResult", "SearchStats", "Status", "beam", "bwas", "gbfs", "qbeam"]

@@ -32,6 +32,13 @@ Costs: with unequal action costs (``puzzle.uniform_cost is None``) step 5 ranks 
 the step; with equal costs every child of a step has the same ``g`` and the rules above are
 unchanged. ``SearchResult.cost`` is the solution's cost.
 
+**Q-beam** (:func:`qbeam`): with a network that has a Q head (the cost-to-go after each action,
+its cost included; :mod:`puzzlezero.search.qstar`) step 4 becomes ONE call of the Q function on
+the beam states being expanded, before their children exist, and a child ``A(s, a)`` is ranked by
+``Q(s, a) - cost(a)`` (= its ``h``; unequal costs: ``g + h``, the same key as above). That is one
+network call per beam state instead of one per child: twelve times fewer on the cube, as Q* is to
+BWAS. Everything else (visited sets, goal tests, statuses, limits) is the same loop.
+
 Example:
     >>> from puzzlezero import make                                   # doctest: +SKIP
     >>> cube = make("cube3"); starts = cube.scramble(rng, 4, depth=8)  # doctest: +SKIP
@@ -45,12 +52,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
 
-__all__ = ["beam"]
+__all__ = ["beam", "qbeam"]
 
 Heuristic = Callable[[np.ndarray], np.ndarray]
+QFunction = Callable[[np.ndarray], np.ndarray]
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -90,6 +99,43 @@ def beam(
     return _Beam(puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats).run()
 
 
+def qbeam(
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    q_function: QFunction,
+    *,
+    beam_width: int = 1000,
+    max_steps: int = 1000,
+    max_nodes: int | None = 10_000_000,
+    time_limit: float | None = None,
+    stats: SearchStats | None = None,
+) -> list[SearchResult]:
+    """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
+    called once on the beam states expanded in a step (see the module's "Q-beam"); the other
+    arguments and the results are those of :func:`beam`."""
+    starts = as_batch(puzzle, starts)
+    check_positive("beam_width", beam_width, integer=True)
+    check_positive("max_steps", max_steps, integer=True, allow_zero=True)
+    check_positive("max_nodes", max_nodes, integer=True)
+    check_positive("time_limit", time_limit)
+    stats = stats if stats is not None else SearchStats()
+    run = _Beam(puzzle, starts, q_function, beam_width, max_steps, max_nodes, time_limit, stats, q=True)
+    return run.run()
+
+
+def _q_values(q_function: QFunction, states: np.ndarray, num_actions: int, stats: SearchStats) -> np.ndarray:
+    """Call ``q_function`` once on ``states[M]`` and check its answer: finite ``float32[M, A]``."""
+    with stats.timer("heuristic"):
+        q = np.asarray(q_function(states), dtype=np.float32)
+    stats.heuristic_calls += 1
+    stats.heuristic_states += states.shape[0]
+    if q.shape != (states.shape[0], num_actions):
+        raise PuzzleError(f"the Q function returned shape {q.shape} for {states.shape[0]} states")
+    if not np.all(np.isfinite(q)):
+        raise PuzzleError("the Q function returned NaN or infinite values")
+    return q
+
+
 def _mix(hashes: np.ndarray, inst: np.ndarray) -> np.ndarray:
     """Per-instance keys: the state hash mixed with the instance id (as the BWAS node table does)."""
     with np.errstate(over="ignore"):
@@ -109,8 +155,10 @@ class _Beam:
         max_nodes: int | None,
         time_limit: float | None,
         stats: SearchStats,
+        *,
+        q: bool = False,
     ) -> None:
-        self.p, self.heuristic, self.stats = puzzle, heuristic, stats
+        self.p, self.heuristic, self.stats, self.q = puzzle, heuristic, stats, q
         self.W, self.max_steps, self.max_nodes, self.time_limit = beam_width, max_steps, max_nodes, time_limit
         self.t0 = time.perf_counter()
         self.starts = starts
@@ -155,8 +203,11 @@ class _Beam:
             if rows.size == 0:
                 continue
             st.iterations += 1
+            q = _q_values(self.heuristic, self.beam[rows], self.A, st) if self.q else None
             children, c_inst, c_parent, c_action, c_hash = self._expand(rows)
             c_g = self.g[c_parent] + self.action_costs[c_action]
+            if q is not None:  # each child's h from its parent's Q row: Q(s, a) - cost(a)
+                c_h = q[np.searchsorted(rows, c_parent), c_action] - self.action_costs[c_action]
             with st.timer("goal_test"):
                 goal = self.p.is_goal(children) if children.shape[0] else np.zeros(0, bool)
             if goal.any():
@@ -165,7 +216,14 @@ class _Beam:
                 children, c_inst, c_parent, c_action, c_hash, c_g = (
                     x[keep] for x in (children, c_inst, c_parent, c_action, c_hash, c_g)
                 )
-            h = evaluate(self.heuristic, children, st) if children.shape[0] else np.zeros(0, np.float32)
+                if q is not None:
+                    c_h = c_h[keep]
+            if q is not None:
+                h = c_h
+            elif children.shape[0]:
+                h = evaluate(self.heuristic, children, st)
+            else:
+                h = np.zeros(0, np.float32)
             self._select(children, c_inst, c_parent, c_action, c_hash, c_g, h)
         for i in np.flatnonzero(self._active()):
             self._finish(int(i), "step limit")
