@@ -102,9 +102,17 @@ DEFAULTS: dict[str, Defaults] = {
         fallback="group",
     ),
     "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000, fallback="group"),
-    # untuned (no model yet): cube3's one-search setting, BWAS (a trained model has no Q head unless
-    # trained with objective=qlearning)
-    "cube3htm": Defaults(0.3, 1000, 10_000_000, 30.0, 100, 1000, fallback="group"),
+    "cube3htm": Defaults(
+        0.3,
+        1000,
+        10_000_000,
+        30.0,
+        100,
+        1000,
+        search="qstar",
+        stages=((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000)),
+        fallback="group",
+    ),
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
     "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
@@ -278,6 +286,14 @@ SEARCHES: dict[str, SearchSpec] = {
         node_cap=False,
     ),
     "beam": SearchSpec("puzzlezero.search:beam", _run_beam, True, 1, "batched beam search (CayleyPy)"),
+    "qbeam": SearchSpec(
+        "puzzlezero.search:qbeam",
+        _run_beam,
+        True,
+        1,
+        "beam search ranking children by one Q-network call per beam state",
+        heuristic_kind="q",
+    ),
     "group": SearchSpec(
         "puzzlezero.search.group:solve_group",
         _run_each,
