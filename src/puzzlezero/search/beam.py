@@ -45,7 +45,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
 
 __all__ = ["beam"]
@@ -64,6 +64,7 @@ def beam(
     max_nodes: int | None = 10_000_000,
     time_limit: float | None = None,
     stats: SearchStats | None = None,
+    is_goal: str | GoalTest | None = None,
 ) -> list[SearchResult]:
     """Beam search from every state of ``starts[B, *state_shape]`` (or one state) to a goal.
 
@@ -77,6 +78,8 @@ def beam(
         time_limit: seconds for the whole call (``None``: none); status ``"time limit"``.
         stats: filled in with the time split and counts when given (beam selection counts as
             ``open_list``).
+        is_goal: the goal searched for, a goal name of the puzzle or a ``states[B] -> bool[B]``
+            function (``None``: the puzzle's own ``is_goal``).
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -87,7 +90,10 @@ def beam(
     check_positive("max_nodes", max_nodes, integer=True)
     check_positive("time_limit", time_limit)
     stats = stats if stats is not None else SearchStats()
-    return _Beam(puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats).run()
+    goal_test = puzzle.goal_test(is_goal)
+    return _Beam(
+        puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats, goal_test
+    ).run()
 
 
 def _mix(hashes: np.ndarray, inst: np.ndarray) -> np.ndarray:
@@ -109,8 +115,9 @@ class _Beam:
         max_nodes: int | None,
         time_limit: float | None,
         stats: SearchStats,
+        is_goal: GoalTest,
     ) -> None:
-        self.p, self.heuristic, self.stats = puzzle, heuristic, stats
+        self.p, self.heuristic, self.stats, self.is_goal = puzzle, heuristic, stats, is_goal
         self.W, self.max_steps, self.max_nodes, self.time_limit = beam_width, max_steps, max_nodes, time_limit
         self.t0 = time.perf_counter()
         self.starts = starts
@@ -130,7 +137,7 @@ class _Beam:
         self.visited = np.sort(_mix(puzzle.hash64(starts), self.beam_inst))
         stats.nodes_generated += b
         with stats.timer("goal_test"):
-            for i in np.flatnonzero(puzzle.is_goal(starts)):
+            for i in np.flatnonzero(is_goal(starts)):
                 self._finish(int(i), "solved")
 
     def _finish(self, i: int, status: str) -> None:
@@ -158,7 +165,7 @@ class _Beam:
             children, c_inst, c_parent, c_action, c_hash = self._expand(rows)
             c_g = self.g[c_parent] + self.action_costs[c_action]
             with st.timer("goal_test"):
-                goal = self.p.is_goal(children) if children.shape[0] else np.zeros(0, bool)
+                goal = self.is_goal(children) if children.shape[0] else np.zeros(0, bool)
             if goal.any():
                 solved = self._finish_goals(step, c_inst, c_parent, c_action, c_g, goal)
                 keep = ~goal & ~np.isin(c_inst, solved)
