@@ -5,7 +5,11 @@ targets)``: it draws about ``n`` training states with ``rng`` (scramble depths u
 ``max_scramble``) and labels them, using ``value_fn`` (the target network as a plain heuristic
 ``states[B] -> float32[B]``, clipped at 0 and 0 at goals) where it needs one. It may return more
 rows than ``n`` (LHBL labels every node of its search trees). Objectives of the Q head
-(``head="q"``) return targets ``[rows, num_actions]`` (see :func:`target_head` for the values).
+(``head="q"``) return targets ``[rows, num_actions]`` (see :func:`target_head` for the values);
+the multi-head objective (``head="goals"``) returns ``[rows, G]``, one column per goal of
+``config.goals``, and gets a ``value_fn`` returning ``[rows, G]`` (:func:`target_value_fn`).
+``goal_aware`` objectives label the cost to ``config.goal`` (0 at the states that meet it), the
+others the cost to the puzzle's own goal only.
 Objectives never touch the trained network or the optimizer, so they run as well in a worker
 process as in the trainer.
 
@@ -17,6 +21,7 @@ name               labels                                                       
 ``random_walk``    the length of a non-backtracking random walk from the goal (CayleyPy)  random_walk.py
 ``scramble_depth`` the scramble depth ``k`` (the earlier warm start, kept for old runs)   random_walk.py
 ``qlearning``      ``cost + J_target(A(s, a))`` for every action (a Q head, for Q*)      qlearning.py
+``multigoal``      one-step Bellman targets of every goal's head (seed 001's multi-head)  multigoal.py
 =================  =====================================================================  ==========
 
 >>> sorted(OBJECTIVES)  # doctest: +SKIP
@@ -44,6 +49,7 @@ __all__ = [
     "get_objective",
     "objective_names",
     "target_head",
+    "target_value_fn",
     "LabelJob",
     "make_labels",
     "ValueFn",
@@ -59,13 +65,16 @@ MakeLabels = Callable[
 @dataclass(frozen=True)
 class Objective:
     """A registered label maker. ``needs_target``: whether it calls the target network; ``head``:
-    the network head its targets train (``"value"``: ``[rows]``, ``"q"``: ``[rows, num_actions]``)."""
+    the network head its targets train (``"value"``: ``[rows]``, ``"q"``: ``[rows, num_actions]``,
+    ``"goals"``: ``[rows, G]`` for a multi-head network); ``goal_aware``: it labels the cost to
+    ``config.goal`` (or, ``"goals"``, to each of ``config.goals``)."""
 
     name: str
     make: MakeLabels
     needs_target: bool
     summary: str
     head: str = "value"
+    goal_aware: bool = False
 
 
 #: name -> objective; filled by the modules below on import (see :func:`get_objective`)
@@ -76,18 +85,19 @@ _MODULES = (
     "puzzlezero.train.lhbl",
     "puzzlezero.train.random_walk",
     "puzzlezero.train.qlearning",
+    "puzzlezero.train.multigoal",
 )
 
 
 def register_objective(
-    name: str, *, needs_target: bool, summary: str, head: str = "value"
+    name: str, *, needs_target: bool, summary: str, head: str = "value", goal_aware: bool = False
 ) -> Callable[[MakeLabels], MakeLabels]:
     """Decorator: register ``make`` under ``name``."""
-    if head not in ("value", "q"):
-        raise ValueError(f"objective head must be 'value' or 'q', got {head!r}")
+    if head not in ("value", "q", "goals"):
+        raise ValueError(f"objective head must be 'value', 'q' or 'goals', got {head!r}")
 
     def deco(make: MakeLabels) -> MakeLabels:
-        OBJECTIVES[name] = Objective(name, make, needs_target, summary, head)
+        OBJECTIVES[name] = Objective(name, make, needs_target, summary, head, goal_aware)
         return make
 
     return deco
@@ -117,6 +127,47 @@ def target_head(config: TrainConfig) -> str:
     (see :func:`puzzlezero.nn.make_heuristic`)."""
     q = get_objective(config.objective).head == "q"
     return "qmin" if q and config.q_bootstrap == "qmin" else "value"
+
+
+def target_value_fn(
+    puzzle: Puzzle,
+    net: Any,
+    config: TrainConfig,
+    *,
+    device: Any = "cpu",
+    int8: bool = False,
+) -> ValueFn:
+    """The target network ``net`` as the ``value_fn`` of ``config.objective``'s labels: for a
+    multi-head network ``states[B] -> float32[B, G]``, each goal's column clipped at 0 and 0 at the
+    states that meet that goal; else ``nn.make_heuristic`` on :func:`target_head`, for the goal
+    ``config.goal``."""
+    from puzzlezero.nn.heuristic import make_heuristic, predict
+
+    if not net.config.multi_head:
+        return make_heuristic(
+            puzzle,
+            net,
+            batch_size=config.inference_batch,
+            device=device,
+            int8=int8,
+            head=target_head(config),
+            goal=config.goal,
+        )
+    from puzzlezero.nn.fast import inference_copy
+
+    tests = [puzzle.goal_test(g) for g in net.config.goal_names]
+    frozen = inference_copy(net, int8=int8, device=device)
+
+    def values(states: np.ndarray) -> np.ndarray:
+        if states.shape[0] == 0:
+            return np.zeros((0, len(tests)), dtype=np.float32)
+        out = predict(puzzle, frozen, states, batch_size=config.inference_batch, device=device)
+        np.maximum(out, 0.0, out=out)
+        for k, test in enumerate(tests):
+            out[test(states), k] = 0.0
+        return out
+
+    return values
 
 
 def objective_names() -> list[str]:
