@@ -42,19 +42,18 @@ def test_conjugates_and_commutators_by_definition():
 
 def test_move_patterns_hand_counted():
     sols = [moves("R U R' U' R U R'"), moves("F R F'"), moves("U"), moves("R U R' F")]
-    # 3-move windows: RUR' U'RU? no. Solution 1 (7 moves): RUR', UR'U', R'U'R, U'RU, RUR' = 5;
-    # solution 2: FRF' = 1; solution 3: none; solution 4: RUR', UR'F = 2. Total 8.
-    # conjugates: RUR' (x3), UR'U', U'RU, FRF' = 6 of 8 = 75%; R'U'R is a conjugate too (a=R',
-    # b=U', a⁻¹=R): 7 of 8.
+    # 3-move windows: solution 1 (7 moves) has RUR', UR'U', R'U'R, U'RU, RUR' (all conjugates
+    # a b a⁻¹); solution 2 FRF' (conjugate); solution 3 none; solution 4 RUR' (conjugate) and
+    # UR'F (not). 8 windows, 6 distinct, 7 conjugates = 87.5%.
     m = move_patterns(CUBE, sols, top=3)
     w3 = m["windows"]["3"]
     assert (w3["total"], w3["distinct"]) == (8, 6)
     assert w3["top"][0] == {"moves": "R U R'", "count": 3, "pct": 37.5, "conjugate": True}
     assert m["conjugate_triplets_pct"] == 87.5
     assert w3["conjugates_in_top"] == 3  # R U R', then U R' U' and R' U' R (count 1, first seen)
-    # 4-move windows: solution 1: RUR'U', UR'U'R, R'U'RU, U'RUR' (4); solution 4: RUR'F (1) = 5.
-    # commutators: RUR'U', R'U'RU (a=R', b=U') and U'RUR'? a=U', b=R, a⁻¹=U, b⁻¹=R' -> yes; UR'U'R
-    # (a=U, b=R', a⁻¹=U', b⁻¹=R) -> yes: 4 of 5.
+    # 4-move windows: solution 1 has RUR'U', UR'U'R, R'U'RU, U'RUR' (all a b a⁻¹ b⁻¹), solution
+    # 4 RUR'F (not): 5 windows, 4 commutators = 80%; the top 3 (ties in order of first
+    # appearance) are the first three of solution 1.
     w4 = m["windows"]["4"]
     assert w4["total"] == 5 and m["commutator_quadruplets_pct"] == 80.0
     assert w4["commutators_in_top"] == 3 and w4["conjugates_in_top"] == 0
