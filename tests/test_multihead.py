@@ -192,3 +192,22 @@ def test_training_config_refuses_goals_the_objectives_cannot_label(tmp_path):
 
     with pytest.raises(UnknownNameError, match="unknown goal 'layer3'"):
         Trainer(tiny_train_config(puzzle="cube3", goal="layer3"), tmp_path / "r")
+
+
+def test_the_curriculum_grows_by_the_goal_being_learned(tmp_path):
+    from puzzlezero.train.curriculum import grow_depth
+
+    p = make("puzzle8")
+    cfg = tiny_train_config(puzzle="puzzle8", goal="row1", curriculum="plus1", curriculum_threshold=0.25)
+
+    def zero(states: np.ndarray) -> np.ndarray:
+        return np.zeros(len(states), np.float32)
+
+    # one move from the goal only tiles 6 or 8 move: the top row is always in place, so every
+    # state meets row1 (100%) and the bound grows by one; to "solved" it must actually solve them
+    assert grow_depth(p, zero, np.random.default_rng(0), 1, 10, cfg, "row1") == (2, 100.0)
+    trainer = Trainer(replace(cfg, max_iterations=40, max_scramble=10), tmp_path / "run")
+    trainer.run()
+    lines = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    grown = [ln["curriculum_solved_pct"] for ln in lines if "curriculum_solved_pct" in ln]
+    assert len(grown) == 2 and trainer.counters.max_scramble_now >= 2

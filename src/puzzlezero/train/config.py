@@ -278,10 +278,6 @@ class TrainConfig:
                     f"config: objective {', '.join(blind)} labels the cost to the solved state only; "
                     f"a goal other than solved trains with davi (one head) or multigoal (several)"
                 )
-            if self.curriculum != "off":
-                raise PuzzleError(
-                    "config: the curriculum measures solving to the puzzle's own goal; use it with goal=solved"
-                )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

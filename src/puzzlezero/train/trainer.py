@@ -417,20 +417,21 @@ class Trainer:
         from puzzlezero.train.curriculum import grow_depth
 
         c = self.counters
+        goal = self.eval_goal
         h = make_heuristic(
-            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device
+            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device, goal=goal
         )
         rng = np.random.default_rng([self.config.seed, self.rank, c.iteration, 2])
         c.max_scramble_now, solved = grow_depth(
-            self.puzzle, h, rng, c.max_scramble_now, self.max_scramble, self.config
+            self.puzzle, h, rng, c.max_scramble_now, self.max_scramble, self.config, goal
         )
         return solved
 
     # ---- evaluation --------------------------------------------------------------------------------
     @property
     def eval_goal(self) -> str:
-        """The goal the evaluation solves to: ``goal`` (one head), else ``"solved"`` where a head
-        learns it, else the last of ``goals``."""
+        """The goal the evaluation (and the curriculum) solves to: ``goal`` (one head), else
+        ``"solved"`` where a head learns it, else the last of ``goals``."""
         goals = self.config.goals
         if not goals:
             return self.config.goal
