@@ -209,3 +209,40 @@ def test_cli_solve_layered_json_and_text(capsys):
         "layered solve of cube3 needs a cost-to-go to each of layer1, layer2, solved"
         in capsys.readouterr().err
     )
+
+
+def test_bench_reports_the_stages_and_solves_to_a_goal(tmp_path, capsys):
+    cases = {
+        "puzzle": "cube3",
+        "cases": [
+            {"id": 0, "scramble": "R U F'", "optimal_length": 3},
+            {"id": 1, "scramble": "D R", "optimal_length": 2},
+        ],
+    }
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    base = ["bench", "cube3", "--cases", str(tmp_path / "cases.json"), "--heuristic", "misplaced"]
+    argv = [
+        *base,
+        "--search",
+        "layered",
+        "--weight",
+        "1",
+        "--batch",
+        "50",
+        "--json",
+        str(tmp_path / "l.json"),
+    ]
+    assert main(argv) == 0
+    report = json.loads((tmp_path / "l.json").read_text())
+    s = report["summary"]
+    assert s["search"] == "layered" and s["solved_pct"] == 100.0
+    assert list(s["stage_mean_lengths"]) == ["layer1", "layer2", "solved"]
+    case1 = report["results"][1]
+    assert [st["solution"] for st in case1["stages"]] == [["R'"], [], ["D'"]]
+    assert s["stage_mean_lengths"]["layer1"] == (len(report["results"][0]["stages"][0]["solution"]) + 1) / 2
+    argv = [*base, "--search", "bwas", "--goal", "layer1", "--weight", "1", "--batch", "10"]
+    assert main([*argv, "--json", str(tmp_path / "g.json")]) == 0
+    report = json.loads((tmp_path / "g.json").read_text())
+    assert report["summary"]["goal"] == "layer1" and report["summary"]["mean_optimal_length"] is None
+    assert report["results"][1]["solution"] == ["R'"]  # layer1 only: D stays turned
+    capsys.readouterr()

@@ -249,7 +249,7 @@ def run_bench(
         cases_file=cases_file,
         search=opts.search,
         heuristic=opts.heuristic,
-        model=opts.model or (puzzle.name if opts.heuristic == "learned" else None),
+        model=opts.model or (_default_model(puzzle, opts) if opts.heuristic == "learned" else None),
         weight=opts.weight if SEARCHES[opts.search].weighted else None,
         batch=opts.batch if SEARCHES[opts.search].weighted else None,
         stages=[list(stage) for stage in opts.stages] or None,
@@ -267,6 +267,14 @@ def run_bench(
     )
     summary.update(stage_summary(results))
     return BenchReport(summary, results)
+
+
+def _default_model(puzzle: Puzzle, opts: Any) -> str:
+    """The model a learned heuristic loads when none is named: the puzzle's own, or for layered
+    solving its ``<puzzle>-layered`` models."""
+    from puzzlezero.solver import LAYERED_MODEL
+
+    return LAYERED_MODEL.format(puzzle=puzzle.name) if SEARCHES[opts.search].per_goal else puzzle.name
 
 
 def stage_summary(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
