@@ -211,3 +211,18 @@ def test_the_curriculum_grows_by_the_goal_being_learned(tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     grown = [ln["curriculum_solved_pct"] for ln in lines if "curriculum_solved_pct" in ln]
     assert len(grown) == 2 and trainer.counters.max_scramble_now >= 2
+
+
+@pytest.mark.parametrize("goals", [{"goal": "row1"}, {"goals": P8_GOALS, "objective": "multigoal"}])
+def test_a_solved_model_starts_a_sub_goal_model_without_its_old_action_heads(tmp_path, goals):
+    p = make("puzzle8")
+    cfg = NetConfig(input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=1, num_actions=4, q_head=True)
+    save_model(tmp_path / "solved", build_model(cfg, seed=5), puzzle="puzzle8")
+    trainer = Trainer(
+        tiny_train_config(puzzle="puzzle8", init_from=str(tmp_path / "solved"), max_iterations=10, **goals),
+        tmp_path / "run",
+    )
+    assert trainer.model.q is None and trainer.net_config.goals == goals.get("goals", ("row1",))
+    old = load_model(tmp_path / "solved").state_dict()
+    new = trainer.model.state_dict()
+    assert all(torch.equal(new[k], old[k]) for k in old if k.startswith("trunk."))  # the trunk carries over

@@ -138,9 +138,18 @@ class Trainer:
         for name in (config.goal, *config.goals):
             self.puzzle.goal_named(name)  # an unknown goal: UnknownNameError listing the puzzle's
         heads = config.goals or (() if config.goal == "solved" else (config.goal,))
-        if init is None or (heads, config.head_layers) != (init_config.goals, init_config.head_layers):
-            # the goals of the outputs (a solved model may start a layer1 model: same shapes)
+        goals_changed = init is not None and (heads, config.head_layers) != (
+            init_config.goals,
+            init_config.head_layers,
+        )
+        if init is None:
             self.net_config = replace(self.net_config, goals=heads, head_layers=config.head_layers)
+        elif goals_changed:
+            # other goals than the model started from (a solved model may start a layer1 model:
+            # the trunk carries over); its policy and Q heads were for its own goal: dropped
+            self.net_config = replace(
+                self.net_config, goals=heads, head_layers=config.head_layers, q_head=False, policy_head=False
+            )
         q_head = any(get_objective(n).head == "q" for n in (config.objective, config.warmup_objective))
         if q_head and not self.net_config.q_head:
             self.net_config = replace(self.net_config, q_head=True, num_actions=self.puzzle.num_actions)
@@ -149,7 +158,8 @@ class Trainer:
             self.model.init_q_from_value(self.puzzle.action_costs)
         if init is not None:
             weights = init.state_dict()
-            if init_config is not init.config:  # other moves: the old action heads do not apply
+            if init_config is not init.config or goals_changed:
+                # other moves or other goals: the old action heads do not apply
                 weights = {k: v for k, v in weights.items() if not k.startswith(("q.", "policy."))}
             own = self.model.state_dict()
             if self.net_config.multi_head or init.config.multi_head:
