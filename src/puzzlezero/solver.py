@@ -749,7 +749,7 @@ def stage_models(puzzle: Puzzle, model: str | None, goals: Sequence[str]) -> dic
     except ModelFileError as exc:
         raise ModelFileError(
             f"{exc}. A layered solve of {puzzle.name} needs a cost-to-go to each of "
-            f"{', '.join(goals)}: --model layer1=DIR,layer2=DIR,solved=DIR (train each with "
+            f"{', '.join(goals)}: --model {','.join(g + '=DIR' for g in goals)} (train each with "
             f"`puzzlezero train {puzzle.name} --set goal=NAME`), a multi-head model (--set "
             f"goals={','.join(goals)} --set objective=multigoal), a folder of one sub-folder per "
             f"goal, or --heuristic misplaced to try it without models"
