@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -580,24 +580,27 @@ class _Cube(Puzzle):
         return to_svg(self.format(state), self.n, size=size)
 
 
-def _layer_goals() -> list[tuple[str, str, np.ndarray]]:
+@lru_cache(maxsize=1)
+def _layer_goals() -> tuple[tuple[str, str, np.ndarray], ...]:
     """cube3's layer goals: the stickers of the U layer's pieces (height ``y > 0``: the U face and
     the top row of R, F, L, B), then of the U and middle layers (``y >= 0``: the top two rows)."""
     height = _sticker_points(3)[:, 1]
-    return [
+    layer1, layer2 = np.flatnonzero(height > 0), np.flatnonzero(height >= 0)
+    layer1.flags.writeable = layer2.flags.writeable = False  # cached: shared by every Goal
+    return (
         (
             "layer1",
             "the U (top) layer solved: the U centre, 4 U edges and 4 U corners, every sticker on "
             "its own face (the U face and the top row of R, F, L, B)",
-            np.flatnonzero(height > 0),
+            layer1,
         ),
         (
             "layer2",
             "the first two layers solved: layer1 plus the 4 middle-layer edges (FR FL BL BR), "
             "every sticker of the top two rows of R, F, L, B on its own face",
-            np.flatnonzero(height >= 0),
+            layer2,
         ),
-    ]
+    )
 
 
 _EYE6 = np.eye(6, dtype=np.float32)
