@@ -21,13 +21,14 @@ from puzzlezero.errors import (
     PuzzleError,
     UnknownNameError,
 )
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import Goal, Puzzle
 from puzzlezero.registry import make, names, register
 from puzzlezero.solver import SolveResult, solve
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Goal",
     "InvalidMoveError",
     "InvalidStateError",
     "ModelFileError",

@@ -198,6 +198,10 @@ def run_bench(
         raise PuzzleError(f"--reference must be 'optimal', got {reference!r}")
     opts = resolve_options(puzzle, **solve_options)
     optimal = [c.optimal_length for c in cases]
+    if opts.goal != "solved":  # the cases' optimal lengths are to the solved state, not to this goal
+        if reference == "optimal":
+            raise PuzzleError(f"--reference optimal measures the cost to solved, not to {opts.goal!r}")
+        optimal = [None] * len(cases)
     if reference == "optimal" and any(o is None for o in optimal):
         length_fn = resolve_entry("puzzlezero.optimal:optimal_length", "--reference optimal")
         optimal = [
@@ -235,6 +239,7 @@ def run_bench(
         | ({"cost": r.cost} if r.solved and not puzzle.unit_costs else {})
         | ({"first_solution_seconds": r.first_solution_seconds} if r.improvements else {})
         | ({"fallback": r.fallback} if r.fallback else {})
+        | ({"stages": [dict(st) for st in r.stages]} if r.stages else {})
         for c, r, opt in zip(cases, solved, optimal, strict=True)
     ]
     k = together or SEARCHES[opts.search].together
@@ -244,7 +249,7 @@ def run_bench(
         cases_file=cases_file,
         search=opts.search,
         heuristic=opts.heuristic,
-        model=opts.model or (puzzle.name if opts.heuristic == "learned" else None),
+        model=opts.model or (_default_model(puzzle, opts) if opts.heuristic == "learned" else None),
         weight=opts.weight if SEARCHES[opts.search].weighted else None,
         batch=opts.batch if SEARCHES[opts.search].weighted else None,
         stages=[list(stage) for stage in opts.stages] or None,
@@ -258,8 +263,37 @@ def run_bench(
         peak_rss_mib=None if machines else peak_rss_mib(),  # on Ray: the driver's is not the solvers'
         hardware="; ".join(machines) if machines else hardware(),
         ray=(ray_address or "default") if machines else None,
+        goal=None if opts.goal == "solved" else opts.goal,
     )
+    summary.update(stage_summary(results))
     return BenchReport(summary, results)
+
+
+def _default_model(puzzle: Puzzle, opts: Any) -> str:
+    """The model a learned heuristic loads when none is named: the puzzle's own, or for layered
+    solving its ``<puzzle>-layered`` models."""
+    from puzzlezero.solver import LAYERED_MODEL
+
+    return LAYERED_MODEL.format(puzzle=puzzle.name) if SEARCHES[opts.search].per_goal else puzzle.name
+
+
+def stage_summary(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Layered solving: ``{"stage_mean_lengths": {goal: mean length}, "stage_mean_seconds":
+    {goal: mean seconds}}`` over the solved cases (each goal's stage); ``{}`` for other searches."""
+    solved = [r for r in results if r["solved"] and r.get("stages")]
+    if not solved:
+        return {}
+    goals = [st["goal"] for st in solved[0]["stages"]]
+    return {
+        "stage_mean_lengths": {
+            g: round(float(np.mean([r["stages"][k]["length"] for r in solved])), 4)
+            for k, g in enumerate(goals)
+        },
+        "stage_mean_seconds": {
+            g: round(float(np.mean([r["stages"][k]["seconds"] for r in solved])), 4)
+            for k, g in enumerate(goals)
+        },
+    }
 
 
 def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -136,6 +136,11 @@ def export_onnx(source: Any, path: str | os.PathLike[str]) -> Path:
     net, puzzle_name, sha = _network(source)
     puzzle = make(puzzle_name)
     cfg = net.config
+    if cfg.goals:
+        raise PuzzleError(
+            f"ONNX export covers networks of the puzzle's own goal; this one estimates the cost to "
+            f"{', '.join(cfg.goals)} (solve with it through PyTorch: --heuristic learned)"
+        )
     heads = tuple(h for h in _HEADS if getattr(net, h, None) is not None)
     fused = fuse_batch_norms(net).to("cpu")
 

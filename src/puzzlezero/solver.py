@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError, ModelFileError, PuzzleError, UnknownNameError
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import SOLVED, Goal, Puzzle
 from puzzlezero.registry import make, spec
 from puzzlezero.search.result import SearchResult, check_positive
 
@@ -175,6 +175,8 @@ class SolveOptions:
     stages: tuple[tuple[float, int], ...] = ()
     #: the search run on states left unsolved (``Defaults.fallback``); ``None``: none
     fallback: str | None = None
+    #: the goal searched for (a name of ``puzzle.goal_predicates()``); ``"solved"``: the puzzle's own
+    goal: str = "solved"
 
 
 #: seconds of the time limit kept for the fallback search (at most a tenth of the limit): the
@@ -183,15 +185,29 @@ FALLBACK_RESERVE = 2.0
 
 
 # ---- tables of searches and heuristics ---------------------------------------------------------
+def _goal_kw(o: SolveOptions) -> dict[str, str]:
+    """The goal keyword of a search call: none for the puzzle's own goal (every search's default)."""
+    return {} if o.goal == SOLVED else {"is_goal": o.goal}
+
+
 def _run_bwas(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
     if o.stages:
         from puzzlezero.search.anytime import anytime
 
-        return anytime(fn, puzzle, states, h, o.stages, time_limit=o.time_limit, max_nodes=o.max_nodes)
+        return anytime(
+            fn, puzzle, states, h, o.stages, time_limit=o.time_limit, max_nodes=o.max_nodes, **_goal_kw(o)
+        )
     return fn(
-        puzzle, states, h, weight=o.weight, batch_size=o.batch, max_nodes=o.max_nodes, time_limit=o.time_limit
+        puzzle,
+        states,
+        h,
+        weight=o.weight,
+        batch_size=o.batch,
+        max_nodes=o.max_nodes,
+        time_limit=o.time_limit,
+        **_goal_kw(o),
     )
 
 
@@ -199,7 +215,7 @@ def _run_gbfs(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
     steps = min(o.max_steps, max(0, (o.max_nodes - 1) // puzzle.num_actions))
-    return fn(puzzle, states, h, max_steps=steps, time_limit=o.time_limit)
+    return fn(puzzle, states, h, max_steps=steps, time_limit=o.time_limit, **_goal_kw(o))
 
 
 def _run_beam(
@@ -211,6 +227,22 @@ def _run_beam(
         h,
         beam_width=o.beam_width,
         max_steps=o.max_steps,
+        max_nodes=o.max_nodes,
+        time_limit=o.time_limit,
+        **_goal_kw(o),
+    )
+
+
+def _run_layered(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Any, o: SolveOptions) -> Results:
+    """BWAS goal by goal (``h``: goal name -> heuristic, built by :func:`stage_heuristics`), each
+    stage with the options' weight, batch and node cap, the time limit shared by the stages."""
+    return fn(
+        puzzle,
+        states,
+        h,
+        goals=tuple(h),
+        weight=o.weight,
+        batch_size=o.batch,
         max_nodes=o.max_nodes,
         time_limit=o.time_limit,
     )
@@ -241,25 +273,40 @@ class SearchSpec:
     heuristic_kind: str = "value"
     #: weighted best-first (BWAS, Q*): takes ``weight`` and ``batch``, and anytime ``stages`` of them
     weighted: bool = False
+    #: searches for any goal of the puzzle (``goal``, the ``is_goal`` keyword); the others solve
+    #: to the puzzle's own goal only
+    goals: bool = False
+    #: layer-by-layer: gets one heuristic per goal (a dict, :func:`stage_heuristics`) and solves
+    #: to every goal of the puzzle in turn
+    per_goal: bool = False
 
 
 @dataclass(frozen=True)
 class HeuristicSpec:
     """A heuristic by name: ``entry`` builds it, called as ``entry(puzzle, model)`` when
     ``uses_model`` else ``entry(puzzle)``, and returns ``states[B] -> float32[B]`` (``kind="value"``)
-    or a Q function ``states[B] -> float32[B, A]`` (``kind="q"``)."""
+    or a Q function ``states[B] -> float32[B, A]`` (``kind="q"``). ``uses_goal``: it is called
+    with ``goal=NAME`` too and estimates the cost to that goal (the others estimate the cost to the
+    puzzle's own goal, whatever goal is searched for)."""
 
     entry: str | Callable
     uses_model: bool = False
     description: str = ""
     kind: str = "value"
+    uses_goal: bool = False
 
 
 SEARCHES: dict[str, SearchSpec] = {
     "bwas": SearchSpec(
-        "puzzlezero.search:bwas", _run_bwas, True, 1, "batch weighted A* (DeepCubeA)", weighted=True
+        "puzzlezero.search:bwas",
+        _run_bwas,
+        True,
+        1,
+        "batch weighted A* (DeepCubeA)",
+        weighted=True,
+        goals=True,
     ),
-    "gbfs": SearchSpec("puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first"),
+    "gbfs": SearchSpec("puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first", goals=True),
     "qstar": SearchSpec(
         "puzzlezero.search.qstar:qstar",
         _run_bwas,
@@ -268,6 +315,7 @@ SEARCHES: dict[str, SearchSpec] = {
         "Q* search: BWAS with one Q-network call per expansion",
         heuristic_kind="q",
         weighted=True,
+        goals=True,
     ),
     "optimal": SearchSpec(
         "puzzlezero.optimal:solve_optimal",
@@ -285,7 +333,9 @@ SEARCHES: dict[str, SearchSpec] = {
         "Kociemba two-phase (cube3)",
         node_cap=False,
     ),
-    "beam": SearchSpec("puzzlezero.search:beam", _run_beam, True, 1, "batched beam search (CayleyPy)"),
+    "beam": SearchSpec(
+        "puzzlezero.search:beam", _run_beam, True, 1, "batched beam search (CayleyPy)", goals=True
+    ),
     "qbeam": SearchSpec(
         "puzzlezero.search:qbeam",
         _run_beam,
@@ -293,6 +343,16 @@ SEARCHES: dict[str, SearchSpec] = {
         1,
         "beam search ranking children by one Q-network call per beam state",
         heuristic_kind="q",
+        goals=True,
+    ),
+    "layered": SearchSpec(
+        "puzzlezero.search.layered:layered",
+        _run_layered,
+        True,
+        1,
+        "layer by layer (seed 001): BWAS to each goal in turn (cube3: layer1, layer2, solved), one "
+        "heuristic per goal (--model layer1=DIR,layer2=DIR,solved=DIR, or one multi-head model)",
+        per_goal=True,
     ),
     "group": SearchSpec(
         "puzzlezero.search.group:solve_group",
@@ -321,36 +381,68 @@ def _load_net(puzzle: Puzzle, model: str | None) -> Any:
     return net
 
 
-def learned_heuristic(puzzle: Puzzle, model: str | None, *, int8: bool = True) -> Heuristic:
+def learned_heuristic(
+    puzzle: Puzzle, model: str | None, *, int8: bool = True, goal: str | None = None
+) -> Heuristic:
     """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_model(model or puzzle.name))``,
     with int8 linear layers by default (about 3x faster on a CPU, errors of a few hundredths;
-    ``"learned-fp32"`` keeps float32)."""
+    ``"learned-fp32"`` keeps float32); ``goal``: the cost-to-go to that goal (the model must have
+    been trained for it: one head, or one of a multi-head network's)."""
     from puzzlezero import nn
 
-    return nn.make_heuristic(puzzle, _load_net(puzzle, model), int8=int8)
+    return nn.make_heuristic(puzzle, _load_net(puzzle, model), int8=int8, goal=goal)
 
 
-def learned_q_function(puzzle: Puzzle, model: str | None) -> Heuristic:
-    """The network's Q head as a Q function (int8 inference): ``nn.make_q_function``."""
+def learned_q_function(puzzle: Puzzle, model: str | None, *, goal: str | None = None) -> Heuristic:
+    """The network's Q head as a Q function (int8 inference): ``nn.make_q_function``; ``goal``
+    must be the one the network was trained for (a Q head learns the cost to one goal)."""
     from puzzlezero import nn
+    from puzzlezero.nn.heuristic import goal_column
 
-    return nn.make_q_function(puzzle, _load_net(puzzle, model), int8=True)
+    net = _load_net(puzzle, model)
+    goal_column(puzzle, net, goal)  # another goal: ModelFileError naming the network's
+    return nn.make_q_function(puzzle, net, int8=True)
 
 
-def learned_heuristic_fp32(puzzle: Puzzle, model: str | None) -> Heuristic:
+def learned_heuristic_fp32(puzzle: Puzzle, model: str | None, *, goal: str | None = None) -> Heuristic:
     """The network heuristic evaluated in float32 (slower, bit-faithful to the trained weights)."""
-    return learned_heuristic(puzzle, model, int8=False)
+    return learned_heuristic(puzzle, model, int8=False, goal=goal)
+
+
+def misplaced_heuristic(puzzle: Puzzle, *, goal: str = SOLVED) -> Heuristic:
+    """How many of the goal's cells (stickers, tiles) are not yet right: ``Goal.misplaced`` of a
+    goal made of positions, else (``"solved"``) of the whole state against ``puzzle.goal()``.
+    Cheap, 0 at the goal (at ``goal()`` itself where a puzzle has several solved states), not
+    admissible (one move fixes several cells): for tests, demos and sub-goals without a trained
+    model."""
+    target = puzzle.goal_named(goal)
+    if target.positions is None:
+        if target.name != SOLVED:
+            raise PuzzleError(f"the misplaced heuristic needs a goal made of cells; {goal!r} is a test")
+        whole = puzzle.goal().reshape(-1)
+        target = Goal(SOLVED, "every cell", positions=np.arange(whole.size), values=whole)
+    return target.misplaced
 
 
 HEURISTICS: dict[str, HeuristicSpec] = {
     "learned": HeuristicSpec(
-        learned_heuristic, uses_model=True, description="DeepCubeA cost-to-go network (int8 inference)"
+        learned_heuristic,
+        uses_model=True,
+        description="DeepCubeA cost-to-go network (int8 inference)",
+        uses_goal=True,
     ),
     "learned-fp32": HeuristicSpec(
-        learned_heuristic_fp32, uses_model=True, description="DeepCubeA cost-to-go network (float32)"
+        learned_heuristic_fp32,
+        uses_model=True,
+        description="DeepCubeA cost-to-go network (float32)",
+        uses_goal=True,
     ),
     "learned-q": HeuristicSpec(
-        learned_q_function, uses_model=True, kind="q", description="the network's Q head (for Q*)"
+        learned_q_function,
+        uses_model=True,
+        kind="q",
+        description="the network's Q head (for Q*)",
+        uses_goal=True,
     ),
     "learned-onnx": HeuristicSpec(
         "puzzlezero.onnx:onnx_heuristic",
@@ -365,6 +457,11 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         description="the network's Q head on onnxruntime (for Q*)",
     ),
     "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
+    "misplaced": HeuristicSpec(
+        misplaced_heuristic,
+        description="cells (stickers, tiles) of the goal not yet right: cheap, inadmissible, any goal",
+        uses_goal=True,
+    ),
 }
 #: names that stand for one network read as each kind of search needs it: Q* reads the Q head
 BY_KIND: dict[str, dict[str, str]] = {
@@ -423,6 +520,11 @@ class SolveResult:
     #: the fallback search that solved the state after ``search`` left it unsolved (cubes:
     #: ``"group"``, see ``Defaults.fallback``), else ``None``
     fallback: str | None = None
+    #: the goal solved to (``"solved"``: the puzzle's own)
+    goal: str = "solved"
+    #: layered solving: ``{"goal", "solution", "length", "nodes_generated", "seconds", "status"}``
+    #: of each stage, in order (each stage's end state checked against its goal by replay)
+    stages: tuple[dict[str, Any], ...] = ()
 
     @property
     def length(self) -> int | None:
@@ -437,8 +539,10 @@ class SolveResult:
         """``{"puzzle", "solved", "solution", "length", "cost", "nodes_generated", "seconds",
         "status", "search"}`` (plus ``half_turn_length`` for solved cubes, and for anytime solving
         ``first_solution_seconds`` and ``improvements``: ``[{"seconds", "length"}, ...]``, and
-        ``fallback`` when the fallback search found the solution); ``solution`` is the list of
-        move names (``None`` when not solved)."""
+        ``fallback`` when the fallback search found the solution, ``goal`` when it is not the
+        puzzle's own, and for layered solving ``stages``: ``[{"goal", "solution", "length",
+        "nodes_generated", "seconds", "status"}, ...]``, whose solutions concatenate to
+        ``solution``); ``solution`` is the list of move names (``None`` when not solved)."""
         anytime = (
             {
                 "first_solution_seconds": self.first_solution_seconds,
@@ -462,6 +566,8 @@ class SolveResult:
             }
             | ({"half_turn_length": self.half_turn_length} if self.half_turn_length is not None else {})
             | ({"fallback": self.fallback} if self.fallback else {})
+            | ({"goal": self.goal} if self.goal != SOLVED else {})
+            | ({"stages": [dict(st) for st in self.stages]} if self.stages else {})
         )
 
 
@@ -507,16 +613,26 @@ def resolve_options(
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
+    goal: str | None = None,
 ) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
     runs the puzzle's ``Defaults.stages`` for its own search, unless ``weight`` or ``batch`` names
     one setting; ``stages`` gives a schedule of one's own (for BWAS or Q*). ``fallback`` (``None``:
     on under the puzzle's own settings, where it has a ``Defaults.fallback``) runs that search on
-    the states left unsolved, in the last seconds of the time limit."""
+    the states left unsolved, in the last seconds of the time limit. ``goal`` (default
+    ``"solved"``): a name of ``puzzle.goal_predicates()`` to search for instead of the puzzle's own
+    goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``)."""
     d = defaults_for(puzzle)
     search = d.search if search is None else search
     spec = _lookup(SEARCHES, search, "search")
+    goal = SOLVED if goal is None else goal
+    puzzle.goal_named(goal)  # an unknown goal: UnknownNameError listing the puzzle's
+    if goal != SOLVED and not spec.goals:
+        takes = ", ".join(name for name, sp in SEARCHES.items() if sp.goals)
+        raise PuzzleError(
+            f"search {search} solves to the puzzle's own goal only; searches for {goal!r}: {takes}"
+        )
     if (
         spec.needs_heuristic
         and heuristic is not None
@@ -555,7 +671,9 @@ def resolve_options(
             + (f" (its fallback is {d.fallback} itself)" if d.fallback else "")
         )
     # by default only under the puzzle's own settings: a named setting is measured as it is
-    own = search == d.search and weight is None and batch is None and stages == d.stages
+    own = search == d.search and weight is None and batch is None and stages == d.stages and goal == SOLVED
+    if fallback and goal != SOLVED:
+        raise PuzzleError(f"the fallback search solves to the puzzle's own goal, not {goal!r}")
     use_fallback = fallback or (fallback is None and own)
     return SolveOptions(
         search=search,
@@ -569,40 +687,122 @@ def resolve_options(
         beam_width=d.beam_width if beam_width is None else beam_width,
         stages=stages,  # type: ignore[arg-type]
         fallback=d.fallback if use_fallback else None,
+        goal=goal,
     )
 
 
 @lru_cache(maxsize=8)
-def get_heuristic(puzzle: Puzzle, name: str, model: str | None = None, kind: str = "value") -> Heuristic:
+def get_heuristic(
+    puzzle: Puzzle, name: str, model: str | None = None, kind: str = "value", goal: str = SOLVED
+) -> Heuristic:
     """The heuristic ``name`` for ``puzzle`` (a :data:`HEURISTICS` name or ``"module:factory"``),
     built once per process (a network is loaded once), as a search of ``kind`` calls it: a value
     heuristic asked for as a Q function becomes ``Q(s, a) = cost + h(A(s, a))``
     (:func:`~puzzlezero.search.qstar.q_from_value`); a Q function asked for as a value heuristic
-    becomes ``min_a Q(s, a)``, 0 at goals."""
+    becomes ``min_a Q(s, a)``, 0 at goals. ``goal``: the goal searched for; heuristics that know
+    goals (``uses_goal``: the learned ones, ``misplaced``) estimate the cost to it."""
     if name in HEURISTICS or ":" not in name:
         spec = _lookup(HEURISTICS, name, "heuristic")
     else:
         spec = HeuristicSpec(name)  # "module:factory", called as factory(puzzle)
     factory = resolve_entry(spec.entry, f"heuristic {name!r}")
-    fn = factory(puzzle, model) if spec.uses_model else factory(puzzle)
+    goal_kw = {"goal": goal} if spec.uses_goal and goal != SOLVED else {}
+    fn = factory(puzzle, model, **goal_kw) if spec.uses_model else factory(puzzle, **goal_kw)
     if spec.kind == kind:
         return fn
+    goal_test = puzzle.goal_test(goal)
     if kind == "q":
         from puzzlezero.search.qstar import q_from_value
 
-        return q_from_value(puzzle, fn)
+        return q_from_value(puzzle, fn, goal_test)
 
     def value_from_q(states: np.ndarray) -> np.ndarray:
         values = np.maximum(np.asarray(fn(states), dtype=np.float32).min(axis=1), 0.0)
-        values[puzzle.is_goal(states)] = 0.0
+        values[goal_test(states)] = 0.0
         return values
 
     return value_from_q
 
 
+#: the folder of a puzzle's layered models when ``--model`` is not given: a shipped model (or
+#: model folder) of this name, a multi-head model or one sub-folder per goal
+LAYERED_MODEL = "{puzzle}-layered"
+
+
+def stage_models(puzzle: Puzzle, model: str | None, goals: Sequence[str]) -> dict[str, str]:
+    """The model of each goal of a layered solve, from ``model``:
+
+    * ``"layer1=DIR,layer2=DIR,solved=DIR"``: one model (folder or shipped name) per goal;
+    * a model folder (or shipped name) with a ``config.json``: that model for every goal (a
+      multi-head model with a head per goal);
+    * a folder of sub-folders named after the goals (``DIR/layer1``, ``DIR/layer2``,
+      ``DIR/solved``): each goal's own;
+    * ``None``: the shipped ``<puzzle>-layered`` model, in either of the two forms above.
+
+    A goal without a model raises :class:`ModelFileError` naming the ways to give one."""
+    from pathlib import Path
+
+    from puzzlezero.nn.io import CONFIG, resolve_model_dir
+
+    if model is not None and "=" in model:
+        out: dict[str, str] = {}
+        for part in model.split(","):
+            name, sep, where = part.partition("=")
+            name, where = name.strip(), where.strip()
+            if not sep or not name or not where:
+                raise PuzzleError(f"--model: {part!r} is not GOAL=MODEL (e.g. layer1=runs/layer1-model)")
+            puzzle.goal_named(name)
+            out[name] = where
+        missing = [g for g in goals if g not in out]
+        if missing:
+            raise ModelFileError(
+                f"--model names no model for {', '.join(missing)}; a layered solve of {puzzle.name} "
+                f"needs one for each of {', '.join(goals)} (or one multi-head model)"
+            )
+        return {g: out[g] for g in goals}
+    name = model if model is not None else LAYERED_MODEL.format(puzzle=puzzle.name)
+    try:
+        folder = resolve_model_dir(name)
+    except ModelFileError as exc:
+        raise ModelFileError(
+            f"{exc}. A layered solve of {puzzle.name} needs a cost-to-go to each of "
+            f"{', '.join(goals)}: --model {','.join(g + '=DIR' for g in goals)} (train each with "
+            f"`puzzlezero train {puzzle.name} --set goal=NAME`), a multi-head model (--set "
+            f"goals={','.join(goals)} --set objective=multigoal), a folder of one sub-folder per "
+            f"goal, or --heuristic misplaced to try it without models"
+        ) from None
+    if (folder / CONFIG).is_file():
+        return {g: str(folder) for g in goals}
+    per_goal = {g: Path(folder) / g for g in goals}
+    missing = [g for g, sub in per_goal.items() if not (sub / CONFIG).is_file()]
+    if missing:
+        raise ModelFileError(
+            f"{folder}: neither a model folder nor one sub-folder per goal (no model in "
+            f"{', '.join(str(per_goal[g]) for g in missing)})"
+        )
+    return {g: str(sub) for g, sub in per_goal.items()}
+
+
+def stage_heuristics(
+    puzzle: Puzzle, name: str, model: str | None, kind: str = "value"
+) -> dict[str, Heuristic]:
+    """One heuristic per goal of a layered solve, in solving order (``puzzle.goal_predicates()``):
+    heuristic ``name`` with each goal's model (:func:`stage_models`) where it uses models."""
+    goals = tuple(puzzle.goal_predicates())
+    spec = HEURISTICS.get(name)
+    if spec is not None and spec.uses_model:
+        models: dict[str, str | None] = dict(stage_models(puzzle, model, goals))
+    else:
+        models = dict.fromkeys(goals, model)
+    return {g: get_heuristic(puzzle, name, models[g], kind, g) for g in goals}
+
+
 # ---- solving -----------------------------------------------------------------------------------
-def verify(puzzle: Puzzle, states: np.ndarray, solutions: Sequence[Sequence[int]]) -> np.ndarray:
-    """``bool[B]``: does replaying ``solutions[i]`` on ``states[i]`` reach a goal? Batched replay."""
+def verify(
+    puzzle: Puzzle, states: np.ndarray, solutions: Sequence[Sequence[int]], goal: str = SOLVED
+) -> np.ndarray:
+    """``bool[B]``: does replaying ``solutions[i]`` on ``states[i]`` reach ``goal`` (a goal name,
+    default the puzzle's own)? Batched replay."""
     b = states.shape[0]
     lengths = np.array([len(s) for s in solutions], dtype=np.int64)
     moves = np.zeros((b, int(lengths.max(initial=0))), dtype=np.int64)
@@ -615,7 +815,7 @@ def verify(puzzle: Puzzle, states: np.ndarray, solutions: Sequence[Sequence[int]
     for t in range(moves.shape[1]):
         rows = np.flatnonzero(lengths > t)
         cur[rows] = puzzle.apply(cur[rows], moves[rows, t])
-    return ok & puzzle.is_goal(cur)
+    return ok & puzzle.goal_test(goal)(cur)
 
 
 def solve(
@@ -633,6 +833,7 @@ def solve(
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
+    goal: str | None = None,
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
 
@@ -640,8 +841,10 @@ def solve(
     ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
     name); ``beam_width``: the beam search's ``W``; ``anytime``: run the puzzle's schedule and
     keep the shortest solution, or ``stages`` of one's own; ``fallback``: a search that always
-    answers for states left unsolved (see :func:`resolve_options`). ``None`` settings take the
-    puzzle's :data:`DEFAULTS` (its own search included).
+    answers for states left unsolved (see :func:`resolve_options`); ``goal``: a goal name of the
+    puzzle to solve to (``"layer1"``...; default its own). ``None`` settings take the puzzle's
+    :data:`DEFAULTS` (its own search included). ``search="layered"`` solves to every goal in turn
+    (``model``: see :func:`stage_models`).
     """
     return solve_many(
         puzzle,
@@ -657,6 +860,7 @@ def solve(
         anytime=anytime,
         stages=stages,
         fallback=fallback,
+        goal=goal,
     )[0]
 
 
@@ -676,6 +880,7 @@ def solve_many(
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
+    goal: str | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
 ) -> list[SolveResult]:
@@ -699,6 +904,7 @@ def solve_many(
         anytime=anytime,
         stages=stages,
         fallback=fallback,
+        goal=goal,
     )
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
@@ -707,11 +913,11 @@ def solve_many(
         return []
     arr = np.stack(checked)
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
-    h = (
-        get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind)
-        if spec.needs_heuristic and opts.heuristic
-        else None
-    )
+    h: Any = None
+    if spec.needs_heuristic and opts.heuristic and spec.per_goal:
+        h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
+    elif spec.needs_heuristic and opts.heuristic:
+        h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal)
     if h is not None:
         _warm_up(spec, fn, p, arr[:1], h, opts)
     k = together or spec.together
@@ -721,7 +927,9 @@ def solve_many(
         t0 = time.perf_counter()
         found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts)
         wall = time.perf_counter() - t0
-        results = _verified(p, chunk, found, opts.search, wall if chunk.shape[0] > 1 else None, rescued)
+        results = _verified(
+            p, chunk, found, opts.search, wall if chunk.shape[0] > 1 else None, rescued, opts.goal
+        )
         out.extend(results)
         if on_results is not None:
             on_results(results)
@@ -737,7 +945,7 @@ def _warm_up(
     """Once per process and setting, run one expansion untimed, so that one-time costs (numba
     kernels loaded from their cache, tables or networks loaded lazily by the heuristic) are not
     charged to the first instance."""
-    key = (p, o.search, o.heuristic, o.model)
+    key = (p, o.search, o.heuristic, o.model, o.goal)
     if key not in _WARM:
         spec.run(fn, p, start, h, replace(o, max_nodes=1 + p.num_actions, max_steps=1))
         _WARM.add(key)
@@ -782,8 +990,12 @@ def _verified(
     search: str,
     wall: float | None,
     rescued: Sequence[str | None] | None = None,
+    goal: str = SOLVED,
 ) -> list[SolveResult]:
-    good = verify(p, states, [r.actions if r.solved else () for r in found])
+    good = verify(p, states, [r.actions if r.solved else () for r in found], goal)
+    for i, r in enumerate(found):
+        if r.stages and r.solved:  # layered: every stage must end on its own goal
+            good[i] &= _stages_ok(p, states[i], r)
     out = []
     for i, (r, ok) in enumerate(zip(found, good, strict=True)):
         res = SolveResult(
@@ -799,9 +1011,38 @@ def _verified(
             improvements=tuple(r.improvements) if r.solved and ok else (),
             cost=p.path_cost(r.actions) if r.solved and ok else None,
             fallback=rescued[i] if rescued and ok else None,
+            goal=goal,
+            stages=tuple(_stage_json(p, st) for st in r.stages),
         )
         out.append(res)
     return out
+
+
+def _stages_ok(p: Puzzle, start: np.ndarray, r: SearchResult) -> bool:
+    """Replay a layered solution stage by stage: each stage's end state meets its goal, and the
+    stages' moves concatenate to the solution."""
+    state, moves = start, []
+    for st in r.stages:
+        acts = [int(a) for a in st.actions]
+        if any(not 0 <= a < p.num_actions for a in acts):
+            return False
+        state = p.apply_moves(state, acts)
+        if not bool(p.goal_test(st.goal)(state[None])[0]):
+            return False
+        moves.extend(acts)
+    return moves == [int(a) for a in r.actions]
+
+
+def _stage_json(p: Puzzle, st: Any) -> dict[str, Any]:
+    solved = st.status == "solved"
+    return {
+        "goal": st.goal,
+        "solution": p.format_moves(st.actions) if solved else None,
+        "length": len(st.actions) if solved else None,
+        "nodes_generated": int(st.nodes_generated),
+        "seconds": round(float(st.seconds), 6),
+        "status": st.status,
+    }
 
 
 def _half_turn_length(p: Puzzle, r: SearchResult) -> int | None:

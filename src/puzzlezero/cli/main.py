@@ -52,6 +52,7 @@ COMMAND_MODULES = (
     "puzzlezero.cli.puzzle_cmds",
     "puzzlezero.cli.solve_cmds",
     "puzzlezero.cli.value_cmds",
+    "puzzlezero.cli.analyze_cmds",
     "puzzlezero.cli.train_cmds",
     "puzzlezero.cli.optimal_cmds",
     "puzzlezero.cli.serve_cmds",

@@ -1,4 +1,4 @@
-"""Puzzle commands: ``list``, ``scramble``, ``validate``, ``show``.
+"""Puzzle commands: ``list``, ``goals``, ``scramble``, ``validate``, ``show``.
 
 STATE arguments are the puzzle's human text (a cube scramble or facelet string, tile numbers, 0/1
 lights, Sokoban level rows); ``-`` reads the text from standard input and ``@FILE`` from a file,
@@ -88,9 +88,13 @@ def scramble(
     puzzle_name: PuzzleArg,
     depth: Annotated[
         int | None,
-        typer.Option("--depth", "-d", min=0, help="Number of random moves (default: the paper's K for the puzzle)."),
+        typer.Option(
+            "--depth", "-d", min=0, help="Number of random moves (default: the paper's K for the puzzle)."
+        ),
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (default: fresh entropy).")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", "-s", help="Random seed (default: fresh entropy).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Scramble the goal with DEPTH random moves and print the moves and the state.
@@ -121,6 +125,25 @@ def scramble(
 
 
 @app.command()
+def goals(
+    puzzle_name: PuzzleArg,
+    state: Annotated[
+        str | None,
+        typer.Argument(
+            help="Also say which goals this state meets ('-': stdin, '@FILE').", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """List the puzzle's goals in solving order (sub-goals, then solved), and with a STATE which it
+    meets: the names that --goal, --search layered and training's goal=... take."""
+    puzzle = make(puzzle_name)
+    s = load_state(puzzle, state) if state is not None else None
+    for name, goal in puzzle.goal_predicates().items():
+        met = "" if s is None else ("  [met]" if bool(goal(s[None])[0]) else "  [not met]")
+        typer.echo(f"{name:<8} {goal.description}{met}")
+
+
+@app.command()
 def validate(puzzle_name: PuzzleArg, state: StateArg) -> None:
     """Exit 0 and print 'valid' for a legal state; otherwise print a one-line reason and exit 2."""
     puzzle = make(puzzle_name)
@@ -134,7 +157,8 @@ def show(
     state: StateArg,
     svg: Annotated[Path | None, typer.Option("--svg", help="Also write an SVG drawing to this file.")] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print JSON: puzzle, solved and the state (facelets/tiles/lights/grid).")
+        bool,
+        typer.Option("--json", help="Print JSON: puzzle, solved and the state (facelets/tiles/lights/grid)."),
     ] = False,
 ) -> None:
     """Draw a state in the terminal (or print it as JSON) and optionally write an SVG file."""

@@ -33,8 +33,9 @@ SearchOpt = Annotated[
     str | None,
     typer.Option(
         "--search",
-        help="bwas | qstar | gbfs | beam | optimal | kociemba | group (default: the puzzle's own, "
-        "`puzzlezero list`).",
+        help="bwas | qstar | gbfs | beam | layered | optimal | kociemba | group (default: the puzzle's "
+        "own, `puzzlezero list`). layered: BWAS to each goal in turn (cube3: layer1, layer2, "
+        "solved), --model layer1=DIR,layer2=DIR,solved=DIR or one multi-head model.",
         show_default=False,
     ),
 ]
@@ -65,12 +66,22 @@ FallbackOpt = Annotated[
         show_default=False,
     ),
 ]
+GoalOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--goal",
+        help="Solve to this goal of the puzzle instead of its own (cube3: layer1, layer2; sliding "
+        "puzzles: row1, rows2; `puzzlezero goals PUZZLE`).",
+        show_default=False,
+    ),
+]
 HeuristicOpt = Annotated[
     str,
     typer.Option(
         "--heuristic",
         help="learned (int8; with qstar: the Q head) | learned-fp32 | learned-q | learned-onnx "
-        "(onnxruntime; with qstar: the Q head) | pdb (or module:factory).",
+        "(onnxruntime; with qstar: the Q head) | pdb | misplaced (cells of the goal not yet right) "
+        "(or module:factory).",
     ),
 ]
 WeightOpt = Annotated[
@@ -126,6 +137,7 @@ def solve_cmd(
     anytime: AnytimeOpt = None,
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
+    goal: GoalOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
@@ -147,6 +159,7 @@ def solve_cmd(
         anytime=anytime,
         stages=parse_stages(stages),
         fallback=fallback,
+        goal=goal,
     )
     if as_json:
         typer.echo(json.dumps(r.to_json()))
@@ -158,6 +171,13 @@ def solve_cmd(
             typer.echo(f"cost:     {r.cost:g}")
     else:
         typer.echo(f"not solved within budget ({r.status})")
+    if not as_json and r.stages:
+        for st in r.stages:
+            if st["status"] == "solved":
+                shown = " ".join(p.format_compact(p.parse_moves(st["solution"]))) or "(already met)"
+            else:
+                shown = f"not reached ({st['status']})"
+            typer.echo(f"  {st['goal']:<8} {shown}")
     if not as_json and r.fallback:
         typer.echo(f"fallback: found by {r.fallback} (the search left it unsolved)")
     if not as_json and len(r.improvements) > 1:
@@ -196,6 +216,7 @@ def bench_cmd(
     anytime: AnytimeOpt = None,
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
+    goal: GoalOpt = None,
     together: Annotated[
         int | None,
         typer.Option(
@@ -288,6 +309,7 @@ def bench_cmd(
             anytime=anytime,
             stages=parse_stages(stages),
             fallback=fallback,
+            goal=goal,
             ray=ray,
             ray_address=ray_address,
         )

@@ -25,18 +25,24 @@ def fuse_batch_norms(model: CostToGoNet) -> CostToGoNet:
     """A copy of ``model`` in eval mode with each ``Linear -> BatchNorm1d`` pair folded into one
     ``Linear`` (the batch norm becomes ``Identity``). Same outputs as ``model.eval()``."""
     fused = copy.deepcopy(model).eval()
-    trunk = fused.trunk
-    for i in range(len(trunk) - 1):
-        if isinstance(trunk[i], nn.Linear) and isinstance(trunk[i + 1], nn.BatchNorm1d):
-            trunk[i] = fuse_linear_bn_eval(trunk[i], trunk[i + 1])
-            trunk[i + 1] = nn.Identity()
-    for block in trunk:
-        if hasattr(block, "fc1") and isinstance(block.bn1, nn.BatchNorm1d):
-            block.fc1, block.bn1 = fuse_linear_bn_eval(block.fc1, block.bn1), nn.Identity()
-            block.fc2, block.bn2 = fuse_linear_bn_eval(block.fc2, block.bn2), nn.Identity()
+    _fuse_sequential(fused.trunk)
+    for head in getattr(fused, "goal_heads", None) or ():  # multi-head: each goal's own layers
+        _fuse_sequential(head.hidden)
     for p in fused.parameters():
         p.requires_grad_(False)
     return fused
+
+
+def _fuse_sequential(layers: nn.Sequential) -> None:
+    """Fold, in place, every ``Linear -> BatchNorm1d`` pair and every residual block's pairs."""
+    for i in range(len(layers) - 1):
+        if isinstance(layers[i], nn.Linear) and isinstance(layers[i + 1], nn.BatchNorm1d):
+            layers[i] = fuse_linear_bn_eval(layers[i], layers[i + 1])
+            layers[i + 1] = nn.Identity()
+    for block in layers:
+        if hasattr(block, "fc1") and isinstance(block.bn1, nn.BatchNorm1d):
+            block.fc1, block.bn1 = fuse_linear_bn_eval(block.fc1, block.bn1), nn.Identity()
+            block.fc2, block.bn2 = fuse_linear_bn_eval(block.fc2, block.bn2), nn.Identity()
 
 
 def inference_copy(

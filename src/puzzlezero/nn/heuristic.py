@@ -15,7 +15,7 @@ from puzzlezero.nn.fast import inference_copy
 from puzzlezero.nn.models import CostToGoNet
 from puzzlezero.puzzles.base import Puzzle
 
-__all__ = ["make_heuristic", "make_policy_function", "make_q_function", "predict"]
+__all__ = ["goal_column", "make_heuristic", "make_policy_function", "make_q_function", "predict"]
 
 
 def predict(
@@ -29,7 +29,8 @@ def predict(
 ) -> np.ndarray:
     """Raw network outputs for ``states[B, *state_shape]`` (no clipping, no goal test), in chunks of
     ``batch_size`` under ``torch.inference_mode()``: ``float32[B]`` from the value head
-    (``head="value"``), ``float32[B, A]`` from the Q head (``head="q"``) or the policy head's logits
+    (``head="value"``; ``float32[B, G]`` from a multi-head network, one column per goal),
+    ``float32[B, A]`` from the Q head (``head="q"``) or the policy head's logits
     (``head="policy"``). The caller sets eval mode."""
     if head not in ("value", "q", "policy"):
         raise ModelFileError(f"unknown network head {head!r}; choose value, q or policy")
@@ -38,7 +39,11 @@ def predict(
     if head == "policy" and getattr(model, "policy", None) is None:
         raise ModelFileError("this model has no policy head (train one with objective=adi)")
     n = states.shape[0]
-    out = np.empty((n, puzzle.num_actions) if head != "value" else n, dtype=np.float32)
+    if head != "value":
+        shape: tuple[int, ...] = (n, puzzle.num_actions)
+    else:
+        shape = (n, len(model.config.goal_names)) if model.config.multi_head else (n,)
+    out = np.empty(shape, dtype=np.float32)
     enc = model.config.encoding
     with torch.inference_mode():
         for lo in range(0, n, batch_size):
@@ -60,6 +65,23 @@ def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
         )
 
 
+def goal_column(puzzle: Puzzle, model: CostToGoNet, goal: str | None) -> tuple[str, int | None]:
+    """Which goal a heuristic of ``model`` estimates and where: ``(goal, column)``, ``column``
+    the multi-head output of that goal, ``None`` for a single-head network. ``goal=None`` is the
+    network's own goal (single head) or ``"solved"`` (multi-head); a goal the network was not
+    trained for raises :class:`ModelFileError` naming the ones it was."""
+    names = model.config.goal_names
+    if goal is None:
+        goal = names[0] if not model.config.multi_head else "solved"
+    puzzle.goal_named(goal)  # an unknown goal of the puzzle: UnknownNameError listing them
+    if goal not in names:
+        raise ModelFileError(
+            f"this {puzzle.name} model estimates the cost to reach {', '.join(names)}, not {goal!r} "
+            f"(train one with --set goal={goal}, or a multi-head one with --set goals=...)"
+        )
+    return goal, names.index(goal) if model.config.multi_head else None
+
+
 def make_heuristic(
     puzzle: Puzzle,
     model: CostToGoNet,
@@ -68,6 +90,7 @@ def make_heuristic(
     *,
     int8: bool = False,
     head: str = "value",
+    goal: str | None = None,
 ) -> Callable[[np.ndarray], np.ndarray]:
     """A heuristic ``states[B, *state_shape] -> float32[B]``: the network's cost-to-go, clipped at
     ``>= 0`` and exactly ``0`` for goal states, evaluated chunk by chunk (``batch_size`` states)
@@ -75,7 +98,9 @@ def make_heuristic(
     (batch norm folded into the linear layers; ``int8=True``: int8 linear layers on CPU, ~2.5-3x
     faster, errors of a few hundredths; see :mod:`puzzlezero.nn.fast`). Later training of ``model``
     does not change the heuristic. ``head="qmin"`` reads the cost-to-go off a Q head instead, as
-    ``min_a Q(s, a)`` (the Q-learning target network's value of a state).
+    ``min_a Q(s, a)`` (the Q-learning target network's value of a state). ``goal``: the goal whose
+    cost-to-go is read (a multi-head network's column of it; see :func:`goal_column`), 0 at the
+    states that meet it.
 
     Example:
         >>> h = make_heuristic(puzzle, load_model("cube3"))     # doctest: +SKIP
@@ -85,6 +110,8 @@ def make_heuristic(
     if head not in ("value", "qmin"):
         raise ModelFileError(f"unknown heuristic head {head!r}; choose value or qmin")
     check_compatible(puzzle, model)
+    goal, column = goal_column(puzzle, model, goal)
+    is_goal = puzzle.goal_test(goal)
     model = inference_copy(model, int8=int8, device=device)
     net_head = "q" if head == "qmin" else "value"
 
@@ -93,9 +120,12 @@ def make_heuristic(
         if states.shape[0] == 0:
             return np.zeros(0, dtype=np.float32)
         raw = predict(puzzle, model, states, batch_size=batch_size, device=device, head=net_head)
-        values = raw.min(axis=1) if head == "qmin" else raw
+        if head == "qmin":
+            values = raw.min(axis=1)
+        else:
+            values = np.ascontiguousarray(raw[:, column]) if column is not None else raw
         np.maximum(values, 0.0, out=values)
-        values[puzzle.is_goal(states)] = 0.0
+        values[is_goal(states)] = 0.0
         return values
 
     return heuristic

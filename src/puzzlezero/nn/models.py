@@ -8,6 +8,16 @@ Architecture (DeepCubeA, Methods, "Neural network architecture", Supplementary F
                    optional policy head: FC A  (logits over actions, float32[B, A])
                    optional Q head: FC A       (cost-to-go after each action, float32[B, A])
 
+Multi-head networks (seed 001, §4.2.2) learn one cost-to-go per goal (cube3: ``layer1``,
+``layer2``, ``solved``): ``goals`` names the heads, the trunk above is shared, and each goal gets
+``head_layers`` hidden layers of its own before its output (two layers form a residual block, an
+odd one is FC -> BN -> ReLU), so ``forward`` returns ``float32[B, G]``. With ``head_layers = 0``
+only the output layer differs (the seed's "MultiH Baseline"). The seed's variants, for its 4-block
+network: :data:`MULTIHEAD_VARIANTS` (``"4+1"``: 4 shared blocks and one FC layer per goal; ``"3+2"``:
+3 shared blocks and a residual block per goal; ``"4+2"``: 4 shared blocks and a residual block per
+goal). A network with no ``goals`` (every model before them) or one goal has the single value
+output ``float32[B]``.
+
 Batch normalisation and ReLU are used in every hidden layer, no regularisation. The paper's network
 (``"paper"`` preset: 5000 / 1000 / 4 blocks of 1000) has 14.7 M parameters for the cube's 324 one-hot
 inputs; the CPU presets are sized for a 2-core machine (a 2 M-parameter net evaluates ~30 k states/s).
@@ -31,7 +41,14 @@ from torch import nn
 
 from puzzlezero.errors import ModelFileError, PuzzleError, UnknownNameError
 
-__all__ = ["NetConfig", "CostToGoNet", "PRESETS", "build_model", "count_parameters"]
+__all__ = [
+    "MULTIHEAD_VARIANTS",
+    "NetConfig",
+    "CostToGoNet",
+    "PRESETS",
+    "build_model",
+    "count_parameters",
+]
 
 #: preset name -> (h1, h2, num_res_blocks); parameter counts are for the cube's 324 inputs
 PRESETS: dict[str, tuple[int, int, int]] = {
@@ -39,6 +56,16 @@ PRESETS: dict[str, tuple[int, int, int]] = {
     "small": (1000, 500, 2),  # ~1.8 M: ~30 k states/s inference on 2 CPU threads
     "medium": (1500, 700, 3),  # ~4.5 M
     "paper": (5000, 1000, 4),  # DeepCubeA: 14.7 M
+}
+
+#: seed 001's multi-head networks: name -> (shared residual blocks, goal-specific hidden layers);
+#: set them with ``num_res_blocks`` and ``head_layers`` (training: ``--set num_res_blocks=4
+#: --set head_layers=1``). "baseline" shares every layer of the 4-block network but the output.
+MULTIHEAD_VARIANTS: dict[str, tuple[int, int]] = {
+    "baseline": (4, 0),
+    "4+1": (4, 1),
+    "3+2": (3, 2),
+    "4+2": (4, 2),
 }
 
 
@@ -62,8 +89,15 @@ class NetConfig:
     policy_head: bool = False
     #: add a Q head (cost-to-go after each action) beside the value head
     q_head: bool = False
+    #: the goal of each value output (``puzzle.goal_predicates()`` names); ``()``: one output for
+    #: the puzzle's own goal (``"solved"``); two or more: a multi-head network, ``float32[B, G]``
+    goals: tuple[str, ...] = ()
+    #: hidden layers of each goal's own (a residual block per two, an FC layer for an odd one)
+    #: between the shared trunk and its output; 0: only the output layer differs
+    head_layers: int = 0
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "goals", tuple(str(g) for g in self.goals))
         for name in ("input_dim", "h1", "h2"):
             if int(getattr(self, name)) < 1:
                 raise PuzzleError(f"NetConfig.{name} must be >= 1, got {getattr(self, name)!r}")
@@ -71,6 +105,23 @@ class NetConfig:
             raise PuzzleError(f"NetConfig.num_res_blocks must be >= 0, got {self.num_res_blocks!r}")
         if (self.policy_head or self.q_head) and self.num_actions < 1:
             raise PuzzleError("NetConfig: a policy or Q head needs num_actions >= 1")
+        if len(set(self.goals)) != len(self.goals):
+            raise PuzzleError(f"NetConfig: goals must differ, got {list(self.goals)}")
+        if self.head_layers < 0:
+            raise PuzzleError(f"NetConfig.head_layers must be >= 0, got {self.head_layers!r}")
+        if self.multi_head and (self.policy_head or self.q_head):
+            raise PuzzleError("NetConfig: a multi-head (several goals) network has no policy or Q head")
+
+    @property
+    def goal_names(self) -> tuple[str, ...]:
+        """The goal of each value output: ``goals``, or ``("solved",)`` for a net without them."""
+        return self.goals or ("solved",)
+
+    @property
+    def multi_head(self) -> bool:
+        """One value output per goal (``forward`` returns ``[B, G]``): two or more goals, or
+        goal-specific layers."""
+        return len(self.goals) > 1 or self.head_layers > 0
 
     @classmethod
     def from_preset(cls, preset: str, input_dim: int, **overrides: Any) -> NetConfig:
@@ -82,7 +133,14 @@ class NetConfig:
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields as JSON-able values; ``goals`` and ``head_layers`` only where set, so that a
+        single-head network's ``config.json`` reads as it did before them."""
+        d = asdict(self)
+        d["goals"] = list(self.goals)
+        for key, default in (("goals", []), ("head_layers", 0)):
+            if d[key] == default:
+                del d[key]
+        return d
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NetConfig:
@@ -92,6 +150,10 @@ class NetConfig:
         if extra:
             raise ModelFileError(f"unknown network config keys {sorted(extra)}; known: {sorted(known)}")
         try:
+            if "goals" in data:
+                if not isinstance(data["goals"], list | tuple):
+                    raise TypeError(f"goals must be a list of names, got {data['goals']!r}")
+                data = {**data, "goals": tuple(data["goals"])}
             return cls(**data)
         except (TypeError, PuzzleError) as exc:
             raise ModelFileError(f"invalid network config: {exc}") from None
@@ -112,8 +174,25 @@ class ResidualBlock(nn.Module):
         return torch.relu(x + self.bn2(self.fc2(y)))
 
 
+class GoalHead(nn.Module):
+    """One goal's own layers of a multi-head network: ``layers`` hidden layers of width ``width``
+    (a :class:`ResidualBlock` per two, FC -> BN -> ReLU for an odd one), then FC 1."""
+
+    def __init__(self, width: int, layers: int) -> None:
+        super().__init__()
+        hidden: list[nn.Module] = [ResidualBlock(width) for _ in range(layers // 2)]
+        if layers % 2:
+            hidden += [nn.Linear(width, width), nn.BatchNorm1d(width), nn.ReLU()]
+        self.hidden = nn.Sequential(*hidden)
+        self.out = nn.Linear(width, 1)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return self.out(self.hidden(h)).squeeze(1)
+
+
 class CostToGoNet(nn.Module):
-    """The paper's cost-to-go network; ``forward(x[B, D]) -> float32[B]``.
+    """The paper's cost-to-go network; ``forward(x[B, D]) -> float32[B]`` (a multi-head network,
+    ``config.multi_head``: ``float32[B, G]``, one column per ``config.goals``).
 
     Attributes set by :func:`puzzlezero.nn.load_model`: ``puzzle`` (registry name or ``""``) and
     ``card`` (the model card dict); :attr:`config` always.
@@ -133,7 +212,14 @@ class CostToGoNet(nn.Module):
             nn.ReLU(),
             *[ResidualBlock(config.h2) for _ in range(config.num_res_blocks)],
         )
-        self.value = nn.Linear(config.h2, 1)
+        # one output per goal; with goal-specific layers each goal has its own GoalHead instead
+        heads = len(config.goal_names)
+        self.value = nn.Linear(config.h2, heads) if config.head_layers == 0 else None
+        self.goal_heads = (
+            nn.ModuleList([GoalHead(config.h2, config.head_layers) for _ in range(heads)])
+            if config.head_layers > 0
+            else None
+        )
         self.policy = nn.Linear(config.h2, config.num_actions) if config.policy_head else None
         self.q = nn.Linear(config.h2, config.num_actions) if config.q_head else None
 
@@ -142,7 +228,11 @@ class CostToGoNet(nn.Module):
         ``all_heads=True`` the dict of :meth:`heads` (so that a DistributedDataParallel wrapper,
         which only sees ``forward``, can train every head)."""
         h = self.trunk(x)
-        value = self.value(h).squeeze(1)
+        if self.goal_heads is not None:
+            value = torch.stack([head(h) for head in self.goal_heads], dim=1)
+        else:
+            value = self.value(h)
+            value = value if self.config.multi_head else value.squeeze(1)
         if not all_heads:
             return value
         out = {"value": value}
@@ -162,7 +252,7 @@ class CostToGoNet(nn.Module):
         trained value network starts from what that network knows instead of from noise
         (``min_a Q`` is then ``J`` plus one move, an over-estimate that Q-learning targets pull
         down)."""
-        if self.q is None:
+        if self.q is None or self.value is None:
             raise PuzzleError("this network has no Q head")
         with torch.no_grad():
             self.q.weight.copy_(self.value.weight.expand_as(self.q.weight))

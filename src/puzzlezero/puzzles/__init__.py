@@ -1,5 +1,5 @@
 """Puzzle rules: pure batched NumPy functions (see :mod:`puzzlezero.puzzles.base`)."""
 
-from puzzlezero.puzzles.base import Puzzle, onehot
+from puzzlezero.puzzles.base import Goal, Puzzle, onehot
 
-__all__ = ["Puzzle", "onehot"]
+__all__ = ["Goal", "Puzzle", "onehot"]

@@ -29,24 +29,37 @@ replace with a faster or nicer one. ``docs/adding-a-puzzle.md`` walks through on
 Costs: action ``a`` costs ``action_costs[a]`` (``float64[A]``, all positive); by default every
 action costs ``move_cost`` (1), and ``uniform_cost`` is that one number (``None`` when the costs
 differ), which the searches and training objectives use as their fast path. A path's cost is
-``path_cost(actions)``, the sum of its actions' costs. Later parts of the project (policy/Q heads, layer-by-layer
-sub-goals, MCTS, symmetry augmentation, pattern databases) use these same functions: sub-goal tests
-are ``is_goal``-shaped callables, symmetries are ``symmetries(states) -> [S, B, *state_shape]`` where
-a puzzle offers them.
+``path_cost(actions)``, the sum of its actions' costs. Later parts of the project (policy/Q heads,
+MCTS, symmetry augmentation, pattern databases) use these same functions; symmetries are
+``symmetries(states) -> [S, B, *state_shape]`` where a puzzle offers them.
+
+Goals as data: besides its goal a puzzle may name **sub-goals** (cube3: ``layer1``, ``layer2``; the
+sliding puzzles: ``row1``, ``rows2``). Each is a :class:`Goal`, a batched predicate
+``states[B] -> bool[B]`` with a name; ``goal_predicates()`` lists them in the order a layer-by-layer
+solve meets them, ``"solved"`` (= ``is_goal``) last, and ``goal_named(name)`` looks one up.
+Searches, DAVI and the benchmark take a goal (a name or any ``is_goal``-shaped function) and
+default to ``is_goal``; :meth:`Puzzle.goal_test` turns either into the function. A puzzle adds
+sub-goals by returning them from ``_subgoals()``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
 
-from puzzlezero.errors import InvalidMoveError, PuzzleError
+from puzzlezero.errors import InvalidMoveError, PuzzleError, UnknownNameError
 
-__all__ = ["Puzzle", "onehot"]
+__all__ = ["Goal", "GoalTest", "Puzzle", "SOLVED", "onehot"]
+
+#: a goal test: ``states[B, *state_shape] -> bool[B]``
+GoalTest = Callable[[np.ndarray], np.ndarray]
+#: the name of every puzzle's own goal (``Puzzle.is_goal``)
+SOLVED = "solved"
 
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
 
@@ -58,6 +71,58 @@ def onehot(states: np.ndarray, num_values: int) -> np.ndarray:
     """
     flat = states.reshape(states.shape[0], -1)
     return np.take(np.eye(num_values, dtype=np.float32), flat, axis=0).reshape(flat.shape[0], -1)
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A named goal: a batched predicate ``goal(states[B, *state_shape]) -> bool[B]``.
+
+    Either ``positions`` (flat indices into a state) with ``values`` (what they must hold: the
+    goal is met where ``states.reshape(B, -1)[:, positions] == values``), or ``test``, any
+    ``is_goal``-shaped function (the puzzle's own goal, tests no fixed cells describe). A goal made
+    of positions also tells a cheap heuristic what to count (``misplaced``, see
+    :meth:`misplaced`).
+
+    Example:
+        >>> import numpy as np
+        >>> from puzzlezero import make
+        >>> cube = make("cube3")
+        >>> layer1 = cube.goal_named("layer1")
+        >>> layer1(cube.goals(1)).tolist(), layer1(cube.parse("D R' D'")[None]).tolist()
+        ([True], [False])
+    """
+
+    name: str
+    description: str
+    positions: np.ndarray | None = field(default=None, repr=False, compare=False)
+    values: np.ndarray | None = field(default=None, repr=False, compare=False)
+    test: GoalTest | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if (self.test is None) == (self.positions is None):
+            raise PuzzleError(f"goal {self.name!r}: give either a test or positions with values")
+        if self.positions is not None:
+            pos = np.asarray(self.positions, dtype=np.intp).reshape(-1)
+            vals = np.asarray(self.values).reshape(-1)
+            if self.values is None or vals.shape != pos.shape:
+                raise PuzzleError(f"goal {self.name!r}: needs one value per position")
+            object.__setattr__(self, "positions", pos)
+            object.__setattr__(self, "values", vals)
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        """``bool[B]``: which of ``states[B, *state_shape]`` meet the goal."""
+        if self.test is not None:
+            return np.asarray(self.test(states), dtype=bool)
+        flat = states.reshape(states.shape[0], -1)
+        return np.all(flat[:, self.positions] == self.values[None, :], axis=1)
+
+    def misplaced(self, states: np.ndarray) -> np.ndarray:
+        """``float32[B]``: how many of the goal's positions do not hold their value (0 exactly at
+        the goal). Only for goals made of positions (:class:`PuzzleError` otherwise)."""
+        if self.positions is None:
+            raise PuzzleError(f"goal {self.name!r} is a test, not a set of positions: nothing to count")
+        flat = states.reshape(states.shape[0], -1)
+        return np.count_nonzero(flat[:, self.positions] != self.values[None, :], axis=1).astype(np.float32)
 
 
 class Puzzle(ABC):
@@ -151,6 +216,44 @@ class Puzzle(ABC):
         """``bool[B]``: which states are solved (default: equal to ``goal()``)."""
         flat = states.reshape(states.shape[0], -1)
         return np.all(flat == self.goal().reshape(1, -1), axis=1)
+
+    # ---- goals as data -------------------------------------------------------------------------
+    def _subgoals(self) -> Sequence[Goal]:
+        """The puzzle's sub-goals, in the order a layer-by-layer solve meets them (default: none).
+        Each should hold at the goal, and a later one should imply an earlier one (cube3: two
+        layers solved include the first)."""
+        return ()
+
+    def goal_predicates(self) -> dict[str, Goal]:
+        """Every goal by name: the sub-goals in solving order, then ``"solved"`` (:meth:`is_goal`)."""
+        own = Goal(SOLVED, f"{self.name or type(self).__name__} solved", test=self.is_goal)
+        table = {g.name: g for g in self._subgoals()}
+        if SOLVED in table:
+            raise PuzzleError(f"{self.name}: a sub-goal may not be called {SOLVED!r}")
+        table[SOLVED] = own
+        return table
+
+    def goal_named(self, name: str) -> Goal:
+        """The goal called ``name``; an unknown name raises :class:`UnknownNameError` listing them."""
+        table = self.goal_predicates()
+        try:
+            return table[name]
+        except (KeyError, TypeError):
+            raise UnknownNameError(
+                f"unknown goal {name!r} for {self.name or type(self).__name__}; "
+                f"choose one of {', '.join(table)}"
+            ) from None
+
+    def goal_test(self, goal: str | GoalTest | None = None) -> GoalTest:
+        """The function a search or objective calls: :meth:`is_goal` for ``None``, the goal of
+        that name for a string, ``goal`` itself for a callable."""
+        if goal is None or goal == SOLVED:
+            return self.is_goal
+        if isinstance(goal, str):
+            return self.goal_named(goal)
+        if not callable(goal):
+            raise PuzzleError(f"a goal is a name or a function states[B] -> bool[B], got {goal!r}")
+        return goal
 
     @abstractmethod
     def expand(self, states: np.ndarray) -> np.ndarray:
@@ -283,8 +386,6 @@ class Puzzle(ABC):
         try:
             fn = self.encoders[encoding]
         except KeyError:
-            from puzzlezero.errors import UnknownNameError
-
             raise UnknownNameError(
                 f"unknown encoding {encoding!r} for {self.name}; choose one of {sorted(self.encoders)}"
             ) from None

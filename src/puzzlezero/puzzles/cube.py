@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, InvalidStateError, PuzzleError
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import Goal, Puzzle
 
 __all__ = [
     "ACTION_NAMES",
@@ -409,6 +409,16 @@ class _Cube(Puzzle):
     def goal(self) -> np.ndarray:
         return (np.arange(6 * self.n * self.n) // (self.n * self.n)).astype(np.uint8)
 
+    def _subgoals(self) -> tuple[Goal, ...]:
+        """3x3x3 (quarter and half-turn metric alike): the U layer (seed 001's "top layer"), then
+        the U and middle (E) layers, as sets of stickers that must show their own face's colour."""
+        if self.n != 3:
+            return ()
+        return tuple(
+            Goal(name, text, positions=stickers, values=self.goal()[stickers])
+            for name, text, stickers in _layer_goals()
+        )
+
     # ---- the cube as a permutation group (the group solver, puzzlezero.search.group) -------------
     def move_permutations(self) -> np.ndarray:
         """``intp[A, S]``: every move is this fixed sticker permutation, ``child = parent[perm]``."""
@@ -568,6 +578,29 @@ class _Cube(Puzzle):
         from puzzlezero.puzzles.cube_viewer import to_svg
 
         return to_svg(self.format(state), self.n, size=size)
+
+
+@lru_cache(maxsize=1)
+def _layer_goals() -> tuple[tuple[str, str, np.ndarray], ...]:
+    """cube3's layer goals: the stickers of the U layer's pieces (height ``y > 0``: the U face and
+    the top row of R, F, L, B), then of the U and middle layers (``y >= 0``: the top two rows)."""
+    height = _sticker_points(3)[:, 1]
+    layer1, layer2 = np.flatnonzero(height > 0), np.flatnonzero(height >= 0)
+    layer1.flags.writeable = layer2.flags.writeable = False  # cached: shared by every Goal
+    return (
+        (
+            "layer1",
+            "the U (top) layer solved: the U centre, 4 U edges and 4 U corners, every sticker on "
+            "its own face (the U face and the top row of R, F, L, B)",
+            layer1,
+        ),
+        (
+            "layer2",
+            "the first two layers solved: layer1 plus the 4 middle-layer edges (FR FL BL BR), "
+            "every sticker of the top two rows of R, F, L, B on its own face",
+            layer2,
+        ),
+    )
 
 
 _EYE6 = np.eye(6, dtype=np.float32)

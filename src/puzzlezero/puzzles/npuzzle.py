@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import Goal, Puzzle
 
 __all__ = ["NPuzzle"]
 
@@ -96,6 +96,21 @@ class NPuzzle(Puzzle):
 
     def goal(self) -> np.ndarray:
         return self._goal.copy()
+
+    def _subgoals(self) -> tuple[Goal, ...]:
+        """The top rows in place, one goal per number of rows short of the last two: ``row1`` (the
+        top row's tiles home), ``rows2`` (the top two rows), ... up to ``rows{n-2}`` (15-puzzle:
+        ``row1``, ``rows2``; 8-puzzle: ``row1``). The last two rows are left to ``solved``."""
+        n = self.size
+        return tuple(
+            Goal(
+                "row1" if k == 1 else f"rows{k}",
+                f"the top {'row' if k == 1 else f'{k} rows'} in place: tiles 1..{k * n} home",
+                positions=np.arange(k * n),
+                values=self._goal[: k * n],
+            )
+            for k in range(1, n - 1)
+        )
 
     # ---- rules ----------------------------------------------------------------------------------
     @staticmethod

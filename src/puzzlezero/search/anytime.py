@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, as_batch, check_positive
 
 __all__ = ["anytime", "check_stages", "cost_bound"]
@@ -69,10 +69,12 @@ def anytime(
     *,
     time_limit: float,
     max_nodes: int | None = 10_000_000,
+    is_goal: str | GoalTest | None = None,
 ) -> list[SearchResult]:
     """Solve every state of ``starts`` with the ``(weight, batch_size)`` stages of ``search`` in
     turn within ``time_limit`` seconds for the whole call; one :class:`SearchResult` per state: the
-    cheapest solution found (``status`` ``"solved"``), else the last stage's status."""
+    cheapest solution found (``status`` ``"solved"``), else the last stage's status. ``is_goal``:
+    the goal every stage searches for (see :func:`~.bwas.bwas`)."""
     starts = as_batch(puzzle, starts)
     stages = check_stages(stages)
     check_positive("time_limit", time_limit)
@@ -103,6 +105,7 @@ def anytime(
             max_nodes=max_nodes,
             time_limit=left,
             max_cost=np.where(np.isinf(bound[todo]), np.finfo(np.float32).max, bound[todo]),
+            **({} if is_goal is None else {"is_goal": is_goal}),
         )
         for i, r in zip(todo, results, strict=True):
             nodes[i] += r.nodes_generated

@@ -53,7 +53,7 @@ from collections.abc import Callable
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
 
 __all__ = ["beam", "qbeam"]
@@ -73,6 +73,7 @@ def beam(
     max_nodes: int | None = 10_000_000,
     time_limit: float | None = None,
     stats: SearchStats | None = None,
+    is_goal: str | GoalTest | None = None,
 ) -> list[SearchResult]:
     """Beam search from every state of ``starts[B, *state_shape]`` (or one state) to a goal.
 
@@ -86,6 +87,8 @@ def beam(
         time_limit: seconds for the whole call (``None``: none); status ``"time limit"``.
         stats: filled in with the time split and counts when given (beam selection counts as
             ``open_list``).
+        is_goal: the goal searched for, a goal name of the puzzle or a ``states[B] -> bool[B]``
+            function (``None``: the puzzle's own ``is_goal``).
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -96,7 +99,10 @@ def beam(
     check_positive("max_nodes", max_nodes, integer=True)
     check_positive("time_limit", time_limit)
     stats = stats if stats is not None else SearchStats()
-    return _Beam(puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats).run()
+    goal_test = puzzle.goal_test(is_goal)
+    return _Beam(
+        puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats, goal_test
+    ).run()
 
 
 def qbeam(
@@ -109,6 +115,7 @@ def qbeam(
     max_nodes: int | None = 10_000_000,
     time_limit: float | None = None,
     stats: SearchStats | None = None,
+    is_goal: str | GoalTest | None = None,
 ) -> list[SearchResult]:
     """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
@@ -119,8 +126,10 @@ def qbeam(
     check_positive("max_nodes", max_nodes, integer=True)
     check_positive("time_limit", time_limit)
     stats = stats if stats is not None else SearchStats()
-    run = _Beam(puzzle, starts, q_function, beam_width, max_steps, max_nodes, time_limit, stats, q=True)
-    return run.run()
+    goal_test = puzzle.goal_test(is_goal)
+    return _Beam(
+        puzzle, starts, q_function, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, q=True
+    ).run()
 
 
 def _q_values(q_function: QFunction, states: np.ndarray, num_actions: int, stats: SearchStats) -> np.ndarray:
@@ -155,10 +164,12 @@ class _Beam:
         max_nodes: int | None,
         time_limit: float | None,
         stats: SearchStats,
+        is_goal: GoalTest,
         *,
         q: bool = False,
     ) -> None:
-        self.p, self.heuristic, self.stats, self.q = puzzle, heuristic, stats, q
+        self.p, self.heuristic, self.stats, self.is_goal = puzzle, heuristic, stats, is_goal
+        self.q = q
         self.W, self.max_steps, self.max_nodes, self.time_limit = beam_width, max_steps, max_nodes, time_limit
         self.t0 = time.perf_counter()
         self.starts = starts
@@ -178,7 +189,7 @@ class _Beam:
         self.visited = np.sort(_mix(puzzle.hash64(starts), self.beam_inst))
         stats.nodes_generated += b
         with stats.timer("goal_test"):
-            for i in np.flatnonzero(puzzle.is_goal(starts)):
+            for i in np.flatnonzero(is_goal(starts)):
                 self._finish(int(i), "solved")
 
     def _finish(self, i: int, status: str) -> None:
@@ -209,7 +220,7 @@ class _Beam:
             if q is not None:  # each child's h from its parent's Q row: Q(s, a) - cost(a)
                 c_h = q[np.searchsorted(rows, c_parent), c_action] - self.action_costs[c_action]
             with st.timer("goal_test"):
-                goal = self.p.is_goal(children) if children.shape[0] else np.zeros(0, bool)
+                goal = self.is_goal(children) if children.shape[0] else np.zeros(0, bool)
             if goal.any():
                 solved = self._finish_goals(step, c_inst, c_parent, c_action, c_g, goal)
                 keep = ~goal & ~np.isin(c_inst, solved)

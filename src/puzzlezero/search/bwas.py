@@ -40,7 +40,7 @@ from typing import Literal
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
 
 # the node table and open lists are numba kernels: imported when a search runs, not with the package
@@ -63,6 +63,7 @@ def bwas(
     goal_test: Literal["expand", "generate"] = "expand",
     stats: SearchStats | None = None,
     max_cost: float | np.ndarray | None = None,
+    is_goal: str | GoalTest | None = None,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with BWAS.
 
@@ -79,12 +80,25 @@ def bwas(
         max_cost: children whose path cost ``g`` exceeds it are dropped (not evaluated, not
             pushed): an anytime search passes just below the best solution's cost, so that only
             cheaper solutions are looked for. A number, one per start state, or ``None`` (no bound).
+        is_goal: the goal searched for: a goal name of the puzzle (``"layer1"``, see
+            ``puzzle.goal_predicates()``) or any ``states[B] -> bool[B]`` function; ``None``: the
+            puzzle's own ``is_goal``.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
     return _Bwas.checked(
-        puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
+        puzzle,
+        starts,
+        heuristic,
+        weight,
+        batch_size,
+        max_nodes,
+        time_limit,
+        goal_test,
+        stats,
+        max_cost,
+        is_goal,
     ).run()
 
 
@@ -103,11 +117,13 @@ class _Bwas:
         goal_test,
         stats,
         max_cost=None,
+        is_goal=None,
     ):  # noqa: ANN001
         from puzzlezero.search.heap import OpenList
         from puzzlezero.search.table import NodeTable
 
         self.p, self.heuristic, self.stats = puzzle, heuristic, stats
+        self.is_goal = puzzle.goal_test(is_goal)
         self.weight, self.batch, self.max_nodes, self.time_limit = (
             float(weight),
             batch_size,
@@ -142,13 +158,24 @@ class _Bwas:
         for i in range(b):
             self._push(i, roots[i : i + 1])
         with stats.timer("goal_test"):
-            for i in np.flatnonzero(puzzle.is_goal(starts)):
+            for i in np.flatnonzero(self.is_goal(starts)):
                 self._finish(int(i), "solved", int(roots[i]))
         stats.nodes_generated += b
 
     @classmethod
     def checked(
-        cls, puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
+        cls,
+        puzzle,
+        starts,
+        heuristic,
+        weight,
+        batch_size,
+        max_nodes,
+        time_limit,
+        goal_test,
+        stats,
+        max_cost,
+        is_goal=None,
     ):  # noqa: ANN001, ANN206
         """The search of :func:`bwas`'s arguments, checked (bad values raise :class:`PuzzleError`)."""
         starts = as_batch(puzzle, starts)
@@ -160,7 +187,17 @@ class _Bwas:
             raise PuzzleError(f"goal_test must be 'expand' or 'generate', got {goal_test!r}")
         stats = stats if stats is not None else SearchStats()
         return cls(
-            puzzle, starts, heuristic, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
+            puzzle,
+            starts,
+            heuristic,
+            weight,
+            batch_size,
+            max_nodes,
+            time_limit,
+            goal_test,
+            stats,
+            max_cost,
+            puzzle.goal_test(is_goal),
         )
 
     # ---- bookkeeping ---------------------------------------------------------------------------
@@ -192,7 +229,7 @@ class _Bwas:
             st.iterations += 1
             with st.timer("goal_test"):
                 states = t.states(popped)
-                is_goal = self.p.is_goal(states)
+                is_goal = self.is_goal(states)
             if is_goal.any():
                 keep = self._finish_goals(popped, p_inst, is_goal)
                 popped, p_inst, states = popped[keep], p_inst[keep], states[keep]
@@ -269,7 +306,7 @@ class _Bwas:
         if self.goal_on_generate and live.any():
             with st.timer("goal_test"):
                 goal = np.zeros(live.size, bool)
-                goal[live] = self.p.is_goal(children[live])
+                goal[live] = self.is_goal(children[live])
             if goal.any():
                 t.h[idx[goal]] = 0.0
                 live &= self._finish_goals(idx, c_inst, goal)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
 
 __all__ = ["gbfs"]
@@ -31,8 +31,12 @@ def gbfs(
     max_steps: int = 1000,
     time_limit: float | None = None,
     stats: SearchStats | None = None,
+    is_goal: str | GoalTest | None = None,
 ) -> list[SearchResult]:
     """Greedy search from every state of ``starts[B, *state_shape]``; one result per start.
+
+    ``is_goal``: the goal searched for, a goal name of the puzzle or a ``states[B] -> bool[B]``
+    function (``None``: the puzzle's own ``is_goal``).
 
     ``nodes_generated`` is ``1 + num_actions * expansions`` (one expansion per move, plus the last
     one of an instance that got stuck); ``iterations`` is the number of moves made.
@@ -40,6 +44,7 @@ def gbfs(
     from puzzlezero.search.table import NEW, NodeTable  # numba: only when a search runs
 
     starts = as_batch(puzzle, starts)
+    goal_test = puzzle.goal_test(is_goal)
     check_positive("max_steps", max_steps, integer=True, allow_zero=True)
     check_positive("time_limit", time_limit)
     st = stats if stats is not None else SearchStats()
@@ -75,7 +80,7 @@ def gbfs(
             break
         with st.timer("goal_test"):
             states = table.states(cur[active])
-            done = puzzle.is_goal(states)
+            done = goal_test(states)
         _finish(status, seconds, active[done], "solved", time.perf_counter() - t0)
         if step == max_steps:
             _finish(status, seconds, active[~done], "step limit", time.perf_counter() - t0)

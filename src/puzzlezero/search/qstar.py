@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.bwas import _Bwas
 from puzzlezero.search.result import SearchResult, SearchStats
 
@@ -53,6 +53,7 @@ def qstar(
     goal_test: Literal["expand", "generate"] = "expand",
     stats: SearchStats | None = None,
     max_cost: float | np.ndarray | None = None,
+    is_goal: str | GoalTest | None = None,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with Q*.
 
@@ -61,13 +62,24 @@ def qstar(
         starts: start states; instances share each expansion and each Q call.
         q_function: ``states[M, *state_shape] -> float32[M, num_actions]``, the cost-to-go after
             each action, the action's own cost included.
-        weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost: as :func:`~.bwas.bwas`.
+        weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost, is_goal: as
+            :func:`~.bwas.bwas` (the Q function should estimate the cost to reach that goal).
 
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
     return _QStar.checked(
-        puzzle, starts, q_function, weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost
+        puzzle,
+        starts,
+        q_function,
+        weight,
+        batch_size,
+        max_nodes,
+        time_limit,
+        goal_test,
+        stats,
+        max_cost,
+        is_goal,
     ).run()
 
 
@@ -95,22 +107,26 @@ class _QStar(_Bwas):
         else:  # each child's own action cost
             h = np.maximum((q - self.action_costs[None, :])[fresh2[rows]], 0.0)
         with st.timer("goal_test"):
-            h[self.p.is_goal(children[fresh])] = 0.0
+            h[self.is_goal(children[fresh])] = 0.0
         return h
 
 
-def q_from_value(puzzle: Puzzle, heuristic: Callable[[np.ndarray], np.ndarray]) -> QFunction:
+def q_from_value(
+    puzzle: Puzzle, heuristic: Callable[[np.ndarray], np.ndarray], is_goal: str | GoalTest | None = None
+) -> QFunction:
     """A Q function from a value heuristic: ``Q(s, a) = cost(a) + h(A(s, a))``, ``cost(a)`` (the
     puzzle's ``action_costs``) where the child is a goal. It evaluates every child (``num_actions`` heuristic states per state), so Q*
     with it does the work of BWAS: for comparing a Q network with the value it was trained from,
-    and for exact heuristics in tests."""
+    and for exact heuristics in tests. ``is_goal``: the goal whose children count 0 (default: the
+    puzzle's own)."""
     n_act, cost = puzzle.num_actions, puzzle.action_costs.astype(np.float32)
+    goal_test = puzzle.goal_test(is_goal)
 
     def q_function(states: np.ndarray) -> np.ndarray:
         m = states.shape[0]
         children = puzzle.expand(states).reshape(m * n_act, *puzzle.state_shape)
         values = np.asarray(heuristic(children), dtype=np.float32)
-        values[puzzle.is_goal(children)] = 0.0
+        values[goal_test(children)] = 0.0
         return values.reshape(m, n_act) + cost[None, :]
 
     return q_function

@@ -12,11 +12,31 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 
-__all__ = ["SearchResult", "SearchStats", "Status", "as_batch", "check_positive", "evaluate"]
+__all__ = ["SearchResult", "SearchStats", "StageResult", "Status", "as_batch", "check_positive", "evaluate"]
 
 #: why a search stopped. ``"step limit"`` is used by greedy search (``max_steps``), ``"exhausted"``
 #: when no state is left to try (OPEN empty, or greedy search stuck on visited states).
 Status = Literal["solved", "node limit", "time limit", "step limit", "exhausted"]
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """One stage of a layer-by-layer search (:mod:`.layered`): the search from where the previous
+    stage ended to ``goal``.
+
+    Attributes:
+        goal: the goal name of the stage (``"layer1"``, ...).
+        actions: the stage's moves (empty when the stage failed or its start already met the goal).
+        nodes_generated: nodes the stage's search generated.
+        seconds: wall-clock seconds of the stage's search call.
+        status: the stage search's status (``"solved"`` when the goal was reached).
+    """
+
+    goal: str
+    actions: tuple[int, ...]
+    nodes_generated: int
+    seconds: float = field(compare=False)
+    status: str
 
 
 @dataclass(frozen=True)
@@ -41,6 +61,8 @@ class SearchResult:
         cost: the solution's cost, the sum of its actions' costs (``Puzzle.path_cost``; the
             length where every move costs 1), when solved; ``None`` otherwise (and from searches
             that do not report it: the solver computes it from ``actions``).
+        stages: layer-by-layer search (:mod:`.layered`): one :class:`StageResult` per goal, in
+            order (``actions`` is their concatenation); empty for the other searches.
     """
 
     solved: bool
@@ -52,6 +74,7 @@ class SearchResult:
     path_states: np.ndarray | None = field(default=None, compare=False, repr=False)
     improvements: tuple[tuple[float, int], ...] = field(default=(), compare=False)
     cost: float | None = field(default=None, compare=False)
+    stages: tuple[StageResult, ...] = field(default=(), compare=False)
 
     @property
     def length(self) -> int | None:

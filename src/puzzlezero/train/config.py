@@ -69,6 +69,20 @@ class TrainConfig:
     encoding: str = "onehot"
     """Input encoding, a key of ``puzzle.encoders`` (the paper's is one-hot)."""
 
+    goal: str = "solved"
+    """The goal whose cost-to-go a single-head network learns: a name of
+    ``puzzle.goal_predicates()`` (cube3: ``layer1``, ``layer2``, ``solved``). Training states are
+    still scrambled from the solved state; the targets are 0 exactly at the states that meet the
+    goal (objectives marked goal-aware: ``davi``)."""
+    goals: tuple[str, ...] = ()
+    """A multi-head network (seed 001): one value output per goal, trained jointly with
+    ``objective=multigoal`` (each head its own Bellman targets); ``()``: a single head for
+    ``goal``. E.g. ``--set goals=layer1,layer2,solved``."""
+    head_layers: int = 0
+    """Multi-head networks: hidden layers of each goal's own between the shared trunk
+    (``num_res_blocks`` residual blocks) and its output; 0 = only the output differs (seed 001's
+    MultiH Baseline). Its 4+1, 3+2, 4+2 are ``num_res_blocks``/``head_layers`` 4/1, 3/2, 4/2."""
+
     batch_size: int = 1000
     """B: training states per gradient step (paper: 10,000 on GPUs; ~1000 is fastest per sample on CPU);
     per process under data-parallel training (``train.ddp``), which steps on ``B * processes``."""
@@ -233,11 +247,43 @@ class TrainConfig:
 
         for name in (self.objective, self.warmup_objective):
             get_objective(name)  # an unknown name fails here, listing the known ones
+        self._check_goals(get_objective)
+
+    def _check_goals(self, get_objective: Any) -> None:
+        """Goals and heads fit the objectives: a multi-head network (``goals``) trains with the
+        ``goals``-head objective, a sub-goal with goal-aware objectives only."""
+        object.__setattr__(self, "goals", tuple(str(g) for g in self.goals))
+        if self.head_layers < 0:
+            raise PuzzleError(f"config: head_layers must be >= 0, got {self.head_layers!r}")
+        if len(set(self.goals)) != len(self.goals):
+            raise PuzzleError(f"config: goals must differ, got {list(self.goals)}")
+        multi = get_objective(self.objective).head == "goals"
+        if multi != bool(self.goals):
+            raise PuzzleError(
+                "config: a multi-head network needs both goals=... and objective=multigoal"
+                if self.goals
+                else f"config: objective {self.objective} trains a multi-head network: set goals=..."
+            )
+        if self.goals and self.goal != "solved":
+            raise PuzzleError("config: set goal (one head) or goals (several heads), not both")
+        if self.head_layers and not self.goals:
+            raise PuzzleError(
+                "config: head_layers are the goal-specific layers of a multi-head network (goals=...)"
+            )
+        used = [self.objective] + ([self.warmup_objective] if self.warmup_iterations else [])
+        if self.goal != "solved" or self.goals:
+            blind = [name for name in used if not get_objective(name).goal_aware]
+            if blind:
+                raise PuzzleError(
+                    f"config: objective {', '.join(blind)} labels the cost to the solved state only; "
+                    f"a goal other than solved trains with davi (one head) or multigoal (several)"
+                )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         if d["eval_depths"] is not None:
             d["eval_depths"] = list(d["eval_depths"])
+        d["goals"] = list(d["goals"])
         return d
 
     @classmethod
@@ -249,6 +295,8 @@ class TrainConfig:
         data = {**LEGACY_DEFAULTS, **data} if "objective" not in data else dict(data)
         if data.get("eval_depths") is not None:
             data["eval_depths"] = tuple(int(x) for x in data["eval_depths"])
+        if data.get("goals") is not None:
+            data["goals"] = tuple(str(x) for x in data["goals"])
         try:
             return cls(**data)
         except TypeError as exc:
@@ -312,8 +360,11 @@ def _coerce(key: str, raw: str, hint: Any) -> Any:
         if origin is float:
             return float(value)
         if origin is tuple:
+            if isinstance(value, str):  # goals=layer1,layer2,solved
+                value = [x.strip() for x in value.split(",") if x.strip()]
             items = value if isinstance(value, list) else [value]
-            return tuple(int(x) for x in items)
+            item_type = (typing.get_args(base) or (int,))[0]
+            return tuple(str(x) if item_type is str else int(x) for x in items)
         return str(value)
     except (ValueError, TypeError, KeyError):
         raise PuzzleError(

@@ -33,10 +33,14 @@ def grow_depth(
     bound: int,
     max_bound: int,
     config: TrainConfig,
+    goal: str | None = None,
 ) -> tuple[int, float]:
-    """``(new_bound, solved_pct)``: the greedy solve rate at ``bound`` and the bound it allows."""
+    """``(new_bound, solved_pct)``: the greedy solve rate at ``bound`` (to ``goal``, default the
+    puzzle's own; seed 001 grows each layer agent's walks by its own goal) and the bound it allows."""
     states = puzzle.scramble(rng, CURRICULUM_STATES, bound)
-    solved = 100.0 * float(greedy_rollout(puzzle, heuristic, states, max_steps=2 * bound).mean())
+    solved = 100.0 * float(
+        greedy_rollout(puzzle, heuristic, states, max_steps=2 * bound, is_goal=goal).mean()
+    )
     if solved >= 100.0 * config.curriculum_threshold:
         bound = 2 * bound if config.curriculum == "double" else bound + 1
     return min(bound, max_bound), round(solved, 2)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.train.objectives import ValueFn, register_objective
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ def action_targets(
     *,
     chunk: int = 2048,
     noop_when_stuck: bool = False,
+    is_goal: str | GoalTest | None = None,
 ) -> np.ndarray:
     """``float32[N, A]``: ``cost(a) + value_fn(child_a)`` for every action (``cost`` =
     ``puzzle.action_costs``), ``cost(a)`` where the child is a goal, NaN where the action leaves the
@@ -44,7 +45,9 @@ def action_targets(
     state that no action changes keeps its no-op children instead). ``value_fn`` gets the non-goal
     children of about ``chunk // num_actions`` parents per call and must return values ``>= 0``.
     DAVI's target is the minimum of a row (:func:`one_step_targets`); a Q head learns the whole row
-    (:mod:`puzzlezero.train.qlearning`)."""
+    (:mod:`puzzlezero.train.qlearning`). ``is_goal``: the goal (a name or a function; default the
+    puzzle's own) whose children count 0."""
+    goal_test = puzzle.goal_test(is_goal)
     n, n_act = states.shape[0], puzzle.num_actions
     per = max(1, chunk // n_act)
     out = np.empty((n, n_act), dtype=np.float32)
@@ -61,7 +64,7 @@ def action_targets(
         if noop_when_stuck:
             moved[~moved.any(axis=1)] = True  # no real move at all: fall back to the no-op children
         moved = moved.ravel()
-        need = moved & ~puzzle.is_goal(children)
+        need = moved & ~goal_test(children)
         values = np.zeros(m * n_act, dtype=np.float32)
         if need.any():
             values[need] = value_fn(children[need])
@@ -70,14 +73,23 @@ def action_targets(
 
 
 def one_step_targets(
-    puzzle: Puzzle, value_fn: ValueFn, states: np.ndarray, *, chunk: int = 2048
+    puzzle: Puzzle,
+    value_fn: ValueFn,
+    states: np.ndarray,
+    *,
+    chunk: int = 2048,
+    is_goal: str | GoalTest | None = None,
 ) -> np.ndarray:
     """``float32[N]``: ``min_a (cost(a) + value_fn(child_a))`` over the moves that change the
     state, 0 for goal children and for goal states. ``value_fn`` gets the non-goal children of about
-    ``chunk // num_actions`` parents per call and must return values ``>= 0``."""
-    per_action = action_targets(puzzle, value_fn, states, chunk=chunk, noop_when_stuck=True)
+    ``chunk // num_actions`` parents per call and must return values ``>= 0``. ``is_goal``: the
+    goal (a name such as ``"layer1"`` or a function; default the puzzle's own)."""
+    goal_test = puzzle.goal_test(is_goal)
+    per_action = action_targets(
+        puzzle, value_fn, states, chunk=chunk, noop_when_stuck=True, is_goal=goal_test
+    )
     out = np.where(np.isnan(per_action), np.inf, per_action).min(axis=1).astype(np.float32)
-    out[puzzle.is_goal(states)] = 0.0
+    out[goal_test(states)] = 0.0
     return out
 
 
@@ -100,7 +112,9 @@ def bellman_targets(
     return one_step_targets(puzzle, value_fn, states, chunk=inference_batch)
 
 
-@register_objective("davi", needs_target=True, summary="one-step Bellman targets (DeepCubeA)")
+@register_objective(
+    "davi", needs_target=True, summary="one-step Bellman targets (DeepCubeA)", goal_aware=True
+)
 def davi_labels(
     puzzle: Puzzle,
     rng: np.random.Generator,
@@ -109,8 +123,11 @@ def davi_labels(
     value_fn: ValueFn | None,
     config: TrainConfig,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Algorithm 1's data: ``n`` states scrambled ``k ~ U[1, max_scramble]`` times, with their
-    one-step Bellman targets under ``value_fn`` (the target network)."""
+    """Algorithm 1's data: ``n`` states scrambled ``k ~ U[1, max_scramble]`` times from the
+    solved state, with their one-step Bellman targets to ``config.goal`` under ``value_fn`` (the
+    target network)."""
     assert value_fn is not None
     states = puzzle.scramble(rng, n, (1, max_scramble))
-    return states, one_step_targets(puzzle, value_fn, states, chunk=config.inference_batch)
+    return states, one_step_targets(
+        puzzle, value_fn, states, chunk=config.inference_batch, is_goal=config.goal
+    )

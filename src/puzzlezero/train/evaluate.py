@@ -159,11 +159,15 @@ def eval_set_for(puzzle: Puzzle, depths: tuple[int, ...], per_depth: int, seed: 
     return fixed if fixed is not None else make_eval_set(puzzle, depths, per_depth, seed)
 
 
-def greedy_rollout(puzzle: Puzzle, heuristic: Heuristic, states: np.ndarray, max_steps: int) -> np.ndarray:
-    """Greedy best-first rollout of every state at once; returns ``bool[N]`` solved within
-    ``max_steps`` moves. Each step evaluates the children of all unsolved states in one call."""
+def greedy_rollout(
+    puzzle: Puzzle, heuristic: Heuristic, states: np.ndarray, max_steps: int, is_goal: str | None = None
+) -> np.ndarray:
+    """Greedy best-first rollout of every state at once; returns ``bool[N]`` solved (the goal
+    ``is_goal``, default the puzzle's) within ``max_steps`` moves. Each step evaluates the children
+    of all unsolved states in one call."""
+    goal_test = puzzle.goal_test(is_goal)
     states = states.copy()
-    solved = puzzle.is_goal(states)
+    solved = goal_test(states)
     n_act = puzzle.num_actions
     for _ in range(max_steps):
         active = np.flatnonzero(~solved)
@@ -176,18 +180,22 @@ def greedy_rollout(puzzle: Puzzle, heuristic: Heuristic, states: np.ndarray, max
         h = np.where(legal, h, np.inf)
         best = np.argmin(h, axis=1)
         states[active] = children[np.arange(active.size), best]
-        solved[active] = puzzle.is_goal(states[active])
+        solved[active] = goal_test(states[active])
     return solved
 
 
-def greedy_solved(puzzle: Puzzle, heuristic: Heuristic, states: np.ndarray, max_steps: int) -> np.ndarray:
-    """``bool[N]``: solved by greedy best-first search within ``max_steps`` moves, using
-    :func:`puzzlezero.search.gbfs` (which never revisits a state), else :func:`greedy_rollout`."""
+def greedy_solved(
+    puzzle: Puzzle, heuristic: Heuristic, states: np.ndarray, max_steps: int, is_goal: str | None = None
+) -> np.ndarray:
+    """``bool[N]``: solved (the goal ``is_goal``, default the puzzle's) by greedy best-first search
+    within ``max_steps`` moves, using :func:`puzzlezero.search.gbfs` (which never revisits a
+    state), else :func:`greedy_rollout`."""
     try:
         from puzzlezero.search import gbfs
     except ImportError:
-        return greedy_rollout(puzzle, heuristic, states, max_steps)
-    return np.array([r.solved for r in gbfs(puzzle, states, heuristic, max_steps=max_steps)], dtype=bool)
+        return greedy_rollout(puzzle, heuristic, states, max_steps, is_goal)
+    results = gbfs(puzzle, states, heuristic, max_steps=max_steps, is_goal=is_goal)
+    return np.array([r.solved for r in results], dtype=bool)
 
 
 def bwas_subset(depths: np.ndarray, count: int) -> np.ndarray:
@@ -244,6 +252,7 @@ def evaluate(
     bwas_batch: int = BWAS_BATCH,
     bwas_max_nodes: int = BWAS_MAX_NODES,
     bwas_time_limit: float | None = BWAS_TIME_LIMIT,
+    is_goal: str | None = None,
 ) -> dict[str, Any]:
     """Per-depth results, lists aligned with ``"depths"`` (walk depths; uniformly random states are
     summarised apart under ``"random"``): ``"solved_pct"`` (greedy), ``"mean_pred"``, ``"mean_ref"``,
@@ -251,9 +260,10 @@ def evaluate(
     ``"bwas_solved_pct"`` and ``"bwas_mean_length"`` (``None`` where no state of that depth was in the
     BWAS subset, or none was solved) from BWAS on at most ``bwas_states`` states (0: no BWAS).
     ``"overall"`` holds the same figures over all states, ``"reference"`` and ``"eval_set"`` say what
-    the reference cost and the states are."""
+    the reference cost and the states are. ``is_goal``: the goal name solved to (default the
+    puzzle's own; a sub-goal's reference is the walk depth, an upper bound of its cost)."""
     pred = np.asarray(heuristic(eval_set.states), dtype=np.float32)
-    solved = greedy_solved(puzzle, heuristic, eval_set.states, max_steps)
+    solved = greedy_solved(puzzle, heuristic, eval_set.states, max_steps, is_goal)
     exact = eval_set.true_cost is not None
     ref = eval_set.true_cost if eval_set.true_cost is not None else eval_set.depths.astype(np.float32)
     bwas_ok = bwas_len = None
@@ -269,6 +279,7 @@ def evaluate(
             batch_size=bwas_batch,
             max_nodes=bwas_max_nodes,
             time_limit=bwas_time_limit,
+            is_goal=is_goal,
         )
         bwas_ok = np.full(len(eval_set.depths), -1, dtype=np.int64)  # -1: not tried
         bwas_len = np.zeros(len(eval_set.depths), dtype=np.float64)

@@ -6,7 +6,11 @@ targets)``: it draws about ``n`` training states with ``rng`` (scramble depths u
 ``states[B] -> float32[B]``, clipped at 0 and 0 at goals) where it needs one. It may return more
 rows than ``n`` (LHBL labels every node of its search trees). Objectives of the Q head
 (``head="q"``) return targets ``[rows, num_actions]`` (see :func:`target_head` for the values);
-objectives of a value and a policy head (``head="policy"``) return rows ``(value, action, weight)``.
+objectives of a value and a policy head (``head="policy"``) return rows ``(value, action, weight)``;
+the multi-head objective (``head="goals"``) returns ``[rows, G]``, one column per goal of
+``config.goals``, and gets a ``value_fn`` returning ``[rows, G]`` (:func:`target_value_fn`).
+``goal_aware`` objectives label the cost to ``config.goal`` (0 at the states that meet it), the
+others the cost to the puzzle's own goal only.
 Objectives never touch the trained network or the optimizer, so they run as well in a worker
 process as in the trainer.
 
@@ -19,10 +23,11 @@ name               labels                                                       
 ``scramble_depth`` the scramble depth ``k`` (the earlier warm start, kept for old runs)   random_walk.py
 ``qlearning``      ``cost + J_target(A(s, a))`` for every action (a Q head, for Q*)      qlearning.py
 ``adi``            DAVI's target, its argmin for a policy head, weight 1/depth (ADI)      adi.py
+``multigoal``      one-step Bellman targets of every goal's head (seed 001's multi-head)  multigoal.py
 =================  =====================================================================  ==========
 
 >>> sorted(OBJECTIVES)  # doctest: +SKIP
-['adi', 'davi', 'lhbl', 'qlearning', 'random_walk', 'scramble_depth']
+['adi', 'davi', 'lhbl', 'multigoal', 'qlearning', 'random_walk', 'scramble_depth']
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ __all__ = [
     "get_objective",
     "objective_names",
     "target_head",
+    "target_value_fn",
     "LabelJob",
     "make_labels",
     "ValueFn",
@@ -62,14 +68,17 @@ MakeLabels = Callable[
 class Objective:
     """A registered label maker. ``needs_target``: whether it calls the target network; ``head``:
     the network head its targets train (``"value"``: ``[rows]``, ``"q"``: ``[rows, num_actions]``,
-    ``"policy"``: ``[rows, 3]`` = value target, policy target action, sample weight; the value head
-    trains beside the Q and policy heads)."""
+    ``"policy"``: ``[rows, 3]`` = value target, policy target action, sample weight, ``"goals"``:
+    ``[rows, G]`` for a multi-head network; the value head trains beside the Q and policy heads);
+    ``goal_aware``: it labels the cost to
+    ``config.goal`` (or, ``"goals"``, to each of ``config.goals``)."""
 
     name: str
     make: MakeLabels
     needs_target: bool
     summary: str
     head: str = "value"
+    goal_aware: bool = False
 
 
 #: name -> objective; filled by the modules below on import (see :func:`get_objective`)
@@ -81,18 +90,19 @@ _MODULES = (
     "puzzlezero.train.random_walk",
     "puzzlezero.train.qlearning",
     "puzzlezero.train.adi",
+    "puzzlezero.train.multigoal",
 )
 
 
 def register_objective(
-    name: str, *, needs_target: bool, summary: str, head: str = "value"
+    name: str, *, needs_target: bool, summary: str, head: str = "value", goal_aware: bool = False
 ) -> Callable[[MakeLabels], MakeLabels]:
     """Decorator: register ``make`` under ``name``."""
-    if head not in ("value", "q", "policy"):
-        raise ValueError(f"objective head must be 'value', 'q' or 'policy', got {head!r}")
+    if head not in ("value", "q", "policy", "goals"):
+        raise ValueError(f"objective head must be 'value', 'q', 'policy' or 'goals', got {head!r}")
 
     def deco(make: MakeLabels) -> MakeLabels:
-        OBJECTIVES[name] = Objective(name, make, needs_target, summary, head)
+        OBJECTIVES[name] = Objective(name, make, needs_target, summary, head, goal_aware)
         return make
 
     return deco
@@ -122,6 +132,47 @@ def target_head(config: TrainConfig) -> str:
     (see :func:`puzzlezero.nn.make_heuristic`)."""
     q = get_objective(config.objective).head == "q"
     return "qmin" if q and config.q_bootstrap == "qmin" else "value"
+
+
+def target_value_fn(
+    puzzle: Puzzle,
+    net: Any,
+    config: TrainConfig,
+    *,
+    device: Any = "cpu",
+    int8: bool = False,
+) -> ValueFn:
+    """The target network ``net`` as the ``value_fn`` of ``config.objective``'s labels: for a
+    multi-head network ``states[B] -> float32[B, G]``, each goal's column clipped at 0 and 0 at the
+    states that meet that goal; else ``nn.make_heuristic`` on :func:`target_head`, for the goal
+    ``config.goal``."""
+    from puzzlezero.nn.heuristic import make_heuristic, predict
+
+    if not net.config.multi_head:
+        return make_heuristic(
+            puzzle,
+            net,
+            batch_size=config.inference_batch,
+            device=device,
+            int8=int8,
+            head=target_head(config),
+            goal=config.goal,
+        )
+    from puzzlezero.nn.fast import inference_copy
+
+    tests = [puzzle.goal_test(g) for g in net.config.goal_names]
+    frozen = inference_copy(net, int8=int8, device=device)
+
+    def values(states: np.ndarray) -> np.ndarray:
+        if states.shape[0] == 0:
+            return np.zeros((0, len(tests)), dtype=np.float32)
+        out = predict(puzzle, frozen, states, batch_size=config.inference_batch, device=device)
+        np.maximum(out, 0.0, out=out)
+        for k, test in enumerate(tests):
+            out[test(states), k] = 0.0
+        return out
+
+    return values
 
 
 def objective_names() -> list[str]:

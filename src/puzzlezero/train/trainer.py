@@ -50,8 +50,8 @@ from puzzlezero.train.checkpoint import (
     save_checkpoint,
 )
 from puzzlezero.train.config import RESUMABLE_FIELDS, TrainConfig
-from puzzlezero.train.evaluate import EvalSet, default_eval_depths, eval_set_for, evaluate
-from puzzlezero.train.objectives import LabelJob, ValueFn, get_objective, make_labels, target_head
+from puzzlezero.train.evaluate import EvalSet, default_eval_depths, eval_set_for, evaluate, make_eval_set
+from puzzlezero.train.objectives import LabelJob, ValueFn, get_objective, make_labels, target_value_fn
 
 __all__ = ["Trainer", "DAVITrainer", "CONFIG_FILE", "CHECKPOINT_FILE", "LOG_FILE"]
 
@@ -135,22 +135,48 @@ class Trainer:
                 num_actions=self.puzzle.num_actions,
             )
         )
-        heads = {get_objective(n).head for n in (config.objective, config.warmup_objective)}
-        q_head = "q" in heads
+        for name in (config.goal, *config.goals):
+            self.puzzle.goal_named(name)  # an unknown goal: UnknownNameError listing the puzzle's
+        heads = config.goals or (() if config.goal == "solved" else (config.goal,))
+        goals_changed = init is not None and (heads, config.head_layers) != (
+            init_config.goals,
+            init_config.head_layers,
+        )
+        if init is None:
+            self.net_config = replace(self.net_config, goals=heads, head_layers=config.head_layers)
+        elif goals_changed:
+            # other goals than the model started from (a solved model may start a layer1 model:
+            # the trunk carries over); its policy and Q heads were for its own goal: dropped
+            self.net_config = replace(
+                self.net_config, goals=heads, head_layers=config.head_layers, q_head=False, policy_head=False
+            )
+        objective_heads = {get_objective(n).head for n in (config.objective, config.warmup_objective)}
+        q_head = "q" in objective_heads
         if q_head and not self.net_config.q_head:
             self.net_config = replace(self.net_config, q_head=True, num_actions=self.puzzle.num_actions)
-        if "policy" in heads and not self.net_config.policy_head:
+        if "policy" in objective_heads and not self.net_config.policy_head:
             self.net_config = replace(self.net_config, policy_head=True, num_actions=self.puzzle.num_actions)
         self.model = build_model(self.net_config, seed=config.seed).to(self.device)
         if q_head:
             self.model.init_q_from_value(self.puzzle.action_costs)
         if init is not None:
             weights = init.state_dict()
-            if init_config is not init.config:  # other moves: the old action heads do not apply
+            if init_config is not init.config or goals_changed:
+                # other moves or other goals: the old action heads do not apply
                 weights = {k: v for k, v in weights.items() if not k.startswith(("q.", "policy."))}
+            own = self.model.state_dict()
+            if self.net_config.multi_head or init.config.multi_head:
+                # other value heads (a solved model starting a multi-head one): the trunk carries
+                # over, the goal heads start fresh where their shapes differ
+                weights = {
+                    k: v
+                    for k, v in weights.items()
+                    if not k.startswith(("value.", "goal_heads.")) or (k in own and own[k].shape == v.shape)
+                }
             missing, unexpected = self.model.load_state_dict(weights, strict=False)
+            missing = [k for k in missing if not k.startswith(("value.", "goal_heads."))]
             if self.model.policy is not None and (
-                init_config is not init.config or not init.config.policy_head
+                init_config is not init.config or goals_changed or not init.config.policy_head
             ):
                 missing = [k for k in missing if not k.startswith("policy.")]  # fresh policy head
             if unexpected or any(not k.startswith("q.") for k in missing):
@@ -268,13 +294,8 @@ class Trainer:
     def _value_fn(self, version: int) -> ValueFn:
         """The target network (of ``version``, the current one) as a heuristic (int8 where configured)."""
         if version not in self._value_fns:
-            h = make_heuristic(
-                self.puzzle,
-                self.target,
-                batch_size=self.config.inference_batch,
-                device=self.device,
-                int8=self.config.int8_targets,
-                head=target_head(self.config),
+            h = target_value_fn(
+                self.puzzle, self.target, self.config, device=self.device, int8=self.config.int8_targets
             )
             self._value_fns = {version: with_autocast(h, self.config.amp, self.device)}
         return self._value_fns[version]
@@ -386,13 +407,17 @@ class Trainer:
         * ``"q"``: Q targets ``y[B, A]`` (NaN: no target) for the Q head, and the value head fits
           ``min_a y(s, a)``;
         * ``"policy"``: rows ``(value, action, weight)`` (ADI): the weighted squared error of the
-          value plus the weighted cross-entropy of the policy logits, over the batch's total weight.
+          value plus the weighted cross-entropy of the policy logits, over the batch's total weight;
+        * a multi-head network (``"goals"``): the mean squared error of its ``[B, G]`` goal heads.
         """
         net = self.model if self.train_net is None else self.train_net
+        multi = self.net_config.multi_head
         with autocast(self.config.amp, self.device):
-            pred = net(x, all_heads=head != "value")
+            pred = net(x, all_heads=head in ("q", "policy") and not multi)
         mse = torch.nn.functional.mse_loss
-        if head == "q":
+        if multi:  # one column of targets per goal head, fitted jointly
+            loss = mse(pred.float(), y)
+        elif head == "q":
             known = ~torch.isnan(y)
             q_loss = mse(pred["q"].float()[known], y[known])
             v_target = torch.where(known, y, torch.inf).min(dim=1).values
@@ -422,33 +447,48 @@ class Trainer:
         from puzzlezero.train.curriculum import grow_depth
 
         c = self.counters
+        goal = self.eval_goal
         h = make_heuristic(
-            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device
+            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device, goal=goal
         )
         rng = np.random.default_rng([self.config.seed, self.rank, c.iteration, 2])
         c.max_scramble_now, solved = grow_depth(
-            self.puzzle, h, rng, c.max_scramble_now, self.max_scramble, self.config
+            self.puzzle, h, rng, c.max_scramble_now, self.max_scramble, self.config, goal
         )
         return solved
 
     # ---- evaluation --------------------------------------------------------------------------------
+    @property
+    def eval_goal(self) -> str:
+        """The goal the evaluation (and the curriculum) solves to: ``goal`` (one head), else
+        ``"solved"`` where a head learns it, else the last of ``goals``."""
+        goals = self.config.goals
+        if not goals:
+            return self.config.goal
+        return "solved" if "solved" in goals else goals[-1]
+
     def eval_set(self) -> EvalSet:
         if self._eval_set is None:
             cfg = self.config
             depths = cfg.eval_depths or default_eval_depths(self.max_scramble)
-            self._eval_set = eval_set_for(self.puzzle, depths, cfg.eval_states, cfg.seed)
+            if self.eval_goal == "solved":
+                self._eval_set = eval_set_for(self.puzzle, depths, cfg.eval_states, cfg.seed)
+            else:  # a sub-goal: walks from the solved state (their costs to solved do not apply)
+                self._eval_set = make_eval_set(self.puzzle, depths, cfg.eval_states, cfg.seed)
         return self._eval_set
 
     def evaluate(self) -> dict[str, Any]:
         """Validation figures by scramble depth (on a frozen copy of the net; see :mod:`.evaluate`)."""
         es = self.eval_set()
         steps = self.config.eval_max_steps or int(es.depths.max())
+        goal = self.eval_goal
         h = make_heuristic(
-            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device
+            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device, goal=goal
         )
-        result = evaluate(self.puzzle, h, es, steps)
+        result = evaluate(self.puzzle, h, es, steps, is_goal=goal)
         return {
             "type": "eval",
+            **({} if goal == "solved" else {"goal": goal}),
             "iteration": self.counters.iteration,
             "samples": self.counters.samples,
             "wall_seconds": round(self.counters.wall_seconds, 1),
@@ -483,8 +523,11 @@ class Trainer:
             "lhbl": f"LHBL ({cfg.lhbl_expansions} expansions)",
             "qlearning": "Q-learning targets for the Q head (value head on their minimum)",
             "adi": "ADI value and policy targets weighted 1/depth",
+            "multigoal": f"multi-head DAVI ({', '.join(cfg.goals)}; {cfg.head_layers} goal-specific layers)",
         }
         parts.append(name.get(cfg.objective, cfg.objective))
+        if cfg.goal != "solved":
+            parts.append(f"goal {cfg.goal}")
         if get_objective(cfg.objective).needs_target:
             parts.append(
                 f"target update every {cfg.check_every} iterations"

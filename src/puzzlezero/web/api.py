@@ -127,6 +127,16 @@ def _puzzle_infos() -> tuple[dict[str, Any], ...]:
     return _infos_of(tuple(names()))  # a plugin may register puzzles after the first request
 
 
+def _has_layered_model(p: Puzzle) -> bool:
+    """Are models for layered solving shipped: ``<name>-layered`` as one (multi-head) model or one
+    model per goal (``<name>-layered/<goal>``), for a puzzle with sub-goals?"""
+    goals = list(p.goal_predicates())
+    folder = f"{p.name}-layered"
+    return len(goals) > 1 and (
+        has_shipped_model(folder) or all(has_shipped_model(f"{folder}/{g}") for g in goals)
+    )
+
+
 @cache
 def _infos_of(registered: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
     out = []
@@ -142,6 +152,8 @@ def _infos_of(registered: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
                 "default_scramble_depth": int(p.default_scramble_depth),
                 "reversible": _reversible(p),
                 "model": has_shipped_model(name),
+                "goals": list(p.goal_predicates()),
+                "layered_model": _has_layered_model(p),
             }
         )
     return tuple(out)

@@ -54,6 +54,15 @@ class SolveRequest(_Request):
     time_limit: float | None = Field(None, gt=0.0, description="seconds of search (capped by the server)")
 
 
+class StageInfo(BaseModel):
+    goal: str = Field(description="the goal of this stage (cube3: layer1, layer2, solved)")
+    solution: list[str] | None = Field(description="the stage's moves, None when it failed")
+    length: int | None
+    nodes_generated: int
+    seconds: float
+    status: str
+
+
 class SolveResponse(BaseModel):
     puzzle: str
     solved: bool
@@ -81,6 +90,11 @@ class SolveResponse(BaseModel):
     )
     improvements: list[dict[str, float]] | None = Field(
         None, description='anytime solving: [{"seconds", "length"}, ...] of each shorter solution found'
+    )
+    stages: list[StageInfo] | None = Field(
+        None,
+        description="layered solving: each goal's stage in order; their solutions concatenate to solution, "
+        "and each stage's end state meets its goal",
     )
     time_limit: float = Field(description="the time limit the search ran under")
     max_nodes: int = Field(description="the node limit the search ran under")
@@ -176,6 +190,10 @@ class PuzzleInfo(BaseModel):
     default_scramble_depth: int
     reversible: bool = Field(description="every move has an inverse (scrambles are move sequences)")
     model: bool = Field(description="a trained model is shipped for it")
+    goals: list[str] = Field(
+        default_factory=list, description="its goals in solving order, sub-goals first (cube3: layer1, layer2, solved)"
+    )
+    layered_model: bool = Field(False, description="models for layered solving are shipped (<name>-layered)")
 
 
 class InfoResponse(BaseModel):

@@ -129,7 +129,11 @@ export function showStats(result) {
     return;
   }
   const htm = result.half_turn_length != null ? ` (${result.half_turn_length} in half turns)` : "";
-  set("stat-length", result.solved ? `${result.length} moves${htm}` : "not found");
+  // layered solving: the moves of each goal's stage (layer1 7 + layer2 12 + solved 21)
+  const stages = result.solved && result.stages
+    ? ` = ${result.stages.map((st) => `${st.goal} ${st.length}`).join(" + ")}`
+    : "";
+  set("stat-length", result.solved ? `${result.length} moves${htm}${stages}` : "not found");
   set("stat-nodes", result.nodes_generated.toLocaleString("en-US"));
   // anytime solving keeps improving after the first solution: say when that one came
   const first = result.first_solution_seconds != null && result.improvements && result.improvements.length > 1
@@ -154,6 +158,7 @@ const METHODS = {
   optimal: { label: "optimal solver", body: { search: "optimal" }, needs: ["optimal"] },
   pdb: { label: "pattern databases + batch weighted A*", body: { search: "bwas", heuristic: "pdb" }, needs: ["bwas", "pdb"] },
   kociemba: { label: "Kociemba two-phase", body: { search: "kociemba" }, needs: ["kociemba"] },
+  layered: { label: "layer by layer (one network per goal)", body: { search: "layered" }, needs: ["layered", "learned"] },
 };
 
 /** Puzzles whose optimal solver answers in about a second from scratch (GF(2), small tables). */
@@ -164,6 +169,7 @@ export function fillMethods(info, puzzle) {
   const known = new Set([...Object.keys(info.searches), ...Object.keys(info.heuristics)]);
   let names = puzzle.kind === "sokoban" ? ["learned", "greedy"] : ["learned", "bwas", "greedy", "optimal", "pdb"];
   if (puzzle.name === "cube3") names.push("kociemba");
+  if (puzzle.layered_model) names.push("layered"); // shipped models for each goal (cube3-layered)
   names = names.filter((n) => METHODS[n].needs.every((x) => known.has(x)));
   // Without a shipped model, default to the optimal solver where it needs no big tables.
   const preferred = !puzzle.model && CHEAP_OPTIMAL.has(puzzle.name) && names.includes("optimal") ? "optimal" : "learned";

@@ -150,7 +150,7 @@ async function solve() {
   }
   const traj = await api("/api/move", { puzzle: S.info.name, state, moves: res.solution, trajectory: true, svg: true });
   S.frames = traj.frames;
-  pb.load(res.solution);
+  pb.load(res.solution, res.stages);
   showFrame(S.frames[0]);
   setStatus(`found a ${res.length}-move solution: press Play`, "ok");
 }

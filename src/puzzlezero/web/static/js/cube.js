@@ -136,7 +136,7 @@ async function solve() {
     puzzle: S.puzzle, state, moves: res.solution, trajectory: true, svg: !S.player,
   });
   S.frames = traj.frames;
-  pb.load(res.solution);
+  pb.load(res.solution, res.stages);
   redraw3d();
   applyFrame(S.frames[0]);
   setStatus(`found a ${res.length}-move solution: press Play`, "ok");

@@ -40,10 +40,14 @@ export class Playback {
     this.speed = Number(speed.value) || 1;
   }
 
-  /** Load a solution (position 0 = the state it solves). */
-  load(moves) {
+  /**
+   * Load a solution (position 0 = the state it solves). `stages` (layered solving: [{goal,
+   * solution}, ...] whose solutions concatenate to `moves`) puts each goal's name before its moves.
+   */
+  load(moves, stages = null) {
     this.pause();
     this.moves = moves.slice();
+    this.stages = stages && stages.every((st) => Array.isArray(st.solution)) ? stages : null;
     this.pos = 0;
     this.renderList();
     this.changed();
@@ -110,10 +114,19 @@ export class Playback {
   }
 
   renderList() {
-    this.list.replaceChildren(
-      ...this.moves.map((move, i) =>
-        el("button", { class: "chip", type: "button", title: `go to move ${i + 1}`,
-          onclick: () => { this.pause(); this.seek(i + 1); } }, move)),
-    );
+    const chips = this.moves.map((move, i) =>
+      el("button", { class: "chip", type: "button", title: `go to move ${i + 1}`,
+        onclick: () => { this.pause(); this.seek(i + 1); } }, move));
+    if (!this.stages) { this.list.replaceChildren(...chips); return; }
+    // layered solving: each stage's goal, then its moves (a stage already met shows its goal only)
+    const items = [];
+    let next = 0;
+    for (const st of this.stages) {
+      items.push(el("span", { class: "stage", title: `moves to reach ${st.goal}` }, `${st.goal}:`));
+      items.push(...chips.slice(next, next + st.solution.length));
+      next += st.solution.length;
+    }
+    items.push(...chips.slice(next));
+    this.list.replaceChildren(...items);
   }
 }

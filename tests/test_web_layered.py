@@ -1,0 +1,38 @@
+"""The web API's side of goals and layered solving: puzzle infos name the goals, and a layered
+solve answers with its stages (the page shows them as boundaries in the move list)."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+import puzzlezero as pz
+from puzzlezero.solver import solve
+from puzzlezero.web.app import create_app
+from puzzlezero.web.config import ServerConfig
+
+
+def client() -> TestClient:
+    app = create_app(ServerConfig(executor="thread", workers=1), solve_fn=solve)
+    return TestClient(app, raise_server_exceptions=False)
+
+
+def test_puzzle_infos_list_goals_in_solving_order_and_layered_models():
+    with client() as c:
+        infos = {p["name"]: p for p in c.get("/api/puzzles").json()}
+    assert infos["cube3"]["goals"] == ["layer1", "layer2", "solved"]
+    assert infos["puzzle15"]["goals"] == ["row1", "rows2", "solved"]
+    assert infos["lightsout7"]["goals"] == ["solved"] and infos["lightsout7"]["layered_model"] is False
+    assert infos["cube3"]["layered_model"] is False  # no cube3-layered model is shipped yet
+
+
+def test_a_layered_solve_answers_with_its_stages():
+    body = {"puzzle": "cube3", "state": "D R", "search": "layered", "heuristic": "misplaced", "weight": 1.0}
+    with client() as c:
+        data = c.post("/api/solve", json=body).json()
+    assert data["solved"] and data["search"] == "layered"
+    assert [st["goal"] for st in data["stages"]] == ["layer1", "layer2", "solved"]
+    assert [st["solution"] for st in data["stages"]] == [["R'"], [], ["D'"]]
+    assert sum((st["solution"] for st in data["stages"]), []) == data["solution"]
+    cube = pz.make("cube3")
+    end = cube.apply_moves(cube.parse("D R"), cube.parse_moves(data["solution"]))
+    assert cube.is_goal(end[None])[0]
