@@ -1,7 +1,7 @@
 """Searches side by side: mean excess over optimal against seconds per state, one process, one run.
 
 Each SETTING is ``search:weight:batch`` (BWAS, Q*), ``search:w/n+w/n+...`` (an anytime schedule of
-BWAS or Q* stages), ``beam:width`` or ``default`` (the solver's default for the puzzle: its own
+BWAS or Q* stages), ``beam:width``, ``qbeam:width`` or ``default`` (the solver's default for the puzzle: its own
 search, anytime schedule and time limit). The cases are taken in
 turn and every setting solves each case before the next case starts, so a change in the machine's
 load touches all settings alike. Every solution is verified by replay (``solve_many``).
@@ -36,11 +36,11 @@ def parse_setting(text: str) -> tuple[str, dict[str, Any]]:
     if parts[0] in ("bwas", "qstar") and len(parts) == 2:  # search:w/n+w/n: an anytime schedule
         stages = [(float(w), int(n)) for w, n in (st.split("/") for st in parts[1].split("+"))]
         return f"{parts[0]}-anytime", {"search": parts[0], "stages": stages}
-    if parts[0] == "beam" and len(parts) == 2:
-        return "beam", {"search": "beam", "beam_width": int(parts[1])}
+    if parts[0] in ("beam", "qbeam") and len(parts) == 2:
+        return parts[0], {"search": parts[0], "beam_width": int(parts[1])}
     if len(parts) == 3:
         return parts[0], {"search": parts[0], "weight": float(parts[1]), "batch": int(parts[2])}
-    raise SystemExit(f"bad setting {text!r}: use search:weight:batch, search:w/n+w/n, beam:width or default")
+    raise SystemExit(f"bad setting {text!r}: use search:weight:batch, search:w/n+w/n, beam:width, qbeam:width or default")
 
 
 def main() -> None:
