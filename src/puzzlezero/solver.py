@@ -37,6 +37,8 @@ __all__ = [
     "Defaults",
     "FALLBACK_DEFAULTS",
     "HeuristicSpec",
+    "OPTIONS",
+    "OptionSpec",
     "SearchSpec",
     "SolveOptions",
     "SolveResult",
@@ -167,6 +169,13 @@ class SolveOptions:
     stages: tuple[tuple[float, int], ...] = ()
     #: the search run on states left unsolved (``Defaults.fallback``); ``None``: none
     fallback: str | None = None
+    #: the :data:`OPTIONS` of the search and heuristic in use, ``(name, value)`` sorted by name,
+    #: every one they take (defaults filled in)
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, name: str) -> Any:
+        """The value of option ``name`` (:data:`OPTIONS`), its default where not in :attr:`options`."""
+        return dict(self.options).get(name, OPTIONS[name].default)
 
 
 #: seconds of the time limit kept for the fallback search (at most a tenth of the limit): the
@@ -208,6 +217,22 @@ def _run_beam(
     )
 
 
+def _run_mcts(
+    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+) -> Results:
+    return fn(
+        puzzle,
+        states,
+        h,
+        c=o.option("mcts_c"),
+        leaves=o.option("mcts_leaves"),
+        virtual_loss=o.option("mcts_virtual_loss"),
+        max_value=o.option("mcts_max_value"),
+        max_nodes=o.max_nodes,
+        time_limit=o.time_limit,
+    )
+
+
 def _run_each(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
@@ -233,18 +258,90 @@ class SearchSpec:
     heuristic_kind: str = "value"
     #: weighted best-first (BWAS, Q*): takes ``weight`` and ``batch``, and anytime ``stages`` of them
     weighted: bool = False
+    #: the :data:`OPTIONS` this search reads
+    options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class HeuristicSpec:
     """A heuristic by name: ``entry`` builds it, called as ``entry(puzzle, model)`` when
     ``uses_model`` else ``entry(puzzle)``, and returns ``states[B] -> float32[B]`` (``kind="value"``)
-    or a Q function ``states[B] -> float32[B, A]`` (``kind="q"``)."""
+    or a Q function ``states[B] -> float32[B, A]`` (``kind="q"``) or a policy-value function
+    ``states[B] -> (float32[B], float32[B, A])`` (``kind="policy_value"``, MCTS). The
+    :data:`OPTIONS` named in ``options`` are passed to ``entry`` as keyword arguments."""
 
     entry: str | Callable
     uses_model: bool = False
     description: str = ""
     kind: str = "value"
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """An option of some searches or heuristics: ``solve(..., options={name: value})``, on the
+    command line ``--name-with-dashes``. ``kind`` is ``float``, ``int`` or ``bool``; numbers must lie
+    in ``[low, high]`` (``low`` excluded where ``above_low``)."""
+
+    default: Any
+    kind: type
+    help: str
+    low: float | None = None
+    high: float | None = None
+    above_low: bool = False
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` as this option's kind; :class:`PuzzleError` names the option and the range."""
+        flag = "--" + name.replace("_", "-")
+        if self.kind is bool:
+            if not isinstance(value, bool | np.bool_):
+                raise PuzzleError(f"{flag} must be true or false, got {value!r}")
+            return bool(value)
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise PuzzleError(f"{flag} must be a number, got {value!r}")
+        if self.kind is int and int(value) != value:
+            raise PuzzleError(f"{flag} must be an integer, got {value!r}")
+        value = self.kind(value)
+        low_bad = self.low is not None and (value < self.low or (self.above_low and value == self.low))
+        if not np.isfinite(value) or low_bad or (self.high is not None and value > self.high):
+            lo = "" if self.low is None else f"{'>' if self.above_low else '>='} {self.low:g}"
+            hi = "" if self.high is None else f"<= {self.high:g}"
+            raise PuzzleError(f"{flag} must be {' and '.join(x for x in (lo, hi) if x)}, got {value!r}")
+        return value
+
+
+def _option_table() -> dict[str, OptionSpec]:
+    from puzzlezero.search import mcts, wcd  # NumPy only: the defaults live with the algorithms
+
+    return {
+        "mcts_c": OptionSpec(mcts.C, float, "MCTS: PUCT exploration constant c, in moves", low=0.0),
+        "mcts_leaves": OptionSpec(
+            mcts.LEAVES, int, "MCTS: paths selected (leaves evaluated together) per iteration", low=1
+        ),
+        "mcts_virtual_loss": OptionSpec(
+            mcts.VIRTUAL_LOSS, float, "MCTS: moves added to an edge per path in flight through it", low=0.0
+        ),
+        "mcts_max_value": OptionSpec(
+            mcts.MAX_VALUE,
+            bool,
+            "MCTS: back up the least cost seen through an edge (max action value), not the mean",
+        ),
+        "policy_temperature": OptionSpec(
+            1.0,
+            float,
+            "temperature T of the policy (MCTS prior, WCD weights): softmax(logits / T), "
+            "softmax(-Q / T) or softmax(-(cost + h(child)) / T), in moves",
+            low=0.0,
+            above_low=True,
+        ),
+        "wcd_depth": OptionSpec(wcd.DEPTH, int, "WCD: convolution levels K", low=0, high=wcd.MAX_DEPTH),
+        "wcd_mu": OptionSpec(wcd.MU, float, "WCD: weight mu of a state's own value", low=0.0, high=1.0),
+    }
+
+
+#: options of searches and heuristics by name (see :class:`OptionSpec`); each search or heuristic
+#: lists the ones it reads (``SearchSpec.options``, ``HeuristicSpec.options``)
+OPTIONS: dict[str, OptionSpec] = _option_table()
 
 
 SEARCHES: dict[str, SearchSpec] = {
@@ -278,6 +375,15 @@ SEARCHES: dict[str, SearchSpec] = {
         node_cap=False,
     ),
     "beam": SearchSpec("puzzlezero.search:beam", _run_beam, True, 1, "batched beam search (CayleyPy)"),
+    "mcts": SearchSpec(
+        "puzzlezero.search.mcts:mcts",
+        _run_mcts,
+        True,
+        1,
+        "Monte Carlo tree search (PUCT, virtual loss): the policy as prior, the value at leaves",
+        heuristic_kind="policy_value",
+        options=("mcts_c", "mcts_leaves", "mcts_virtual_loss", "mcts_max_value", "policy_temperature"),
+    ),
     "group": SearchSpec(
         "puzzlezero.search.group:solve_group",
         _run_each,
@@ -321,6 +427,35 @@ def learned_q_function(puzzle: Puzzle, model: str | None) -> Heuristic:
     return nn.make_q_function(puzzle, _load_net(puzzle, model), int8=True)
 
 
+def learned_policy_value(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Any:
+    """The network as a policy-value function for MCTS (int8 inference): its value head and a
+    policy from its policy head, else its Q head, else its value head on the children
+    (``nn.make_policy_value``)."""
+    from puzzlezero import nn
+
+    return nn.make_policy_value(puzzle, _load_net(puzzle, model), int8=True, temperature=policy_temperature)
+
+
+def learned_wcd(
+    puzzle: Puzzle,
+    model: str | None,
+    *,
+    wcd_depth: int = 1,
+    wcd_mu: float = 0.5,
+    policy_temperature: float = 1.0,
+) -> Heuristic:
+    """The network's weighted convolutional distance (:func:`puzzlezero.search.wcd.wcd`, int8
+    inference): ``d0`` its value head, the policy its policy or Q head (else from the children's
+    values)."""
+    from puzzlezero import nn
+    from puzzlezero.search.wcd import wcd
+
+    net = _load_net(puzzle, model)
+    value = nn.make_heuristic(puzzle, net, int8=True)
+    policy = nn.make_policy(puzzle, net, int8=True, temperature=policy_temperature)
+    return wcd(puzzle, value, depth=wcd_depth, mu=wcd_mu, policy=policy, temperature=policy_temperature)
+
+
 def learned_heuristic_fp32(puzzle: Puzzle, model: str | None) -> Heuristic:
     """The network heuristic evaluated in float32 (slower, bit-faithful to the trained weights)."""
     return learned_heuristic(puzzle, model, int8=False)
@@ -348,11 +483,25 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         kind="q",
         description="the network's Q head on onnxruntime (for Q*)",
     ),
+    "learned-pv": HeuristicSpec(
+        learned_policy_value,
+        uses_model=True,
+        kind="policy_value",
+        description="the network's value head with a policy (policy head, else softmax(-Q / T)) (for MCTS)",
+        options=("policy_temperature",),
+    ),
+    "wcd": HeuristicSpec(
+        learned_wcd,
+        uses_model=True,
+        description="weighted convolutional distance of the network (Yao and Lee 2024): --wcd-depth, "
+        "--wcd-mu; the policy from its Q head",
+        options=("wcd_depth", "wcd_mu", "policy_temperature"),
+    ),
     "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
 }
 #: names that stand for one network read as each kind of search needs it: Q* reads the Q head
 BY_KIND: dict[str, dict[str, str]] = {
-    "learned": {"value": "learned", "q": "learned-q"},
+    "learned": {"value": "learned", "q": "learned-q", "policy_value": "learned-pv"},
     "learned-onnx": {"value": "learned-onnx", "q": "learned-onnx-q"},
 }
 #: the heuristic a search of each kind gets for ``"learned"`` (the default)
@@ -491,13 +640,15 @@ def resolve_options(
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
     runs the puzzle's ``Defaults.stages`` for its own search, unless ``weight`` or ``batch`` names
     one setting; ``stages`` gives a schedule of one's own (for BWAS or Q*). ``fallback`` (``None``:
     on under the puzzle's own settings, where it has a ``Defaults.fallback``) runs that search on
-    the states left unsolved, in the last seconds of the time limit."""
+    the states left unsolved, in the last seconds of the time limit. ``options``: values of
+    :data:`OPTIONS` taken by the search or the heuristic (another is an error)."""
     d = defaults_for(puzzle)
     search = d.search if search is None else search
     spec = _lookup(SEARCHES, search, "search")
@@ -515,7 +666,8 @@ def resolve_options(
     check_positive("max_steps", max_steps, integer=True)
     check_positive("beam_width", beam_width, integer=True)
     if heuristic in BY_KIND:
-        heuristic = BY_KIND[heuristic][spec.heuristic_kind]
+        heuristic = BY_KIND[heuristic].get(spec.heuristic_kind, heuristic)
+    chosen = _check_options(search, spec, heuristic if spec.needs_heuristic else None, options or {})
     if stages is not None:
         if anytime is False or weight is not None or batch is not None or not spec.weighted:
             weighted = ", ".join(name for name, sp in SEARCHES.items() if sp.weighted)
@@ -553,24 +705,73 @@ def resolve_options(
         beam_width=d.beam_width if beam_width is None else beam_width,
         stages=stages,  # type: ignore[arg-type]
         fallback=d.fallback if use_fallback else None,
+        options=chosen,
+    )
+
+
+def _check_options(
+    search: str, spec: SearchSpec, heuristic: str | None, given: Mapping[str, Any]
+) -> tuple[tuple[str, Any], ...]:
+    """Every option the search and heuristic take, checked, with defaults filled in."""
+    h_spec = HEURISTICS.get(heuristic) if heuristic else None
+    takes = set(spec.options) | set(h_spec.options if h_spec else ())
+    for name in given:
+        if name not in OPTIONS:
+            raise UnknownNameError(f"unknown option {name!r}; choose one of {', '.join(OPTIONS)}")
+        if name not in takes:
+            users = [f"search {n}" for n, sp in SEARCHES.items() if name in sp.options] + [
+                f"heuristic {n}" for n, hs in HEURISTICS.items() if name in hs.options
+            ]
+            raise PuzzleError(
+                f"--{name.replace('_', '-')} is an option of {' and '.join(users)}, not of search "
+                f"{search}" + (f" with heuristic {heuristic}" if heuristic else "")
+            )
+    return tuple(
+        sorted((n, OPTIONS[n].check(n, given[n]) if n in given else OPTIONS[n].default) for n in takes)
     )
 
 
 @lru_cache(maxsize=8)
-def get_heuristic(puzzle: Puzzle, name: str, model: str | None = None, kind: str = "value") -> Heuristic:
+def get_heuristic(
+    puzzle: Puzzle,
+    name: str,
+    model: str | None = None,
+    kind: str = "value",
+    options: tuple[tuple[str, Any], ...] = (),
+) -> Heuristic:
     """The heuristic ``name`` for ``puzzle`` (a :data:`HEURISTICS` name or ``"module:factory"``),
     built once per process (a network is loaded once), as a search of ``kind`` calls it: a value
     heuristic asked for as a Q function becomes ``Q(s, a) = cost + h(A(s, a))``
     (:func:`~puzzlezero.search.qstar.q_from_value`); a Q function asked for as a value heuristic
-    becomes ``min_a Q(s, a)``, 0 at goals."""
+    becomes ``min_a Q(s, a)``, 0 at goals; either asked for as a policy-value function (MCTS)
+    gets a policy ``softmax(-Q / T)`` or ``softmax(-(cost + h(child)) / T)``
+    (:mod:`puzzlezero.search.policy`). ``options``: :data:`OPTIONS` values, ``(name, value)``
+    pairs; the factory gets those its :class:`HeuristicSpec` names."""
     if name in HEURISTICS or ":" not in name:
         spec = _lookup(HEURISTICS, name, "heuristic")
     else:
         spec = HeuristicSpec(name)  # "module:factory", called as factory(puzzle)
     factory = resolve_entry(spec.entry, f"heuristic {name!r}")
-    fn = factory(puzzle, model) if spec.uses_model else factory(puzzle)
+    given = dict(options)
+    kw = {n: given.get(n, OPTIONS[n].default) for n in spec.options}
+    fn = factory(puzzle, model, **kw) if spec.uses_model else factory(puzzle, **kw)
     if spec.kind == kind:
         return fn
+    if spec.kind == "policy_value":  # read as a value heuristic (then, if asked, as a Q function)
+        pv = fn
+
+        def fn(states: np.ndarray) -> np.ndarray:
+            return np.asarray(pv(states)[0], dtype=np.float32)
+
+        if kind == "value":
+            return fn
+    if kind == "policy_value":
+        from puzzlezero.search import policy
+
+        temperature = given.get("policy_temperature", OPTIONS["policy_temperature"].default)
+        if spec.kind == "q":
+            return policy.policy_value_from_q(puzzle, fn, temperature)
+        return policy.policy_value_from_heuristic(puzzle, fn, temperature)
     if kind == "q":
         from puzzlezero.search.qstar import q_from_value
 
@@ -617,6 +818,7 @@ def solve(
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
 
@@ -624,8 +826,9 @@ def solve(
     ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
     name); ``beam_width``: the beam search's ``W``; ``anytime``: run the puzzle's schedule and
     keep the shortest solution, or ``stages`` of one's own; ``fallback``: a search that always
-    answers for states left unsolved (see :func:`resolve_options`). ``None`` settings take the
-    puzzle's :data:`DEFAULTS` (its own search included).
+    answers for states left unsolved (see :func:`resolve_options`); ``options``: settings of the
+    search or heuristic by :data:`OPTIONS` name (``{"mcts_c": 1.0}``, ``{"wcd_depth": 2}``).
+    ``None`` settings take the puzzle's :data:`DEFAULTS` (its own search included).
     """
     return solve_many(
         puzzle,
@@ -641,6 +844,7 @@ def solve(
         anytime=anytime,
         stages=stages,
         fallback=fallback,
+        options=options,
     )[0]
 
 
@@ -660,6 +864,7 @@ def solve_many(
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
+    options: Mapping[str, Any] | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
 ) -> list[SolveResult]:
@@ -683,6 +888,7 @@ def solve_many(
         anytime=anytime,
         stages=stages,
         fallback=fallback,
+        options=options,
     )
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
@@ -692,7 +898,7 @@ def solve_many(
     arr = np.stack(checked)
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
     h = (
-        get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind)
+        get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.options)
         if spec.needs_heuristic and opts.heuristic
         else None
     )
@@ -721,9 +927,10 @@ def _warm_up(
     """Once per process and setting, run one expansion untimed, so that one-time costs (numba
     kernels loaded from their cache, tables or networks loaded lazily by the heuristic) are not
     charged to the first instance."""
-    key = (p, o.search, o.heuristic, o.model)
+    key = (p, o.search, o.heuristic, o.model, o.options)
     if key not in _WARM:
-        spec.run(fn, p, start, h, replace(o, max_nodes=1 + p.num_actions, max_steps=1))
+        # two expansions: MCTS's second one runs its selection kernel
+        spec.run(fn, p, start, h, replace(o, max_nodes=1 + 2 * p.num_actions, max_steps=1))
         _WARM.add(key)
 
 
