@@ -91,6 +91,37 @@ def test_the_shortest_path_in_the_tree_is_returned_not_the_path_selected():
     assert [r.length for r in results] == distance(starts).tolist()
 
 
+def test_exact_move_costs_as_first_play_estimates_lead_straight_to_the_goal():
+    """With each move's exact cost-to-go for untried moves and no exploration (c = 0), every
+    path follows an optimal move: d expansions for a state d moves out, the root included."""
+    p = make("cube2")
+    starts = p.scramble(np.random.default_rng(12), 4, 8)
+    for start, d in zip(starts, distance(starts), strict=True):
+        (r,) = mcts(p, start, policy_value_from_heuristic(p, exact_cube2), c=0.0, leaves=1)
+        assert r.solved and r.length == d
+        assert r.nodes_generated == 1 + p.num_actions * d
+
+
+@pytest.mark.parametrize(("virtual_loss", "distinct"), [(100.0, 4), (0.0, 1)])
+def test_virtual_loss_spreads_the_paths_of_one_iteration(virtual_loss, distinct):
+    """Blind values and priors: without virtual loss the 4 paths of an iteration all reach the
+    same leaf (one evaluation); with a large one they reach 4 different leaves."""
+    p = make("cube2")
+    start = p.scramble(np.random.default_rng(13), 1, 10)
+
+    def blind(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.ones(states.shape[0], np.float32), np.full(
+            (states.shape[0], p.num_actions), 1 / 12, np.float32
+        )
+
+    stats = SearchStats()
+    (r,) = mcts(
+        p, start, blind, c=0.0, leaves=4, virtual_loss=virtual_loss, max_nodes=1 + 5 * 12, stats=stats
+    )
+    assert stats.iterations >= 2
+    assert stats.heuristic_states == stats.heuristic_calls + (distinct - 1)  # root, then the 2nd call
+
+
 def test_a_goal_start_is_solved_with_no_moves():
     p = make("puzzle8")
     (r,) = mcts(p, p.goal(), policy_value_from_heuristic(p, manhattan(p)))
@@ -160,14 +191,16 @@ def test_softmin_and_the_policies_of_values_and_q():
     p = make("puzzle8")
     start = p.apply_moves(p.goal(), p.parse_moves("D R"))[None]
     h = manhattan(p)
-    values, pol = policy_value_from_heuristic(p, h, temperature=0.5)(start)
+    values, pol, qv = policy_value_from_heuristic(p, h, temperature=0.5)(start)
     children = p.expand(start)[0]
     moved = np.any(children.reshape(4, -1) != start.reshape(1, -1), axis=1)
     want = np.where(moved, np.exp(-(1 + h(children)) / 0.5), 0.0)
     assert values[0] == h(start)[0]
     assert np.allclose(pol[0], want / want.sum(), atol=1e-6)
+    assert np.allclose(qv[0], 1 + h(children))  # each move's cost-to-go: MCTS's first-play estimate
     q = lambda s: np.tile(np.array([[2.0, 1.0, 3.0, 1.0]], np.float32), (s.shape[0], 1))  # noqa: E731
-    v, pq = policy_value_from_q(p, q)(np.concatenate([start, p.goals(1)]))
+    v, pq, q_out = policy_value_from_q(p, q)(np.concatenate([start, p.goals(1)]))
+    assert np.array_equal(q_out[0], [2.0, 1.0, 3.0, 1.0])
     assert v.tolist() == [1.0, 0.0]  # min Q, 0 at the goal
     assert np.allclose(pq.sum(axis=1), 1.0) and pq[0, 1] == pq[0, 3] > pq[0, 0] > pq[0, 2]
     with pytest.raises(PuzzleError, match="temperature must be positive"):
@@ -186,20 +219,23 @@ def test_make_policy_value_reads_each_head(head):
     )
     net = build_model(cfg, seed=0).eval()
     states = np.concatenate([p.scramble(np.random.default_rng(9), 5, 6), p.goals(1)])
-    values, probs = make_policy_value(p, net, temperature=2.0)(states)
+    out = make_policy_value(p, net, temperature=2.0)(states)
+    values, probs = out[:2]
+    assert len(out) == (2 if head == "policy" else 3)  # each move's cost-to-go where known
     assert values.shape == (6,) and probs.shape == (6, p.num_actions)
     assert values[-1] == 0.0 and np.all(values >= 0)
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     with torch.inference_mode():
-        out = net(torch.from_numpy(p.encode(states)), all_heads=True)
+        heads = net(torch.from_numpy(p.encode(states)), all_heads=True)
     goal = p.is_goal(states)
-    assert np.allclose(values[~goal], np.maximum(out["value"].numpy()[~goal], 0), atol=1e-4)
+    assert np.allclose(values[~goal], np.maximum(heads["value"].numpy()[~goal], 0), atol=1e-4)
     if head == "policy":
-        want = torch.softmax(out["policy"] / 2.0, dim=1).numpy()
+        want = torch.softmax(heads["policy"] / 2.0, dim=1).numpy()
         assert np.allclose(probs, want, atol=1e-5)
     elif head == "q":
-        want = torch.softmax(-out["q"] / 2.0, dim=1).numpy()
+        want = torch.softmax(-heads["q"] / 2.0, dim=1).numpy()
         assert np.allclose(probs, want, atol=1e-5)
+        assert np.allclose(out[2], np.maximum(heads["q"].numpy(), 1.0), atol=1e-4)
     else:  # moves that change nothing get no probability
         assert np.all(probs[p.legal_mask(states) == 0] == 0)
 

@@ -164,12 +164,13 @@ def make_policy_value(
     int8: bool = False,
     temperature: float = 1.0,
     source: str = "auto",
-) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """A policy-value function ``states[B] -> (float32[B], float32[B, A])`` for MCTS
-    (:mod:`puzzlezero.search.mcts`): the value head's cost-to-go (clipped at ``>= 0``, 0 at goals)
-    and a policy (:func:`policy_source`) from ONE forward pass where the model has a policy or Q
-    head; from the value head on the states and their children otherwise
-    (:func:`~puzzlezero.search.policy.policy_value_from_heuristic`)."""
+) -> Callable[[np.ndarray], tuple[np.ndarray, ...]]:
+    """A policy-value function ``states[B] -> (float32[B], float32[B, A][, float32[B, A]])`` for
+    MCTS (:mod:`puzzlezero.search.mcts`): the value head's cost-to-go (clipped at ``>= 0``, 0 at
+    goals) and a policy (:func:`policy_source`) from ONE forward pass where the model has a policy
+    or Q head (with a Q head, the Q values third: each move's cost-to-go); from the value head on
+    the states and their children otherwise
+    (:func:`~puzzlezero.search.policy.policy_value_from_heuristic`, the children's values third)."""
     from puzzlezero.search.policy import check_temperature, policy_value_from_heuristic, softmin
 
     t = check_temperature(temperature)
@@ -182,25 +183,29 @@ def make_policy_value(
     net = inference_copy(model, int8=int8, device=device)
     n_act, enc = puzzle.num_actions, model.config.encoding
 
-    def policy_value(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    cost = puzzle.action_costs.astype(np.float32)[None, :]
+
+    def policy_value(states: np.ndarray) -> tuple[np.ndarray, ...]:
         states = np.asarray(states)
         n = states.shape[0]
         values = np.empty(n, np.float32)
         probs = np.empty((n, n_act), np.float32)
+        q = np.empty((n, n_act), np.float32) if head == "q" else None
         with torch.inference_mode():
             for lo in range(0, n, batch_size):
                 x = torch.from_numpy(puzzle.encode(states[lo : lo + batch_size], enc)).to(device)
                 out = net(x, all_heads=True)
                 values[lo : lo + batch_size] = out["value"].float().cpu().numpy()
                 raw = out[head].float().cpu().numpy()
-                if head == "policy":
+                if q is None:
                     probs[lo : lo + batch_size] = softmin(-raw, t)
                 else:
                     probs[lo : lo + batch_size] = softmin(raw, t)
+                    q[lo : lo + batch_size] = np.maximum(raw, cost)
         np.maximum(values, 0.0, out=values)
         if n:
             values[puzzle.is_goal(states)] = 0.0
-        return values, probs
+        return (values, probs) if q is None else (values, probs, q)
 
     return policy_value
 

@@ -9,7 +9,7 @@ import numpy as np
 
 @nb.njit(cache=True)
 def select(
-    roots, slot, dead, child, ok, prior, visits, total, best, flight, value, c, vloss, max_value,
+    roots, slot, dead, child, ok, prior, visits, total, best, flight, first, c, vloss, max_value,
     out_nodes, out_actions, out_lengths, out_leaves,
 ):  # fmt: skip
     """Descend one path from each of ``roots`` in order (virtual loss added on the way, so later
@@ -36,7 +36,7 @@ def select(
                 if v > 0:
                     est = best[r, a] if max_value else total[r, a] / v
                 else:
-                    est = value[r]
+                    est = first[r, a]
                 f = flight[r, a]
                 score = c * prior[r, a] * sq / (1.0 + v + f) - (est + vloss * f)
                 if score > best_score:

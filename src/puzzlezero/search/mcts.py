@@ -9,18 +9,21 @@ leaves), the probabilities the prior of each move. Each iteration, for every unf
    ``a`` of the highest ``U(s, a) - C(s, a)`` with
 
        U(s, a) = c * P(s, a) * sqrt(N(s) + 1) / (1 + N(s, a) + L(s, a))
-       C(s, a) = min of the backed-up costs (``max_value=True``, the default: the maximum
-                 action value both seeds suggest)  or  W(s, a) / N(s, a) (the mean)
+       C(s, a) = W(s, a) / N(s, a) (the mean, the default)  or  the least of the backed-up
+                 costs (``max_value=True``: the maximum action value both seeds suggest)
                  + virtual_loss * L(s, a)
 
    where ``C`` is the estimated cost to a goal through ``a`` (in moves, or the puzzle's action
    costs), ``N(s, a)`` the visits, ``L(s, a)`` the paths of this iteration still in flight
    through the edge (**virtual loss**: each makes the edge look ``virtual_loss`` moves worse, so
    the paths of one iteration spread over the tree), and ``N(s) = sum_a N(s, a) + L(s, a)``. An
-   unvisited edge's ``C`` is the node's own value ``v(s)`` (first-play estimate). The descents
-   run in a numba kernel (:mod:`._mcts_kernels`), all instances' in one call. On 12 random
-   12-move cube3 scrambles with the shipped model (c 2, 32 leaves, virtual loss 1) the minimum
-   needed 275 k nodes in all, the mean 1.2 M (0.7 M for its hardest case).
+   unvisited edge's ``C`` (first-play estimate) is the move's cost-to-go ``Q(s, a)`` where the
+   policy-value function gives one (a Q head; ``cost + h(child)`` from a value heuristic), else
+   the node's own value ``v(s)``. The descents run in a numba kernel (:mod:`._mcts_kernels`), all
+   instances' in one call. On hard 12-move cube3 scrambles with the shipped model (c 2, 32
+   leaves, virtual loss 1), the first-play estimate from the Q head solved 5 of 5 with the mean
+   (0.6 M nodes in all) and 4 of 5 with the minimum; with ``v(s)`` instead the minimum did better
+   than the mean but left 5 of 30 scrambles unsolved in 60 s (docs/mcts_wcd.md).
 2. **Evaluate** every distinct leaf of every instance in ONE call of the policy-value function.
 3. **Expand** each leaf: its children are generated (``num_actions`` nodes, the count BWAS
    uses), goal-tested, and deduplicated against every state of the instance's tree (exact state
@@ -63,8 +66,8 @@ C = 2.0
 LEAVES = 32
 #: default virtual loss: moves added to an edge's cost per path in flight through it
 VIRTUAL_LOSS = 1.0
-#: default backup: the least cost seen through an edge (the maximum action value; see above)
-MAX_VALUE = True
+#: default backup: the mean of the costs backed up through an edge (see above)
+MAX_VALUE = False
 
 
 def mcts(
@@ -85,11 +88,13 @@ def mcts(
     Args:
         puzzle: the puzzle.
         starts: start states; instances are independent but share each evaluation call.
-        policy_value: ``states[M] -> (float32[M] cost-to-go, float32[M, A] move probabilities)``.
+        policy_value: ``states[M] -> (float32[M] cost-to-go, float32[M, A] move probabilities)``,
+            optionally with a third ``float32[M, A]``: each move's cost-to-go (its cost included),
+            the estimate of a move not tried yet (else the state's own cost-to-go).
         c: PUCT exploration constant (``>= 0``; 0: follow the values only).
         leaves: paths selected per instance and iteration (leaves per evaluation call).
         virtual_loss: cost added to an edge per path in flight through it (``>= 0``).
-        max_value: back up the least cost seen through an edge (the default) instead of the mean.
+        max_value: back up the least cost seen through an edge instead of the mean.
         max_nodes: per-instance cap on nodes generated (root + ``num_actions`` per expansion;
             ``None``: no cap); status ``"node limit"``. It bounds the memory of the tree.
         time_limit: seconds for the whole call (``None``: none); status ``"time limit"``.
@@ -130,7 +135,6 @@ class _Mcts:
         self.n_slots = 0
         for name, (dtype, fill) in self._EDGE.items():
             setattr(self, name, np.full((1 << 8, self.A), fill, dtype))
-        self.value = np.zeros(1 << 8)
         inst = np.arange(b)
         keys = NodeTable.mix_instance(puzzle.hash64(starts), inst)
         zeros = np.zeros(b)
@@ -154,6 +158,7 @@ class _Mcts:
         "total": (np.float64, 0.0),  # sum of backed-up costs (mean)
         "best": (np.float32, np.inf),  # least backed-up cost (max action value)
         "flight": (np.int32, 0),  # paths of this iteration in flight through the edge
+        "first": (np.float32, 0.0),  # the edge's cost estimate while unvisited (first play)
     }
 
     def _grow_nodes(self, need: int) -> None:
@@ -168,16 +173,13 @@ class _Mcts:
     def _new_slots(self, m: int) -> np.ndarray:
         """Rows for ``m`` newly expanded nodes (the edge arrays grow by doubling)."""
         need = self.n_slots + m
-        cap = self.value.shape[0]
+        cap = self.child.shape[0]
         if need > cap:
             cap = max(need, 2 * cap)
             for name, (dtype, fill) in self._EDGE.items():
                 arr = np.full((cap, self.A), fill, dtype)
                 arr[: self.n_slots] = getattr(self, name)[: self.n_slots]
                 setattr(self, name, arr)
-            value = np.zeros(cap)
-            value[: self.n_slots] = self.value[: self.n_slots]
-            self.value = value
         out = np.arange(self.n_slots, need)
         self.n_slots = need
         return out
@@ -243,7 +245,7 @@ class _Mcts:
         leaves = np.empty(inst.size, np.int64)
         select(
             self.roots[inst], self.slot, self.dead, self.child, self.ok, self.prior, self.visits,
-            self.total, self.best, self.flight, self.value, self.c, self.vloss, self.max_value,
+            self.total, self.best, self.flight, self.first, self.c, self.vloss, self.max_value,
             nodes, actions, lengths, leaves,
         )  # fmt: skip
         for i in np.unique(inst[leaves == -2]):  # the root is dead: every move leads back
@@ -260,18 +262,25 @@ class _Mcts:
         leaves, where = np.unique(paths[0], return_inverse=True)
         states = t.states(leaves)
         with st.timer("heuristic"):
-            values, probs = self.pv(states)
-        values = np.asarray(values, dtype=np.float64).reshape(-1)
-        probs = np.asarray(probs, dtype=np.float64)
+            out = self.pv(states)
+        values = np.asarray(out[0], dtype=np.float64).reshape(-1)
+        probs = np.asarray(out[1], dtype=np.float64)
         m = leaves.size
+        q = np.asarray(out[2], dtype=np.float64) if len(out) > 2 and out[2] is not None else None
         st.heuristic_calls += 1
         st.heuristic_states += m
-        if values.shape != (m,) or probs.shape != (m, A):
+        if values.shape != (m,) or probs.shape != (m, A) or (q is not None and q.shape != (m, A)):
+            shapes = ", ".join(str(list(np.shape(x))) for x in out)
             raise PuzzleError(
-                f"the policy-value function returned shapes {list(values.shape)} and {list(probs.shape)} "
-                f"for {m} states; expected [{m}] and [{m}, {A}]"
+                f"the policy-value function returned shapes {shapes} for {m} states; expected [{m}] "
+                f"and [{m}, {A}] (and [{m}, {A}] for the moves' costs-to-go)"
             )
-        if not (np.all(np.isfinite(values)) and np.all(np.isfinite(probs)) and np.all(probs >= 0)):
+        finite = (
+            np.all(np.isfinite(values))
+            and np.all(np.isfinite(probs))
+            and (q is None or np.all(np.isfinite(q)))
+        )
+        if not (finite and np.all(probs >= 0)):
             raise PuzzleError("the policy-value function returned NaN, infinite or negative numbers")
         values = np.maximum(values, 0.0)
         inst = t.inst[leaves].astype(np.int64)
@@ -305,7 +314,7 @@ class _Mcts:
         total = prior.sum(axis=1, keepdims=True)
         flat = new / np.maximum(new.sum(axis=1, keepdims=True), 1)
         self.prior[rows] = np.where(total > 0, prior / np.where(total > 0, total, 1.0), flat)
-        self.value[rows] = values
+        self.first[rows] = np.maximum(q, self.cost[None, :]) if q is not None else values[:, None]
         for i in np.unique(inst):
             self.iterations[i] += 1
         with st.timer("goal_test"):

@@ -5,7 +5,9 @@
   sum to 1);
 * a **policy-value function** maps ``states[B, *state_shape]`` to ``(values float32[B], probs
   float32[B, A])``: the cost-to-go of each state and a policy, from one evaluation where a network
-  has both heads.
+  has both heads; optionally a third array ``q float32[B, A]``, the cost-to-go after each move
+  (its cost included), where the source has it (a Q head, or the children's values): MCTS uses
+  it as the estimate of a move not yet tried.
 
 Sources, for any puzzle:
 
@@ -43,7 +45,7 @@ __all__ = [
 ]
 
 Policy = Callable[[np.ndarray], np.ndarray]
-PolicyValue = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+PolicyValue = Callable[[np.ndarray], tuple[np.ndarray, ...]]
 Heuristic = Callable[[np.ndarray], np.ndarray]
 
 
@@ -81,14 +83,14 @@ def policy_from_q(q_function: Heuristic, temperature: float = 1.0) -> Policy:
 
 def policy_value_from_q(puzzle: Puzzle, q_function: Heuristic, temperature: float = 1.0) -> PolicyValue:
     """A policy-value function from a Q function: values ``min_a Q(s, a)`` (0 at goals), policy
-    ``softmax(-Q / T)``; one Q call per state."""
+    ``softmax(-Q / T)``, and ``Q`` itself; one Q call per state."""
     t = check_temperature(temperature)
 
     def policy_value(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         q = np.asarray(q_function(states), dtype=np.float32)
         values = np.maximum(q.min(axis=1), 0.0)
         values[puzzle.is_goal(states)] = 0.0
-        return values, softmin(q, t)
+        return values, softmin(q, t), q
 
     return policy_value
 
@@ -98,7 +100,7 @@ def policy_value_from_heuristic(
 ) -> PolicyValue:
     """A policy-value function from any value heuristic: values ``h(s)``, policy
     ``softmax(-(cost(a) + h(A(s, a))) / T)`` over the moves that change the state (a goal child
-    counts ``h = 0``). One heuristic call on the states and their children together
+    counts ``h = 0``), and ``cost(a) + h(A(s, a))`` as each move's cost-to-go. One heuristic call on the states and their children together
     (``1 + num_actions`` states per state)."""
     t = check_temperature(temperature)
     n_act = puzzle.num_actions
@@ -117,6 +119,7 @@ def policy_value_from_heuristic(
         own[puzzle.is_goal(states)] = 0.0
         child_h[puzzle.is_goal(flat)] = 0.0
         moved = np.any(children.reshape(b, n_act, -1) != states.reshape(b, 1, -1), axis=2)
-        return own, softmin(cost + child_h.reshape(b, n_act), t, moved)
+        q = (cost + child_h.reshape(b, n_act)).astype(np.float32)
+        return own, softmin(q, t, moved), q
 
     return policy_value
