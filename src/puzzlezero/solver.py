@@ -311,18 +311,20 @@ class OptionSpec:
 
 
 def _option_table() -> dict[str, OptionSpec]:
-    from puzzlezero.search import mcts, wcd  # NumPy only: the defaults live with the algorithms
+    # NumPy only: the defaults live with the algorithms
+    from puzzlezero.search.mcts import LEAVES, MAX_VALUE, VIRTUAL_LOSS, C
+    from puzzlezero.search.wcd import DEPTH, MAX_DEPTH, MU
 
     return {
-        "mcts_c": OptionSpec(mcts.C, float, "MCTS: PUCT exploration constant c, in moves", low=0.0),
+        "mcts_c": OptionSpec(C, float, "MCTS: PUCT exploration constant c, in moves", low=0.0),
         "mcts_leaves": OptionSpec(
-            mcts.LEAVES, int, "MCTS: paths selected (leaves evaluated together) per iteration", low=1
+            LEAVES, int, "MCTS: paths selected (leaves evaluated together) per iteration", low=1
         ),
         "mcts_virtual_loss": OptionSpec(
-            mcts.VIRTUAL_LOSS, float, "MCTS: moves added to an edge per path in flight through it", low=0.0
+            VIRTUAL_LOSS, float, "MCTS: moves added to an edge per path in flight through it", low=0.0
         ),
         "mcts_max_value": OptionSpec(
-            mcts.MAX_VALUE,
+            MAX_VALUE,
             bool,
             "MCTS: back up the least cost seen through an edge (max action value), not the mean",
         ),
@@ -334,8 +336,8 @@ def _option_table() -> dict[str, OptionSpec]:
             low=0.0,
             above_low=True,
         ),
-        "wcd_depth": OptionSpec(wcd.DEPTH, int, "WCD: convolution levels K", low=0, high=wcd.MAX_DEPTH),
-        "wcd_mu": OptionSpec(wcd.MU, float, "WCD: weight mu of a state's own value", low=0.0, high=1.0),
+        "wcd_depth": OptionSpec(DEPTH, int, "WCD: convolution levels K", low=0, high=MAX_DEPTH),
+        "wcd_mu": OptionSpec(MU, float, "WCD: weight mu of a state's own value", low=0.0, high=1.0),
     }
 
 

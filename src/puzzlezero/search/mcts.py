@@ -58,7 +58,7 @@ from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_
 
 __all__ = ["C", "LEAVES", "MAX_VALUE", "VIRTUAL_LOSS", "mcts"]
 
-PolicyValue = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+PolicyValue = Callable[[np.ndarray], tuple[np.ndarray, ...]]
 
 #: default exploration constant ``c`` of PUCT (in cost units: moves)
 C = 2.0
