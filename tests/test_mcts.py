@@ -262,3 +262,20 @@ def test_solver_option_errors_name_the_option():
         solve_many("cube2", [make("cube2").goal()], search="mcts", options={"mcts_cc": 2})
     with pytest.raises(PuzzleError, match="must be true or false"):
         solve_many("cube2", [make("cube2").goal()], search="mcts", options={"mcts_max_value": 1})
+
+
+def test_option_defaults_come_from_the_puzzle_then_the_table_and_named_ones_win():
+    from puzzlezero.solver import resolve_options
+
+    lights, cube = make("lightsout7"), make("cube3")
+    assert resolve_options(lights, search="mcts").option("mcts_max_value") is True  # its Defaults
+    assert resolve_options(cube, search="mcts").option("mcts_max_value") is False  # the table's
+    named = resolve_options(lights, search="mcts", options={"mcts_max_value": False, "mcts_c": 3})
+    assert dict(named.options) == {
+        "mcts_c": 3.0,
+        "mcts_leaves": 32,
+        "mcts_max_value": False,
+        "mcts_virtual_loss": 1.0,
+        "policy_temperature": 1.0,
+    }
+    assert resolve_options(lights, search="bwas").options == ()  # BWAS with the network takes none

@@ -74,6 +74,8 @@ class Defaults:
     #: a search that needs no heuristic and always answers (cubes: ``"group"``), run on the states
     #: the puzzle's own search left unsolved, in the last :data:`FALLBACK_RESERVE` seconds
     fallback: str | None = None
+    #: this puzzle's defaults of :data:`OPTIONS` (``(name, value)`` pairs; the table's elsewhere)
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 #: Per-puzzle defaults. Weights as in the paper (cube 0.6, tiles 0.8 / 48-puzzle 0.6, Lights Out
@@ -112,7 +114,9 @@ DEFAULTS: dict[str, Defaults] = {
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
     "puzzle35": Defaults(0.8, 2000, 4_000_000, 300.0, 2000, 1000),
     "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
-    "lightsout7": Defaults(0.2, 100, 2_000_000, 120.0, 100, 200),
+    # MCTS: the least backed-up cost, which solved 7 of 8 random 12-press boards within 20 s where
+    # the mean solved 3 (docs/mcts_wcd.md)
+    "lightsout7": Defaults(0.2, 100, 2_000_000, 120.0, 100, 200, options=(("mcts_max_value", True),)),
     "sokoban": Defaults(0.8, 10, 1_000_000, 120.0, 500, 100),
 }
 #: the settings of a puzzle not in :data:`DEFAULTS`, under the ``defaults`` it was registered with
@@ -136,6 +140,8 @@ def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
             out[key] = kind(value)
     if "stages" in out:
         out["stages"] = tuple((float(w), int(n)) for w, n in out["stages"])
+    if "options" in out:
+        out["options"] = tuple(sorted(dict(out["options"]).items()))
     return replace(FALLBACK_DEFAULTS, **out)
 
 
@@ -669,7 +675,9 @@ def resolve_options(
     check_positive("beam_width", beam_width, integer=True)
     if heuristic in BY_KIND:
         heuristic = BY_KIND[heuristic].get(spec.heuristic_kind, heuristic)
-    chosen = _check_options(search, spec, heuristic if spec.needs_heuristic else None, options or {})
+    chosen = _check_options(
+        search, spec, heuristic if spec.needs_heuristic else None, options or {}, dict(d.options)
+    )
     if stages is not None:
         if anytime is False or weight is not None or batch is not None or not spec.weighted:
             weighted = ", ".join(name for name, sp in SEARCHES.items() if sp.weighted)
@@ -712,9 +720,14 @@ def resolve_options(
 
 
 def _check_options(
-    search: str, spec: SearchSpec, heuristic: str | None, given: Mapping[str, Any]
+    search: str,
+    spec: SearchSpec,
+    heuristic: str | None,
+    given: Mapping[str, Any],
+    puzzle_defaults: Mapping[str, Any],
 ) -> tuple[tuple[str, Any], ...]:
-    """Every option the search and heuristic take, checked, with defaults filled in."""
+    """Every option the search and heuristic take, checked, with defaults filled in (the puzzle's
+    ``Defaults.options``, else the :data:`OPTIONS` table's)."""
     h_spec = HEURISTICS.get(heuristic) if heuristic else None
     takes = set(spec.options) | set(h_spec.options if h_spec else ())
     for name in given:
@@ -728,9 +741,10 @@ def _check_options(
                 f"--{name.replace('_', '-')} is an option of {' and '.join(users)}, not of search "
                 f"{search}" + (f" with heuristic {heuristic}" if heuristic else "")
             )
-    return tuple(
-        sorted((n, OPTIONS[n].check(n, given[n]) if n in given else OPTIONS[n].default) for n in takes)
-    )
+    values = {n: OPTIONS[n].default for n in takes}
+    values.update({n: v for n, v in puzzle_defaults.items() if n in takes})
+    values.update(given)
+    return tuple(sorted((n, OPTIONS[n].check(n, v)) for n, v in values.items()))
 
 
 @lru_cache(maxsize=8)
