@@ -122,6 +122,18 @@ def test_virtual_loss_spreads_the_paths_of_one_iteration(virtual_loss, distinct)
     assert stats.heuristic_states == stats.heuristic_calls + (distinct - 1)  # root, then the 2nd call
 
 
+def test_a_dead_end_is_exhausted_after_every_reachable_state_was_expanded():
+    """A Sokoban box in a corner: the agent can walk its 7 free cells and nothing else; each is
+    expanded once (moves back into the tree are never re-entered), then the root is dead."""
+    from puzzlezero.puzzles.sokoban import Sokoban
+
+    p = Sokoban(height=4, width=6, num_boxes=1)
+    start = p.parse("######\n#$  .#\n#   @#\n######")
+    (r,) = mcts(p, start, policy_value_from_heuristic(p, lambda s: np.ones(s.shape[0], np.float32)))
+    assert r.status == "exhausted" and not r.solved
+    assert r.nodes_generated == 1 + 7 * p.num_actions
+
+
 def test_a_goal_start_is_solved_with_no_moves():
     p = make("puzzle8")
     (r,) = mcts(p, p.goal(), policy_value_from_heuristic(p, manhattan(p)))
