@@ -88,13 +88,9 @@ def scramble(
     puzzle_name: PuzzleArg,
     depth: Annotated[
         int | None,
-        typer.Option(
-            "--depth", "-d", min=0, help="Number of random moves (default: the paper's K for the puzzle)."
-        ),
+        typer.Option("--depth", "-d", min=0, help="Number of random moves (default: the paper's K for the puzzle)."),
     ] = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", "-s", help="Random seed (default: fresh entropy).")
-    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", "-s", help="Random seed (default: fresh entropy).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Scramble the goal with DEPTH random moves and print the moves and the state.
@@ -138,8 +134,7 @@ def show(
     state: StateArg,
     svg: Annotated[Path | None, typer.Option("--svg", help="Also write an SVG drawing to this file.")] = None,
     as_json: Annotated[
-        bool,
-        typer.Option("--json", help="Print JSON: puzzle, solved and the state (facelets/tiles/lights/grid)."),
+        bool, typer.Option("--json", help="Print JSON: puzzle, solved and the state (facelets/tiles/lights/grid).")
     ] = False,
 ) -> None:
     """Draw a state in the terminal (or print it as JSON) and optionally write an SVG file."""
