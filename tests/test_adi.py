@@ -12,7 +12,7 @@ from conftest import tiny_train_config
 
 from puzzlezero import make
 from puzzlezero.errors import ModelFileError
-from puzzlezero.nn import load_model, make_heuristic, make_policy_function, save_model
+from puzzlezero.nn import load_model, make_heuristic, make_policy, save_model
 from puzzlezero.puzzles.cube2_table import distance
 from puzzlezero.train import Trainer
 from puzzlezero.train.adi import adi_targets
@@ -72,7 +72,7 @@ def test_adi_trains_a_policy_that_picks_optimal_moves_on_cube2(tmp_path):
     states = states[~puzzle.is_goal(states)]
 
     def optimal_share() -> float:
-        policy = make_policy_function(puzzle, t.model)(states)
+        policy = make_policy(puzzle, t.model, source="policy")(states)
         moved = puzzle.apply(states, policy.argmax(axis=1))
         return float((_exact(moved) == _exact(states) - 1).mean())
 
@@ -98,16 +98,15 @@ def test_adi_resumes_bit_identically(tmp_path):
         assert sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
 
 
-def test_policy_function_masks_no_op_moves_and_needs_a_policy_head(tmp_path):
+def test_the_policy_head_serves_searches_after_save_and_load(tmp_path):
     puzzle = make("puzzle8")
     t = Trainer(replace(TINY, puzzle="puzzle8", max_iterations=10), tmp_path / "run")
     t.run()
     save_model(tmp_path / "model", t.model, puzzle="puzzle8")
     model = load_model(tmp_path / "model")
+    assert model.policy is not None
     states = puzzle.scramble(np.random.default_rng(2), 50, (1, 10))
-    p = make_policy_function(puzzle, model)(states)
-    legal = puzzle.legal_mask(states)
-    assert p.shape == (50, 4) and (p[~legal] == 0).all()
-    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
-    with pytest.raises(ModelFileError, match="no policy head.*objective=adi"):
-        make_policy_function(make("cube3"), load_model("cube3"))
+    p = make_policy(puzzle, model)(states)  # "auto" reads the policy head first
+    assert p.shape == (50, 4) and np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    with pytest.raises(ModelFileError, match="no policy head"):
+        make_policy(make("cube3"), load_model("cube3"), source="policy")

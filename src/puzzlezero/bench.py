@@ -254,6 +254,7 @@ def run_bench(
         batch=opts.batch if SEARCHES[opts.search].weighted else None,
         stages=[list(stage) for stage in opts.stages] or None,
         beam_width=opts.beam_width if opts.search == "beam" else None,
+        options=dict(opts.options) or None,  # the search's and heuristic's (mcts_c, wcd_depth, ...)
         fallback=opts.fallback,
         max_nodes=opts.max_nodes,
         time_limit=opts.time_limit,

@@ -37,6 +37,8 @@ __all__ = [
     "Defaults",
     "FALLBACK_DEFAULTS",
     "HeuristicSpec",
+    "OPTIONS",
+    "OptionSpec",
     "SearchSpec",
     "SolveOptions",
     "SolveResult",
@@ -72,6 +74,8 @@ class Defaults:
     #: a search that needs no heuristic and always answers (cubes: ``"group"``), run on the states
     #: the puzzle's own search left unsolved, in the last :data:`FALLBACK_RESERVE` seconds
     fallback: str | None = None
+    #: this puzzle's defaults of :data:`OPTIONS` (``(name, value)`` pairs; the table's elsewhere)
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 #: Per-puzzle defaults. Weights as in the paper (cube 0.6, tiles 0.8 / 48-puzzle 0.6, Lights Out
@@ -118,7 +122,9 @@ DEFAULTS: dict[str, Defaults] = {
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
     "puzzle35": Defaults(0.8, 2000, 4_000_000, 300.0, 2000, 1000),
     "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
-    "lightsout7": Defaults(0.2, 100, 2_000_000, 120.0, 100, 200),
+    # MCTS: the least backed-up cost, which solved 7 of 8 random 12-press boards within 20 s where
+    # the mean solved 3 (docs/mcts_wcd.md)
+    "lightsout7": Defaults(0.2, 100, 2_000_000, 120.0, 100, 200, options=(("mcts_max_value", True),)),
     "sokoban": Defaults(0.8, 10, 1_000_000, 120.0, 500, 100),
 }
 #: the settings of a puzzle not in :data:`DEFAULTS`, under the ``defaults`` it was registered with
@@ -142,6 +148,8 @@ def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
             out[key] = kind(value)
     if "stages" in out:
         out["stages"] = tuple((float(w), int(n)) for w, n in out["stages"])
+    if "options" in out:
+        out["options"] = tuple(sorted(dict(out["options"]).items()))
     return replace(FALLBACK_DEFAULTS, **out)
 
 
@@ -177,6 +185,13 @@ class SolveOptions:
     fallback: str | None = None
     #: the goal searched for (a name of ``puzzle.goal_predicates()``); ``"solved"``: the puzzle's own
     goal: str = "solved"
+    #: the :data:`OPTIONS` of the search and heuristic in use, ``(name, value)`` sorted by name,
+    #: every one they take (defaults filled in)
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, name: str) -> Any:
+        """The value of option ``name`` (:data:`OPTIONS`), its default where not in :attr:`options`."""
+        return dict(self.options).get(name, OPTIONS[name].default)
 
 
 #: seconds of the time limit kept for the fallback search (at most a tenth of the limit): the
@@ -248,6 +263,22 @@ def _run_layered(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Any, o: So
     )
 
 
+def _run_mcts(
+    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+) -> Results:
+    return fn(
+        puzzle,
+        states,
+        h,
+        c=o.option("mcts_c"),
+        leaves=o.option("mcts_leaves"),
+        virtual_loss=o.option("mcts_virtual_loss"),
+        max_value=o.option("mcts_max_value"),
+        max_nodes=o.max_nodes,
+        time_limit=o.time_limit,
+    )
+
+
 def _run_each(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
@@ -279,21 +310,95 @@ class SearchSpec:
     #: layer-by-layer: gets one heuristic per goal (a dict, :func:`stage_heuristics`) and solves
     #: to every goal of the puzzle in turn
     per_goal: bool = False
+    #: the :data:`OPTIONS` this search reads
+    options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class HeuristicSpec:
     """A heuristic by name: ``entry`` builds it, called as ``entry(puzzle, model)`` when
     ``uses_model`` else ``entry(puzzle)``, and returns ``states[B] -> float32[B]`` (``kind="value"``)
-    or a Q function ``states[B] -> float32[B, A]`` (``kind="q"``). ``uses_goal``: it is called
-    with ``goal=NAME`` too and estimates the cost to that goal (the others estimate the cost to the
-    puzzle's own goal, whatever goal is searched for)."""
+    or a Q function ``states[B] -> float32[B, A]`` (``kind="q"``) or a policy-value function
+    ``states[B] -> (float32[B], float32[B, A])`` (``kind="policy_value"``, MCTS). The
+    :data:`OPTIONS` named in ``options`` are passed to ``entry`` as keyword arguments. ``uses_goal``:
+    it is called with ``goal=NAME`` too and estimates the cost to that goal (the others estimate the
+    cost to the puzzle's own goal, whatever goal is searched for)."""
 
     entry: str | Callable
     uses_model: bool = False
     description: str = ""
     kind: str = "value"
     uses_goal: bool = False
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """An option of some searches or heuristics: ``solve(..., options={name: value})``, on the
+    command line ``--name-with-dashes``. ``kind`` is ``float``, ``int`` or ``bool``; numbers must lie
+    in ``[low, high]`` (``low`` excluded where ``above_low``)."""
+
+    default: Any
+    kind: type
+    help: str
+    low: float | None = None
+    high: float | None = None
+    above_low: bool = False
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` as this option's kind; :class:`PuzzleError` names the option and the range."""
+        flag = "--" + name.replace("_", "-")
+        if self.kind is bool:
+            if not isinstance(value, bool | np.bool_):
+                raise PuzzleError(f"{flag} must be true or false, got {value!r}")
+            return bool(value)
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise PuzzleError(f"{flag} must be a number, got {value!r}")
+        if self.kind is int and int(value) != value:
+            raise PuzzleError(f"{flag} must be an integer, got {value!r}")
+        value = self.kind(value)
+        low_bad = self.low is not None and (value < self.low or (self.above_low and value == self.low))
+        if not np.isfinite(value) or low_bad or (self.high is not None and value > self.high):
+            lo = "" if self.low is None else f"{'>' if self.above_low else '>='} {self.low:g}"
+            hi = "" if self.high is None else f"<= {self.high:g}"
+            raise PuzzleError(f"{flag} must be {' and '.join(x for x in (lo, hi) if x)}, got {value!r}")
+        return value
+
+
+def _option_table() -> dict[str, OptionSpec]:
+    # NumPy only: the defaults live with the algorithms
+    from puzzlezero.search.mcts import LEAVES, MAX_VALUE, VIRTUAL_LOSS, C
+    from puzzlezero.search.wcd import DEPTH, MAX_DEPTH, MU
+
+    return {
+        "mcts_c": OptionSpec(C, float, "MCTS: PUCT exploration constant c, in moves", low=0.0),
+        "mcts_leaves": OptionSpec(
+            LEAVES, int, "MCTS: paths selected (leaves evaluated together) per iteration", low=1
+        ),
+        "mcts_virtual_loss": OptionSpec(
+            VIRTUAL_LOSS, float, "MCTS: moves added to an edge per path in flight through it", low=0.0
+        ),
+        "mcts_max_value": OptionSpec(
+            MAX_VALUE,
+            bool,
+            "MCTS: back up the least cost seen through an edge (max action value), not the mean",
+        ),
+        "policy_temperature": OptionSpec(
+            1.0,
+            float,
+            "temperature T of the policy (MCTS prior, WCD weights): softmax(logits / T), "
+            "softmax(-Q / T) or softmax(-(cost + h(child)) / T), in moves",
+            low=0.0,
+            above_low=True,
+        ),
+        "wcd_depth": OptionSpec(DEPTH, int, "WCD: convolution levels K", low=0, high=MAX_DEPTH),
+        "wcd_mu": OptionSpec(MU, float, "WCD: weight mu of a state's own value", low=0.0, high=1.0),
+    }
+
+
+#: options of searches and heuristics by name (see :class:`OptionSpec`); each search or heuristic
+#: lists the ones it reads (``SearchSpec.options``, ``HeuristicSpec.options``)
+OPTIONS: dict[str, OptionSpec] = _option_table()
 
 
 SEARCHES: dict[str, SearchSpec] = {
@@ -354,6 +459,15 @@ SEARCHES: dict[str, SearchSpec] = {
         "heuristic per goal (--model layer1=DIR,layer2=DIR,solved=DIR, or one multi-head model)",
         per_goal=True,
     ),
+    "mcts": SearchSpec(
+        "puzzlezero.search.mcts:mcts",
+        _run_mcts,
+        True,
+        1,
+        "Monte Carlo tree search (PUCT, virtual loss): the policy as prior, the value at leaves",
+        heuristic_kind="policy_value",
+        options=("mcts_c", "mcts_leaves", "mcts_virtual_loss", "mcts_max_value", "policy_temperature"),
+    ),
     "group": SearchSpec(
         "puzzlezero.search.group:solve_group",
         _run_each,
@@ -402,6 +516,35 @@ def learned_q_function(puzzle: Puzzle, model: str | None, *, goal: str | None = 
     net = _load_net(puzzle, model)
     goal_column(puzzle, net, goal)  # another goal: ModelFileError naming the network's
     return nn.make_q_function(puzzle, net, int8=True)
+
+
+def learned_policy_value(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Any:
+    """The network as a policy-value function for MCTS (int8 inference): its value head and a
+    policy from its policy head, else its Q head, else its value head on the children
+    (``nn.make_policy_value``)."""
+    from puzzlezero import nn
+
+    return nn.make_policy_value(puzzle, _load_net(puzzle, model), int8=True, temperature=policy_temperature)
+
+
+def learned_wcd(
+    puzzle: Puzzle,
+    model: str | None,
+    *,
+    wcd_depth: int = 1,
+    wcd_mu: float = 0.5,
+    policy_temperature: float = 1.0,
+) -> Heuristic:
+    """The network's weighted convolutional distance (:func:`puzzlezero.search.wcd.wcd`, int8
+    inference): ``d0`` its value head, the policy its policy or Q head (else from the children's
+    values)."""
+    from puzzlezero import nn
+    from puzzlezero.search.wcd import wcd
+
+    net = _load_net(puzzle, model)
+    value = nn.make_heuristic(puzzle, net, int8=True)
+    policy = nn.make_policy(puzzle, net, int8=True, temperature=policy_temperature)
+    return wcd(puzzle, value, depth=wcd_depth, mu=wcd_mu, policy=policy, temperature=policy_temperature)
 
 
 def learned_heuristic_fp32(puzzle: Puzzle, model: str | None, *, goal: str | None = None) -> Heuristic:
@@ -456,6 +599,20 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         kind="q",
         description="the network's Q head on onnxruntime (for Q*)",
     ),
+    "learned-pv": HeuristicSpec(
+        learned_policy_value,
+        uses_model=True,
+        kind="policy_value",
+        description="the network's value head with a policy (policy head, else softmax(-Q / T)) (for MCTS)",
+        options=("policy_temperature",),
+    ),
+    "wcd": HeuristicSpec(
+        learned_wcd,
+        uses_model=True,
+        description="weighted convolutional distance of the network (Yao and Lee 2024): --wcd-depth, "
+        "--wcd-mu; the policy from its Q head",
+        options=("wcd_depth", "wcd_mu", "policy_temperature"),
+    ),
     "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
     "misplaced": HeuristicSpec(
         misplaced_heuristic,
@@ -465,7 +622,7 @@ HEURISTICS: dict[str, HeuristicSpec] = {
 }
 #: names that stand for one network read as each kind of search needs it: Q* reads the Q head
 BY_KIND: dict[str, dict[str, str]] = {
-    "learned": {"value": "learned", "q": "learned-q"},
+    "learned": {"value": "learned", "q": "learned-q", "policy_value": "learned-pv"},
     "learned-onnx": {"value": "learned-onnx", "q": "learned-onnx-q"},
 }
 #: the heuristic a search of each kind gets for ``"learned"`` (the default)
@@ -614,15 +771,17 @@ def resolve_options(
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
     goal: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
     runs the puzzle's ``Defaults.stages`` for its own search, unless ``weight`` or ``batch`` names
     one setting; ``stages`` gives a schedule of one's own (for BWAS or Q*). ``fallback`` (``None``:
     on under the puzzle's own settings, where it has a ``Defaults.fallback``) runs that search on
-    the states left unsolved, in the last seconds of the time limit. ``goal`` (default
+    the states left unsolved, in the last seconds of the time limit. ``options``: values of
+    :data:`OPTIONS` taken by the search or the heuristic (another is an error). ``goal`` (default
     ``"solved"``): a name of ``puzzle.goal_predicates()`` to search for instead of the puzzle's own
-    goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``)."""
+    goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``, ``qbeam``)."""
     d = defaults_for(puzzle)
     search = d.search if search is None else search
     spec = _lookup(SEARCHES, search, "search")
@@ -647,7 +806,10 @@ def resolve_options(
     check_positive("max_steps", max_steps, integer=True)
     check_positive("beam_width", beam_width, integer=True)
     if heuristic in BY_KIND:
-        heuristic = BY_KIND[heuristic][spec.heuristic_kind]
+        heuristic = BY_KIND[heuristic].get(spec.heuristic_kind, heuristic)
+    chosen = _check_options(
+        search, spec, heuristic if spec.needs_heuristic else None, options or {}, dict(d.options)
+    )
     if stages is not None:
         if anytime is False or weight is not None or batch is not None or not spec.weighted:
             weighted = ", ".join(name for name, sp in SEARCHES.items() if sp.weighted)
@@ -688,29 +850,85 @@ def resolve_options(
         stages=stages,  # type: ignore[arg-type]
         fallback=d.fallback if use_fallback else None,
         goal=goal,
+        options=chosen,
     )
+
+
+def _check_options(
+    search: str,
+    spec: SearchSpec,
+    heuristic: str | None,
+    given: Mapping[str, Any],
+    puzzle_defaults: Mapping[str, Any],
+) -> tuple[tuple[str, Any], ...]:
+    """Every option the search and heuristic take, checked, with defaults filled in (the puzzle's
+    ``Defaults.options``, else the :data:`OPTIONS` table's)."""
+    h_spec = HEURISTICS.get(heuristic) if heuristic else None
+    takes = set(spec.options) | set(h_spec.options if h_spec else ())
+    for name in given:
+        if name not in OPTIONS:
+            raise UnknownNameError(f"unknown option {name!r}; choose one of {', '.join(OPTIONS)}")
+        if name not in takes:
+            users = [f"search {n}" for n, sp in SEARCHES.items() if name in sp.options] + [
+                f"heuristic {n}" for n, hs in HEURISTICS.items() if name in hs.options
+            ]
+            raise PuzzleError(
+                f"--{name.replace('_', '-')} is an option of {' and '.join(users)}, not of search "
+                f"{search}" + (f" with heuristic {heuristic}" if heuristic else "")
+            )
+    values = {n: OPTIONS[n].default for n in takes}
+    values.update({n: v for n, v in puzzle_defaults.items() if n in takes})
+    values.update(given)
+    return tuple(sorted((n, OPTIONS[n].check(n, v)) for n, v in values.items()))
 
 
 @lru_cache(maxsize=8)
 def get_heuristic(
-    puzzle: Puzzle, name: str, model: str | None = None, kind: str = "value", goal: str = SOLVED
+    puzzle: Puzzle,
+    name: str,
+    model: str | None = None,
+    kind: str = "value",
+    goal: str = SOLVED,
+    options: tuple[tuple[str, Any], ...] = (),
 ) -> Heuristic:
     """The heuristic ``name`` for ``puzzle`` (a :data:`HEURISTICS` name or ``"module:factory"``),
     built once per process (a network is loaded once), as a search of ``kind`` calls it: a value
     heuristic asked for as a Q function becomes ``Q(s, a) = cost + h(A(s, a))``
     (:func:`~puzzlezero.search.qstar.q_from_value`); a Q function asked for as a value heuristic
-    becomes ``min_a Q(s, a)``, 0 at goals. ``goal``: the goal searched for; heuristics that know
-    goals (``uses_goal``: the learned ones, ``misplaced``) estimate the cost to it."""
+    becomes ``min_a Q(s, a)``, 0 at goals; either asked for as a policy-value function (MCTS)
+    gets a policy ``softmax(-Q / T)`` or ``softmax(-(cost + h(child)) / T)``
+    (:mod:`puzzlezero.search.policy`). ``options``: :data:`OPTIONS` values, ``(name, value)``
+    pairs; the factory gets those its :class:`HeuristicSpec` names. ``goal``: the goal searched
+    for; heuristics that know goals (``uses_goal``: the learned ones, ``misplaced``) estimate the
+    cost to it."""
     if name in HEURISTICS or ":" not in name:
         spec = _lookup(HEURISTICS, name, "heuristic")
     else:
         spec = HeuristicSpec(name)  # "module:factory", called as factory(puzzle)
     factory = resolve_entry(spec.entry, f"heuristic {name!r}")
-    goal_kw = {"goal": goal} if spec.uses_goal and goal != SOLVED else {}
-    fn = factory(puzzle, model, **goal_kw) if spec.uses_model else factory(puzzle, **goal_kw)
+    given = dict(options)
+    kw = {n: given.get(n, OPTIONS[n].default) for n in spec.options}
+    if spec.uses_goal and goal != SOLVED:
+        kw["goal"] = goal
+    fn = factory(puzzle, model, **kw) if spec.uses_model else factory(puzzle, **kw)
     if spec.kind == kind:
         return fn
     goal_test = puzzle.goal_test(goal)
+    if spec.kind == "policy_value":  # read as a value heuristic (then, if asked, as a Q function)
+        pv = fn
+
+        def fn(states: np.ndarray) -> np.ndarray:
+            return np.asarray(pv(states)[0], dtype=np.float32)
+
+        if kind == "value":
+            return fn
+    if kind == "policy_value":
+        from puzzlezero.search import policy
+
+        temperature = given.get("policy_temperature", OPTIONS["policy_temperature"].default)
+        if spec.kind == "q":
+            return policy.policy_value_from_q(puzzle, fn, temperature)
+        return policy.policy_value_from_heuristic(puzzle, fn, temperature)
     if kind == "q":
         from puzzlezero.search.qstar import q_from_value
 
@@ -834,6 +1052,7 @@ def solve(
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
     goal: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
 
@@ -841,10 +1060,11 @@ def solve(
     ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
     name); ``beam_width``: the beam search's ``W``; ``anytime``: run the puzzle's schedule and
     keep the shortest solution, or ``stages`` of one's own; ``fallback``: a search that always
-    answers for states left unsolved (see :func:`resolve_options`); ``goal``: a goal name of the
-    puzzle to solve to (``"layer1"``...; default its own). ``None`` settings take the puzzle's
-    :data:`DEFAULTS` (its own search included). ``search="layered"`` solves to every goal in turn
-    (``model``: see :func:`stage_models`).
+    answers for states left unsolved (see :func:`resolve_options`); ``options``: settings of the
+    search or heuristic by :data:`OPTIONS` name (``{"mcts_c": 1.0}``, ``{"wcd_depth": 2}``).
+    ``goal``: a goal name of the puzzle to solve to (``"layer1"``...; default its own). ``None``
+    settings take the puzzle's :data:`DEFAULTS` (its own search included). ``search="layered"``
+    solves to every goal in turn (``model``: see :func:`stage_models`).
     """
     return solve_many(
         puzzle,
@@ -861,6 +1081,7 @@ def solve(
         stages=stages,
         fallback=fallback,
         goal=goal,
+        options=options,
     )[0]
 
 
@@ -881,6 +1102,7 @@ def solve_many(
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
     goal: str | None = None,
+    options: Mapping[str, Any] | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
 ) -> list[SolveResult]:
@@ -905,6 +1127,7 @@ def solve_many(
         stages=stages,
         fallback=fallback,
         goal=goal,
+        options=options,
     )
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
@@ -917,7 +1140,7 @@ def solve_many(
     if spec.needs_heuristic and opts.heuristic and spec.per_goal:
         h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
     elif spec.needs_heuristic and opts.heuristic:
-        h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal)
+        h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal, opts.options)
     if h is not None:
         _warm_up(spec, fn, p, arr[:1], h, opts)
     k = together or spec.together
@@ -945,9 +1168,10 @@ def _warm_up(
     """Once per process and setting, run one expansion untimed, so that one-time costs (numba
     kernels loaded from their cache, tables or networks loaded lazily by the heuristic) are not
     charged to the first instance."""
-    key = (p, o.search, o.heuristic, o.model, o.goal)
+    key = (p, o.search, o.heuristic, o.model, o.goal, o.options)
     if key not in _WARM:
-        spec.run(fn, p, start, h, replace(o, max_nodes=1 + p.num_actions, max_steps=1))
+        # two expansions: MCTS's second one runs its selection kernel
+        spec.run(fn, p, start, h, replace(o, max_nodes=1 + 2 * p.num_actions, max_steps=1))
         _WARM.add(key)
 
 

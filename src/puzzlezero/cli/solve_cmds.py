@@ -6,6 +6,8 @@ Examples::
     puzzlezero solve puzzle15 "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15" --search gbfs
     puzzlezero bench cube3 --cases benchmarks/cube3.json --ids 0:20 --json out.json
     puzzlezero bench cube3 --cases hard --search kociemba   # shipped: superflip, superflip * four-spot
+    puzzlezero solve cube3 "R U R' U' F2 D" --search mcts --mcts-c 2 --time-limit 60
+    puzzlezero solve cube3 "R U R' U' F2 D" --search bwas --heuristic wcd --wcd-depth 1 --weight 1 --batch 1
 """
 
 from __future__ import annotations
@@ -33,9 +35,9 @@ SearchOpt = Annotated[
     str | None,
     typer.Option(
         "--search",
-        help="bwas | qstar | gbfs | beam | layered | optimal | kociemba | group (default: the puzzle's "
-        "own, `puzzlezero list`). layered: BWAS to each goal in turn (cube3: layer1, layer2, "
-        "solved), --model layer1=DIR,layer2=DIR,solved=DIR or one multi-head model.",
+        help="bwas | qstar | gbfs | beam | qbeam | mcts | layered | optimal | kociemba | group "
+        "(default: the puzzle's own, `puzzlezero list`). layered: BWAS to each goal in turn (cube3: "
+        "layer1, layer2, solved), --model layer1=DIR,layer2=DIR,solved=DIR or one multi-head model.",
         show_default=False,
     ),
 ]
@@ -79,9 +81,10 @@ HeuristicOpt = Annotated[
     str,
     typer.Option(
         "--heuristic",
-        help="learned (int8; with qstar: the Q head) | learned-fp32 | learned-q | learned-onnx "
-        "(onnxruntime; with qstar: the Q head) | pdb | misplaced (cells of the goal not yet right) "
-        "(or module:factory).",
+        help="learned (int8; with qstar and qbeam: the Q head; with mcts: the value head and a policy) | "
+        "learned-fp32 | learned-q | learned-onnx (onnxruntime; with qstar: the Q head) | wcd "
+        "(weighted convolutional distance of the network) | pdb | misplaced (cells of the goal not "
+        "yet right) (or module:factory).",
     ),
 ]
 WeightOpt = Annotated[
@@ -106,6 +109,37 @@ MaxNodesOpt = Annotated[
 TimeLimitOpt = Annotated[
     float | None, typer.Option("--time-limit", help="Seconds per search call.", show_default=False)
 ]
+
+
+def _option(name: str, kind: type) -> Any:
+    """A typer option for :data:`puzzlezero.solver.OPTIONS` entry ``name`` (its help and default
+    stated from the table, which is read without importing anything heavy)."""
+    from puzzlezero.solver import OPTIONS
+
+    spec = OPTIONS[name]
+    flag = "--" + name.replace("_", "-")
+    default = (
+        f"default {spec.default:g}" if kind is not bool else f"default: {'on' if spec.default else 'off'}"
+    )
+    if kind is bool:
+        flags = (f"{flag}/{flag.replace('max-value', 'mean-value')}",)
+    else:
+        flags = (flag,)
+    return Annotated[kind | None, typer.Option(*flags, help=f"{spec.help} ({default}).", show_default=False)]
+
+
+MctsCOpt = _option("mcts_c", float)
+MctsLeavesOpt = _option("mcts_leaves", int)
+MctsVirtualLossOpt = _option("mcts_virtual_loss", float)
+MctsMaxValueOpt = _option("mcts_max_value", bool)
+PolicyTemperatureOpt = _option("policy_temperature", float)
+WcdDepthOpt = _option("wcd_depth", int)
+WcdMuOpt = _option("wcd_mu", float)
+
+
+def search_options(**given: Any) -> dict[str, Any]:
+    """The options named on the command line (``None``: not named), for ``solve(options=...)``."""
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def parse_stages(text: str | None) -> list[tuple[float, int]] | None:
@@ -138,6 +172,13 @@ def solve_cmd(
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
     goal: GoalOpt = None,
+    mcts_c: MctsCOpt = None,
+    mcts_leaves: MctsLeavesOpt = None,
+    mcts_virtual_loss: MctsVirtualLossOpt = None,
+    mcts_max_value: MctsMaxValueOpt = None,
+    policy_temperature: PolicyTemperatureOpt = None,
+    wcd_depth: WcdDepthOpt = None,
+    wcd_mu: WcdMuOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
@@ -160,6 +201,15 @@ def solve_cmd(
         stages=parse_stages(stages),
         fallback=fallback,
         goal=goal,
+        options=search_options(
+            mcts_c=mcts_c,
+            mcts_leaves=mcts_leaves,
+            mcts_virtual_loss=mcts_virtual_loss,
+            mcts_max_value=mcts_max_value,
+            policy_temperature=policy_temperature,
+            wcd_depth=wcd_depth,
+            wcd_mu=wcd_mu,
+        ),
     )
     if as_json:
         typer.echo(json.dumps(r.to_json()))
@@ -217,6 +267,13 @@ def bench_cmd(
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
     goal: GoalOpt = None,
+    mcts_c: MctsCOpt = None,
+    mcts_leaves: MctsLeavesOpt = None,
+    mcts_virtual_loss: MctsVirtualLossOpt = None,
+    mcts_max_value: MctsMaxValueOpt = None,
+    policy_temperature: PolicyTemperatureOpt = None,
+    wcd_depth: WcdDepthOpt = None,
+    wcd_mu: WcdMuOpt = None,
     together: Annotated[
         int | None,
         typer.Option(
@@ -310,6 +367,15 @@ def bench_cmd(
             stages=parse_stages(stages),
             fallback=fallback,
             goal=goal,
+            options=search_options(
+                mcts_c=mcts_c,
+                mcts_leaves=mcts_leaves,
+                mcts_virtual_loss=mcts_virtual_loss,
+                mcts_max_value=mcts_max_value,
+                policy_temperature=policy_temperature,
+                wcd_depth=wcd_depth,
+                wcd_mu=wcd_mu,
+            ),
             ray=ray,
             ray_address=ray_address,
         )

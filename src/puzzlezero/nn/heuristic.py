@@ -15,7 +15,15 @@ from puzzlezero.nn.fast import inference_copy
 from puzzlezero.nn.models import CostToGoNet
 from puzzlezero.puzzles.base import Puzzle
 
-__all__ = ["goal_column", "make_heuristic", "make_policy_function", "make_q_function", "predict"]
+__all__ = [
+    "goal_column",
+    "make_heuristic",
+    "make_policy",
+    "make_policy_value",
+    "make_q_function",
+    "policy_source",
+    "predict",
+]
 
 
 def predict(
@@ -161,30 +169,98 @@ def make_q_function(
     return q_function
 
 
-def make_policy_function(
+#: where a network's policy comes from (:func:`policy_source`)
+POLICY_SOURCES = ("auto", "policy", "q", "value")
+
+
+def policy_source(model: CostToGoNet, source: str = "auto") -> str:
+    """The head a policy is read from: ``"policy"`` (a policy head: ``softmax(logits / T)``),
+    ``"q"`` (a Q head: ``softmax(-Q / T)``) or ``"value"`` (the value head on the children:
+    ``softmax(-(cost + h(child)) / T)``); ``"auto"`` takes the first the model has, in that
+    order. A head the model lacks raises :class:`ModelFileError`."""
+    if source not in POLICY_SOURCES:
+        raise ModelFileError(f"unknown policy source {source!r}; choose one of {', '.join(POLICY_SOURCES)}")
+    if source == "auto":
+        if getattr(model, "policy", None) is not None:
+            return "policy"
+        return "q" if getattr(model, "q", None) is not None else "value"
+    if source != "value" and getattr(model, source, None) is None:
+        raise ModelFileError(f"this model has no {source} head; its policy can only come from its values")
+    return source
+
+
+def make_policy_value(
     puzzle: Puzzle,
     model: CostToGoNet,
     batch_size: int = 2048,
     device: str | torch.device = "cpu",
     *,
     int8: bool = False,
-) -> Callable[[np.ndarray], np.ndarray]:
-    """A policy ``states[B, *state_shape] -> float32[B, A]``: the policy head's move probabilities
-    (softmax of its logits; ADI, :mod:`puzzlezero.train.adi`), moves that leave a state unchanged
-    set to 0 and each row renormalised. One network call per state."""
-    check_compatible(puzzle, model)
-    if model.policy is None:
-        raise ModelFileError(
-            f"this {puzzle.name} model has no policy head (train one with --set objective=adi)"
+    temperature: float = 1.0,
+    source: str = "auto",
+) -> Callable[[np.ndarray], tuple[np.ndarray, ...]]:
+    """A policy-value function ``states[B] -> (float32[B], float32[B, A][, float32[B, A]])`` for
+    MCTS (:mod:`puzzlezero.search.mcts`): the value head's cost-to-go (clipped at ``>= 0``, 0 at
+    goals) and a policy (:func:`policy_source`) from ONE forward pass where the model has a policy
+    or Q head (with a Q head, the Q values third: each move's cost-to-go); from the value head on
+    the states and their children otherwise
+    (:func:`~puzzlezero.search.policy.policy_value_from_heuristic`, the children's values third)."""
+    from puzzlezero.search.policy import check_temperature, policy_value_from_heuristic, softmin
+
+    t = check_temperature(temperature)
+    head = policy_source(model, source)
+    if head == "value":
+        return policy_value_from_heuristic(
+            puzzle, make_heuristic(puzzle, model, batch_size, device, int8=int8), t
         )
-    model = inference_copy(model, int8=int8, device=device)
+    check_compatible(puzzle, model)
+    net = inference_copy(model, int8=int8, device=device)
+    n_act, enc = puzzle.num_actions, model.config.encoding
 
-    def policy(states: np.ndarray) -> np.ndarray:
+    cost = puzzle.action_costs.astype(np.float32)[None, :]
+
+    def policy_value(states: np.ndarray) -> tuple[np.ndarray, ...]:
         states = np.asarray(states)
-        logits = predict(puzzle, model, states, batch_size=batch_size, device=device, head="policy")
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits) * puzzle.legal_mask(states)
-        total = p.sum(axis=1, keepdims=True)
-        return np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+        n = states.shape[0]
+        values = np.empty(n, np.float32)
+        probs = np.empty((n, n_act), np.float32)
+        q = np.empty((n, n_act), np.float32) if head == "q" else None
+        with torch.inference_mode():
+            for lo in range(0, n, batch_size):
+                x = torch.from_numpy(puzzle.encode(states[lo : lo + batch_size], enc)).to(device)
+                out = net(x, all_heads=True)
+                values[lo : lo + batch_size] = out["value"].float().cpu().numpy()
+                raw = out[head].float().cpu().numpy()
+                if q is None:
+                    probs[lo : lo + batch_size] = softmin(-raw, t)
+                else:
+                    probs[lo : lo + batch_size] = softmin(raw, t)
+                    q[lo : lo + batch_size] = np.maximum(raw, cost)
+        np.maximum(values, 0.0, out=values)
+        if n:
+            values[puzzle.is_goal(states)] = 0.0
+        return (values, probs) if q is None else (values, probs, q)
 
-    return policy
+    return policy_value
+
+
+def make_policy(
+    puzzle: Puzzle,
+    model: CostToGoNet,
+    batch_size: int = 2048,
+    device: str | torch.device = "cpu",
+    *,
+    int8: bool = False,
+    temperature: float = 1.0,
+    source: str = "auto",
+) -> Callable[[np.ndarray], np.ndarray] | None:
+    """A policy ``states[B] -> float32[B, A]`` from the model's policy or Q head
+    (:func:`policy_source`), one forward pass per state; ``None`` where the policy would come
+    from the value head (the caller evaluates the children itself: weighted convolutional
+    distance does anyway)."""
+    if policy_source(model, source) == "value":
+        return None
+    pv = make_policy_value(
+        puzzle, model, batch_size, device, int8=int8, temperature=temperature, source=source
+    )
+    return lambda states: pv(states)[1]

@@ -1,6 +1,8 @@
 """Heuristic search over puzzles: batch weighted A* (:func:`bwas`), greedy best-first
-(:func:`gbfs`) and beam search (:func:`beam`, and :func:`qbeam` on a Q function). All take the heuristic as a plain function
-``states[B] -> float32[B]`` and never import torch; all search many instances in one batched
+(:func:`gbfs`), beam search (:func:`beam`, and :func:`qbeam` on a Q function) and Monte Carlo
+tree search (:func:`mcts`, over a policy-value function, :mod:`.policy`); :func:`wcd` turns a
+heuristic and a policy into the weighted convolutional distance heuristic. All take plain functions
+(``states[B] -> float32[B]``) and never import torch; all search many instances in one batched
 loop. See :mod:`.bwas` for the exact semantics (goal test on selection, the paper's reopening rule,
 node counting) and :mod:`.beam` for the beam's.
 
@@ -17,6 +19,8 @@ node counting) and :mod:`.beam` for the beam's.
 from puzzlezero.search.beam import beam, qbeam
 from puzzlezero.search.bwas import bwas
 from puzzlezero.search.gbfs import gbfs
+from puzzlezero.search.mcts import mcts
 from puzzlezero.search.result import SearchResult, SearchStats, Status
+from puzzlezero.search.wcd import wcd
 
-__all__ = ["SearchResult", "SearchStats", "Status", "beam", "bwas", "gbfs", "qbeam"]
+__all__ = ["SearchResult", "SearchStats", "Status", "beam", "bwas", "gbfs", "mcts", "qbeam", "wcd"]

@@ -25,7 +25,7 @@ state along ``l`` scrambles of length ``K`` (the same depth distribution, withou
 states that share a scramble). Moves that leave the state unchanged are never the policy target.
 
 The policy head then serves searches that take a prior over moves: MCTS and the weighted
-convolutional distance (``nn.make_policy_function``).
+convolutional distance (``nn.make_policy``, ``nn.make_policy_value``).
 """
 
 from __future__ import annotations
