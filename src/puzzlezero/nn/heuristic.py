@@ -55,6 +55,12 @@ def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
             f"model expects {model.config.input_dim} inputs but {puzzle.name or puzzle!r} with encoding "
             f"{model.config.encoding!r} gives {want}"
         )
+    shape = puzzle.input_shape(model.config.encoding)
+    if model.config.arch == "conv" and model.config.input_shape != shape:
+        raise ModelFileError(
+            f"model reads a {'x'.join(map(str, model.config.input_shape))} grid but {puzzle.name or puzzle!r} "
+            f"with encoding {model.config.encoding!r} gives {'x'.join(map(str, shape))}"
+        )
 
 
 def make_heuristic(

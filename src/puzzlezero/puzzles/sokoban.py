@@ -20,7 +20,8 @@ target (the agent may be anywhere): :meth:`Sokoban.is_goal`. Levels are closed: 
 is a wall, which keeps all neighbour indices of the agent on the board.
 
 The network input (:meth:`Sokoban.encode_onehot`) is the paper's four binary planes of ``H*W``:
-agent, boxes, targets, walls. Training states come from :mod:`puzzlezero.puzzles.sokoban_gen`.
+agent, boxes, targets, walls; ``encode(states, "grid")`` gives the same planes as
+``float32[B, 4, H, W]`` for the convolutional network. Training states come from :mod:`puzzlezero.puzzles.sokoban_gen`.
 
 Example:
     >>> import numpy as np
@@ -36,7 +37,7 @@ from __future__ import annotations
 import json
 import textwrap
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -165,11 +166,22 @@ class Sokoban(Puzzle):
         states = np.asarray(states)
         return self._moves(states, np.broadcast_to(np.arange(4), (states.shape[0], 4)))[2]
 
+    @property
+    def encoders(self) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+        """``"onehot"`` (:meth:`encode_onehot`, flat) and ``"grid"`` (:meth:`encode_grid`)."""
+        return {"onehot": self.encode_onehot, "grid": self.encode_grid}
+
     def encode_onehot(self, states: np.ndarray) -> np.ndarray:
         """``float32[B, 4*H*W]``: binary planes agent, boxes, targets, walls (the paper's input)."""
         states = np.asarray(states)
+        return self.encode_grid(states).reshape(states.shape[0], -1)
+
+    def encode_grid(self, states: np.ndarray) -> np.ndarray:
+        """``float32[B, 4, H, W]``: the same four binary planes as :meth:`encode_onehot` (agent,
+        boxes, targets, walls), as a grid for convolutional networks."""
+        states = np.asarray(states)
         planes = (states[:, None, :] & _PLANES[None, :, None]) != 0
-        return planes.reshape(states.shape[0], -1).astype(np.float32)
+        return planes.reshape(states.shape[0], 4, self.height, self.width).astype(np.float32)
 
     # ---- training states ------------------------------------------------------------------------
     def scramble(

@@ -128,6 +128,7 @@ class Trainer:
             else NetConfig.from_preset(
                 config.preset,
                 self.puzzle.input_dim(config.encoding),
+                input_shape=self.puzzle.input_shape(config.encoding),
                 h1=config.h1,
                 h2=config.h2,
                 num_res_blocks=config.num_res_blocks,
@@ -189,6 +190,10 @@ class Trainer:
         if model.config.input_dim != self.puzzle.input_dim(model.config.encoding):
             other = f" (it is a {model.puzzle} model)" if model.puzzle != self.puzzle.name else ""
             raise PuzzleError(f"--init-from {src}: its input size does not fit {self.puzzle.name}{other}")
+        if model.config.arch == "conv" and model.config.input_shape != self.puzzle.input_shape(
+            model.config.encoding
+        ):
+            raise PuzzleError(f"--init-from {src}: its grid shape does not fit {self.puzzle.name}")
         # a model of another puzzle with the same states (cube3 for cube3htm) starts the trunk and
         # value head; the card's runs say where the weights came from
         return model
@@ -334,7 +339,7 @@ class Trainer:
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
             rows = order[j * bsz : (j + 1) * bsz]
-            x = torch.from_numpy(self.puzzle.encode(states[rows], cfg.encoding)).to(self.device)
+            x = torch.from_numpy(self.puzzle.encode(states[rows], self.net_config.encoding)).to(self.device)
             y = torch.from_numpy(targets[rows]).to(self.device)
             loss = self._step(x, y)
             losses[j] = loss
