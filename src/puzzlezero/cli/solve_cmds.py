@@ -177,13 +177,19 @@ def bench_cmd(
         Path,
         typer.Option(
             "--cases",
-            help="Benchmark JSON file (shared/benchmarks format), or a shipped set by name "
-            "(cube3: 'hard', the superflip and superflip * four-spot).",
+            help="Benchmark JSON file (shared/benchmarks format), a shipped set by name "
+            "(cube3: 'hard', the superflip and superflip * four-spot), or for sokoban a Boxoban "
+            "level file ('; N' headers, 10 rows per level) or a directory of them.",
             show_default=False,
         ),
     ],
     ids: Annotated[
-        str | None, typer.Option("--ids", help="Only ids A..B-1, written A:B.", show_default=False)
+        str | None,
+        typer.Option(
+            "--ids",
+            help="Only ids A..B-1, written A:B (level files: the levels numbered A..B-1 in each file).",
+            show_default=False,
+        ),
     ] = None,
     model: ModelOpt = None,
     search: SearchOpt = None,
