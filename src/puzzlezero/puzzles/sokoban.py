@@ -75,13 +75,19 @@ class Sokoban(Puzzle):
         height, width: the board size of every state (smaller levels are padded with walls).
         num_boxes: boxes in generated training levels (:meth:`scramble`); parsed levels may have any
             number of boxes as long as it equals their number of targets.
+        prune_dead_squares: treat a push that puts a box on a dead square (a cell from which no
+            pushes lead it to a target, :mod:`.sokoban_deadlock`) as impossible, so searches never
+            enter those dead ends. Off by default (the learned solver does without it); a start
+            state with a box on a dead square then has no moves at all.
     """
 
     action_names = ("U", "D", "L", "R")
     json_key = "grid"
     default_scramble_depth = 1000  # DeepCubeA's back_max for Sokoban
 
-    def __init__(self, height: int = 10, width: int = 10, num_boxes: int = 4) -> None:
+    def __init__(
+        self, height: int = 10, width: int = 10, num_boxes: int = 4, prune_dead_squares: bool = False
+    ) -> None:
         for label, v in (("height", height), ("width", width)):
             if not isinstance(v, int | np.integer) or not 3 <= int(v) <= 64:
                 raise ValueError(f"{label} must be an integer from 3 to 64, got {v!r}")
@@ -91,6 +97,7 @@ class Sokoban(Puzzle):
                 f"num_boxes must be from 1 to {interior - 1} for a {height}x{width} board, got {num_boxes!r}"
             )
         self.height, self.width, self.num_boxes = int(height), int(width), int(num_boxes)
+        self.prune_dead_squares = bool(prune_dead_squares)
         self.name = "sokoban"
         self.num_cells = self.height * self.width
         self._offsets = np.array([-self.width, self.width, -1, 1], dtype=np.int64)
@@ -152,6 +159,12 @@ class Sokoban(Puzzle):
         base = np.arange(0, b * k * self.num_cells, self.num_cells, dtype=np.int64).reshape(b, k)
         for c, v in zip(cells, values, strict=True):  # beyond, next, agent cell: later writes win
             flat[(base + c).reshape(-1)] = v.reshape(-1)
+        if self.prune_dead_squares:
+            from puzzlezero.puzzles.sokoban_deadlock import dead_squares
+
+            dead = dead_squares(states, self.height, self.width)  # walls and targets: the parent's
+            stuck = np.any((children & BOX).astype(bool) & dead[:, None, :], axis=2)
+            children[stuck] = np.broadcast_to(states[:, None, :], children.shape)[stuck]
         return children
 
     def expand(self, states: np.ndarray) -> np.ndarray:
@@ -164,6 +177,8 @@ class Sokoban(Puzzle):
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         states = np.asarray(states)
+        if self.prune_dead_squares:
+            return np.any(self.expand(states) != states[:, None, :], axis=2)
         return self._moves(states, np.broadcast_to(np.arange(4), (states.shape[0], 4)))[2]
 
     @property
