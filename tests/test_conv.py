@@ -216,3 +216,20 @@ def test_cli_trains_a_conv_net_and_a_wrong_model_is_refused(tmp_path, capsys):
     assert (net.puzzle, net.config.arch, net.config.input_shape) == ("sokoban", "conv", (4, 10, 10))
     with pytest.raises(ModelFileError, match="this model was trained for 'sokoban', not 'lightsout7'"):
         make_heuristic(make("lightsout7"), net)
+
+
+def test_a_conv_model_exports_to_onnx_and_solves_there(tmp_path):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnxscript")
+    from puzzlezero.onnx import export_onnx, load_onnx
+
+    p = make("sokoban")
+    net = build_model(conv_config("sokoban", q_head=True), seed=2).eval()
+    net.puzzle = "sokoban"
+    path = export_onnx(net, tmp_path / "sokoban.onnx")  # checks onnxruntime against PyTorch itself
+    model = load_onnx(path)
+    assert (model.encoding, model.input_dim) == ("grid", 400)
+    states = p.scramble(np.random.default_rng(0), 10, (1, 20))
+    with torch.no_grad():
+        want = net(torch.from_numpy(p.encode(states, "grid"))).numpy()
+    np.testing.assert_allclose(model.predict(p, states), want, rtol=1e-4, atol=1e-4)
