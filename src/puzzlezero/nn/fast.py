@@ -41,6 +41,8 @@ def fuse_batch_norms(model: CostToGoNet) -> CostToGoNet:
         if hasattr(block, "conv1") and isinstance(block.cbn1, nn.BatchNorm2d):
             block.conv1, block.cbn1 = fuse_conv_bn_eval(block.conv1, block.cbn1), nn.Identity()
             block.conv2, block.cbn2 = fuse_conv_bn_eval(block.conv2, block.cbn2), nn.Identity()
+    if model.config.arch == "conv":
+        fused.to(memory_format=torch.channels_last)  # the folded weights come out NCHW
     for p in fused.parameters():
         p.requires_grad_(False)
     return fused

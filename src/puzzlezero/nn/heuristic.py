@@ -12,7 +12,7 @@ import torch
 
 from puzzlezero.errors import ModelFileError
 from puzzlezero.nn.fast import inference_copy
-from puzzlezero.nn.models import CostToGoNet
+from puzzlezero.nn.models import CPU_CHUNK, CostToGoNet
 from puzzlezero.puzzles.base import Puzzle
 
 __all__ = ["make_heuristic", "make_q_function", "predict"]
@@ -29,12 +29,15 @@ def predict(
 ) -> np.ndarray:
     """Raw network outputs for ``states[B, *state_shape]`` (no clipping, no goal test), in chunks of
     ``batch_size`` under ``torch.inference_mode()``: ``float32[B]`` from the value head
-    (``head="value"``) or ``float32[B, A]`` from the Q head (``head="q"``). The caller sets eval mode."""
+    (``head="value"``) or ``float32[B, A]`` from the Q head (``head="q"``). The caller sets eval mode.
+    A convolutional net on a CPU gets at most :data:`~puzzlezero.nn.models.CPU_CHUNK` states a pass."""
     if head not in ("value", "q"):
         raise ModelFileError(f"unknown network head {head!r}; choose value or q")
     if head == "q" and getattr(model, "q", None) is None:
         raise ModelFileError("this model has no Q head (train one with objective=qlearning)")
     n = states.shape[0]
+    if model.config.arch == "conv" and torch.device(device).type == "cpu":
+        batch_size = min(batch_size, CPU_CHUNK)
     out = np.empty((n, puzzle.num_actions) if head == "q" else n, dtype=np.float32)
     enc = model.config.encoding
     with torch.inference_mode():

@@ -84,6 +84,11 @@ CONV_PRESETS: dict[str, tuple[int, int, int]] = {
 #: network architectures: ``mlp`` (the paper's, on a flat encoding) and ``conv`` (on a grid encoding)
 ARCHS = ("mlp", "conv")
 
+#: :func:`puzzlezero.nn.predict` feeds a conv net on a CPU at most this many states per pass: on
+#: this project's 2-core CPU the ``conv`` preset does 1.6-2.5x more boards/s in chunks of 128-512
+#: than in one of 4096 (the activations then stay in cache)
+CPU_CHUNK = 512
+
 #: dilation of the second convolution of residual block ``r``: ``_DILATIONS[r % 3]``
 _DILATIONS = (1, 2, 4)
 
@@ -265,7 +270,8 @@ class BoardInput(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.reshape(x.shape[0], *self.shape)
-        return torch.cat([x, torch.ones_like(x[:, :1])], dim=1)
+        x = torch.cat([x, torch.ones_like(x[:, :1])], dim=1)
+        return x.contiguous(memory_format=torch.channels_last)
 
 
 class GlobalPool(nn.Module):
@@ -320,6 +326,8 @@ class CostToGoNet(nn.Module):
         self.value = nn.Linear(config.h2, 1)
         self.policy = nn.Linear(config.h2, config.num_actions) if config.policy_head else None
         self.q = nn.Linear(config.h2, config.num_actions) if config.q_head else None
+        if config.arch == "conv":  # NHWC: 20-40% faster convolutions on CPUs (oneDNN) and GPUs
+            self.to(memory_format=torch.channels_last)
 
     def forward(self, x: torch.Tensor, all_heads: bool = False) -> Any:
         """Cost-to-go estimates ``float32[B]`` for encoded states ``x[B, input_dim]`` (or the grid
