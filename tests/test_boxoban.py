@@ -14,8 +14,10 @@ from puzzlezero.cli.main import main
 from puzzlezero.errors import LevelFileError, PuzzleError
 from puzzlezero.nn import build_model, save_model
 from puzzlezero.nn.models import NetConfig
-from puzzlezero.puzzles.sokoban import BOX, TARGET
+from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL
 from puzzlezero.puzzles.sokoban_levels import looks_like_level_file, read_level_dir, read_levels
+
+WALL_TARGET = WALL | TARGET
 
 LEVEL_0 = [
     "##########",
@@ -193,3 +195,58 @@ def test_cli_bench_on_a_level_file(p, tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{bad}: line 1: level 0 has 9 rows; a level has 10 rows of 10 characters" in err.replace("\n", "")
     assert "Traceback" not in err
+
+
+def test_training_states_from_the_goal_configurations_of_level_files(p, tmp_path):
+    from dataclasses import replace
+
+    from conftest import tiny_train_config
+
+    from puzzlezero.puzzles.sokoban_gen import goal_configurations
+    from puzzlezero.puzzles.sokoban_levels import read_level_states
+    from puzzlezero.train import DAVITrainer
+
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "000.txt").write_text(level_text((0, LEVEL_0), (1, LEVEL_1)))
+    levels = read_level_states(p, tmp_path / "train")
+    assert levels.shape == (2, 100)
+    goals = goal_configurations(levels, np.random.default_rng(0), 10, 10)
+    rooms = p.with_rooms(goals)
+    assert rooms.name == "sokoban" and p.rooms is None and rooms.rooms.shape == (2, 100)
+    states = rooms.scramble(np.random.default_rng(1), 200, (1, 100))
+    layouts = {bytes(s & WALL_TARGET) for s in states}
+    assert layouts == {bytes(lev & WALL_TARGET) for lev in levels}  # the rooms of the levels, both used
+    assert (np.count_nonzero(states & BOX, axis=1) == 4).all()
+    with pytest.raises(PuzzleError, match="room 0 is not a goal configuration"):
+        p.with_rooms(levels)
+
+    cfg = tiny_train_config(puzzle="sokoban", preset="conv-tiny", max_scramble=20, max_iterations=10)
+    run = DAVITrainer(replace(cfg, rooms=str(tmp_path / "train")), tmp_path / "run")
+    assert run.puzzle.rooms is not None and run.puzzle.rooms.shape == (2, 100)
+    run.run()
+    again = DAVITrainer(
+        replace(cfg, rooms=str(tmp_path / "train"), max_iterations=20), tmp_path / "run", resume=True
+    )
+    again.run()
+    assert again.counters.iteration == 20
+    with pytest.raises(PuzzleError, match=r"changed settings \['rooms'\]"):
+        DAVITrainer(replace(cfg, max_iterations=30), tmp_path / "run", resume=True)
+    with pytest.raises(PuzzleError, match="rooms \\(Sokoban level files\\) are for sokoban, not cube2"):
+        DAVITrainer(tiny_train_config(rooms=str(tmp_path / "train")), tmp_path / "cube")
+    with pytest.raises(LevelFileError, match="nosuch: no such level file or directory"):
+        DAVITrainer(replace(cfg, rooms=str(tmp_path / "nosuch")), tmp_path / "run2")
+
+
+def test_a_large_level_file_reads_fast_and_as_parsed(p):
+    """The vectorised reader gives what parsing each level gives, at Boxoban's 900,000-level scale
+    in seconds rather than minutes."""
+    import time
+
+    rng = np.random.default_rng(0)
+    states = p.scramble(rng, 3000, (1, 60))
+    text = "".join(f"; {i}\n" + p.format(s) + "\n\n" for i, s in enumerate(states))
+    t0 = time.perf_counter()
+    levels = read_levels(p, text, "big.txt")
+    seconds = time.perf_counter() - t0
+    np.testing.assert_array_equal(np.stack([s for _, s in levels]), states)
+    assert seconds < 1.0  # ~16 us a level; parsing each one costs ~400 us

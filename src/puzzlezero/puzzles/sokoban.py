@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import json
 import textwrap
 from collections import deque
@@ -98,6 +99,8 @@ class Sokoban(Puzzle):
             )
         self.height, self.width, self.num_boxes = int(height), int(width), int(num_boxes)
         self.prune_dead_squares = bool(prune_dead_squares)
+        #: goal configurations :meth:`scramble` starts from (:meth:`with_rooms`); ``None``: generated rooms
+        self.rooms: np.ndarray | None = None
         self.name = "sokoban"
         self.num_cells = self.height * self.width
         self._offsets = np.array([-self.width, self.width, -1, 1], dtype=np.int64)
@@ -203,13 +206,36 @@ class Sokoban(Puzzle):
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
     ) -> np.ndarray:
         """``n`` training states: the goal configuration of a freshly generated room each (boxes on
-        targets), then ``depth`` reverse moves that may pull boxes (:mod:`.sokoban_gen`).
-        Every state is solvable in at most ``depth`` moves."""
+        targets), or of a room drawn from :attr:`rooms` (:meth:`with_rooms`), then ``depth`` reverse
+        moves that may pull boxes (:mod:`.sokoban_gen`; DeepCubeA, Methods: "we start from the goal
+        state and allow boxes to be pulled instead of pushed"). Every state is solvable in at most
+        ``depth`` moves."""
         from puzzlezero.puzzles.sokoban_gen import generate_rooms, reverse_play
 
         depths = self.draw_depths(rng, n, depth)
-        goals = generate_rooms(rng, n, self.height, self.width, self.num_boxes)
+        if self.rooms is not None:
+            goals = self.rooms[rng.integers(0, self.rooms.shape[0], size=n)]
+        else:
+            goals = generate_rooms(rng, n, self.height, self.width, self.num_boxes)
         return reverse_play(goals, rng, depths, self.width)
+
+    def with_rooms(self, goal_states: np.ndarray) -> Sokoban:
+        """A copy of this puzzle whose :meth:`scramble` (training and evaluation states) starts from
+        the given goal configurations ``[M, H*W]`` (every box on a target), e.g. those of the
+        Boxoban training levels (:func:`.sokoban_gen.goal_configurations`), instead of generated
+        rooms. Same name and rules, so its models are this puzzle's."""
+        goals = np.array(goal_states, dtype=np.uint8).reshape(-1, self.num_cells)
+        if goals.shape[0] == 0:
+            raise InvalidStateError("with_rooms needs at least one goal configuration")
+        for g in goals[: min(len(goals), 1000)]:  # a sample: the full check costs ~0.1 ms a level
+            self.validate(g)
+        if not self.is_goal(goals).all():
+            i = int(np.flatnonzero(~self.is_goal(goals))[0])
+            raise InvalidStateError(f"room {i} is not a goal configuration: a box stands off its targets")
+        new = copy.copy(self)
+        goals.setflags(write=False)
+        new.rooms = goals
+        return new
 
     def random_walks(
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]

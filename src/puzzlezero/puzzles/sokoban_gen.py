@@ -25,6 +25,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from puzzlezero.errors import InvalidStateError
 from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
 
 __all__ = ["generate_rooms", "reverse_play", "forward_solution", "carve_floor", "goal_configurations"]
@@ -111,14 +112,14 @@ def goal_configurations(levels: np.ndarray, rng: np.random.Generator, height: in
     generation (next to a box it can pull where there is one). Reverse play from these
     (``Sokoban.scramble_from``) gives training states of those very rooms, as DeepCubeA trained on
     the Boxoban training levels. A level whose boxes on their targets leave the agent no free cell
-    with a free neighbour raises ``ValueError``."""
+    with a free neighbour raises :class:`~puzzlezero.errors.InvalidStateError`."""
     levels = np.asarray(levels, dtype=np.uint8).reshape(-1, height * width)
     n = levels.shape[0]
     floor = (levels != WALL).reshape(n, height, width)
     box = ((levels & TARGET) != 0).reshape(n, height, width)
     agent, ok = _agent_cells(rng, floor, box)
     if not ok.all():
-        raise ValueError(
+        raise InvalidStateError(
             f"level {int(np.flatnonzero(~ok)[0])}: no free cell for the agent once every box is on a target"
         )
     out = np.where(levels == WALL, WALL, levels & TARGET).astype(np.uint8)

@@ -73,6 +73,12 @@ class TrainConfig:
     """Input encoding, a key of ``puzzle.encoders`` (the paper's is one-hot; ``grid`` gives the
     ``[C, H, W]`` planes of grid puzzles). A conv preset turns the default ``onehot`` into ``grid``."""
 
+    rooms: str | None = None
+    """Sokoban only: a Boxoban level file or a directory of them (``unfiltered/train``: DeepCubeA
+    trained on those 900,000 levels) whose goal configurations (every box on its target, the agent
+    beside one) start the reverse play of the training and evaluation states; ``None``: rooms
+    generated at random (``puzzles.sokoban_gen``)."""
+
     batch_size: int = 1000
     """B: training states per gradient step (paper: 10,000 on GPUs; ~1000 is fastest per sample on CPU);
     per process under data-parallel training (``train.ddp``), which steps on ``B * processes``."""

@@ -106,6 +106,8 @@ class Trainer:
 
         self.run_dir = Path(run_dir)
         self.puzzle = puzzle if puzzle is not None else make(config.puzzle)
+        if config.rooms is not None:
+            self.puzzle = _with_rooms(self.puzzle, config.rooms, config.seed)
         if resume and not read_only:
             config = self._resumed_config(config)
         self.config = config
@@ -565,3 +567,16 @@ def _previous_runs(card: dict[str, Any]) -> list[dict[str, Any]]:
     if card.get("wall_time_note"):
         entry["note"] = card["wall_time_note"]
     return [entry]
+
+
+def _with_rooms(puzzle: Puzzle, rooms: str, seed: int) -> Puzzle:
+    """``puzzle`` (Sokoban) scrambling from the goal configurations of the levels in ``rooms``."""
+    from puzzlezero.puzzles.sokoban import Sokoban
+    from puzzlezero.puzzles.sokoban_gen import goal_configurations
+    from puzzlezero.puzzles.sokoban_levels import read_level_states
+
+    if not isinstance(puzzle, Sokoban):
+        raise PuzzleError(f"config: rooms (Sokoban level files) are for sokoban, not {puzzle.name}")
+    levels = read_level_states(puzzle, rooms)
+    goals = goal_configurations(levels, np.random.default_rng([seed, 7]), puzzle.height, puzzle.width)
+    return puzzle.with_rooms(goals)
