@@ -131,6 +131,21 @@ def test_dead_squares_of_hand_made_boards(p):
     assert not has_dead_box(states, p.height, p.width).any()
 
 
+def test_dead_squares_of_a_mixed_batch_are_each_levels_own(p):
+    from puzzlezero.puzzles import sokoban_deadlock
+
+    states = p.scramble(np.random.default_rng(8), 40, (1, 50))
+    mixed = np.concatenate([states, states[::-1], states[:3]])
+    sokoban_deadlock._CACHE.clear()
+    together = dead_squares(mixed, p.height, p.width)  # computed, then cached
+    again = dead_squares(mixed, p.height, p.width)  # from the cache
+    sokoban_deadlock._CACHE.clear()
+    alone = np.stack([dead_squares(s[None], p.height, p.width)[0] for s in mixed])
+    np.testing.assert_array_equal(together, alone)
+    np.testing.assert_array_equal(again, alone)
+    assert not (together & ((mixed & TARGET) != 0)).any() and not (together & (mixed == WALL)).any()
+
+
 def test_pruning_keeps_every_solution_and_cuts_nodes(p, pruned):
     push_into_corner = level(p, "########", "#.  @$ #", "#      #", "#      #", "########")
     assert p.legal_mask(push_into_corner[None])[0].tolist() == [False, True, True, True]

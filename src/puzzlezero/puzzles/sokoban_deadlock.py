@@ -24,6 +24,8 @@ a push onto a dead square as impossible (off by default: the learned solver stan
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL
@@ -51,16 +53,45 @@ def _live(floor: np.ndarray, targets: np.ndarray) -> np.ndarray:
         live = grown
 
 
+#: dead squares of recently seen layouts (walls and targets as bytes): a search asks for the same
+#: level at every expansion
+_CACHE: OrderedDict[bytes, np.ndarray] = OrderedDict()
+_CACHE_SIZE = 4096
+
+
 def dead_squares(states: np.ndarray, height: int, width: int) -> np.ndarray:
     """``bool[B, H*W]``: the floor cells of each level ``states[B, H*W]`` on which a box can never
-    reach a target (never a target itself). Levels sharing walls and targets are computed once."""
+    reach a target (never a target itself). Levels sharing walls and targets are computed once, and
+    the last few thousand layouts are remembered."""
     states = np.asarray(states, dtype=np.uint8).reshape(-1, height * width)
     layout = np.where(states == WALL, WALL, states & TARGET).astype(np.uint8)
-    unique, inverse = np.unique(layout, axis=0, return_inverse=True)
-    grid = unique.reshape(-1, height, width)
-    floor = grid != WALL
-    dead = floor & ~_live(floor, (grid & TARGET) != 0)
-    return dead.reshape(unique.shape[0], -1)[inverse.reshape(-1)]
+    first = layout[0].tobytes()
+    if (layout == layout[:1]).all():  # one level (a search of one instance): look it up once
+        keys, inverse = [first], np.zeros(len(layout), dtype=np.int64)
+        unique = layout[:1]
+    else:
+        unique, inverse = np.unique(layout, axis=0, return_inverse=True)
+        keys = [row.tobytes() for row in unique]
+    out = np.empty(unique.shape, dtype=bool)
+    todo = []
+    for i, key in enumerate(keys):
+        hit = _CACHE.get(key)
+        if hit is None:
+            todo.append(i)
+        else:
+            _CACHE.move_to_end(key)
+            out[i] = hit
+    if todo:
+        grid = unique[todo].reshape(-1, height, width)
+        floor = grid != WALL
+        dead = (floor & ~_live(floor, (grid & TARGET) != 0)).reshape(len(todo), -1)
+        for i, row in zip(todo, dead, strict=True):
+            out[i] = row
+            row.setflags(write=False)
+            _CACHE[keys[i]] = row
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return out[inverse.reshape(-1)]
 
 
 def has_dead_box(states: np.ndarray, height: int, width: int) -> np.ndarray:
