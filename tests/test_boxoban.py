@@ -250,3 +250,44 @@ def test_a_large_level_file_reads_fast_and_as_parsed(p):
     seconds = time.perf_counter() - t0
     np.testing.assert_array_equal(np.stack([s for _, s in levels]), states)
     assert seconds < 1.0  # ~16 us a level; parsing each one costs ~400 us
+
+
+UNSOLVABLE = [  # the box can only slide along the bottom wall, away from its target
+    "##########",
+    "#.       #",
+    "#        #",
+    "#        #",
+    "#        #",
+    "#        #",
+    "#        #",
+    "#        #",
+    "#  $@    #",
+    "##########",
+]
+
+
+def test_cli_bench_with_dead_square_pruning(p, tmp_path, capsys):
+    model = tmp_path / "model"
+    cfg = NetConfig.from_preset("conv-tiny", p.input_dim("grid"), input_shape=p.input_shape("grid"))
+    save_model(model, build_model(cfg, seed=0), puzzle="sokoban")
+    levels = tmp_path / "000.txt"
+    levels.write_text(level_text((0, LEVEL_2), (1, UNSOLVABLE)))
+    reports = {}
+    for flag in ([], ["--prune-dead-squares"]):
+        out = tmp_path / f"out{len(flag)}.json"
+        argv = ["bench", "sokoban", "--cases", str(levels), "--model", str(model), "--json", str(out)]
+        assert main([*argv, *flag, "--weight", "1", "--batch", "10", "--time-limit", "30"]) == 0
+        reports[bool(flag)] = json.loads(out.read_text())
+    plain, pruned = reports[False], reports[True]
+    assert "prune_dead_squares" not in plain["summary"] and pruned["summary"]["prune_dead_squares"] is True
+    for rep in (plain, pruned):
+        assert [(r["solved"], r["status"]) for r in rep["results"]] == [
+            (True, "solved"),
+            (False, "exhausted"),
+        ]
+        assert rep["results"][0]["solution"] == ["R"]
+    # the open room lets the box slide along the wall: many states without pruning, none with it
+    assert pruned["results"][1]["nodes_generated"] <= 5 < plain["results"][1]["nodes_generated"]
+    capsys.readouterr()
+    assert main(["bench", "lightsout7", "--cases", str(levels), "--prune-dead-squares"]) != 0
+    assert "--prune-dead-squares is for sokoban, not lightsout7" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from puzzlezero.cost_to_go import ValueResult, value
 from puzzlezero.errors import (
     InvalidMoveError,
     InvalidStateError,
+    LevelFileError,
     ModelFileError,
     PuzzleError,
     UnknownNameError,
@@ -30,6 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     "InvalidMoveError",
     "InvalidStateError",
+    "LevelFileError",
     "ModelFileError",
     "Puzzle",
     "PuzzleError",

@@ -304,6 +304,8 @@ def run_bench(
         hardware="; ".join(machines) if machines else hardware(),
         ray=(ray_address or "default") if machines else None,
     )
+    if getattr(puzzle, "prune_dead_squares", False):
+        summary["prune_dead_squares"] = True  # Sokoban searched without its dead-square pushes
     return BenchReport(summary, results)
 
 

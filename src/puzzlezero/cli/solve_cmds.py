@@ -245,6 +245,14 @@ def bench_cmd(
             show_default=False,
         ),
     ] = None,
+    prune_dead_squares: Annotated[
+        bool,
+        typer.Option(
+            "--prune-dead-squares",
+            help="Sokoban: a push onto a dead square (no target reachable from it) is no move, so "
+            "searches skip those dead ends; off by default, noted in the report's summary.",
+        ),
+    ] = False,
 ) -> None:
     """Solve the cases of a benchmark file, verify every solution, and summarise."""
     from rich.console import Console
@@ -253,6 +261,12 @@ def bench_cmd(
     from puzzlezero.bench import cases_path, load_cases, parse_ids, run_bench
 
     p = make(puzzle)
+    if prune_dead_squares:
+        from puzzlezero.puzzles.sokoban import Sokoban
+
+        if not isinstance(p, Sokoban):
+            raise PuzzleError(f"--prune-dead-squares is for sokoban, not {puzzle}")
+        p = p.pruned()
     if plot is not None:
         from puzzlezero.plots import figure_format
 

@@ -219,6 +219,12 @@ class Sokoban(Puzzle):
             goals = generate_rooms(rng, n, self.height, self.width, self.num_boxes)
         return reverse_play(goals, rng, depths, self.width)
 
+    def pruned(self) -> Sokoban:
+        """A copy of this puzzle with ``prune_dead_squares`` on (same name, models and rooms)."""
+        new = copy.copy(self)
+        new.prune_dead_squares = True
+        return new
+
     def with_rooms(self, goal_states: np.ndarray) -> Sokoban:
         """A copy of this puzzle whose :meth:`scramble` (training and evaluation states) starts from
         the given goal configurations ``[M, H*W]`` (every box on a target), e.g. those of the
