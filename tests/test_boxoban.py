@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pytest
 from conftest import load_bench
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from puzzlezero import make
 from puzzlezero.bench import load_cases, parse_ids
@@ -128,6 +130,10 @@ def test_malformed_files_give_named_errors_with_line_numbers(p):
         _bad(p, "; x\n" + "\n".join(LEVEL_0))
         == "bad.txt: line 1: a header is '; N' with the level's number, got '; x'"
     )
+    assert _bad(p, "; 3 levels\n" + "\n".join(LEVEL_0)) == (
+        "bad.txt: line 1: a header is '; N' with the level's number, got '; 3 levels'"
+    )
+    assert "got '; ²'" in _bad(p, "; ²\n" + "\n".join(LEVEL_0))
     assert _bad(p, level_text((2, LEVEL_0), (2, LEVEL_1))) == (
         "bad.txt: line 13: level 2 appears twice (first on line 1)"
     )
@@ -291,3 +297,25 @@ def test_cli_bench_with_dead_square_pruning(p, tmp_path, capsys):
     capsys.readouterr()
     assert main(["bench", "lightsout7", "--cases", str(levels), "--prune-dead-squares"]) != 0
     assert "--prune-dead-squares is for sokoban, not lightsout7" in capsys.readouterr().err
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["; 0", "; 1", ";", "; x", ""]),
+            st.sampled_from(LEVEL_0 + LEVEL_1),
+            st.text(alphabet="#$.*@+ ;0x\t", max_size=12),
+        ),
+        max_size=30,
+    )
+)
+def test_any_text_reads_or_raises_a_level_file_error(lines):
+    p = make("sokoban")
+    try:
+        levels = read_levels(p, "\n".join(lines), "fuzz.txt")
+    except LevelFileError as exc:
+        assert str(exc).startswith("fuzz.txt: ")
+        return
+    for _, s in levels:
+        p.validate(s)

@@ -27,7 +27,6 @@ the outside).
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +45,6 @@ __all__ = [
 
 #: rows (and columns) of every Boxoban level
 BOXOBAN_ROWS = 10
-_HEADER = re.compile(r";\s*(\S*)\s*$")
 _CHARS = "# $.*@+"
 _LEGEND = "'#' wall, ' ' floor, '$' box, '.' target, '*' box on target, '@' agent, '+' agent on target"
 
@@ -70,10 +68,9 @@ def read_levels(
     seen: dict[int, int] = {}
     current: list[str] | None = None
     for i, line in enumerate(lines, start=1):
-        header = _HEADER.match(line.strip()) if line.strip().startswith(";") else None
-        if header is not None:
-            raw = header.group(1)
-            if not raw.isdigit():
+        if line.strip().startswith(";"):
+            raw = line.strip()[1:].strip()
+            if not (raw.isascii() and raw.isdigit()):
                 raise LevelFileError(
                     f"{source}: line {i}: a header is '; N' with the level's number, got {line.strip()!r}"
                 )
