@@ -1,7 +1,9 @@
 """Sokoban training states: random rooms, then reverse play that pulls boxes off their targets.
 
-The paper trains on states generated from goal configurations by moving backwards. There are no
-Boxoban training levels offline, so rooms are generated here, in the spirit of the Boxoban
+The paper trains on states generated from goal configurations by moving backwards, the goal
+configurations of the Boxoban training levels. Where those level files are at hand,
+:func:`goal_configurations` makes their goal configurations (``TrainConfig.rooms``,
+``Sokoban.with_rooms``); otherwise rooms are generated here, in the spirit of the Boxoban
 generator (Weber et al. 2017, Guez et al. 2018):
 
 1. **Topology**: a random walk inside the walled ``H x W`` grid (start in the interior, turn with
