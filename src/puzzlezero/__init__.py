@@ -17,6 +17,7 @@ from puzzlezero.cost_to_go import ValueResult, value
 from puzzlezero.errors import (
     InvalidMoveError,
     InvalidStateError,
+    LevelFileError,
     ModelFileError,
     PuzzleError,
     UnknownNameError,
@@ -31,6 +32,7 @@ __all__ = [
     "Goal",
     "InvalidMoveError",
     "InvalidStateError",
+    "LevelFileError",
     "ModelFileError",
     "Puzzle",
     "PuzzleError",

@@ -14,6 +14,12 @@ Memory: the summary's ``max_nodes_generated`` is the most nodes any one case gen
 ``peak_rss_mib`` the process's peak resident memory (``getrusage``'s ``ru_maxrss``) after the run:
 a high-water mark of the whole process (model, tables, the largest search), not of one case.
 
+Sokoban level files as published by the Boxoban sets (``; N`` header lines, 10 rows per level,
+:mod:`puzzlezero.puzzles.sokoban_levels`) are read too: a file (``.txt``, or any file whose first
+line is a ``;`` header) or a directory of them (``boxoban-levels/unfiltered/test``); a level's id
+is ``"<file>:<number>"`` (``"000:17"``), and ``--ids A:B`` keeps the levels numbered ``A`` to
+``B - 1`` of every file.
+
 Shipped case files: ``puzzlezero bench cube3 --cases hard`` reads ``puzzlezero/data/cube3_hard.json``
 (superflip, 24 quarter turns from solved, and superflip composed with four-spot, 26): see
 :func:`cases_path`.
@@ -64,9 +70,10 @@ SAME_STATES: dict[str, str] = {"cube3htm": "cube3"}
 
 @dataclass(frozen=True)
 class Case:
-    """One benchmark case: its ``id``, the checked state and the known optimal length (if any)."""
+    """One benchmark case: its ``id`` (a number; ``"file:number"`` for a level of a level file),
+    the checked state and the known optimal length (if any)."""
 
-    id: int
+    id: int | str
     state: np.ndarray = field(repr=False)
     optimal_length: int | None = None
 
@@ -143,15 +150,26 @@ def case_state(puzzle: Puzzle, case: dict[str, Any]) -> np.ndarray:
 def load_cases(
     puzzle: Puzzle, path: str | os.PathLike[str], ids: tuple[int | None, int | None] | None = None
 ) -> list[Case]:
-    """Read and check the cases of a benchmark file, optionally only ids in ``[A, B)``."""
+    """Read and check the cases of a benchmark file, optionally only ids in ``[A, B)``: a JSON case
+    file, a Sokoban level file or a directory of level files (see the module docstring)."""
     path = Path(path)
+    if path.is_dir():
+        return _level_cases(puzzle, path, ids, None)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         names = ", ".join(shipped_cases(puzzle))
         shipped = f" (shipped case files for {puzzle.name}: {names})" if names else ""
         raise PuzzleError(f"{path}: no such cases file{shipped}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PuzzleError(f"{path}: unreadable cases file ({exc})") from None
+    from puzzlezero.puzzles.sokoban_levels import looks_like_level_file
+
+    if path.suffix.lower() == ".txt" or looks_like_level_file(text):
+        return _level_cases(puzzle, path, ids, text)
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise PuzzleError(f"{path}: unreadable cases file ({exc})") from None
     raw = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
@@ -168,6 +186,33 @@ def load_cases(
             cases.append(Case(cid, case_state(puzzle, c), None if opt is None else int(opt)))
     if not cases:
         raise PuzzleError(f"{path}: no cases{'' if ids is None else f' with ids in {lo}:{hi}'}")
+    return cases
+
+
+def _level_cases(
+    puzzle: Puzzle, path: Path, ids: tuple[int | None, int | None] | None, text: str | None
+) -> list[Case]:
+    """The levels of a level file (``text`` is its content) or of a directory of them (``text``
+    ``None``), as cases ``"file:number"``; ``ids`` keeps the level numbers in ``[A, B)``."""
+    from puzzlezero.puzzles.sokoban import Sokoban
+    from puzzlezero.puzzles.sokoban_levels import read_level_dir, read_levels
+
+    if not isinstance(puzzle, Sokoban):
+        raise PuzzleError(
+            f"{path} holds Sokoban levels (a level file): bench them as sokoban, not {puzzle.name!r}"
+        )
+    if text is None:
+        levels = read_level_dir(puzzle, path)
+    else:
+        levels = [(path.stem, number, state) for number, state in read_levels(puzzle, text, str(path))]
+    lo, hi = ids if ids is not None else (None, None)
+    cases = [
+        Case(f"{name}:{number}", state)
+        for name, number, state in levels
+        if (lo is None or number >= lo) and (hi is None or number < hi)
+    ]
+    if not cases:
+        raise PuzzleError(f"{path}: no levels with numbers in {lo}:{hi}")
     return cases
 
 
@@ -267,6 +312,8 @@ def run_bench(
         goal=None if opts.goal == "solved" else opts.goal,
     )
     summary.update(stage_summary(results))
+    if getattr(puzzle, "prune_dead_squares", False):
+        summary["prune_dead_squares"] = True  # Sokoban searched without its dead-square pushes
     return BenchReport(summary, results)
 
 

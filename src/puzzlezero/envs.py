@@ -14,7 +14,8 @@ One episode of :class:`PuzzleEnv`:
   it. ``scramble_depth`` is an int or a ``(lo, hi)`` pair (uniform in ``[lo, hi]``); the default is
   the training distribution ``(1, K)``, ``K = puzzle.default_scramble_depth`` (the paper's). A
   scramble that lands on a solved state is drawn again, so an episode never starts solved.
-* **observation**: the puzzle's network input, ``puzzle.encode(state)``: ``float32[D]`` in
+* **observation**: the puzzle's network input, ``puzzle.encode(state)``: ``float32[D]`` (``[C, H, W]``
+  for the ``grid`` encoding of Lights Out and Sokoban) in
   ``Box(0, 1)`` for the one-hot encoding (every puzzle's default).
 * **action**: ``Discrete(puzzle.num_actions)``, the puzzle's moves in its order
   (``puzzle.action_names``). A move that is impossible in the state (a sliding tile at the edge, a
@@ -152,9 +153,9 @@ class PuzzleEnv(gym.Env[np.ndarray, np.int64]):
         p = self.puzzle
         depth = (1, int(p.default_scramble_depth)) if scramble_depth is None else scramble_depth
         self.scramble_depth = _checked_depth(depth)
-        dim = p.encode(p.goals(1), encoding).shape[1]  # also rejects an unknown encoding by name
-        low, high = (0.0, 1.0) if encoding == "onehot" else (-np.inf, np.inf)
-        self.observation_space = spaces.Box(low, high, shape=(dim,), dtype=np.float32)
+        shape = p.encode(p.goals(1), encoding).shape[1:]  # also rejects an unknown encoding by name
+        low, high = (0.0, 1.0) if encoding in ("onehot", "grid") else (-np.inf, np.inf)  # binary planes
+        self.observation_space = spaces.Box(low, high, shape=tuple(shape), dtype=np.float32)
         self.action_space = spaces.Discrete(p.num_actions)
         self.action_costs = self._costs(p)
         self._state: np.ndarray | None = None

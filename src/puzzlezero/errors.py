@@ -15,6 +15,7 @@ __all__ = [
     "UnknownNameError",
     "ModelFileError",
     "PluginError",
+    "LevelFileError",
 ]
 
 
@@ -44,3 +45,8 @@ class ModelFileError(PuzzleError):
 class PluginError(PuzzleError):
     """A plugin (a puzzle of one's own, :mod:`puzzlezero.plugins`) that cannot be found or that
     fails while it loads; the message names the file or module and, for a failure inside it, the line."""
+
+
+class LevelFileError(PuzzleError):
+    """A level file (Boxoban's ``; N`` text files of Sokoban levels) that cannot be read; the
+    message starts with the file name and the line number (``000.txt: line 14: ...``)."""

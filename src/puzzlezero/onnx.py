@@ -155,7 +155,8 @@ def export_onnx(source: Any, path: str | os.PathLike[str]) -> Path:
             out = self.net(x, all_heads=True)
             return tuple(out[h] for h in heads)
 
-    example = torch.zeros(2, cfg.input_dim)  # a batch of 2: a batch of 1 would be specialised
+    # a batch of 2: a batch of 1 would be specialised; a conv net reads the grid [B, C, H, W]
+    example = torch.zeros(2, *(cfg.input_shape if cfg.arch == "conv" else (cfg.input_dim,)))
     registration = logging.getLogger("torch.onnx._internal.exporter._registration")
     level = registration.level
     registration.setLevel(logging.ERROR)  # "torchvision is not installed. Skipping torchvision::nms"

@@ -77,14 +77,16 @@ def bench_series(report: dict[str, Any], by_optimal: bool = True) -> dict[str, l
     ``(x, 0)`` of unsolved cases, ``"seconds"`` and ``"unsolved_seconds"`` ``(id, seconds)``, and
     ``"first"`` ``(id, first_solution_seconds)`` of anytime solves."""
     results = report["results"]
-    xs = [r["optimal_length"] if by_optimal else r["id"] for r in results]
-    pairs = list(zip(xs, results, strict=True))
+    # a case's place on the x axis: its id, or its position where ids are names ("000:17")
+    ids = [r["id"] if isinstance(r["id"], int | float) else i for i, r in enumerate(results)]
+    xs = [r["optimal_length"] if by_optimal else x for x, r in zip(ids, results, strict=True)]
+    pairs = list(zip(xs, ids, results, strict=True))
     return {
-        "solved": [(x, r["length"]) for x, r in pairs if r["solved"] and x is not None],
-        "failed": [(x, 0) for x, r in pairs if not r["solved"] and x is not None],
-        "seconds": [(r["id"], r["seconds"]) for r in results],
-        "unsolved_seconds": [(r["id"], r["seconds"]) for r in results if not r["solved"]],
-        "first": [(r["id"], r["first_solution_seconds"]) for r in results if "first_solution_seconds" in r],
+        "solved": [(x, r["length"]) for x, _, r in pairs if r["solved"] and x is not None],
+        "failed": [(x, 0) for x, _, r in pairs if not r["solved"] and x is not None],
+        "seconds": [(i, r["seconds"]) for _, i, r in pairs],
+        "unsolved_seconds": [(i, r["seconds"]) for _, i, r in pairs if not r["solved"]],
+        "first": [(i, r["first_solution_seconds"]) for _, i, r in pairs if "first_solution_seconds" in r],
     }
 
 

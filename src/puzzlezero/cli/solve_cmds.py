@@ -247,13 +247,19 @@ def bench_cmd(
         Path,
         typer.Option(
             "--cases",
-            help="Benchmark JSON file (shared/benchmarks format), or a shipped set by name "
-            "(cube3: 'hard', the superflip and superflip * four-spot).",
+            help="Benchmark JSON file (shared/benchmarks format), a shipped set by name "
+            "(cube3: 'hard', the superflip and superflip * four-spot), or for sokoban a Boxoban "
+            "level file ('; N' headers, 10 rows per level) or a directory of them.",
             show_default=False,
         ),
     ],
     ids: Annotated[
-        str | None, typer.Option("--ids", help="Only ids A..B-1, written A:B.", show_default=False)
+        str | None,
+        typer.Option(
+            "--ids",
+            help="Only ids A..B-1, written A:B (level files: the levels numbered A..B-1 in each file).",
+            show_default=False,
+        ),
     ] = None,
     model: ModelOpt = None,
     search: SearchOpt = None,
@@ -317,6 +323,14 @@ def bench_cmd(
             show_default=False,
         ),
     ] = None,
+    prune_dead_squares: Annotated[
+        bool,
+        typer.Option(
+            "--prune-dead-squares",
+            help="Sokoban: a push onto a dead square (no target reachable from it) is no move, so "
+            "searches skip those dead ends; off by default, noted in the report's summary.",
+        ),
+    ] = False,
 ) -> None:
     """Solve the cases of a benchmark file, verify every solution, and summarise."""
     from rich.console import Console
@@ -325,6 +339,12 @@ def bench_cmd(
     from puzzlezero.bench import cases_path, load_cases, parse_ids, run_bench
 
     p = make(puzzle)
+    if prune_dead_squares:
+        from puzzlezero.puzzles.sokoban import Sokoban
+
+        if not isinstance(p, Sokoban):
+            raise PuzzleError(f"--prune-dead-squares is for sokoban, not {puzzle}")
+        p = p.pruned()
     if plot is not None:
         from puzzlezero.plots import figure_format
 

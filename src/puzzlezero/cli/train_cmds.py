@@ -64,7 +64,12 @@ def train(
         float | None, typer.Option("--max-minutes", help="Stop cleanly (with a checkpoint) after M minutes.")
     ] = None,
     preset: Annotated[
-        str | None, typer.Option("--preset", help="Network preset: tiny, small, medium, paper.")
+        str | None,
+        typer.Option(
+            "--preset",
+            help="Network preset: tiny, small, medium, paper (fully connected); conv-tiny, conv, "
+            "conv-large (residual convolutional, grid puzzles: Lights Out, Sokoban).",
+        ),
     ] = None,
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="Override a config field, key=value (repeatable).")

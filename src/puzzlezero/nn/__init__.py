@@ -14,9 +14,10 @@ from puzzlezero.nn.heuristic import (
     predict,
 )
 from puzzlezero.nn.io import load_model, read_card, resolve_model_dir, save_model, shipped_models, update_card
-from puzzlezero.nn.models import PRESETS, CostToGoNet, NetConfig, build_model, count_parameters
+from puzzlezero.nn.models import CONV_PRESETS, PRESETS, CostToGoNet, NetConfig, build_model, count_parameters
 
 __all__ = [
+    "CONV_PRESETS",
     "PRESETS",
     "CostToGoNet",
     "NetConfig",

@@ -14,7 +14,7 @@ import warnings
 
 import torch
 from torch import nn
-from torch.nn.utils.fusion import fuse_linear_bn_eval
+from torch.nn.utils.fusion import fuse_conv_bn_eval, fuse_linear_bn_eval
 
 from puzzlezero.nn.models import CostToGoNet
 
@@ -22,27 +22,37 @@ __all__ = ["inference_copy", "fuse_batch_norms"]
 
 
 def fuse_batch_norms(model: CostToGoNet) -> CostToGoNet:
-    """A copy of ``model`` in eval mode with each ``Linear -> BatchNorm1d`` pair folded into one
-    ``Linear`` (the batch norm becomes ``Identity``). Same outputs as ``model.eval()``."""
+    """A copy of ``model`` in eval mode with each ``Linear -> BatchNorm1d`` and ``Conv2d ->
+    BatchNorm2d`` pair folded into one layer (the batch norm becomes ``Identity``). Same outputs as
+    ``model.eval()``."""
     fused = copy.deepcopy(model).eval()
     _fuse_sequential(fused.trunk)
     for head in getattr(fused, "goal_heads", None) or ():  # multi-head: each goal's own layers
         _fuse_sequential(head.hidden)
+    if model.config.arch == "conv":
+        fused.to(memory_format=torch.channels_last)  # the folded weights come out NCHW
     for p in fused.parameters():
         p.requires_grad_(False)
     return fused
 
 
 def _fuse_sequential(layers: nn.Sequential) -> None:
-    """Fold, in place, every ``Linear -> BatchNorm1d`` pair and every residual block's pairs."""
+    """Fold, in place, every ``Linear -> BatchNorm1d`` and ``Conv2d -> BatchNorm2d`` pair and
+    every residual block's pairs."""
     for i in range(len(layers) - 1):
         if isinstance(layers[i], nn.Linear) and isinstance(layers[i + 1], nn.BatchNorm1d):
             layers[i] = fuse_linear_bn_eval(layers[i], layers[i + 1])
+            layers[i + 1] = nn.Identity()
+        elif isinstance(layers[i], nn.Conv2d) and isinstance(layers[i + 1], nn.BatchNorm2d):
+            layers[i] = fuse_conv_bn_eval(layers[i], layers[i + 1])
             layers[i + 1] = nn.Identity()
     for block in layers:
         if hasattr(block, "fc1") and isinstance(block.bn1, nn.BatchNorm1d):
             block.fc1, block.bn1 = fuse_linear_bn_eval(block.fc1, block.bn1), nn.Identity()
             block.fc2, block.bn2 = fuse_linear_bn_eval(block.fc2, block.bn2), nn.Identity()
+        if hasattr(block, "conv1") and isinstance(block.cbn1, nn.BatchNorm2d):
+            block.conv1, block.cbn1 = fuse_conv_bn_eval(block.conv1, block.cbn1), nn.Identity()
+            block.conv2, block.cbn2 = fuse_conv_bn_eval(block.conv2, block.cbn2), nn.Identity()
 
 
 def inference_copy(

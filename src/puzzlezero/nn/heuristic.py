@@ -12,7 +12,7 @@ import torch
 
 from puzzlezero.errors import ModelFileError
 from puzzlezero.nn.fast import inference_copy
-from puzzlezero.nn.models import CostToGoNet
+from puzzlezero.nn.models import CPU_CHUNK, CostToGoNet
 from puzzlezero.puzzles.base import Puzzle
 
 __all__ = [
@@ -39,7 +39,8 @@ def predict(
     ``batch_size`` under ``torch.inference_mode()``: ``float32[B]`` from the value head
     (``head="value"``; ``float32[B, G]`` from a multi-head network, one column per goal),
     ``float32[B, A]`` from the Q head (``head="q"``) or the policy head's logits
-    (``head="policy"``). The caller sets eval mode."""
+    (``head="policy"``). The caller sets eval mode. A convolutional net on a CPU gets at most
+    :data:`~puzzlezero.nn.models.CPU_CHUNK` states a pass."""
     if head not in ("value", "q", "policy"):
         raise ModelFileError(f"unknown network head {head!r}; choose value, q or policy")
     if head == "q" and getattr(model, "q", None) is None:
@@ -47,6 +48,8 @@ def predict(
     if head == "policy" and getattr(model, "policy", None) is None:
         raise ModelFileError("this model has no policy head (train one with objective=adi)")
     n = states.shape[0]
+    if model.config.arch == "conv" and torch.device(device).type == "cpu":
+        batch_size = min(batch_size, CPU_CHUNK)
     if head != "value":
         shape: tuple[int, ...] = (n, puzzle.num_actions)
     else:
@@ -70,6 +73,12 @@ def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
         raise ModelFileError(
             f"model expects {model.config.input_dim} inputs but {puzzle.name or puzzle!r} with encoding "
             f"{model.config.encoding!r} gives {want}"
+        )
+    shape = puzzle.input_shape(model.config.encoding)
+    if model.config.arch == "conv" and model.config.input_shape != shape:
+        raise ModelFileError(
+            f"model reads a {'x'.join(map(str, model.config.input_shape))} grid but {puzzle.name or puzzle!r} "
+            f"with encoding {model.config.encoding!r} gives {'x'.join(map(str, shape))}"
         )
 
 

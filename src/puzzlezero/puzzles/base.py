@@ -13,7 +13,8 @@ state on a hot path. Every puzzle implements:
 * ``inverse_action[a]``            the move undoing ``a`` (``-1`` where there is none, Sokoban).
 * ``scramble(rng, n, depth)``      backward scrambles from the goal (training states, test states).
 * ``encode(states[B])``            -> ``float32[B, input_dim]`` for networks (one-hot by default,
-  other encoders by name through ``encoders``).
+  other encoders by name through ``encoders``; grid puzzles offer ``encode(states, "grid")`` ->
+  ``float32[B, C, H, W]`` planes for convolutional networks, ``input_shape(encoding)``).
 * ``keys(states[B])``              -> exact hashable keys (``np.void`` rows) for deduplication;
   ``hash64(states[B])`` -> ``uint64[B]`` a fast 64-bit hash.
 * human text: ``parse(text) -> state`` (raises :class:`~puzzlezero.errors.InvalidStateError` with a
@@ -379,7 +380,8 @@ class Puzzle(ABC):
 
     @property
     def encoders(self) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-        """Named encoders ``states[B] -> float32[B, D]``; ``"onehot"`` is the paper's."""
+        """Named encoders ``states[B] -> float32[B, D]`` (or ``[B, C, H, W]`` for ``"grid"``);
+        ``"onehot"`` is the paper's."""
         return {"onehot": self.encode_onehot}
 
     def encode(self, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
@@ -394,8 +396,13 @@ class Puzzle(ABC):
     def encode_onehot(self, states: np.ndarray) -> np.ndarray:
         return onehot(states, self.num_values)
 
+    def input_shape(self, encoding: str = "onehot") -> tuple[int, ...]:
+        """Shape of one encoded state: ``(D,)`` for flat encodings, ``(C, H, W)`` for a grid one."""
+        return tuple(int(v) for v in self.encode(self.goals(1), encoding).shape[1:])
+
     def input_dim(self, encoding: str = "onehot") -> int:
-        return int(self.encode(self.goals(1), encoding).shape[1])
+        """Numbers per encoded state (``C*H*W`` for a grid encoding)."""
+        return int(np.prod(self.input_shape(encoding)))
 
     # ---- hashing ------------------------------------------------------------------------------
     def keys(self, states: np.ndarray) -> np.ndarray:

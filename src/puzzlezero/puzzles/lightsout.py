@@ -18,7 +18,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -78,6 +78,17 @@ class LightsOut(Puzzle):
 
     def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
         return np.bitwise_xor(np.asarray(states), self.masks[np.asarray(actions, dtype=np.int64)])
+
+    # ---- networks -------------------------------------------------------------------------------
+    @property
+    def encoders(self) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+        """``"onehot"`` (a flat one-hot vector of the lights) and ``"grid"`` (:meth:`encode_grid`)."""
+        return {**super().encoders, "grid": self.encode_grid}
+
+    def encode_grid(self, states: np.ndarray) -> np.ndarray:
+        """``float32[B, 1, N, N]``: one plane of lights (1 = on), for convolutional networks."""
+        states = np.asarray(states)
+        return states.reshape(states.shape[0], 1, self.size, self.size).astype(np.float32)
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         """Every press changes the board: ``bool[B, N*N]`` of ones."""

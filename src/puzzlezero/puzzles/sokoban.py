@@ -20,7 +20,8 @@ target (the agent may be anywhere): :meth:`Sokoban.is_goal`. Levels are closed: 
 is a wall, which keeps all neighbour indices of the agent on the board.
 
 The network input (:meth:`Sokoban.encode_onehot`) is the paper's four binary planes of ``H*W``:
-agent, boxes, targets, walls. Training states come from :mod:`puzzlezero.puzzles.sokoban_gen`.
+agent, boxes, targets, walls; ``encode(states, "grid")`` gives the same planes as
+``float32[B, 4, H, W]`` for the convolutional network. Training states come from :mod:`puzzlezero.puzzles.sokoban_gen`.
 
 Example:
     >>> import numpy as np
@@ -33,10 +34,11 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import json
 import textwrap
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -74,13 +76,19 @@ class Sokoban(Puzzle):
         height, width: the board size of every state (smaller levels are padded with walls).
         num_boxes: boxes in generated training levels (:meth:`scramble`); parsed levels may have any
             number of boxes as long as it equals their number of targets.
+        prune_dead_squares: treat a push that puts a box on a dead square (a cell from which no
+            pushes lead it to a target, :mod:`.sokoban_deadlock`) as impossible, so searches never
+            enter those dead ends. Off by default (the learned solver does without it); a start
+            state with a box on a dead square then has no moves at all.
     """
 
     action_names = ("U", "D", "L", "R")
     json_key = "grid"
     default_scramble_depth = 1000  # DeepCubeA's back_max for Sokoban
 
-    def __init__(self, height: int = 10, width: int = 10, num_boxes: int = 4) -> None:
+    def __init__(
+        self, height: int = 10, width: int = 10, num_boxes: int = 4, prune_dead_squares: bool = False
+    ) -> None:
         for label, v in (("height", height), ("width", width)):
             if not isinstance(v, int | np.integer) or not 3 <= int(v) <= 64:
                 raise ValueError(f"{label} must be an integer from 3 to 64, got {v!r}")
@@ -90,6 +98,9 @@ class Sokoban(Puzzle):
                 f"num_boxes must be from 1 to {interior - 1} for a {height}x{width} board, got {num_boxes!r}"
             )
         self.height, self.width, self.num_boxes = int(height), int(width), int(num_boxes)
+        self.prune_dead_squares = bool(prune_dead_squares)
+        #: goal configurations :meth:`scramble` starts from (:meth:`with_rooms`); ``None``: generated rooms
+        self.rooms: np.ndarray | None = None
         self.name = "sokoban"
         self.num_cells = self.height * self.width
         self._offsets = np.array([-self.width, self.width, -1, 1], dtype=np.int64)
@@ -151,6 +162,12 @@ class Sokoban(Puzzle):
         base = np.arange(0, b * k * self.num_cells, self.num_cells, dtype=np.int64).reshape(b, k)
         for c, v in zip(cells, values, strict=True):  # beyond, next, agent cell: later writes win
             flat[(base + c).reshape(-1)] = v.reshape(-1)
+        if self.prune_dead_squares:
+            from puzzlezero.puzzles.sokoban_deadlock import dead_squares
+
+            dead = dead_squares(states, self.height, self.width)  # walls and targets: the parent's
+            stuck = np.any((children & BOX).astype(bool) & dead[:, None, :], axis=2)
+            children[stuck] = np.broadcast_to(states[:, None, :], children.shape)[stuck]
         return children
 
     def expand(self, states: np.ndarray) -> np.ndarray:
@@ -163,26 +180,68 @@ class Sokoban(Puzzle):
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         states = np.asarray(states)
+        if self.prune_dead_squares:
+            return np.any(self.expand(states) != states[:, None, :], axis=2)
         return self._moves(states, np.broadcast_to(np.arange(4), (states.shape[0], 4)))[2]
+
+    @property
+    def encoders(self) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+        """``"onehot"`` (:meth:`encode_onehot`, flat) and ``"grid"`` (:meth:`encode_grid`)."""
+        return {"onehot": self.encode_onehot, "grid": self.encode_grid}
 
     def encode_onehot(self, states: np.ndarray) -> np.ndarray:
         """``float32[B, 4*H*W]``: binary planes agent, boxes, targets, walls (the paper's input)."""
         states = np.asarray(states)
+        return self.encode_grid(states).reshape(states.shape[0], -1)
+
+    def encode_grid(self, states: np.ndarray) -> np.ndarray:
+        """``float32[B, 4, H, W]``: the same four binary planes as :meth:`encode_onehot` (agent,
+        boxes, targets, walls), as a grid for convolutional networks."""
+        states = np.asarray(states)
         planes = (states[:, None, :] & _PLANES[None, :, None]) != 0
-        return planes.reshape(states.shape[0], -1).astype(np.float32)
+        return planes.reshape(states.shape[0], 4, self.height, self.width).astype(np.float32)
 
     # ---- training states ------------------------------------------------------------------------
     def scramble(
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
     ) -> np.ndarray:
         """``n`` training states: the goal configuration of a freshly generated room each (boxes on
-        targets), then ``depth`` reverse moves that may pull boxes (:mod:`.sokoban_gen`).
-        Every state is solvable in at most ``depth`` moves."""
+        targets), or of a room drawn from :attr:`rooms` (:meth:`with_rooms`), then ``depth`` reverse
+        moves that may pull boxes (:mod:`.sokoban_gen`; DeepCubeA, Methods: "we start from the goal
+        state and allow boxes to be pulled instead of pushed"). Every state is solvable in at most
+        ``depth`` moves."""
         from puzzlezero.puzzles.sokoban_gen import generate_rooms, reverse_play
 
         depths = self.draw_depths(rng, n, depth)
-        goals = generate_rooms(rng, n, self.height, self.width, self.num_boxes)
+        if self.rooms is not None:
+            goals = self.rooms[rng.integers(0, self.rooms.shape[0], size=n)]
+        else:
+            goals = generate_rooms(rng, n, self.height, self.width, self.num_boxes)
         return reverse_play(goals, rng, depths, self.width)
+
+    def pruned(self) -> Sokoban:
+        """A copy of this puzzle with ``prune_dead_squares`` on (same name, models and rooms)."""
+        new = copy.copy(self)
+        new.prune_dead_squares = True
+        return new
+
+    def with_rooms(self, goal_states: np.ndarray) -> Sokoban:
+        """A copy of this puzzle whose :meth:`scramble` (training and evaluation states) starts from
+        the given goal configurations ``[M, H*W]`` (every box on a target), e.g. those of the
+        Boxoban training levels (:func:`.sokoban_gen.goal_configurations`), instead of generated
+        rooms. Same name and rules, so its models are this puzzle's."""
+        goals = np.array(goal_states, dtype=np.uint8).reshape(-1, self.num_cells)
+        if goals.shape[0] == 0:
+            raise InvalidStateError("with_rooms needs at least one goal configuration")
+        for g in goals[: min(len(goals), 1000)]:  # a sample: the full check costs ~0.1 ms a level
+            self.validate(g)
+        if not self.is_goal(goals).all():
+            i = int(np.flatnonzero(~self.is_goal(goals))[0])
+            raise InvalidStateError(f"room {i} is not a goal configuration: a box stands off its targets")
+        new = copy.copy(self)
+        goals.setflags(write=False)
+        new.rooms = goals
+        return new
 
     def random_walks(
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]

@@ -1,7 +1,9 @@
 """Sokoban training states: random rooms, then reverse play that pulls boxes off their targets.
 
-The paper trains on states generated from goal configurations by moving backwards. There are no
-Boxoban training levels offline, so rooms are generated here, in the spirit of the Boxoban
+The paper trains on states generated from goal configurations by moving backwards, the goal
+configurations of the Boxoban training levels. Where those level files are at hand,
+:func:`goal_configurations` makes their goal configurations (``TrainConfig.rooms``,
+``Sokoban.with_rooms``); otherwise rooms are generated here, in the spirit of the Boxoban
 generator (Weber et al. 2017, Guez et al. 2018):
 
 1. **Topology**: a random walk inside the walled ``H x W`` grid (start in the interior, turn with
@@ -25,9 +27,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from puzzlezero.errors import InvalidStateError
 from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
 
-__all__ = ["generate_rooms", "reverse_play", "carve_floor"]
+__all__ = ["generate_rooms", "reverse_play", "forward_solution", "carve_floor", "goal_configurations"]
 
 _STEPS = np.array([(-1, 0), (1, 0), (0, -1), (0, 1)], dtype=np.int64)  # U D L R as (drow, dcol)
 #: floor patterns stamped around the walker (centre always included, so the floor stays connected)
@@ -79,21 +82,52 @@ def _place(rng: np.random.Generator, floor: np.ndarray, num_boxes: int) -> tuple
     boxes_at = np.argsort(key, axis=1)[:, :num_boxes]
     box = np.zeros_like(flat)
     np.put_along_axis(box, boxes_at, True, axis=1)
-    box = box.reshape(n, h, w)
+    agent, ok = _agent_cells(rng, floor, box.reshape(n, h, w))
+    ok &= flat.sum(axis=1) >= num_boxes + 2
+    states = np.where(flat, 0, WALL).astype(np.uint8)
+    np.put_along_axis(states, boxes_at, BOX | TARGET, axis=1)
+    states[np.arange(n), agent] = AGENT
+    return states, ok
+
+
+def _agent_cells(
+    rng: np.random.Generator, floor: np.ndarray, box: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """An agent cell for each board ``bool[n, H, W]`` of floor and boxes: preferably one from which
+    a box can be pulled (where the last push of a solution leaves the agent), else any free cell
+    with a free neighbour. Returns ``(int64[n] cell index, bool[n] found)``."""
+    n = floor.shape[0]
     free = floor & ~box
     has_free_nbr = np.zeros_like(free)
     pullable = np.zeros_like(free)
     for dr, dc in _STEPS:
         has_free_nbr |= _shift(free, dr, dc)
         pullable |= _shift(box, dr, dc) & _shift(free, -dr, -dc)
-    # prefer a cell from which a pull is possible, else any free cell with a free neighbour
-    key = rng.random((n, h, w)) + 2.0 * ~(pullable & free) + 4.0 * ~(free & has_free_nbr)
+    key = rng.random(free.shape) + 2.0 * ~(pullable & free) + 4.0 * ~(free & has_free_nbr)
     agent = np.argmin(key.reshape(n, -1), axis=1)
-    ok = (flat.sum(axis=1) >= num_boxes + 2) & (key.reshape(n, -1)[np.arange(n), agent] < 4.0)
-    states = np.where(flat, 0, WALL).astype(np.uint8)
-    np.put_along_axis(states, boxes_at, BOX | TARGET, axis=1)
-    states[np.arange(n), agent] = AGENT
-    return states, ok
+    return agent, key.reshape(n, -1)[np.arange(n), agent] < 4.0
+
+
+def goal_configurations(levels: np.ndarray, rng: np.random.Generator, height: int, width: int) -> np.ndarray:
+    """The goal configurations of given levels ``uint8[n, H*W]`` (Boxoban training levels, say): the
+    same walls and targets, a box on every target, the agent on a free cell chosen as in room
+    generation (next to a box it can pull where there is one). Reverse play from these
+    (``Sokoban.scramble_from``) gives training states of those very rooms, as DeepCubeA trained on
+    the Boxoban training levels. A level whose boxes on their targets leave the agent no free cell
+    with a free neighbour raises :class:`~puzzlezero.errors.InvalidStateError`."""
+    levels = np.asarray(levels, dtype=np.uint8).reshape(-1, height * width)
+    n = levels.shape[0]
+    floor = (levels != WALL).reshape(n, height, width)
+    box = ((levels & TARGET) != 0).reshape(n, height, width)
+    agent, ok = _agent_cells(rng, floor, box)
+    if not ok.all():
+        raise InvalidStateError(
+            f"level {int(np.flatnonzero(~ok)[0])}: no free cell for the agent once every box is on a target"
+        )
+    out = np.where(levels == WALL, WALL, levels & TARGET).astype(np.uint8)
+    out[(out & TARGET) != 0] |= BOX
+    out[np.arange(n), agent] |= AGENT
+    return out
 
 
 def generate_rooms(
@@ -116,23 +150,41 @@ def reverse_play(
     width: int,
     pull_prob: float = 0.5,
     chunk: int = 4096,
-) -> np.ndarray:
+    return_steps: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Walk each state ``[n, H*W]`` backwards for ``depths[i]`` steps (see the module docstring).
 
     A step goes to a uniformly chosen free neighbour (floor or target without a box); an agent with
     none stays. Returns a new ``uint8[n, H*W]`` array; ``states`` is not modified. The walk runs in
     a numba kernel fed with random words drawn from ``rng`` (``chunk`` states at a time).
+
+    With ``return_steps`` also ``int8[n, max(depths)]``: the direction (``U D L R`` = 0..3) of each
+    reverse step, ``-1`` after the walk ended (its depth, or an agent boxed in). The forward moves
+    ``1 0 3 2`` (the opposite directions) of these steps, last step first, solve the state: each
+    pull is undone by a push, each walk by a walk back (:func:`forward_solution`).
     """
     s = np.array(states, dtype=np.uint8, copy=True)
     depths = np.asarray(depths, dtype=np.int64)
     offsets = np.array([-width, width, -1, 1], dtype=np.int64)
     agent = np.argmax((s & AGENT) != 0, axis=1)
     threshold = int(round(min(max(pull_prob, 0.0), 1.0) * 256))
+    steps = np.full((s.shape[0], int(depths.max(initial=0))), -1, dtype=np.int8)
     for lo in range(0, s.shape[0], chunk):
         hi = min(lo + chunk, s.shape[0])
         words = rng.integers(0, 2**32, size=(hi - lo, int(depths[lo:hi].max(initial=0))), dtype=np.uint32)
-        _walk_back(s[lo:hi], agent[lo:hi], depths[lo:hi], words, offsets, threshold)
-    return s
+        _walk_back(s[lo:hi], agent[lo:hi], depths[lo:hi], words, offsets, threshold, steps[lo:hi])
+    return (s, steps) if return_steps else s
+
+
+def forward_solution(steps: np.ndarray) -> list[int]:
+    """The forward moves that undo one walk's reverse ``steps`` (a row of :func:`reverse_play`'s
+    ``return_steps``): the opposite direction of each step, last step first."""
+    row = np.asarray(steps)
+    row = row[row >= 0]
+    return [int(_OPPOSITE[d]) for d in row[::-1]]
+
+
+_OPPOSITE = np.array([1, 0, 3, 2], dtype=np.int64)  # U<->D, L<->R
 
 
 @numba.njit(cache=True, nogil=True)
@@ -143,9 +195,11 @@ def _walk_back(
     words: np.ndarray,
     offsets: np.ndarray,
     threshold: int,
+    steps: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """In place: for each state, ``depths[i]`` reverse steps; ``words[i, t]`` is the step's randomness
-    (high bits choose the direction, the low byte decides a pull: ``< threshold`` of 256)."""
+    (high bits choose the direction, the low byte decides a pull: ``< threshold`` of 256); the
+    direction of step ``t`` goes to ``steps[i, t]``."""
     free = np.empty(4, dtype=np.int64)
     pulls = np.empty(4, dtype=np.int64)
     for i in range(s.shape[0]):
@@ -170,6 +224,7 @@ def _walk_back(
                 d = free[(u >> 8) % n_free]
                 pull = (s[i, p - offsets[d]] & BOX) != 0 and (u & 0xFF) < threshold
             a = p + offsets[d]
+            steps[i, t] = d
             s[i, p] &= ~np.uint8(AGENT)
             s[i, a] |= np.uint8(AGENT)
             if pull:

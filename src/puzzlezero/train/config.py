@@ -59,15 +59,25 @@ class TrainConfig:
     """Registry name of the puzzle (``cube3``, ``puzzle15``, ...)."""
 
     preset: str = "small"
-    """Network size preset (``tiny``, ``small``, ``medium``, ``paper``; see ``nn.models.PRESETS``)."""
+    """Network preset: the paper's fully connected net (``tiny``, ``small``, ``medium``, ``paper``;
+    ``nn.models.PRESETS``) or, for grid puzzles (Lights Out, Sokoban), the residual convolutional
+    net (``conv-tiny``, ``conv``, ``conv-large``; ``nn.models.CONV_PRESETS``)."""
     h1: int | None = None
-    """Override of the preset's first hidden width."""
+    """Override of the preset's first hidden width (fully connected presets only)."""
     h2: int | None = None
-    """Override of the preset's second hidden / residual width."""
+    """Override of the preset's second hidden / residual width (conv presets: the head's width)."""
     num_res_blocks: int | None = None
-    """Override of the preset's number of residual blocks."""
+    """Override of the preset's number of residual blocks (conv presets: at least enough for the
+    receptive field to cover the board)."""
     encoding: str = "onehot"
-    """Input encoding, a key of ``puzzle.encoders`` (the paper's is one-hot)."""
+    """Input encoding, a key of ``puzzle.encoders`` (the paper's is one-hot; ``grid`` gives the
+    ``[C, H, W]`` planes of grid puzzles). A conv preset turns the default ``onehot`` into ``grid``."""
+
+    rooms: str | None = None
+    """Sokoban only: a Boxoban level file or a directory of them (``unfiltered/train``: DeepCubeA
+    trained on those 900,000 levels) whose goal configurations (every box on its target, the agent
+    beside one) start the reverse play of the training and evaluation states; ``None``: rooms
+    generated at random (``puzzles.sokoban_gen``)."""
 
     goal: str = "solved"
     """The goal whose cost-to-go a single-head network learns: a name of
@@ -198,6 +208,10 @@ class TrainConfig:
 
     # ---- validation and (de)serialisation ---------------------------------------------------------
     def __post_init__(self) -> None:
+        from puzzlezero.nn.models import CONV_PRESETS
+
+        if self.preset in CONV_PRESETS and self.encoding == "onehot":
+            object.__setattr__(self, "encoding", "grid")  # a convolutional net reads the grid
         positive = (
             "batch_size",
             "check_every",

@@ -106,6 +106,8 @@ class Trainer:
 
         self.run_dir = Path(run_dir)
         self.puzzle = puzzle if puzzle is not None else make(config.puzzle)
+        if config.rooms is not None:
+            self.puzzle = _with_rooms(self.puzzle, config.rooms, config.seed)
         if resume and not read_only:
             config = self._resumed_config(config)
         self.config = config
@@ -128,6 +130,7 @@ class Trainer:
             else NetConfig.from_preset(
                 config.preset,
                 self.puzzle.input_dim(config.encoding),
+                input_shape=self.puzzle.input_shape(config.encoding),
                 h1=config.h1,
                 h2=config.h2,
                 num_res_blocks=config.num_res_blocks,
@@ -220,6 +223,10 @@ class Trainer:
         if model.config.input_dim != self.puzzle.input_dim(model.config.encoding):
             other = f" (it is a {model.puzzle} model)" if model.puzzle != self.puzzle.name else ""
             raise PuzzleError(f"--init-from {src}: its input size does not fit {self.puzzle.name}{other}")
+        if model.config.arch == "conv" and model.config.input_shape != self.puzzle.input_shape(
+            model.config.encoding
+        ):
+            raise PuzzleError(f"--init-from {src}: its grid shape does not fit {self.puzzle.name}")
         # a model of another puzzle with the same states (cube3 for cube3htm) starts the trunk and
         # value head; the card's runs say where the weights came from
         return model
@@ -361,7 +368,7 @@ class Trainer:
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
             rows = order[j * bsz : (j + 1) * bsz]
-            x = torch.from_numpy(self.puzzle.encode(states[rows], cfg.encoding)).to(self.device)
+            x = torch.from_numpy(self.puzzle.encode(states[rows], self.net_config.encoding)).to(self.device)
             y = torch.from_numpy(targets[rows]).to(self.device)
             loss = self._step(x, y, head)
             losses[j] = loss
@@ -623,3 +630,16 @@ def _previous_runs(card: dict[str, Any]) -> list[dict[str, Any]]:
     if card.get("wall_time_note"):
         entry["note"] = card["wall_time_note"]
     return [entry]
+
+
+def _with_rooms(puzzle: Puzzle, rooms: str, seed: int) -> Puzzle:
+    """``puzzle`` (Sokoban) scrambling from the goal configurations of the levels in ``rooms``."""
+    from puzzlezero.puzzles.sokoban import Sokoban
+    from puzzlezero.puzzles.sokoban_gen import goal_configurations
+    from puzzlezero.puzzles.sokoban_levels import read_level_states
+
+    if not isinstance(puzzle, Sokoban):
+        raise PuzzleError(f"config: rooms (Sokoban level files) are for sokoban, not {puzzle.name}")
+    levels = read_level_states(puzzle, rooms)
+    goals = goal_configurations(levels, np.random.default_rng([seed, 7]), puzzle.height, puzzle.width)
+    return puzzle.with_rooms(goals)
