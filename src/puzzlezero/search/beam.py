@@ -93,15 +93,8 @@ def beam(
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
-    starts = as_batch(puzzle, starts)
-    check_positive("beam_width", beam_width, integer=True)
-    check_positive("max_steps", max_steps, integer=True, allow_zero=True)
-    check_positive("max_nodes", max_nodes, integer=True)
-    check_positive("time_limit", time_limit)
-    stats = stats if stats is not None else SearchStats()
-    goal_test = puzzle.goal_test(is_goal)
-    return _Beam(
-        puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats, goal_test
+    return _checked(
+        puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, q=False
     ).run()
 
 
@@ -120,6 +113,26 @@ def qbeam(
     """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
     arguments and the results are those of :func:`beam`."""
+    return _checked(
+        puzzle, starts, q_function, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, q=True
+    ).run()
+
+
+def _checked(
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    fn: Heuristic,
+    beam_width: int,
+    max_steps: int,
+    max_nodes: int | None,
+    time_limit: float | None,
+    stats: SearchStats | None,
+    is_goal: str | GoalTest | None,
+    *,
+    q: bool,
+) -> _Beam:
+    """The search of :func:`beam`'s (``q=False``) or :func:`qbeam`'s arguments, checked (bad
+    values raise :class:`PuzzleError`)."""
     starts = as_batch(puzzle, starts)
     check_positive("beam_width", beam_width, integer=True)
     check_positive("max_steps", max_steps, integer=True, allow_zero=True)
@@ -127,9 +140,7 @@ def qbeam(
     check_positive("time_limit", time_limit)
     stats = stats if stats is not None else SearchStats()
     goal_test = puzzle.goal_test(is_goal)
-    return _Beam(
-        puzzle, starts, q_function, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, q=True
-    ).run()
+    return _Beam(puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, q=q)
 
 
 def _q_values(q_function: QFunction, states: np.ndarray, num_actions: int, stats: SearchStats) -> np.ndarray:
