@@ -31,7 +31,7 @@ from torch import nn
 
 from puzzlezero.errors import ModelFileError, PuzzleError, UnknownNameError
 
-__all__ = ["NetConfig", "CostToGoNet", "PRESETS", "build_model", "count_parameters"]
+__all__ = ["ARCHS", "NetConfig", "CostToGoNet", "PRESETS", "PRESET_FIELDS", "build_model", "count_parameters"]
 
 #: preset name -> (h1, h2, num_res_blocks); parameter counts are for the cube's 324 inputs
 PRESETS: dict[str, tuple[int, int, int]] = {
@@ -39,7 +39,17 @@ PRESETS: dict[str, tuple[int, int, int]] = {
     "small": (1000, 500, 2),  # ~1.8 M: ~30 k states/s inference on 2 CPU threads
     "medium": (1500, 700, 3),  # ~4.5 M
     "paper": (5000, 1000, 4),  # DeepCubeA: 14.7 M
+    # seed 004's convolutional cube network (nn/cube_conv.py): h1 = heads' hidden width, h2 = filters
+    "cubeconv": (64, 64, 4),  # the seed's: 4 residual blocks of 64 filters, 8 states of history
+    "cubeconv-small": (32, 32, 2),  # the same with 32 filters and 2 blocks, for CPU runs and tests
 }
+#: presets of another architecture than the fully connected one: preset -> NetConfig fields
+PRESET_FIELDS: dict[str, dict[str, Any]] = {
+    "cubeconv": {"arch": "cubeconv", "history": 8},
+    "cubeconv-small": {"arch": "cubeconv", "history": 8},
+}
+#: network architectures: ``fc`` (DeepCubeA's, any puzzle) and ``cubeconv`` (seed 004's, cubes only)
+ARCHS = ("fc", "cubeconv")
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,11 @@ class NetConfig:
     policy_head: bool = False
     #: add a Q head (cost-to-go after each action) beside the value head
     q_head: bool = False
+    #: the architecture: ``"fc"`` (this class) or ``"cubeconv"`` (:mod:`puzzlezero.nn.cube_conv`);
+    #: configs written before this field existed are ``"fc"``
+    arch: str = "fc"
+    #: states the network sees: the current one and ``history - 1`` before it (cubeconv; fc: 1)
+    history: int = 1
 
     def __post_init__(self) -> None:
         for name in ("input_dim", "h1", "h2"):
@@ -71,6 +86,10 @@ class NetConfig:
             raise PuzzleError(f"NetConfig.num_res_blocks must be >= 0, got {self.num_res_blocks!r}")
         if (self.policy_head or self.q_head) and self.num_actions < 1:
             raise PuzzleError("NetConfig: a policy or Q head needs num_actions >= 1")
+        if self.arch not in ARCHS:
+            raise PuzzleError(f"NetConfig.arch must be one of {', '.join(ARCHS)}, got {self.arch!r}")
+        if self.history < 1 or (self.arch == "fc" and self.history != 1):
+            raise PuzzleError(f"NetConfig.history must be >= 1 (and 1 for arch 'fc'), got {self.history!r}")
 
     @classmethod
     def from_preset(cls, preset: str, input_dim: int, **overrides: Any) -> NetConfig:
@@ -78,7 +97,7 @@ class NetConfig:
         if preset not in PRESETS:
             raise UnknownNameError(f"unknown network preset {preset!r}; choose one of {', '.join(PRESETS)}")
         h1, h2, blocks = PRESETS[preset]
-        base = cls(input_dim=input_dim, h1=h1, h2=h2, num_res_blocks=blocks)
+        base = cls(input_dim=input_dim, h1=h1, h2=h2, num_res_blocks=blocks, **PRESET_FIELDS.get(preset, {}))
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,12 +190,19 @@ class CostToGoNet(nn.Module):
 
 
 def build_model(config: NetConfig, seed: int | None = None) -> CostToGoNet:
-    """A freshly initialised network (PyTorch default init; deterministic when ``seed`` is given)."""
+    """A freshly initialised network of ``config.arch`` (PyTorch default init; deterministic when
+    ``seed`` is given). Every architecture has :class:`CostToGoNet`'s interface."""
+    if config.arch == "cubeconv":
+        from puzzlezero.nn.cube_conv import CubeConvNet
+
+        make: Any = CubeConvNet
+    else:
+        make = CostToGoNet
     if seed is None:
-        return CostToGoNet(config)
+        return make(config)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        return CostToGoNet(config)
+        return make(config)
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -7,7 +7,7 @@ colour ``c`` (the colour of face ``c``'s centre) becomes the colour of the face 
 ``M_k n_c``. So the solved cube maps to the solved cube, and a state's image is a position of the
 same cube that is exactly as far from solved::
 
-    sym(s)[perms[k]] ... in gather form:  sym(s) = recolour[k][s[:, perms[k]]]
+    sym(s) = recolour[k][s[:, perms[k]]]        (gather form, batched over states)
 
 Moves map by conjugation: ``sym(apply(s, m)) == apply(sym(s), moves[k][m])``. A rotation maps a
 face turn to the turn of the face it carries that face onto; a mirror also turns clockwise into
@@ -77,7 +77,8 @@ class CubeSymmetries:
     Attributes (all read-only arrays, ``k`` = symmetry index in ``0..47``):
         puzzle: the cube these tables are for.
         perms: ``intp[48, S]``: gather permutation of the stickers, ``moved = s[:, perms[k]]``.
-        recolour: ``uint8[48, 6]``: colour ``c`` becomes ``recolour[k, c]``.
+        recolour: ``uint8[48, 256]``: colour ``c`` becomes ``recolour[k, c]`` (values 6..255 are
+            kept: the marker of a missing history state stays one).
         moves: ``int64[48, A]``: action ``a`` becomes ``moves[k, a]``.
         compose: ``int64[48, 48]``: ``apply(apply(s, j), k) == apply(s, compose[k, j])``.
         inverse: ``int64[48]``: ``apply(apply(s, k), inverse[k]) == s``.
@@ -156,7 +157,8 @@ def _tables(puzzle: _Cube) -> CubeSymmetries:
     pts = _sticker_points(puzzle.n)
     perms = np.stack([_perm_of(pts, pts @ m.T) for m in mats])  # the sticker at p goes to M p
     normals = np.array([_FRAMES[f][0] for f in FACES])
-    recolour = np.array([[_face_of(m @ nrm) for nrm in normals] for m in mats], dtype=np.uint8)
+    recolour = np.tile(np.arange(256, dtype=np.uint8), (NUM_SYMMETRIES, 1))
+    recolour[:, :6] = [[_face_of(m @ nrm) for nrm in normals] for m in mats]
     move_perms = np.asarray(puzzle.perms)
     index = {tuple(p): a for a, p in enumerate(move_perms.tolist())}
     moves = np.empty((NUM_SYMMETRIES, len(move_perms)), dtype=np.int64)

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from puzzlezero.errors import ModelFileError, PuzzleError
-from puzzlezero.nn.heuristic import make_heuristic
+from puzzlezero.nn.heuristic import encode_rows, make_heuristic
 from puzzlezero.nn.io import load_model, save_model
 from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters
 from puzzlezero.puzzles.base import Puzzle
@@ -139,11 +139,15 @@ class Trainer:
         q_head = "q" in heads
         if q_head and not self.net_config.q_head:
             self.net_config = replace(self.net_config, q_head=True, num_actions=self.puzzle.num_actions)
-        if "policy" in heads and not self.net_config.policy_head:
+        if heads & {"policy", "alphazero"} and not self.net_config.policy_head:
             self.net_config = replace(self.net_config, policy_head=True, num_actions=self.puzzle.num_actions)
         self.model = build_model(self.net_config, seed=config.seed).to(self.device)
         if q_head:
             self.model.init_q_from_value(self.puzzle.action_costs)
+        if "alphazero" in heads and init is None:
+            from puzzlezero.train.selfplay import init_value_head
+
+            init_value_head(self.model, config.selfplay_gamma)
         if init is not None:
             weights = init.state_dict()
             if init_config is not init.config:  # other moves: the old action heads do not apply
@@ -178,11 +182,14 @@ class Trainer:
                 )
             self.run_dir.mkdir(parents=True, exist_ok=True)
             (self.run_dir / LOG_FILE).write_bytes(b"")
-            self.counters.max_scramble_now = (
-                self.max_scramble
-                if config.curriculum == "off"
-                else min(config.curriculum_start, self.max_scramble)
-            )
+            if get_objective(config.objective).head == "alphazero":  # self-play adapts its depth
+                self.counters.max_scramble_now = min(config.selfplay_start_depth, self.max_scramble)
+            else:
+                self.counters.max_scramble_now = (
+                    self.max_scramble
+                    if config.curriculum == "off"
+                    else min(config.curriculum_start, self.max_scramble)
+                )
         atomic_write_text(self.run_dir / CONFIG_FILE, config.to_json())
         if not resume:
             self.checkpoint()  # iteration 0: a run killed at once can still be resumed
@@ -268,15 +275,11 @@ class Trainer:
     def _value_fn(self, version: int) -> ValueFn:
         """The target network (of ``version``, the current one) as a heuristic (int8 where configured)."""
         if version not in self._value_fns:
-            h = make_heuristic(
-                self.puzzle,
-                self.target,
-                batch_size=self.config.inference_batch,
-                device=self.device,
-                int8=self.config.int8_targets,
-                head=target_head(self.config),
-            )
-            self._value_fns = {version: with_autocast(h, self.config.amp, self.device)}
+            h = target_function(self.puzzle, self.target, self.config, self.device)
+            fn = with_autocast(h, self.config.amp, self.device)
+            if hasattr(h, "history") and fn is not h:
+                fn.history = h.history  # type: ignore[attr-defined]  # self-play reads it
+            self._value_fns = {version: fn}
         return self._value_fns[version]
 
     def _target_weights(self, version: int) -> dict[str, torch.Tensor]:
@@ -331,6 +334,20 @@ class Trainer:
         warm = it0 < cfg.warmup_iterations
         head = get_objective(cfg.warmup_objective if warm else cfg.objective).head
         states, targets = self._labels(chunk)
+        selfplay = None
+        if head == "alphazero":  # the scramble depth follows the share of episodes solved
+            from puzzlezero.train.selfplay import adapt_depth, solved_fraction
+
+            solved, episodes = solved_fraction(targets)
+            selfplay = {"selfplay_solved": solved, "selfplay_episodes": episodes}
+            selfplay["selfplay_depth"] = c.max_scramble_now
+            c.max_scramble_now = adapt_depth(
+                c.max_scramble_now,
+                solved,
+                episodes,
+                target=cfg.selfplay_target_solved,
+                max_depth=self.max_scramble,
+            )
         order = _passes(np.random.default_rng([cfg.seed, self.rank, chunk, 1]), len(states), n_iter * bsz)
         self.model.train()
         losses = np.empty(n_iter)
@@ -340,7 +357,7 @@ class Trainer:
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
             rows = order[j * bsz : (j + 1) * bsz]
-            x = torch.from_numpy(self.puzzle.encode(states[rows], cfg.encoding)).to(self.device)
+            x = torch.from_numpy(encode_rows(self.puzzle, states[rows], cfg.encoding)).to(self.device)
             y = torch.from_numpy(targets[rows]).to(self.device)
             loss = self._step(x, y, head)
             losses[j] = loss
@@ -376,6 +393,8 @@ class Trainer:
         }
         if grown is not None:
             record["curriculum_solved_pct"] = grown
+        if selfplay is not None:
+            record.update(selfplay)
         return record
 
     def _step(self, x: torch.Tensor, y: torch.Tensor, head: str = "value") -> float:
@@ -386,7 +405,10 @@ class Trainer:
         * ``"q"``: Q targets ``y[B, A]`` (NaN: no target) for the Q head, and the value head fits
           ``min_a y(s, a)``;
         * ``"policy"``: rows ``(value, action, weight)`` (ADI): the weighted squared error of the
-          value plus the weighted cross-entropy of the policy logits, over the batch's total weight.
+          value plus the weighted cross-entropy of the policy logits, over the batch's total weight;
+        * ``"alphazero"``: rows ``(v, weight, first, p[A])`` (self-play): the squared error of
+          ``gamma^J`` (``J`` the value head's cost-to-go) against ``v`` plus the cross-entropy of the
+          policy against the distribution ``p``, weighted as above.
         """
         net = self.model if self.train_net is None else self.train_net
         with autocast(self.config.amp, self.device):
@@ -401,6 +423,12 @@ class Trainer:
             v_target, action, weight = y[:, 0], y[:, 1].long(), y[:, 2]
             ce = torch.nn.functional.cross_entropy(pred["policy"].float(), action, reduction="none")
             per_sample = (pred["value"].float() - v_target) ** 2 + ce
+            loss = (weight * per_sample).sum() / weight.sum().clamp_min(1e-12)
+        elif head == "alphazero":
+            v_target, weight, p_target = y[:, 0], y[:, 1], y[:, 3:]
+            v_pred = torch.pow(self.config.selfplay_gamma, pred["value"].float())
+            ce = -(p_target * torch.log_softmax(pred["policy"].float(), dim=1)).sum(dim=1)
+            per_sample = (v_pred - v_target) ** 2 + ce
             loss = (weight * per_sample).sum() / weight.sum().clamp_min(1e-12)
         else:
             loss = mse(pred.float(), y)
@@ -483,6 +511,10 @@ class Trainer:
             "lhbl": f"LHBL ({cfg.lhbl_expansions} expansions)",
             "qlearning": "Q-learning targets for the Q head (value head on their minimum)",
             "adi": "ADI value and policy targets weighted 1/depth",
+            "selfplay": (
+                f"self-play with discounted MCTS ({cfg.selfplay_simulations} simulations per move, "
+                f"gamma {cfg.selfplay_gamma}, depth adapted to {cfg.selfplay_target_solved:.0%} solved)"
+            ),
         }
         parts.append(name.get(cfg.objective, cfg.objective))
         if get_objective(cfg.objective).needs_target:
@@ -548,6 +580,19 @@ class Trainer:
 
 #: the name this class had when it only knew DAVI
 DAVITrainer = Trainer
+
+
+def target_function(puzzle: Puzzle, net: torch.nn.Module, config: TrainConfig, device: Any = "cpu") -> Any:
+    """The target network as its objective reads it (:func:`~.objectives.target_head`): a heuristic
+    ``states -> float32[B]``, or for self-play a policy-value function."""
+    head = target_head(config)
+    if head == "policy_value":
+        from puzzlezero.nn.heuristic import make_policy_value_function
+
+        return make_policy_value_function(puzzle, net, batch_size=config.inference_batch, device=device)
+    return make_heuristic(
+        puzzle, net, batch_size=config.inference_batch, device=device, int8=config.int8_targets, head=head
+    )
 
 
 def _passes(rng: np.random.Generator, n_rows: int, total: int) -> np.ndarray:
