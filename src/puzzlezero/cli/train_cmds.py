@@ -64,7 +64,11 @@ def train(
         float | None, typer.Option("--max-minutes", help="Stop cleanly (with a checkpoint) after M minutes.")
     ] = None,
     preset: Annotated[
-        str | None, typer.Option("--preset", help="Network preset: tiny, small, medium, paper.")
+        str | None,
+        typer.Option(
+            "--preset",
+            help="Network preset: tiny, small, medium, paper; cubeconv, cubeconv-small (seed 004, cubes).",
+        ),
     ] = None,
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="Override a config field, key=value (repeatable).")
