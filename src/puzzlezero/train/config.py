@@ -138,6 +138,9 @@ class TrainConfig:
     selfplay_max_moves: int | None = None
     """``selfplay``: moves an episode may take before it counts as unsolved (value target 0);
     ``None`` = K (seed 004: 100)."""
+    selfplay_unvisited: str = "parent"
+    """``selfplay``: the Q of untried actions in the tree search: ``parent`` (the node's value) or
+    ``zero`` (the seed's code, made for 1600 simulations; see ``search.discounted_mcts``)."""
     selfplay_start_depth: int = 1
     """``selfplay``: the scramble depth of the first chunk; later chunks adapt it."""
     selfplay_target_solved: float = 0.5
@@ -272,6 +275,10 @@ class TrainConfig:
             raise PuzzleError(
                 f"config: need 0 < selfplay_gamma <= 1 and selfplay_c_puct >= 0, got "
                 f"{self.selfplay_gamma}, {self.selfplay_c_puct}"
+            )
+        if self.selfplay_unvisited not in ("parent", "zero"):
+            raise PuzzleError(
+                f"config: selfplay_unvisited must be 'parent' or 'zero', got {self.selfplay_unvisited!r}"
             )
         if not 0 <= self.selfplay_target_solved < 1:
             raise PuzzleError(

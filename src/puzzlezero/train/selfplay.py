@@ -141,6 +141,7 @@ def play_episodes(
     gamma: float = 0.95,
     c_puct: float = 1.0,
     history: int = 1,
+    unvisited: str = "parent",
 ) -> Episodes:
     """Play one episode from each of ``starts[E, *state_shape]``, all in lockstep (one search of
     ``simulations`` per move for all unfinished episodes together), at most ``max_moves`` moves."""
@@ -163,6 +164,7 @@ def play_episodes(
             gamma=gamma,
             c_puct=c_puct,
             history=before[live] if history > 1 else None,
+            unvisited=unvisited,
         )
         out_states.append(np.concatenate([cur[live][:, None], before[live]], axis=1))
         out_policy.append(stats.visits / stats.visits.sum(axis=1, keepdims=True))
@@ -244,6 +246,7 @@ def selfplay_labels(
             gamma=config.selfplay_gamma,
             c_puct=config.selfplay_c_puct,
             history=history,
+            unvisited=config.selfplay_unvisited,
         )
         states, rows = selfplay_rows(episodes, config.selfplay_gamma, symmetries, rng)
         parts_s.append(states)
