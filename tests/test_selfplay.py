@@ -194,3 +194,29 @@ def test_the_cli_trains_and_exports_a_cube_network(tmp_path, capsys):
     assert main(bad) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "cube" in err and "Traceback" not in err
+
+
+def test_search_time_symmetry_maps_the_policy_back():
+    # the oracle is equivariant (values and optimal moves do not depend on how the cube is held),
+    # so evaluating it on random symmetric images and mapping the policy back changes nothing
+    from puzzlezero.train.selfplay import symmetrized
+
+    sym = cube_symmetries(CUBE)
+    hist = CUBE.scramble(np.random.default_rng(5), 40, (1, 8))[:, None].repeat(2, axis=1)
+    hist[:, 1] = 255  # no earlier state: the marker survives every symmetry
+    wrapped = symmetrized(oracle, sym, np.random.default_rng(6))
+    p, d = wrapped(hist)
+    p0, d0 = oracle(hist)
+    assert np.allclose(p, p0) and np.allclose(d, d0)
+
+    # a network that always favours U on the image it sees favours, on the cube itself, the move
+    # the symmetry turns into U
+    def likes_u(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        assert (states[:, 1] == 255).all()
+        return np.eye(12, dtype=np.float32)[np.zeros(len(states), dtype=int)], np.zeros(
+            len(states), np.float32
+        )
+
+    p, _ = symmetrized(likes_u, sym, np.random.default_rng(6))(hist)
+    k = np.random.default_rng(6).integers(48, size=len(hist))
+    assert (sym.moves[k, p.argmax(axis=1)] == 0).all()

@@ -6,7 +6,13 @@
 """
 
 from puzzlezero.nn.fast import fuse_batch_norms, inference_copy
-from puzzlezero.nn.heuristic import make_heuristic, make_policy_function, make_q_function, predict
+from puzzlezero.nn.heuristic import (
+    make_heuristic,
+    make_policy_function,
+    make_policy_value_function,
+    make_q_function,
+    predict,
+)
 from puzzlezero.nn.io import load_model, read_card, resolve_model_dir, save_model, shipped_models, update_card
 from puzzlezero.nn.models import PRESETS, CostToGoNet, NetConfig, build_model, count_parameters
 
@@ -21,6 +27,7 @@ __all__ = [
     "load_model",
     "make_heuristic",
     "make_policy_function",
+    "make_policy_value_function",
     "make_q_function",
     "predict",
     "read_card",
