@@ -132,3 +132,5 @@ def test_other_puzzles_and_bad_indices_are_refused() -> None:
         sym.apply(pz.make("cube3").goal()[None], 48)
     with pytest.raises(PuzzleError, match="0..47"):
         sym.map_actions([0], -1)
+    with pytest.raises(PuzzleError, match="54 stickers"):
+        sym.apply(np.zeros((2, 24), np.uint8), 0)

@@ -132,3 +132,10 @@ def test_history_gather_by_hand():
     assert out[0, :, 0].tolist() == [2, 1, 0, 9]
     assert out[1, :, 0].tolist() == [1, 0, 9, 8]
     assert out[2, :, 0].tolist() == [0, 9, 8, 7]  # the root: its own state, then the ones before it
+
+
+def test_misshapen_roots_and_histories_are_refused():
+    with pytest.raises(PuzzleError, match="roots"):
+        discounted_mcts(CUBE, np.zeros((2, 54), np.uint8), oracle(), simulations=1)
+    with pytest.raises(PuzzleError, match="history"):
+        discounted_mcts(CUBE, state("R"), oracle(), simulations=1, history=np.zeros((1, 24), np.uint8))

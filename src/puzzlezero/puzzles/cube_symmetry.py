@@ -98,6 +98,10 @@ class CubeSymmetries:
         or an int array broadcast against the leading dimensions of ``states`` (``int[B]`` for
         ``states[B, S]``, ``int[B]`` or ``int[B, H]`` for ``states[B, H, S]``)."""
         states = np.asarray(states)
+        if states.shape[-1:] != self.perms.shape[1:]:
+            raise PuzzleError(
+                f"{self.puzzle.name} states have {self.perms.shape[1]} stickers; got an array of shape {states.shape}"
+            )
         k = _check_index(k)
         if k.ndim == 0:
             return self.recolour[int(k)][states[..., self.perms[int(k)]]]

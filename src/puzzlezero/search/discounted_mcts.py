@@ -95,7 +95,16 @@ def discounted_mcts(
         raise PuzzleError(f"discounted MCTS needs 0 < gamma <= 1 and c_puct >= 0, got {gamma}, {c_puct}")
     roots = np.asarray(roots)
     e, a_count = roots.shape[0], puzzle.num_actions
+    if roots.shape[1:] != puzzle.state_shape:
+        raise PuzzleError(
+            f"roots must be [E, {puzzle.state_shape}] states of {puzzle.name}, got shape {roots.shape}"
+        )
     pre = np.zeros((e, 0, *roots.shape[1:]), dtype=roots.dtype) if history is None else np.asarray(history)
+    if pre.ndim != roots.ndim + 1 or pre.shape[0] != e or pre.shape[2:] != roots.shape[1:]:
+        raise PuzzleError(
+            f"history must be [E, H - 1, *state_shape] = [{e}, H - 1, {', '.join(map(str, roots.shape[1:]))}], "
+            f"got shape {pre.shape}"
+        )
     hist_len = 1 + pre.shape[1]
     cap = simulations + 1
     rows = np.arange(e)
