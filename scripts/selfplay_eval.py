@@ -83,7 +83,9 @@ def main() -> None:
     fresh.eval()
     rng = np.random.default_rng(args.seed)
     cube2 = puzzle.name == "cube2"
-    head = "| depth | policy before | policy after | MCTS before | MCTS after | s per cube (MCTS, in lockstep) |"
+    head = (
+        "| depth | policy before | policy after | MCTS before | MCTS after | s per cube (MCTS, in lockstep) |"
+    )
     head += " optimal move before | after | mean J after | mean distance |" if cube2 else ""
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
