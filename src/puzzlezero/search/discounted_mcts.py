@@ -17,7 +17,7 @@ The two changes of the seed to AlphaZero's PUCT:
   the exploration term shrinks with them.) ``max(1, .)`` makes the first visit of a fresh node go
   to the action of highest prior, as the seed's code does.
 
-**Unvisited actions.** The seed's code gives them ``Q = 0`` (``unvisited="zero"``). With its 1600
+**Unvisited actions.** The seed's code gives them ``Q = 0`` (``unvisited="zero"``). With its 800-1600
 simulations per move the exploration term eventually reaches them, but with a few dozen the first
 action tried keeps every later visit (its Q, about ``gamma * v``, beats ``c * v * P``), so a search
 from one move away need not even try the winning move. The default ``unvisited="parent"`` values

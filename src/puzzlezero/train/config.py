@@ -127,7 +127,7 @@ class TrainConfig:
     paper's Q-learning; on cube2 it drifted to over-estimates, see :mod:`puzzlezero.train.qlearning`)."""
 
     selfplay_simulations: int = 100
-    """``selfplay``: tree-search simulations per move of an episode (seed 004: 1600 on a GPU)."""
+    """``selfplay``: tree-search simulations per move of an episode (seed 004: 800 in its text, 1600 in its code's config, on a GPU)."""
     selfplay_episodes: int = 64
     """``selfplay``: episodes played in lockstep (their tree searches share network calls); a chunk
     plays batches of them until it has ``chunk_iterations * batch_size / target_reuse`` rows."""
@@ -140,7 +140,7 @@ class TrainConfig:
     ``None`` = K (seed 004: 100)."""
     selfplay_unvisited: str = "parent"
     """``selfplay``: the Q of untried actions in the tree search: ``parent`` (the node's value) or
-    ``zero`` (the seed's code, made for 1600 simulations; see ``search.discounted_mcts``)."""
+    ``zero`` (the seed's code, made for 800-1600 simulations; see ``search.discounted_mcts``)."""
     selfplay_start_depth: int = 1
     """``selfplay``: the scramble depth of the first chunk; later chunks adapt it."""
     selfplay_target_solved: float = 0.5
