@@ -136,7 +136,8 @@ def test_too_few_blocks_and_flat_encodings_are_refused():
     with pytest.raises(PuzzleError, match=r"needs a grid encoding of shape \(C, H, W\).*--set encoding=grid"):
         NetConfig.from_preset("conv", p.input_dim(), input_shape=p.input_shape(), encoding="onehot")
     with pytest.raises(
-        UnknownNameError, match="choose one of tiny, small, medium, paper, conv-tiny, conv, conv-large"
+        UnknownNameError,
+        match="choose one of tiny, small, medium, paper, cubeconv, cubeconv-small, conv-tiny, conv, conv-large",
     ):
         NetConfig.from_preset("giant", 10)
     assert set(CONV_PRESETS) == {"conv-tiny", "conv", "conv-large"}

@@ -68,7 +68,8 @@ def train(
         typer.Option(
             "--preset",
             help="Network preset: tiny, small, medium, paper (fully connected); conv-tiny, conv, "
-            "conv-large (residual convolutional, grid puzzles: Lights Out, Sokoban).",
+            "conv-large (residual convolutional, grid puzzles: Lights Out, Sokoban); cubeconv, "
+            "cubeconv-small (seed 004, cubes).",
         ),
     ] = None,
     set_: Annotated[

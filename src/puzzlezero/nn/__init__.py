@@ -10,6 +10,7 @@ from puzzlezero.nn.heuristic import (
     make_heuristic,
     make_policy,
     make_policy_value,
+    make_policy_value_function,
     make_q_function,
     predict,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "make_heuristic",
     "make_policy",
     "make_policy_value",
+    "make_policy_value_function",
     "make_q_function",
     "predict",
     "read_card",

@@ -20,6 +20,7 @@ __all__ = [
     "make_heuristic",
     "make_policy",
     "make_policy_value",
+    "make_policy_value_function",
     "make_q_function",
     "policy_source",
     "predict",
@@ -58,10 +59,38 @@ def predict(
     enc = model.config.encoding
     with torch.inference_mode():
         for lo in range(0, n, batch_size):
-            x = torch.from_numpy(puzzle.encode(states[lo : lo + batch_size], enc)).to(device)
+            x = torch.from_numpy(encode_rows(puzzle, states[lo : lo + batch_size], enc)).to(device)
             y = model(x, all_heads=True)[head] if head != "value" else model(x)
             out[lo : lo + batch_size] = y.float().cpu().numpy()
     return out
+
+
+#: a missing state in a history (before an episode's start) in ``uint8`` states: every element 255
+NO_STATE = 255
+
+
+def missing_state(dtype: np.dtype) -> int:
+    """The element value that marks a missing history state in states of ``dtype`` (its maximum)."""
+    return int(np.iinfo(dtype).max)
+
+
+def encode_rows(puzzle: Puzzle, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
+    """``puzzle.encode`` of ``states[B, *state_shape]``, or of states with their history
+    ``[B, H, *state_shape]`` (newest first) as ``float32[B, H * D]``: the input of a network with
+    ``history = H`` (:mod:`puzzlezero.nn.cube_conv`). A history state made only of
+    :func:`missing_state` values (none known) is encoded as zeros."""
+    states = np.asarray(states)
+    if states.ndim == len(puzzle.state_shape) + 1:
+        return puzzle.encode(states, encoding)
+    b, h = states.shape[:2]
+    flat = states.reshape((b * h, -1))
+    absent = (flat == missing_state(flat.dtype)).all(axis=1)
+    if absent.any():
+        flat = flat.copy()
+        flat[absent] = puzzle.goal().reshape(-1)
+    enc = puzzle.encode(flat.reshape((b * h, *states.shape[2:])), encoding)
+    enc[absent] = 0.0
+    return enc.reshape(b, -1)
 
 
 def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
@@ -236,7 +265,7 @@ def make_policy_value(
         q = np.empty((n, n_act), np.float32) if head == "q" else None
         with torch.inference_mode():
             for lo in range(0, n, batch_size):
-                x = torch.from_numpy(puzzle.encode(states[lo : lo + batch_size], enc)).to(device)
+                x = torch.from_numpy(encode_rows(puzzle, states[lo : lo + batch_size], enc)).to(device)
                 out = net(x, all_heads=True)
                 values[lo : lo + batch_size] = out["value"].float().cpu().numpy()
                 raw = out[head].float().cpu().numpy()
@@ -273,3 +302,47 @@ def make_policy(
         puzzle, model, batch_size, device, int8=int8, temperature=temperature, source=source
     )
     return lambda states: pv(states)[1]
+
+
+def make_policy_value_function(
+    puzzle: Puzzle,
+    model: CostToGoNet,
+    batch_size: int = 2048,
+    device: str | torch.device = "cpu",
+) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """``f(states) -> (policy float32[B, A], cost float32[B])`` from one network call per state:
+    the policy head's move probabilities (moves that leave a state unchanged set to 0) and the value
+    head's cost-to-go (clipped at ``>= 0``, exactly 0 at goals). ``states`` is ``[B, *state_shape]``
+    or, for a network with history, ``[B, H, *state_shape]`` (newest first; see
+    :func:`encode_rows`); the function's ``history`` attribute is the network's ``H``. The tree
+    search of self-play (:mod:`puzzlezero.search.discounted_mcts`) calls this."""
+    check_compatible(puzzle, model)
+    if model.policy is None:
+        raise ModelFileError(
+            f"this {puzzle.name} model has no policy head (train one with --set objective=selfplay)"
+        )
+    model = inference_copy(model, device=device)
+    ndim = len(puzzle.state_shape) + 1
+
+    def policy_value(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        states = np.asarray(states)
+        n, a = states.shape[0], puzzle.num_actions
+        logits = np.empty((n, a), dtype=np.float32)
+        cost = np.empty(n, dtype=np.float32)
+        with torch.inference_mode():
+            for lo in range(0, n, batch_size):
+                x = torch.from_numpy(encode_rows(puzzle, states[lo : lo + batch_size], model.config.encoding))
+                out = model(x.to(device), all_heads=True)
+                logits[lo : lo + batch_size] = out["policy"].float().cpu().numpy()
+                cost[lo : lo + batch_size] = out["value"].float().cpu().numpy()
+        current = states if states.ndim == ndim else states[:, 0]
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits) * puzzle.legal_mask(current)
+        total = p.sum(axis=1, keepdims=True)
+        p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+        np.maximum(cost, 0.0, out=cost)
+        cost[puzzle.is_goal(current)] = 0.0
+        return p, cost
+
+    policy_value.history = model.config.history  # type: ignore[attr-defined]
+    return policy_value

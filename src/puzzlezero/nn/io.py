@@ -22,8 +22,8 @@ from typing import Any
 
 import torch
 
-from puzzlezero.errors import ModelFileError
-from puzzlezero.nn.models import CostToGoNet, NetConfig
+from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model
 from puzzlezero.storage import atomic_write, atomic_write_json
 
 __all__ = [
@@ -121,7 +121,10 @@ def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device 
         net_config = NetConfig.from_dict(cfg["net"])
     except ModelFileError as exc:
         raise ModelFileError(f"{folder / CONFIG}: {exc}") from None
-    model = CostToGoNet(net_config)
+    try:
+        model = build_model(net_config)
+    except PuzzleError as exc:
+        raise ModelFileError(f"{folder / CONFIG}: {exc}") from None
     weights = folder / WEIGHTS
     if not weights.is_file():
         raise ModelFileError(f"{weights}: no such file")

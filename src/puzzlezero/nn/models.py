@@ -70,6 +70,7 @@ __all__ = [
     "PRESETS",
     "CONV_PRESETS",
     "ARCHS",
+    "PRESET_FIELDS",
     "build_model",
     "count_parameters",
     "receptive_radius",
@@ -82,6 +83,14 @@ PRESETS: dict[str, tuple[int, int, int]] = {
     "small": (1000, 500, 2),  # ~1.8 M: ~30 k states/s inference on 2 CPU threads
     "medium": (1500, 700, 3),  # ~4.5 M
     "paper": (5000, 1000, 4),  # DeepCubeA: 14.7 M
+    # seed 004's convolutional cube network (nn/cube_conv.py): h1 = heads' hidden width, h2 = filters
+    "cubeconv": (64, 64, 4),  # the seed's: 4 residual blocks of 64 filters, 8 states of history
+    "cubeconv-small": (32, 32, 2),  # the same with 32 filters and 2 blocks, for CPU runs and tests
+}
+#: presets of another architecture than the fully connected one: preset -> NetConfig fields
+PRESET_FIELDS: dict[str, dict[str, Any]] = {
+    "cubeconv": {"arch": "cubeconv", "history": 8},
+    "cubeconv-small": {"arch": "cubeconv", "history": 8},
 }
 
 #: seed 001's multi-head networks: name -> (shared residual blocks, goal-specific hidden layers);
@@ -102,8 +111,9 @@ CONV_PRESETS: dict[str, tuple[int, int, int]] = {
     "conv-large": (64, 256, 6),  # ~0.5 M: for GPUs
 }
 
-#: network architectures: ``mlp`` (the paper's, on a flat encoding) and ``conv`` (on a grid encoding)
-ARCHS = ("mlp", "conv")
+#: network architectures: ``mlp`` (the paper's, on a flat encoding, any puzzle), ``conv`` (on a
+#: grid encoding: Lights Out, Sokoban) and ``cubeconv`` (seed 004's, cubes only)
+ARCHS = ("mlp", "conv", "cubeconv")
 
 #: :func:`puzzlezero.nn.predict` feeds a conv net on a CPU at most this many states per pass: on
 #: this project's 2-core CPU the ``conv`` preset does 1.6-2.5x more boards/s in chunks of 128-512
@@ -170,13 +180,17 @@ class NetConfig:
     #: hidden layers of each goal's own (a residual block per two, an FC layer for an odd one)
     #: between the shared trunk and its output; 0: only the output layer differs
     head_layers: int = 0
-    #: ``"mlp"`` (the paper's fully connected net, the default) or ``"conv"`` (residual
-    #: convolutional net on a grid encoding; ``h1`` is then unused and ``h2`` is the head's width)
+    #: ``"mlp"`` (the paper's fully connected net, the default; configs written before this field
+    #: existed), ``"conv"`` (residual convolutional net on a grid encoding; ``h1`` is then unused
+    #: and ``h2`` is the head's width) or ``"cubeconv"`` (seed 004's cube network,
+    #: :mod:`puzzlezero.nn.cube_conv`)
     arch: str = "mlp"
     #: ``conv``: channels of every convolution
     channels: int = 64
     #: ``conv``: the grid encoding's ``(C, H, W)``, ``puzzle.input_shape(encoding)``
     input_shape: tuple[int, ...] = ()
+    #: states the network sees: the current one and ``history - 1`` before it (cubeconv; else 1)
+    history: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "goals", tuple(str(g) for g in self.goals))
@@ -211,6 +225,11 @@ class NetConfig:
                     f"NetConfig: {self.num_res_blocks} residual blocks see {receptive_radius(self.num_res_blocks)} "
                     f"cells around a cell, too few for a {shape[1]}x{shape[2]} board: use at least {need}"
                 )
+
+        if self.history < 1 or (self.arch != "cubeconv" and self.history != 1):
+            raise PuzzleError(
+                f"NetConfig.history must be >= 1 (and 1 for arch {self.arch!r}), got {self.history!r}"
+            )
 
     @property
     def goal_names(self) -> tuple[str, ...]:
@@ -253,7 +272,7 @@ class NetConfig:
             names = ", ".join((*PRESETS, *CONV_PRESETS))
             raise UnknownNameError(f"unknown network preset {preset!r}; choose one of {names}")
         h1, h2, blocks = PRESETS[preset]
-        base = cls(input_dim=input_dim, h1=h1, h2=h2, num_res_blocks=blocks)
+        base = cls(input_dim=input_dim, h1=h1, h2=h2, num_res_blocks=blocks, **PRESET_FIELDS.get(preset, {}))
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
     def to_dict(self) -> dict[str, Any]:
@@ -449,12 +468,19 @@ class CostToGoNet(nn.Module):
 
 
 def build_model(config: NetConfig, seed: int | None = None) -> CostToGoNet:
-    """A freshly initialised network (PyTorch default init; deterministic when ``seed`` is given)."""
+    """A freshly initialised network of ``config.arch`` (PyTorch default init; deterministic when
+    ``seed`` is given). Every architecture has :class:`CostToGoNet`'s interface."""
+    if config.arch == "cubeconv":
+        from puzzlezero.nn.cube_conv import CubeConvNet
+
+        make: Any = CubeConvNet
+    else:
+        make = CostToGoNet
     if seed is None:
-        return CostToGoNet(config)
+        return make(config)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        return CostToGoNet(config)
+        return make(config)
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -60,8 +60,10 @@ class TrainConfig:
 
     preset: str = "small"
     """Network preset: the paper's fully connected net (``tiny``, ``small``, ``medium``, ``paper``;
-    ``nn.models.PRESETS``) or, for grid puzzles (Lights Out, Sokoban), the residual convolutional
-    net (``conv-tiny``, ``conv``, ``conv-large``; ``nn.models.CONV_PRESETS``)."""
+    ``nn.models.PRESETS``), for grid puzzles (Lights Out, Sokoban) the residual convolutional
+    net (``conv-tiny``, ``conv``, ``conv-large``; ``nn.models.CONV_PRESETS``), and for the cubes
+    seed 004's convolutional cube network with 8 states of history (``cubeconv``,
+    ``cubeconv-small``)."""
     h1: int | None = None
     """Override of the preset's first hidden width (fully connected presets only)."""
     h2: int | None = None
@@ -147,6 +149,30 @@ class TrainConfig:
     (the target net's value head, itself fitted on the minimum of these targets, i.e. DAVI; the Q
     head distils one-step look-ahead: stable) or ``qmin`` (``min_a' Q_target(child, a')``, the Q*
     paper's Q-learning; on cube2 it drifted to over-estimates, see :mod:`puzzlezero.train.qlearning`)."""
+
+    selfplay_simulations: int = 100
+    """``selfplay``: tree-search simulations per move of an episode (seed 004: 800 in its text, 1600 in its code's config, on a GPU)."""
+    selfplay_episodes: int = 64
+    """``selfplay``: episodes played in lockstep (their tree searches share network calls); a chunk
+    plays batches of them until it has ``chunk_iterations * batch_size / target_reuse`` rows."""
+    selfplay_gamma: float = 0.95
+    """``selfplay``: the discount: value targets are ``gamma^distance``, backups multiply by it."""
+    selfplay_c_puct: float = 1.0
+    """``selfplay``: the PUCT exploration constant (scaled by each node's value; seed 004: 1.0)."""
+    selfplay_max_moves: int | None = None
+    """``selfplay``: moves an episode may take before it counts as unsolved (value target 0);
+    ``None`` = K (seed 004: 100)."""
+    selfplay_unvisited: str = "parent"
+    """``selfplay``: the Q of untried actions in the tree search: ``parent`` (the node's value) or
+    ``zero`` (the seed's code, made for 800-1600 simulations; see ``search.discounted_mcts``)."""
+    selfplay_start_depth: int = 1
+    """``selfplay``: the scramble depth of the first chunk; later chunks adapt it."""
+    selfplay_target_solved: float = 0.5
+    """``selfplay``: the scramble depth grows by one after a chunk that solved more than this share
+    of its episodes and shrinks by one after one that solved fewer (seed 004: 0.5)."""
+    selfplay_symmetry: bool = True
+    """``selfplay`` on the cubes: move each training row by a random one of the 48 symmetries and
+    evaluate each tree node under a random symmetry (seed 004); other puzzles ignore it."""
 
     warmup_iterations: int = 0
     """Optional supervised warm start: this many iterations of ``warmup_objective`` before
@@ -257,6 +283,7 @@ class TrainConfig:
             raise PuzzleError(f"config: q_bootstrap must be 'value' or 'qmin', got {self.q_bootstrap!r}")
         if not 0 < self.curriculum_threshold <= 1:
             raise PuzzleError("config: curriculum_threshold must be in (0, 1]")
+        self._check_selfplay()
         from puzzlezero.train.objectives import get_objective
 
         for name in (self.objective, self.warmup_objective):
@@ -292,6 +319,35 @@ class TrainConfig:
                     f"config: objective {', '.join(blind)} labels the cost to the solved state only; "
                     f"a goal other than solved trains with davi (one head) or multigoal (several)"
                 )
+
+    def _check_selfplay(self) -> None:
+        if min(self.selfplay_simulations, self.selfplay_episodes, self.selfplay_start_depth) < 1:
+            raise PuzzleError(
+                "config: selfplay_simulations, selfplay_episodes and selfplay_start_depth must be >= 1, got "
+                f"{self.selfplay_simulations}, {self.selfplay_episodes}, {self.selfplay_start_depth}"
+            )
+        if self.selfplay_max_moves is not None and self.selfplay_max_moves < 1:
+            raise PuzzleError(
+                f"config: selfplay_max_moves must be >= 1 or null, got {self.selfplay_max_moves}"
+            )
+        if not 0 < self.selfplay_gamma <= 1 or self.selfplay_c_puct < 0:
+            raise PuzzleError(
+                f"config: need 0 < selfplay_gamma <= 1 and selfplay_c_puct >= 0, got "
+                f"{self.selfplay_gamma}, {self.selfplay_c_puct}"
+            )
+        if self.selfplay_unvisited not in ("parent", "zero"):
+            raise PuzzleError(
+                f"config: selfplay_unvisited must be 'parent' or 'zero', got {self.selfplay_unvisited!r}"
+            )
+        if not 0 <= self.selfplay_target_solved < 1:
+            raise PuzzleError(
+                f"config: selfplay_target_solved must be in [0, 1), got {self.selfplay_target_solved}"
+            )
+        if self.objective == "selfplay" and (self.curriculum != "off" or self.warmup_iterations):
+            raise PuzzleError(
+                "config: objective=selfplay adapts its own scramble depth; use it with curriculum=off "
+                "and warmup_iterations=0 (start from a trained model with --init-from instead)"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -24,10 +24,11 @@ name               labels                                                       
 ``qlearning``      ``cost + J_target(A(s, a))`` for every action (a Q head, for Q*)      qlearning.py
 ``adi``            DAVI's target, its argmin for a policy head, weight 1/depth (ADI)      adi.py
 ``multigoal``      one-step Bellman targets of every goal's head (seed 001's multi-head)  multigoal.py
+``selfplay``       discounted-MCTS visit counts and ``gamma^distance`` of episodes        selfplay.py
 =================  =====================================================================  ==========
 
 >>> sorted(OBJECTIVES)  # doctest: +SKIP
-['adi', 'davi', 'lhbl', 'multigoal', 'qlearning', 'random_walk', 'scramble_depth']
+['adi', 'davi', 'lhbl', 'multigoal', 'qlearning', 'random_walk', 'scramble_depth', 'selfplay']
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
 __all__ = [
+    "HEADS",
     "Objective",
     "OBJECTIVES",
     "register_objective",
@@ -68,10 +70,12 @@ MakeLabels = Callable[
 class Objective:
     """A registered label maker. ``needs_target``: whether it calls the target network; ``head``:
     the network head its targets train (``"value"``: ``[rows]``, ``"q"``: ``[rows, num_actions]``,
-    ``"policy"``: ``[rows, 3]`` = value target, policy target action, sample weight, ``"goals"``:
-    ``[rows, G]`` for a multi-head network; the value head trains beside the Q and policy heads);
-    ``goal_aware``: it labels the cost to
-    ``config.goal`` (or, ``"goals"``, to each of ``config.goals``)."""
+    ``"policy"``: ``[rows, 3]`` = value target, policy target action, sample weight;
+    ``"alphazero"``: ``[rows, 3 + A]`` = ``gamma^distance`` target, weight, episode-start flag,
+    target distribution over actions (self-play; its states may carry a history axis);
+    ``"goals"``: ``[rows, G]`` for a multi-head network; the value head trains beside the Q and
+    policy heads); ``goal_aware``: it labels the cost to ``config.goal`` (or, ``"goals"``, to each
+    of ``config.goals``)."""
 
     name: str
     make: MakeLabels
@@ -80,6 +84,9 @@ class Objective:
     head: str = "value"
     goal_aware: bool = False
 
+
+#: the heads an objective may train (see :class:`Objective`)
+HEADS = ("value", "q", "policy", "alphazero", "goals")
 
 #: name -> objective; filled by the modules below on import (see :func:`get_objective`)
 OBJECTIVES: dict[str, Objective] = {}
@@ -91,6 +98,7 @@ _MODULES = (
     "puzzlezero.train.qlearning",
     "puzzlezero.train.adi",
     "puzzlezero.train.multigoal",
+    "puzzlezero.train.selfplay",
 )
 
 
@@ -98,8 +106,8 @@ def register_objective(
     name: str, *, needs_target: bool, summary: str, head: str = "value", goal_aware: bool = False
 ) -> Callable[[MakeLabels], MakeLabels]:
     """Decorator: register ``make`` under ``name``."""
-    if head not in ("value", "q", "policy", "goals"):
-        raise ValueError(f"objective head must be 'value', 'q', 'policy' or 'goals', got {head!r}")
+    if head not in HEADS:
+        raise ValueError(f"objective head must be one of {HEADS}, got {head!r}")
 
     def deco(make: MakeLabels) -> MakeLabels:
         OBJECTIVES[name] = Objective(name, make, needs_target, summary, head, goal_aware)
@@ -128,8 +136,11 @@ def get_objective(name: str) -> Objective:
 
 def target_head(config: TrainConfig) -> str:
     """How the target network is read as ``value_fn`` for ``config.objective``: ``"qmin"``
-    (``min_a Q``) for an objective of the Q head with ``q_bootstrap="qmin"``, else ``"value"``
-    (see :func:`puzzlezero.nn.make_heuristic`)."""
+    (``min_a Q``) for an objective of the Q head with ``q_bootstrap="qmin"``, ``"policy_value"``
+    (:func:`puzzlezero.nn.make_policy_value_function`) for self-play, else ``"value"`` (see
+    :func:`puzzlezero.nn.make_heuristic`)."""
+    if get_objective(config.objective).head == "alphazero":
+        return "policy_value"
     q = get_objective(config.objective).head == "q"
     return "qmin" if q and config.q_bootstrap == "qmin" else "value"
 

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from puzzlezero.errors import ModelFileError, PuzzleError
-from puzzlezero.nn.heuristic import make_heuristic
+from puzzlezero.nn.heuristic import encode_rows, make_heuristic
 from puzzlezero.nn.io import load_model, save_model
 from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters
 from puzzlezero.puzzles.base import Puzzle
@@ -51,7 +51,14 @@ from puzzlezero.train.checkpoint import (
 )
 from puzzlezero.train.config import RESUMABLE_FIELDS, TrainConfig
 from puzzlezero.train.evaluate import EvalSet, default_eval_depths, eval_set_for, evaluate, make_eval_set
-from puzzlezero.train.objectives import LabelJob, ValueFn, get_objective, make_labels, target_value_fn
+from puzzlezero.train.objectives import (
+    LabelJob,
+    ValueFn,
+    get_objective,
+    make_labels,
+    target_head,
+    target_value_fn,
+)
 
 __all__ = ["Trainer", "DAVITrainer", "CONFIG_FILE", "CHECKPOINT_FILE", "LOG_FILE"]
 
@@ -157,11 +164,15 @@ class Trainer:
         q_head = "q" in objective_heads
         if q_head and not self.net_config.q_head:
             self.net_config = replace(self.net_config, q_head=True, num_actions=self.puzzle.num_actions)
-        if "policy" in objective_heads and not self.net_config.policy_head:
+        if objective_heads & {"policy", "alphazero"} and not self.net_config.policy_head:
             self.net_config = replace(self.net_config, policy_head=True, num_actions=self.puzzle.num_actions)
         self.model = build_model(self.net_config, seed=config.seed).to(self.device)
         if q_head:
             self.model.init_q_from_value(self.puzzle.action_costs)
+        if "alphazero" in objective_heads and init is None:
+            from puzzlezero.train.selfplay import init_value_head
+
+            init_value_head(self.model, config.selfplay_gamma)
         if init is not None:
             weights = init.state_dict()
             if init_config is not init.config or goals_changed:
@@ -207,11 +218,14 @@ class Trainer:
                 )
             self.run_dir.mkdir(parents=True, exist_ok=True)
             (self.run_dir / LOG_FILE).write_bytes(b"")
-            self.counters.max_scramble_now = (
-                self.max_scramble
-                if config.curriculum == "off"
-                else min(config.curriculum_start, self.max_scramble)
-            )
+            if get_objective(config.objective).head == "alphazero":  # self-play adapts its depth
+                self.counters.max_scramble_now = min(config.selfplay_start_depth, self.max_scramble)
+            else:
+                self.counters.max_scramble_now = (
+                    self.max_scramble
+                    if config.curriculum == "off"
+                    else min(config.curriculum_start, self.max_scramble)
+                )
         atomic_write_text(self.run_dir / CONFIG_FILE, config.to_json())
         if not resume:
             self.checkpoint()  # iteration 0: a run killed at once can still be resumed
@@ -301,10 +315,11 @@ class Trainer:
     def _value_fn(self, version: int) -> ValueFn:
         """The target network (of ``version``, the current one) as a heuristic (int8 where configured)."""
         if version not in self._value_fns:
-            h = target_value_fn(
-                self.puzzle, self.target, self.config, device=self.device, int8=self.config.int8_targets
-            )
-            self._value_fns = {version: with_autocast(h, self.config.amp, self.device)}
+            h = target_function(self.puzzle, self.target, self.config, self.device)
+            fn = with_autocast(h, self.config.amp, self.device)
+            if hasattr(h, "history") and fn is not h:
+                fn.history = h.history  # type: ignore[attr-defined]  # self-play reads it
+            self._value_fns = {version: fn}
         return self._value_fns[version]
 
     def _target_weights(self, version: int) -> dict[str, torch.Tensor]:
@@ -359,6 +374,20 @@ class Trainer:
         warm = it0 < cfg.warmup_iterations
         head = get_objective(cfg.warmup_objective if warm else cfg.objective).head
         states, targets = self._labels(chunk)
+        selfplay = None
+        if head == "alphazero":  # the scramble depth follows the share of episodes solved
+            from puzzlezero.train.selfplay import adapt_depth, solved_fraction
+
+            solved, episodes = solved_fraction(targets)
+            selfplay = {"selfplay_solved": solved, "selfplay_episodes": episodes}
+            selfplay["selfplay_depth"] = c.max_scramble_now
+            c.max_scramble_now = adapt_depth(
+                c.max_scramble_now,
+                solved,
+                episodes,
+                target=cfg.selfplay_target_solved,
+                max_depth=self.max_scramble,
+            )
         order = _passes(np.random.default_rng([cfg.seed, self.rank, chunk, 1]), len(states), n_iter * bsz)
         self.model.train()
         losses = np.empty(n_iter)
@@ -368,7 +397,9 @@ class Trainer:
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
             rows = order[j * bsz : (j + 1) * bsz]
-            x = torch.from_numpy(self.puzzle.encode(states[rows], self.net_config.encoding)).to(self.device)
+            x = torch.from_numpy(encode_rows(self.puzzle, states[rows], self.net_config.encoding)).to(
+                self.device
+            )
             y = torch.from_numpy(targets[rows]).to(self.device)
             loss = self._step(x, y, head)
             losses[j] = loss
@@ -404,6 +435,8 @@ class Trainer:
         }
         if grown is not None:
             record["curriculum_solved_pct"] = grown
+        if selfplay is not None:
+            record.update(selfplay)
         return record
 
     def _step(self, x: torch.Tensor, y: torch.Tensor, head: str = "value") -> float:
@@ -415,12 +448,15 @@ class Trainer:
           ``min_a y(s, a)``;
         * ``"policy"``: rows ``(value, action, weight)`` (ADI): the weighted squared error of the
           value plus the weighted cross-entropy of the policy logits, over the batch's total weight;
+        * ``"alphazero"``: rows ``(v, weight, first, p[A])`` (self-play): the squared error of
+          ``gamma^J`` (``J`` the value head's cost-to-go) against ``v`` plus the cross-entropy of the
+          policy against the distribution ``p``, weighted as above;
         * a multi-head network (``"goals"``): the mean squared error of its ``[B, G]`` goal heads.
         """
         net = self.model if self.train_net is None else self.train_net
         multi = self.net_config.multi_head
         with autocast(self.config.amp, self.device):
-            pred = net(x, all_heads=head in ("q", "policy") and not multi)
+            pred = net(x, all_heads=head in ("q", "policy", "alphazero") and not multi)
         mse = torch.nn.functional.mse_loss
         if multi:  # one column of targets per goal head, fitted jointly
             loss = mse(pred.float(), y)
@@ -433,6 +469,12 @@ class Trainer:
             v_target, action, weight = y[:, 0], y[:, 1].long(), y[:, 2]
             ce = torch.nn.functional.cross_entropy(pred["policy"].float(), action, reduction="none")
             per_sample = (pred["value"].float() - v_target) ** 2 + ce
+            loss = (weight * per_sample).sum() / weight.sum().clamp_min(1e-12)
+        elif head == "alphazero":
+            v_target, weight, p_target = y[:, 0], y[:, 1], y[:, 3:]
+            v_pred = torch.pow(self.config.selfplay_gamma, pred["value"].float())
+            ce = -(p_target * torch.log_softmax(pred["policy"].float(), dim=1)).sum(dim=1)
+            per_sample = (v_pred - v_target) ** 2 + ce
             loss = (weight * per_sample).sum() / weight.sum().clamp_min(1e-12)
         else:
             loss = mse(pred.float(), y)
@@ -531,6 +573,10 @@ class Trainer:
             "qlearning": "Q-learning targets for the Q head (value head on their minimum)",
             "adi": "ADI value and policy targets weighted 1/depth",
             "multigoal": f"multi-head DAVI ({', '.join(cfg.goals)}; {cfg.head_layers} goal-specific layers)",
+            "selfplay": (
+                f"self-play with discounted MCTS ({cfg.selfplay_simulations} simulations per move, "
+                f"gamma {cfg.selfplay_gamma}, depth adapted to {cfg.selfplay_target_solved:.0%} solved)"
+            ),
         }
         parts.append(name.get(cfg.objective, cfg.objective))
         if cfg.goal != "solved":
@@ -598,6 +644,16 @@ class Trainer:
 
 #: the name this class had when it only knew DAVI
 DAVITrainer = Trainer
+
+
+def target_function(puzzle: Puzzle, net: torch.nn.Module, config: TrainConfig, device: Any = "cpu") -> Any:
+    """The target network as its objective reads it (:func:`~.objectives.target_head`): a heuristic
+    ``states -> float32[B]``, or for self-play a policy-value function."""
+    if target_head(config) == "policy_value":
+        from puzzlezero.nn.heuristic import make_policy_value_function
+
+        return make_policy_value_function(puzzle, net, batch_size=config.inference_batch, device=device)
+    return target_value_fn(puzzle, net, config, device=device, int8=config.int8_targets)
 
 
 def _passes(rng: np.random.Generator, n_rows: int, total: int) -> np.ndarray:

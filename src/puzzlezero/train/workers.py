@@ -38,7 +38,8 @@ def _init(puzzle: Puzzle, config: TrainConfig, net_config: NetConfig) -> None:
 
 def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.ndarray, np.ndarray]:
     from puzzlezero.nn.models import build_model
-    from puzzlezero.train.objectives import make_labels, target_value_fn
+    from puzzlezero.train.objectives import make_labels
+    from puzzlezero.train.trainer import target_function
 
     puzzle, config = _STATE["puzzle"], _STATE["config"]
     value_fn = None
@@ -46,7 +47,7 @@ def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.nd
         if _STATE["version"] != job.target_version:
             net = build_model(_STATE["net_config"])
             net.load_state_dict(weights)
-            _STATE["value_fn"] = target_value_fn(puzzle, net.eval(), config, int8=config.int8_targets)
+            _STATE["value_fn"] = target_function(puzzle, net.eval(), config)
             _STATE["version"] = job.target_version
         value_fn = _STATE["value_fn"]
     return make_labels(puzzle, job, value_fn, config)
