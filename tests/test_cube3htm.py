@@ -117,12 +117,17 @@ def test_solve_cube3_json_has_cost_too(capsys: pytest.CaptureFixture[str]) -> No
     assert data["length"] == 3 and data["cost"] == 3.0 and data["half_turn_length"] == 2
 
 
-def test_learned_heuristic_without_a_model_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(ModelFileError, match="no model folder 'cube3htm'.*puzzlezero train cube3htm"):
-        solver.solve("cube3htm", "R U2")
-    assert main(["solve", "cube3htm", "R U2"]) != 0
+def test_the_shipped_model_solves_in_half_turns_and_a_missing_model_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    r = solver.solve("cube3htm", "R U2 F'", anytime=False)
+    assert r.solved and r.search == "qstar" and r.solution == ("F", "U2", "R'")
+    one_move = " ".join(str(t) for t in [*range(1, 30), 0, 31, 32, 33, 34, 35, 30])  # no model for it
+    with pytest.raises(ModelFileError, match="no model folder 'puzzle35'.*puzzlezero train puzzle35"):
+        solver.solve("puzzle35", one_move, search="bwas")
+    assert main(["solve", "puzzle35", one_move, "--search", "bwas"]) != 0
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "puzzlezero train cube3htm" in err and "Traceback" not in err
+    assert err.startswith("error: ") and "puzzlezero train puzzle35" in err and "Traceback" not in err
 
 
 def test_pdb_heuristic_is_admissible_for_half_turns(htm: pz.Puzzle) -> None:

@@ -106,6 +106,8 @@ DEFAULTS: dict[str, Defaults] = {
         fallback="group",
     ),
     "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000, fallback="group"),
+    # the half-turn cube's shipped model has a Q head too: cube3's schedule, 21.3 half turns on
+    # average at a median 28 s on the 20 shared benchmark cubes (idle 2-core CPU, session 6)
     "cube3htm": Defaults(
         0.3,
         1000,
