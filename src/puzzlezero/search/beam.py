@@ -52,9 +52,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
-from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
+from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate, evaluate_q
 
 __all__ = ["beam", "qbeam"]
 
@@ -143,19 +142,6 @@ def _checked(
     return _Beam(puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, q=q)
 
 
-def _q_values(q_function: QFunction, states: np.ndarray, num_actions: int, stats: SearchStats) -> np.ndarray:
-    """Call ``q_function`` once on ``states[M]`` and check its answer: finite ``float32[M, A]``."""
-    with stats.timer("heuristic"):
-        q = np.asarray(q_function(states), dtype=np.float32)
-    stats.heuristic_calls += 1
-    stats.heuristic_states += states.shape[0]
-    if q.shape != (states.shape[0], num_actions):
-        raise PuzzleError(f"the Q function returned shape {q.shape} for {states.shape[0]} states")
-    if not np.all(np.isfinite(q)):
-        raise PuzzleError("the Q function returned NaN or infinite values")
-    return q
-
-
 def _mix(hashes: np.ndarray, inst: np.ndarray) -> np.ndarray:
     """Per-instance keys: the state hash mixed with the instance id (as the BWAS node table does)."""
     with np.errstate(over="ignore"):
@@ -225,7 +211,7 @@ class _Beam:
             if rows.size == 0:
                 continue
             st.iterations += 1
-            q = _q_values(self.heuristic, self.beam[rows], self.A, st) if self.q else None
+            q = evaluate_q(self.heuristic, self.beam[rows], self.A, st) if self.q else None
             children, c_inst, c_parent, c_action, c_hash = self._expand(rows)
             c_g = self.g[c_parent] + self.action_costs[c_action]
             if q is not None:  # each child's h from its parent's Q row: Q(s, a) - cost(a)

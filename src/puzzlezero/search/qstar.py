@@ -31,10 +31,9 @@ from typing import Literal
 
 import numpy as np
 
-from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.bwas import _Bwas
-from puzzlezero.search.result import SearchResult, SearchStats
+from puzzlezero.search.result import SearchResult, SearchStats, evaluate_q
 
 __all__ = ["qstar", "q_from_value"]
 
@@ -91,17 +90,7 @@ class _QStar(_Bwas):
         fresh2 = fresh.reshape(n, n_act)
         rows = np.flatnonzero(fresh2.any(axis=1))  # parents with at least one new child
         st = self.stats
-        with st.timer("heuristic"):
-            q = np.asarray(self.heuristic(parents[rows]), dtype=np.float32)
-        st.heuristic_calls += 1
-        st.heuristic_states += rows.size
-        if q.shape != (rows.size, n_act):
-            raise PuzzleError(
-                f"the Q function returned shape {list(q.shape)} for {rows.size} states; "
-                f"expected [{rows.size}, {n_act}]"
-            )
-        if not np.all(np.isfinite(q)):
-            raise PuzzleError("the Q function returned NaN or infinite values")
+        q = evaluate_q(self.heuristic, parents[rows], n_act, st)
         if self.step_cost is not None:
             h = np.maximum(q[fresh2[rows]] - self.step_cost, 0.0)
         else:  # each child's own action cost
