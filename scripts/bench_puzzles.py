@@ -15,6 +15,7 @@ import os
 import platform
 import statistics
 import time
+from functools import partial
 
 import numpy as np
 
@@ -59,10 +60,12 @@ def main() -> None:
         p = pz.make(name)
         for b in args.batches:
             states = p.scramble(rng, b, (1, min(p.default_scramble_depth, 100)))
-            exp = median_rate(lambda: p.expand(states), b * p.num_actions, args.repeats)
-            hsh = median_rate(lambda: p.hash64(states), b, args.repeats)
-            unq = median_rate(lambda: p.unique(states), b, args.repeats)
-            print(f"| {name} | {b:,} | {p.num_actions} | {exp / 1e6:.1f} M | {hsh / 1e6:.1f} M | {unq / 1e6:.2f} M |")
+            exp = median_rate(partial(p.expand, states), b * p.num_actions, args.repeats)
+            hsh = median_rate(partial(p.hash64, states), b, args.repeats)
+            unq = median_rate(partial(p.unique, states), b, args.repeats)
+            print(
+                f"| {name} | {b:,} | {p.num_actions} | {exp / 1e6:.1f} M | {hsh / 1e6:.1f} M | {unq / 1e6:.2f} M |"
+            )
 
 
 if __name__ == "__main__":

@@ -40,7 +40,9 @@ def parse_setting(text: str) -> tuple[str, dict[str, Any]]:
         return parts[0], {"search": parts[0], "beam_width": int(parts[1])}
     if len(parts) == 3:
         return parts[0], {"search": parts[0], "weight": float(parts[1]), "batch": int(parts[2])}
-    raise SystemExit(f"bad setting {text!r}: use search:weight:batch, search:w/n+w/n, beam:width, qbeam:width or default")
+    raise SystemExit(
+        f"bad setting {text!r}: use search:weight:batch, search:w/n+w/n, beam:width, qbeam:width or default"
+    )
 
 
 def main() -> None:

@@ -78,9 +78,7 @@ def main() -> None:
         rows.append({"id": cid, "solved": out["solved"] and replayed, "length": out["length"],
                      "optimal_length": opt, "search_seconds": out["seconds"], "wall_seconds": round(wall, 4)})  # fmt: skip
         mark = "" if opt is None else ("=" if out["length"] == opt else f"(optimal {opt})")
-        print(
-            f"{cid:>5}  length {out['length']} {mark:<14} search {out['seconds']:.3f} s  wall {wall:.3f} s"
-        )
+        print(f"{cid:>5}  length {out['length']} {mark:<14} search {out['seconds']:.3f} s  wall {wall:.3f} s")
     walls = [r["wall_seconds"] for r in rows]
     known = [r for r in rows if r["optimal_length"] is not None]
     summary = {

@@ -33,10 +33,21 @@ import puzzlezero as pz  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the console script, run by this interpreter (``python -m puzzlezero.cli.main`` would register no commands)
-PUZZLEZERO = [sys.executable, "-c", "import sys; from puzzlezero.cli.main import main; sys.exit(main(sys.argv[1:]))"]
+PUZZLEZERO = [
+    sys.executable,
+    "-c",
+    "import sys; from puzzlezero.cli.main import main; sys.exit(main(sys.argv[1:]))",
+]
 CHROMIUM = os.environ.get("PUZZLEZERO_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 HAS_MODEL = (ROOT / "src/puzzlezero/models/cube3/model.pt").is_file()
 #: a model folder to serve for cube3 instead of the shipped one (e.g. a fresh `puzzlezero export`)
 CUBE3_MODEL = os.environ.get("PUZZLEZERO_TEST_CUBE3_MODEL")
@@ -112,8 +123,10 @@ def cube_server(fake_server: str) -> Iterator[str]:
         return
     port = free_port()
     extra = ["--model", f"cube3={CUBE3_MODEL}"] if CUBE3_MODEL else []
-    proc = subprocess.Popen([*PUZZLEZERO, "serve", "--port", str(port), "--workers", "1",
-                             "--log-level", "warning", *extra], cwd=ROOT)
+    proc = subprocess.Popen(
+        [*PUZZLEZERO, "serve", "--port", str(port), "--workers", "1", "--log-level", "warning", *extra],
+        cwd=ROOT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url, proc)
@@ -155,8 +168,9 @@ def snapshot(page: Any) -> dict[str, Any]:
 
 def open_page(page: Any, url: str) -> None:
     page.goto(url)
-    page.wait_for_function("() => window.pz && document.getElementById('status').dataset.kind === 'ok'",
-                           timeout=60_000)
+    page.wait_for_function(
+        "() => window.pz && document.getElementById('status').dataset.kind === 'ok'", timeout=60_000
+    )
 
 
 def solve_and_play(page: Any, timeout_ms: int = 90_000) -> dict[str, Any]:
@@ -168,7 +182,8 @@ def solve_and_play(page: Any, timeout_ms: int = 90_000) -> dict[str, Any]:
     page.click("#play")
     page.wait_for_function(
         "() => { const s = window.pz.snapshot(); return s.pos === s.solution.length && !s.playing; }",
-        timeout=60_000)
+        timeout=60_000,
+    )
     page.wait_for_selector("#solved-badge[data-solved='true']", timeout=10_000)
     return snapshot(page)
 
@@ -182,7 +197,7 @@ def test_cube_3d_scramble_turn_solve_play(page: Any, cube_server: str, artifacts
     page.click("#scramble")
     page.wait_for_function("() => window.pz.snapshot().alg.split(' ').length === 3", timeout=10_000)
     page.keyboard.press("Shift+KeyR")  # keyboard turn: R'
-    page.wait_for_function("() => window.pz.snapshot().alg.endsWith(\" R'\")", timeout=10_000)
+    page.wait_for_function('() => window.pz.snapshot().alg.endsWith(" R\'")', timeout=10_000)
     page.wait_for_selector("#solved-badge[data-solved='false']", timeout=10_000)
     before = snapshot(page)
     assert len(before["alg"].split()) == 4 and not before["solved"]
@@ -211,21 +226,24 @@ def test_cube_2d_fallback_without_cubing(page: Any, artifacts: Path, tmp_path: P
         facelets = cube.format(cube.parse("R U"))  # facelets: solved by the server, shown as its inverse
         page.fill("#input", facelets)
         page.click("#load")
-        page.wait_for_function("() => document.getElementById('status').textContent.includes('facelets loaded')",
-                               timeout=30_000)
+        page.wait_for_function(
+            "() => document.getElementById('status').textContent.includes('facelets loaded')", timeout=30_000
+        )
         assert snapshot(page)["alg"] == "R U" and snapshot(page)["state"] == facelets
         page.fill("#input", "R U2 F'")  # a pasted scramble with a half turn
         page.click("#load")
-        page.wait_for_function("() => window.pz.snapshot().alg === \"R U2 F'\"", timeout=10_000)
-        page.wait_for_function(f"() => window.pz.snapshot().state === '{cube.format(cube.parse('R U U F' + chr(39)))}'",
-                               timeout=10_000)
+        page.wait_for_function('() => window.pz.snapshot().alg === "R U2 F\'"', timeout=10_000)
+        page.wait_for_function(
+            f"() => window.pz.snapshot().state === '{cube.format(cube.parse('R U U F' + chr(39)))}'",
+            timeout=10_000,
+        )
     assert page.errors == []
 
 
 def test_board_sliding_keys_click_solve_play(page: Any, fake_server: str, artifacts: Path) -> None:
     open_page(page, fake_server + "/board?puzzle=puzzle15")
     assert snapshot(page)["solved"]
-    page.keyboard.press("ArrowDown")   # tile above the blank slides down: blank to row 2
+    page.keyboard.press("ArrowDown")  # tile above the blank slides down: blank to row 2
     page.keyboard.press("ArrowRight")  # tile left of the blank slides right: blank to (2, 2)
     page.wait_for_function("() => window.pz.snapshot().state.split(' ').indexOf('0') === 10", timeout=10_000)
     page.click("#board svg text:text-is('10')")  # tile 10 sits at (2, 1), left of the blank
@@ -240,11 +258,13 @@ def test_board_sliding_keys_click_solve_play(page: Any, fake_server: str, artifa
 def test_board_lights_out_click_solve_play(page: Any, fake_server: str) -> None:
     open_page(page, fake_server + "/board?puzzle=lightsout7")
     page.click("#board rect[data-index='24']")
-    page.wait_for_function("() => window.pz.snapshot().state.split('').filter(c => c === '1').length === 5",
-                           timeout=10_000)
+    page.wait_for_function(
+        "() => window.pz.snapshot().state.split('').filter(c => c === '1').length === 5", timeout=10_000
+    )
     page.click("#board rect[data-index='0']")
-    page.wait_for_function("() => window.pz.snapshot().state.split('').filter(c => c === '1').length === 8",
-                           timeout=10_000)
+    page.wait_for_function(
+        "() => window.pz.snapshot().state.split('').filter(c => c === '1').length === 8", timeout=10_000
+    )
     end = solve_and_play(page)
     assert sorted(end["solution"]) == ["0", "24"]
     assert page.errors == []
@@ -269,19 +289,32 @@ def test_board_shows_its_place_in_the_line_while_the_server_is_busy(page: Any) -
             open_page(page, url + "/board?puzzle=puzzle8")
             for moves in ("D", "R"):  # one runs, one waits
                 p8 = pz.make("puzzle8")
-                body = {"puzzle": "puzzle8", "state": p8.format(p8.apply_moves(p8.goal(), p8.parse_moves(moves)))}
-                req = urllib.request.Request(url + "/api/jobs", data=json.dumps(body).encode(),
-                                             headers={"Content-Type": "application/json"})
-                assert json.loads(urllib.request.urlopen(req, timeout=10).read())["status"] in ("running", "queued")
+                body = {
+                    "puzzle": "puzzle8",
+                    "state": p8.format(p8.apply_moves(p8.goal(), p8.parse_moves(moves))),
+                }
+                req = urllib.request.Request(
+                    url + "/api/jobs",
+                    data=json.dumps(body).encode(),
+                    headers={"Content-Type": "application/json"},
+                )
+                assert json.loads(urllib.request.urlopen(req, timeout=10).read())["status"] in (
+                    "running",
+                    "queued",
+                )
             page.keyboard.press("ArrowDown")
             page.wait_for_selector("#solved-badge[data-solved='false']", timeout=10_000)
             page.click("#solve")
             page.wait_for_function(
                 "() => /^queued: 2nd in line, about \\d+ s until it starts$/.test("
-                "document.getElementById('status').textContent)", timeout=10_000)
+                "document.getElementById('status').textContent)",
+                timeout=10_000,
+            )
             gate.set()
             page.wait_for_function("() => window.pz.snapshot().solution.length > 0", timeout=20_000)
-            assert snapshot(page)["solution"] == ["U"] and "found a 1-move solution" in page.inner_text("#status")
+            assert snapshot(page)["solution"] == ["U"] and "found a 1-move solution" in page.inner_text(
+                "#status"
+            )
     finally:
         gate.set()
     assert page.errors == []
@@ -304,8 +337,9 @@ def test_board_sokoban_keys_and_click(page: Any, fake_server: str) -> None:
     open_page(page, fake_server + "/board?puzzle=sokoban")
     page.fill("#input", LEVEL)
     page.click("#load")
-    page.wait_for_function(f"() => window.pz.snapshot().state === {sokoban.format(sokoban.parse(LEVEL))!r}",
-                           timeout=10_000)
+    page.wait_for_function(
+        f"() => window.pz.snapshot().state === {sokoban.format(sokoban.parse(LEVEL))!r}", timeout=10_000
+    )
     pushed = sokoban.apply_moves(sokoban.parse(LEVEL), sokoban.parse_moves("U"))  # box onto its target
     page.keyboard.press("ArrowUp")
     page.wait_for_function(f"() => window.pz.snapshot().state === {sokoban.format(pushed)!r}", timeout=10_000)

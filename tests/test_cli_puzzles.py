@@ -38,7 +38,8 @@ def test_scramble_json_is_reproducible_and_valid(capsys: pytest.CaptureFixture[s
 
 
 @pytest.mark.parametrize(
-    "puzzle,key", [("puzzle15", "tiles"), ("lightsout7", "lights"), ("sokoban", "grid"), ("cube2", "facelets")]
+    "puzzle,key",
+    [("puzzle15", "tiles"), ("lightsout7", "lights"), ("sokoban", "grid"), ("cube2", "facelets")],
 )
 def test_scramble_then_validate_and_show(capsys: pytest.CaptureFixture[str], puzzle: str, key: str) -> None:
     rc, out, _ = run(capsys, "scramble", puzzle, "--depth", "30", "--seed", "1", "--json")
@@ -55,7 +56,12 @@ def test_scramble_then_validate_and_show(capsys: pytest.CaptureFixture[str], puz
 def test_show_solved_cube_and_svg(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
     svg = tmp_path / "cube.svg"
     rc, out, _ = run(capsys, "show", "cube3", SOLVED, "--json", "--svg", str(svg))
-    assert rc == 0 and json.loads(out) == {"puzzle": "cube3", "solved": True, "facelets": SOLVED, "state": SOLVED}
+    assert rc == 0 and json.loads(out) == {
+        "puzzle": "cube3",
+        "solved": True,
+        "facelets": SOLVED,
+        "state": SOLVED,
+    }
     assert svg.read_text().startswith("<svg")
     rc, out, _ = run(capsys, "show", "cube3", "R U R' U'")
     assert rc == 0 and "not solved" in out
@@ -81,7 +87,9 @@ def test_state_from_file(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
         ("nosuchpuzzle", "x", "registered puzzles"),
     ],
 )
-def test_validate_errors_are_one_line(capsys: pytest.CaptureFixture[str], puzzle: str, state: str, needle: str) -> None:
+def test_validate_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str], puzzle: str, state: str, needle: str
+) -> None:
     rc, out, err = run(capsys, "validate", puzzle, state)
     assert rc == 2
     assert err.startswith("error: ") and needle in err

@@ -28,7 +28,16 @@ def puzzle(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> p
 
 
 def test_registry_names_and_unknown() -> None:
-    for required in ["cube3", "cube2", "puzzle15", "puzzle24", "puzzle35", "puzzle48", "lightsout7", "sokoban"]:
+    for required in [
+        "cube3",
+        "cube2",
+        "puzzle15",
+        "puzzle24",
+        "puzzle35",
+        "puzzle48",
+        "lightsout7",
+        "sokoban",
+    ]:
         assert required in NAMES
     with pytest.raises(UnknownNameError, match="registered puzzles: cube3"):
         pz.make("cube4")

@@ -55,7 +55,9 @@ def bfs_solve(puzzle: Puzzle, state: np.ndarray, *, max_depth: int = 4, **option
     for the few-move scrambles the tests and the browser test use. Like the real solver it refuses an
     unknown search name and a missing model with the project's errors."""
     if options.get("search") not in (None, *KNOWN_SEARCHES):
-        raise pz.UnknownNameError(f"unknown search {options['search']!r}; choose one of: {', '.join(KNOWN_SEARCHES)}")
+        raise pz.UnknownNameError(
+            f"unknown search {options['search']!r}; choose one of: {', '.join(KNOWN_SEARCHES)}"
+        )
     if options.get("heuristic") == "missing":
         raise pz.ModelFileError("no model file for this puzzle: models/x/model.pt not found")
     t0 = time.perf_counter()
@@ -66,8 +68,9 @@ def bfs_solve(puzzle: Puzzle, state: np.ndarray, *, max_depth: int = 4, **option
         goal = puzzle.is_goal(frontier)
         if goal.any():
             i = int(np.argmax(goal))
-            return FakeResult(puzzle.name, True, puzzle.format_moves(paths[i]), nodes,
-                              time.perf_counter() - t0, options)
+            return FakeResult(
+                puzzle.name, True, puzzle.format_moves(paths[i]), nodes, time.perf_counter() - t0, options
+            )
         if frontier.shape[0] * puzzle.num_actions > 2_000_000:  # memory guard: give up, like a node limit
             break
         children = puzzle.expand(frontier)
@@ -168,8 +171,12 @@ def test_move_returns_the_trajectory(client: TestClient) -> None:
         p.format(p.apply_moves(p.goal(), p.parse_moves("D"))),
         p.format(p.apply_moves(p.goal(), p.parse_moves("D R"))),
     ]
-    assert [f["solved"] for f in data["frames"]] == [True, False, False] and data["state"] == data["frames"][-1]["state"]
-    back = client.post("/api/move", json={"puzzle": "puzzle8", "state": data["state"], "moves": ["L", "U"]}).json()
+    assert [f["solved"] for f in data["frames"]] == [True, False, False] and data["state"] == data["frames"][
+        -1
+    ]["state"]
+    back = client.post(
+        "/api/move", json={"puzzle": "puzzle8", "state": data["state"], "moves": ["L", "U"]}
+    ).json()
     assert back["solved"] and "frames" not in back
 
 
@@ -220,7 +227,9 @@ def test_operator_model_is_used_and_its_path_stays_private() -> None:
     with client_for(spy, models={"lightsout7": "/srv/models/lo7"}) as c:
         lights = pz.make("lightsout7")
         one_press = lights.format(lights.apply_moves(lights.goal(), [24]))
-        assert c.post("/api/solve", json={"puzzle": "lightsout7", "state": one_press}).json()["solution"] == ["24"]
+        assert c.post("/api/solve", json={"puzzle": "lightsout7", "state": one_press}).json()["solution"] == [
+            "24"
+        ]
         assert c.post("/api/solve", json={"puzzle": "cube3", "state": "R"}).status_code == 200
         infos = {p["name"]: p for p in c.get("/api/puzzles").json()}
         info = c.get("/api/info").text
@@ -246,12 +255,22 @@ def test_serve_rejects_a_bad_model_option(capsys: pytest.CaptureFixture[str], tm
         ({"puzzle": "cube9", "state": "R"}, 400, "registered puzzles: cube3"),
         ({"puzzle": "cube3", "state": "R", "time_limit": 61}, 422, "exceeds this server's limit of 60.0 s"),
         ({"puzzle": "cube3", "state": "R", "max_nodes": 10**9}, 422, "max_nodes 1000000000 exceeds"),
-        ({"puzzle": "cube3", "state": "R", "time_limit": -1}, 422, "time_limit: Input should be greater than 0"),
-        ({"puzzle": "cube3", "state": "R", "model": "/etc/passwd"}, 422, "model: Extra inputs are not permitted"),
+        (
+            {"puzzle": "cube3", "state": "R", "time_limit": -1},
+            422,
+            "time_limit: Input should be greater than 0",
+        ),
+        (
+            {"puzzle": "cube3", "state": "R", "model": "/etc/passwd"},
+            422,
+            "model: Extra inputs are not permitted",
+        ),
         ({"puzzle": "cube3"}, 422, "state: Field required"),
     ],
 )
-def test_bad_requests_get_4xx_with_a_message(client: TestClient, body: dict, status: int, needle: str | None) -> None:
+def test_bad_requests_get_4xx_with_a_message(
+    client: TestClient, body: dict, status: int, needle: str | None
+) -> None:
     r = client.post("/api/solve", json=body)
     assert r.status_code == status
     detail = r.json()["detail"]
@@ -267,7 +286,9 @@ def test_bad_json_and_bad_moves(client: TestClient) -> None:
     assert r.status_code == 422 and "invalid request" in r.json()["detail"]
     r = client.post("/api/move", json={"puzzle": "cube3", "moves": "R Q"})
     assert r.status_code == 400 and "'Q'" in r.json()["detail"]
-    r = client.post("/api/move", json={"puzzle": "cube3", "moves": ["R", "R'"] * 501, "trajectory": True, "svg": True})
+    r = client.post(
+        "/api/move", json={"puzzle": "cube3", "moves": ["R", "R'"] * 501, "trajectory": True, "svg": True}
+    )
     assert r.status_code == 422 and "1002 SVG frames exceed" in r.json()["detail"]
     r = client.post("/api/move", json={"puzzle": "cube3", "moves": ["R"] * 5001})
     assert r.status_code == 422 and "5001 moves exceed" in r.json()["detail"]
@@ -297,8 +318,10 @@ def test_full_queue_gets_429_and_the_admitted_requests_finish() -> None:
     with client_for(blocking, workers=1, queue=1) as c:
         results: list[int] = []
         body = {"puzzle": "cube3", "state": "R"}
-        threads = [threading.Thread(target=lambda: results.append(c.post("/api/solve", json=body).status_code))
-                   for _ in range(2)]
+        threads = [
+            threading.Thread(target=lambda: results.append(c.post("/api/solve", json=body).status_code))
+            for _ in range(2)
+        ]
         for t in threads:
             t.start()
         assert started.acquire(timeout=10)  # one running ...
@@ -312,7 +335,12 @@ def test_full_queue_gets_429_and_the_admitted_requests_finish() -> None:
             t.join(30)
         assert results == [200, 200]
         assert c.get("/api/info").json()["pool"] == {
-            "workers": 1, "queue": 1, "running": 0, "waiting": 0, "completed": 2}
+            "workers": 1,
+            "queue": 1,
+            "running": 0,
+            "waiting": 0,
+            "completed": 2,
+        }
 
 
 def test_overrunning_solve_gets_504_and_keeps_its_slot() -> None:
@@ -436,4 +464,6 @@ def test_value_refuses_bad_input(client: TestClient) -> None:
     level = "#####\n#@$.#\n#####"
     r = client.post("/api/value", json={"puzzle": "sokoban", "state": level})
     assert r.status_code == 503 and "no model" in r.json()["detail"]  # no shipped Sokoban model
-    assert client.post("/api/value", json={"puzzle": "cube2", "state": "R", "model": "/etc"}).status_code == 422
+    assert (
+        client.post("/api/value", json={"puzzle": "cube2", "state": "R", "model": "/etc"}).status_code == 422
+    )

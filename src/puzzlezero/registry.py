@@ -143,4 +143,11 @@ register("puzzle24", "puzzlezero.puzzles.npuzzle:NPuzzle", "24-puzzle (5x5)", si
 register("puzzle35", "puzzlezero.puzzles.npuzzle:NPuzzle", "35-puzzle (6x6)", size=6)
 register("puzzle48", "puzzlezero.puzzles.npuzzle:NPuzzle", "48-puzzle (7x7)", size=7)
 register("lightsout7", "puzzlezero.puzzles.lightsout:LightsOut", "7x7 Lights Out", size=7)
-register("sokoban", "puzzlezero.puzzles.sokoban:Sokoban", "Sokoban, 10x10 with 4 boxes (Boxoban)", height=10, width=10, num_boxes=4)
+register(
+    "sokoban",
+    "puzzlezero.puzzles.sokoban:Sokoban",
+    "Sokoban, 10x10 with 4 boxes (Boxoban)",
+    height=10,
+    width=10,
+    num_boxes=4,
+)

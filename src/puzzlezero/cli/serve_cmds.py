@@ -22,14 +22,18 @@ def parse_models(items: list[str]) -> dict[str, str]:
         spec(name)  # an unknown puzzle lists the registered ones
         path = Path(folder).expanduser().resolve()
         if not (path / "model.pt").is_file() or not (path / "config.json").is_file():
-            raise PuzzleError(f"--model {item}: {path} is not a model folder (needs model.pt and config.json)")
+            raise PuzzleError(
+                f"--model {item}: {path} is not a model folder (needs model.pt and config.json)"
+            )
         out[name] = str(path)
     return out
 
 
 @app.command("serve")
 def serve(
-    host: Annotated[str, typer.Option(help="Interface to listen on (0.0.0.0 = every interface).")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(help="Interface to listen on (0.0.0.0 = every interface).")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0 = any free port).")] = 8000,
     workers: Annotated[
         int | None, typer.Option(min=1, help="Solver worker processes [default: min(2, CPU cores)].")
@@ -45,11 +49,17 @@ def serve(
     time_limit: Annotated[
         float, typer.Option(min=0.1, help="Largest time_limit (seconds) a request may ask for.")
     ] = 60.0,
-    max_nodes: Annotated[int, typer.Option(min=1, help="Largest max_nodes a request may ask for.")] = 10_000_000,
-    executor: Annotated[str, typer.Option(help="'process' (default) or 'thread' solver workers.")] = "process",
+    max_nodes: Annotated[
+        int, typer.Option(min=1, help="Largest max_nodes a request may ask for.")
+    ] = 10_000_000,
+    executor: Annotated[
+        str, typer.Option(help="'process' (default) or 'thread' solver workers.")
+    ] = "process",
     model: Annotated[
         list[str] | None,
-        typer.Option(help="Serve a model folder for a puzzle instead of the shipped one: PUZZLE=DIR (repeatable)."),
+        typer.Option(
+            help="Serve a model folder for a puzzle instead of the shipped one: PUZZLE=DIR (repeatable)."
+        ),
     ] = None,
     node_modules: Annotated[
         Path | None, typer.Option(help="Folder holding cubing.js [default: beside the repository or cwd].")
@@ -62,7 +72,9 @@ def serve(
 
         from puzzlezero.web import ServerConfig, create_app
     except ImportError as exc:
-        raise fail(f"the web app needs FastAPI and uvicorn: pip install 'puzzlezero[web]' ({exc.name} missing)") from None
+        raise fail(
+            f"the web app needs FastAPI and uvicorn: pip install 'puzzlezero[web]' ({exc.name} missing)"
+        ) from None
     kwargs: dict[str, object] = {
         "models": parse_models(model or []),
         "executor": executor,

@@ -191,7 +191,8 @@ class PuzzleInfo(BaseModel):
     reversible: bool = Field(description="every move has an inverse (scrambles are move sequences)")
     model: bool = Field(description="a trained model is shipped for it")
     goals: list[str] = Field(
-        default_factory=list, description="its goals in solving order, sub-goals first (cube3: layer1, layer2, solved)"
+        default_factory=list,
+        description="its goals in solving order, sub-goals first (cube3: layer1, layer2, solved)",
     )
     layered_model: bool = Field(False, description="models for layered solving are shipped (<name>-layered)")
 
