@@ -236,13 +236,19 @@ def make_policy_value(
     int8: bool = False,
     temperature: float = 1.0,
     source: str = "auto",
+    legal_only: bool = False,
 ) -> Callable[[np.ndarray], tuple[np.ndarray, ...]]:
     """A policy-value function ``states[B] -> (float32[B], float32[B, A][, float32[B, A]])`` for
     MCTS (:mod:`puzzlezero.search.mcts`): the value head's cost-to-go (clipped at ``>= 0``, 0 at
     goals) and a policy (:func:`policy_source`) from ONE forward pass where the model has a policy
     or Q head (with a Q head, the Q values third: each move's cost-to-go); from the value head on
     the states and their children otherwise
-    (:func:`~puzzlezero.search.policy.policy_value_from_heuristic`, the children's values third)."""
+    (:func:`~puzzlezero.search.policy.policy_value_from_heuristic`, the children's values third).
+
+    ``legal_only``: moves that leave a state unchanged get probability 0 (``puzzle.legal_mask``;
+    MCTS drops them itself when it expands). A network with history (``model.config.history``
+    ``H > 1``) takes ``states[B, H, *state_shape]``, newest first (:func:`encode_rows`); the goal
+    test and the mask read the newest."""
     from puzzlezero.search.policy import check_temperature, policy_value_from_heuristic, softmin
 
     t = check_temperature(temperature)
@@ -254,12 +260,14 @@ def make_policy_value(
     check_compatible(puzzle, model)
     net = inference_copy(model, int8=int8, device=device)
     n_act, enc = puzzle.num_actions, model.config.encoding
-
+    ndim = len(puzzle.state_shape) + 1
     cost = puzzle.action_costs.astype(np.float32)[None, :]
 
     def policy_value(states: np.ndarray) -> tuple[np.ndarray, ...]:
         states = np.asarray(states)
         n = states.shape[0]
+        current = states if states.ndim == ndim else states[:, 0]
+        mask = puzzle.legal_mask(current) if legal_only and n else None
         values = np.empty(n, np.float32)
         probs = np.empty((n, n_act), np.float32)
         q = np.empty((n, n_act), np.float32) if head == "q" else None
@@ -269,16 +277,16 @@ def make_policy_value(
                 out = net(x, all_heads=True)
                 values[lo : lo + batch_size] = out["value"].float().cpu().numpy()
                 raw = out[head].float().cpu().numpy()
-                if q is None:
-                    probs[lo : lo + batch_size] = softmin(-raw, t)
-                else:
-                    probs[lo : lo + batch_size] = softmin(raw, t)
+                rows = None if mask is None else mask[lo : lo + batch_size]
+                probs[lo : lo + batch_size] = softmin(-raw if q is None else raw, t, rows)
+                if q is not None:
                     q[lo : lo + batch_size] = np.maximum(raw, cost)
         np.maximum(values, 0.0, out=values)
         if n:
-            values[puzzle.is_goal(states)] = 0.0
+            values[puzzle.is_goal(current)] = 0.0
         return (values, probs) if q is None else (values, probs, q)
 
+    policy_value.history = model.config.history  # type: ignore[attr-defined]
     return policy_value
 
 
@@ -310,39 +318,22 @@ def make_policy_value_function(
     batch_size: int = 2048,
     device: str | torch.device = "cpu",
 ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """``f(states) -> (policy float32[B, A], cost float32[B])`` from one network call per state:
-    the policy head's move probabilities (moves that leave a state unchanged set to 0) and the value
-    head's cost-to-go (clipped at ``>= 0``, exactly 0 at goals). ``states`` is ``[B, *state_shape]``
-    or, for a network with history, ``[B, H, *state_shape]`` (newest first; see
-    :func:`encode_rows`); the function's ``history`` attribute is the network's ``H``. The tree
-    search of self-play (:mod:`puzzlezero.search.discounted_mcts`) calls this."""
-    check_compatible(puzzle, model)
+    """``f(states) -> (policy float32[B, A], cost float32[B])`` from one network call per state,
+    for the tree search of self-play (:mod:`puzzlezero.search.discounted_mcts`): the policy head's
+    move probabilities with moves that leave a state unchanged set to 0, and the value head's
+    cost-to-go (clipped at ``>= 0``, exactly 0 at goals); :func:`make_policy_value` with
+    ``source="policy", legal_only=True``, its outputs in the order that search takes. ``states`` is
+    ``[B, *state_shape]`` or, for a network with history, ``[B, H, *state_shape]`` (newest first);
+    the function's ``history`` attribute is the network's ``H``."""
     if model.policy is None:
         raise ModelFileError(
             f"this {puzzle.name} model has no policy head (train one with --set objective=selfplay)"
         )
-    model = inference_copy(model, device=device)
-    ndim = len(puzzle.state_shape) + 1
+    pv = make_policy_value(puzzle, model, batch_size, device, source="policy", legal_only=True)
 
     def policy_value(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        states = np.asarray(states)
-        n, a = states.shape[0], puzzle.num_actions
-        logits = np.empty((n, a), dtype=np.float32)
-        cost = np.empty(n, dtype=np.float32)
-        with torch.inference_mode():
-            for lo in range(0, n, batch_size):
-                x = torch.from_numpy(encode_rows(puzzle, states[lo : lo + batch_size], model.config.encoding))
-                out = model(x.to(device), all_heads=True)
-                logits[lo : lo + batch_size] = out["policy"].float().cpu().numpy()
-                cost[lo : lo + batch_size] = out["value"].float().cpu().numpy()
-        current = states if states.ndim == ndim else states[:, 0]
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits) * puzzle.legal_mask(current)
-        total = p.sum(axis=1, keepdims=True)
-        p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
-        np.maximum(cost, 0.0, out=cost)
-        cost[puzzle.is_goal(current)] = 0.0
-        return p, cost
+        cost, probs = pv(states)
+        return probs, cost
 
     policy_value.history = model.config.history  # type: ignore[attr-defined]
     return policy_value
