@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from puzzlezero import make
-from puzzlezero.analysis import (
+from puzzlezero.cli.main import main
+from puzzlezero.errors import PuzzleError
+from puzzlezero.reports.solution_analysis import (
     is_commutator,
     is_conjugate,
     move_patterns,
@@ -17,8 +19,6 @@ from puzzlezero.analysis import (
     read_solutions,
     windows,
 )
-from puzzlezero.cli.main import main
-from puzzlezero.errors import PuzzleError
 
 CUBE = make("cube3")
 

@@ -513,10 +513,13 @@ def test_report_command_writes_the_comparison_table(tmp_path) -> None:  # noqa: 
     ]
     (tmp_path / "puzzle8.json").write_text(json.dumps({"puzzle": "puzzle8", "cases": cases}))
     out = tmp_path / "report.md"
-    argv = ["report", "--puzzle", "puzzle8", "--cases", "3", "--methods", "pdb,optimal", "--bench-dir",
+    argv = ["report", "tables", "--puzzle", "puzzle8", "--cases", "3", "--methods", "pdb,optimal", "--bench-dir",
             str(tmp_path), "--no-memory", "--speed-states", "0", "--out", str(out),
             "--time-limit", "300", "--optimal-time-limit", "300"]  # fmt: skip  # cold numba caches on a loaded CI box
     assert main(argv) == 0
     text = out.read_text()
     assert "| puzzle8 | optimal solver | 3/3 |" in text and "| 100.0 |" in text
-    assert main(["report", "--puzzle", "puzzle8", "--methods", "magic", "--bench-dir", str(tmp_path)]) == 2
+    assert (
+        main(["report", "tables", "--puzzle", "puzzle8", "--methods", "magic", "--bench-dir", str(tmp_path)])
+        == 2
+    )

@@ -60,7 +60,7 @@ def analyze_cmd(
     """The most common 3- and 4-move subsequences of solutions, how many are conjugates (a b a')
     or commutators (a b a' b'), the share of a b a' triplets (DeepCubeA: 13.11%), and on cases
     with optimal lengths the share where the heuristic does not overestimate (DeepCubeA: 66.8%)."""
-    from puzzlezero.analysis import move_patterns, overestimate_share, read_solutions
+    from puzzlezero.reports.solution_analysis import move_patterns, overestimate_share, read_solutions
 
     if solutions is None and cases is None:
         raise PuzzleError("give --solutions FILE (move patterns) and/or --cases FILE (heuristic vs optimal)")

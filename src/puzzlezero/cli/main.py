@@ -55,6 +55,7 @@ COMMAND_MODULES = (
     "puzzlezero.cli.analyze_cmds",
     "puzzlezero.cli.train_cmds",
     "puzzlezero.cli.optimal_cmds",
+    "puzzlezero.cli.report_cmds",
     "puzzlezero.cli.serve_cmds",
 )
 

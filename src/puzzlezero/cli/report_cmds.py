@@ -1,0 +1,163 @@
+"""``puzzlezero report NAME``: the papers' tables and figures (:mod:`puzzlezero.reports`).
+
+Examples::
+
+    puzzlezero report tables --cases 5 --out docs/report.md          # DeepCubeA Tables 1-5
+    puzzlezero report analysis cube3 --solutions bench.json          # = puzzlezero analyze
+    puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth   # seed 004's plot
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from puzzlezero.cli.analyze_cmds import analyze_cmd
+from puzzlezero.cli.main import app
+from puzzlezero.errors import PuzzleError
+
+_DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "../shared/benchmarks"))
+
+report_app = typer.Typer(
+    name="report",
+    help="The papers' tables and figures, reproduced: report tables | analysis | solve-rate.",
+    no_args_is_help=True,
+)
+app.add_typer(report_app)
+
+report_app.command("analysis")(analyze_cmd)
+
+
+@report_app.command("tables")
+def tables_cmd(
+    puzzles: Annotated[
+        list[str] | None,
+        typer.Option("--puzzle", help="Puzzle to include (repeat); default cube3, puzzle15, puzzle24."),
+    ] = None,
+    cases: Annotated[int, typer.Option("--cases", min=1, help="First N benchmark cases per puzzle.")] = 5,
+    methods: Annotated[
+        str, typer.Option("--methods", help="Comma-separated: learned, pdb, optimal.")
+    ] = "learned,pdb,optimal",
+    bench_dir: Annotated[
+        Path, typer.Option("--bench-dir", help="Folder of <puzzle>.json case files ($PUZZLEZERO_BENCHMARKS).")
+    ] = _DEFAULT_BENCH,
+    time_limit: Annotated[
+        float, typer.Option("--time-limit", min=0.001, help="BWAS seconds per state.")
+    ] = 60.0,
+    optimal_time_limit: Annotated[
+        float, typer.Option("--optimal-time-limit", min=0.001, help="Optimal solver seconds per state.")
+    ] = 60.0,
+    max_nodes: Annotated[
+        int, typer.Option("--max-nodes", min=1, help="Node cap per state, every method.")
+    ] = 10**12,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", help="Model name or folder for the learned heuristic (default: the puzzle's)."
+        ),
+    ] = None,
+    speed_states: Annotated[
+        int, typer.Option("--speed-states", min=0, help="States for the heuristic speed table (0: skip it).")
+    ] = 1000,
+    memory: Annotated[bool, typer.Option("--memory/--no-memory", help="Include the memory table.")] = True,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write the Markdown here.")] = None,
+) -> None:
+    """Learned BWAS vs PDB BWAS vs optimal on benchmark cases, PDB vs network memory, heuristic
+    speed, as Markdown (like the DeepCubeA paper's Tables 1-5). Pattern databases are built on first
+    use (the 15-puzzle's and the cube's take minutes, the 24-puzzle's longer)."""
+    from puzzlezero.bench import hardware
+    from puzzlezero.reports.deepcubea_tables import METHODS, compare, memory_rows, render_report, speed_rows
+    from puzzlezero.storage import atomic_write_text
+
+    names = puzzles or ["cube3", "puzzle15", "puzzle24"]
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    unknown = [m for m in chosen if m not in METHODS]
+    if unknown:
+        raise PuzzleError(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(METHODS)}")
+    rows = []
+    for name in names:
+        cases_file = bench_dir / f"{name}.json"
+        if not cases_file.exists():
+            raise PuzzleError(f"{cases_file}: no such cases file (set --bench-dir or $PUZZLEZERO_BENCHMARKS)")
+        for m in chosen:
+            limit = optimal_time_limit if m == "optimal" else time_limit
+            typer.echo(f"{name}: {METHODS[m][0]} on {cases} case(s), {limit:g} s each ...", err=True)
+            rows.append(
+                compare(name, cases_file, cases, m, model=model, time_limit=limit, max_nodes=max_nodes)
+            )
+    header = (f"# puzzlezero report\n\n{cases} case(s) per puzzle from {bench_dir}; BWAS limit {time_limit:g} s, "
+              f"optimal limit {optimal_time_limit:g} s per state; {hardware()}. "
+              "Lengths, nodes and seconds are means over solved cases; "
+              "% optimal is against the benchmark's published optimal lengths.")  # fmt: skip
+    mem = memory_rows(names, model) if memory else []
+    speed = speed_rows(names, speed_states, model) if speed_states else []
+    text = render_report(rows, mem, speed, header)
+    typer.echo(text)
+    if out is not None:
+        atomic_write_text(out, text)
+
+
+@report_app.command("solve-rate")
+def solve_rate_cmd(
+    models: Annotated[
+        str,
+        typer.Option("--models", help="Model names or folders, comma-separated (one puzzle)."),
+    ] = "cube3-adi,cube3-selfplay,cube3",
+    depths: Annotated[
+        str, typer.Option("--depths", help="LO:HI (inclusive) or a comma-separated list.")
+    ] = "1:20",
+    cubes: Annotated[int, typer.Option("--cubes", min=1, help="Scrambles per depth.")] = 100,
+    greedy_moves: Annotated[
+        int, typer.Option("--greedy-moves", min=1, help="Moves the policy may play.")
+    ] = 30,
+    mcts_nodes: Annotated[
+        int, typer.Option("--mcts-nodes", min=1, help="MCTS budget: nodes generated per scramble.")
+    ] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the scrambles.")] = 0,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write OUT.md, OUT.json and OUT.png (the plot).", show_default=False),
+    ] = None,
+) -> None:
+    """Seed 004's plot: the share of scrambles of each depth solved by the network's policy alone
+    (greedy) and by MCTS at a fixed node budget, for each model (default: the ADI, self-play and
+    DAVI cube networks). Every MCTS solution is replayed."""
+    import torch
+
+    from puzzlezero.reports.solve_rate import markdown, plot, solve_rate_by_depth
+    from puzzlezero.storage import atomic_write_text
+
+    try:
+        if ":" in depths:
+            lo, hi = (int(x) for x in depths.split(":"))
+            depth_list = list(range(lo, hi + 1))
+        else:
+            depth_list = [int(x) for x in depths.split(",")]
+    except ValueError:
+        raise PuzzleError(
+            f"--depths: expected LO:HI or a comma-separated list of integers, got {depths!r}"
+        ) from None
+    torch.set_num_threads(threads)
+    names = [m.strip() for m in models.split(",") if m.strip()]
+    report = solve_rate_by_depth(
+        names,
+        depth_list,
+        cubes=cubes,
+        greedy_moves=greedy_moves,
+        mcts_nodes=mcts_nodes,
+        seed=seed,
+        progress=lambda line: typer.echo(line, err=True),
+    )
+    text = markdown(report)
+    typer.echo(text)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out.with_suffix(".json"), json.dumps(report, indent=1) + "\n")
+        atomic_write_text(out.with_suffix(".md"), text)
+        plot(report, out.with_suffix(".png"))
+        typer.echo(f"written {out.with_suffix('.md')}, .json, .png", err=True)

@@ -1,0 +1,26 @@
+"""Reports and analyses: the papers' tables and figures, reproduced from this package's solvers.
+
+One file per report; each is an application-level module (it may import the solvers, ``bench``
+and the networks; nothing below imports it). ``puzzlezero report NAME`` runs any of them
+(:mod:`puzzlezero.cli.report_cmds`):
+
+========================  ==============================================================  ===============
+``report NAME``           what                                                            module
+========================  ==============================================================  ===============
+``tables``                DeepCubeA Tables 1-5: learned BWAS vs PDB BWAS vs optimal,      :mod:`.deepcubea_tables`
+                          memory, heuristic speed
+``analysis``              seed 001 §5 / DeepCubeA: 3- and 4-move patterns of solutions,   :mod:`.solution_analysis`
+                          conjugates and commutators, heuristic vs optimal
+``solve-rate``            seed 004's plot: solve rate by scramble depth, policy-greedy    :mod:`.solve_rate`
+                          and MCTS, ADI vs self-play vs DAVI networks
+========================  ==============================================================  ===============
+"""
+
+#: ``puzzlezero report`` names and their modules (imported when the report runs)
+REPORTS: dict[str, str] = {
+    "tables": "puzzlezero.reports.deepcubea_tables",
+    "analysis": "puzzlezero.reports.solution_analysis",
+    "solve-rate": "puzzlezero.reports.solve_rate",
+}
+
+__all__ = ["REPORTS"]

@@ -1,0 +1,120 @@
+"""The reports package: ``puzzlezero report NAME`` runs each report; the solve-rate report (seed
+004's plot) on cube2 with small untrained networks, whose figures can be checked by hand."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from puzzlezero import make
+from puzzlezero.cli.main import main
+from puzzlezero.errors import PuzzleError
+from puzzlezero.nn import NetConfig, build_model, save_model
+from puzzlezero.reports import REPORTS
+from puzzlezero.reports.solve_rate import policy_greedy, solve_rate_by_depth, starts
+
+CUBE2 = make("cube2")
+
+
+def tiny(tmp_path, name: str, puzzle: str = "cube2", **heads) -> str:  # noqa: ANN001
+    """An untrained network whose value head says 5 moves everywhere but at goals."""
+    p = make(puzzle)
+    cfg = NetConfig(
+        input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=1, num_actions=p.num_actions, **heads
+    )
+    net = build_model(cfg, seed=0).eval()
+    with torch.no_grad():
+        net.value.weight.zero_()
+        net.value.bias.fill_(5.0)
+    folder = tmp_path / name
+    save_model(folder, net, puzzle=puzzle)
+    return str(folder)
+
+
+def test_every_report_is_a_command_and_a_module():
+    import importlib
+
+    for name, module in REPORTS.items():
+        importlib.import_module(module)
+        assert main(["report", name, "--help"]) == 0
+
+
+def test_scrambles_are_non_goal_walks_of_the_depth():
+    rng = np.random.default_rng(0)
+    s = starts(CUBE2, rng, 50, 1)
+    assert s.shape == (50, *CUBE2.state_shape) and not CUBE2.is_goal(s).any()
+    # one move from the goal: some move solves each
+    kids = np.stack([CUBE2.apply(s, np.full(len(s), a)) for a in range(CUBE2.num_actions)])
+    assert (
+        CUBE2.is_goal(kids.reshape(-1, *CUBE2.state_shape)).reshape(CUBE2.num_actions, -1).any(axis=0).all()
+    )
+
+
+def test_policy_greedy_plays_the_favourite_move_and_counts_it():
+    rng = np.random.default_rng(1)
+    s = starts(CUBE2, rng, 20, 1)
+
+    def oracle(states: np.ndarray) -> np.ndarray:  # the move that solves a one-move scramble
+        probs = np.zeros((len(states), CUBE2.num_actions), np.float32)
+        for a in range(CUBE2.num_actions):
+            probs[CUBE2.is_goal(CUBE2.apply(states, np.full(len(states), a))), a] = 1
+        return probs
+
+    solved, length = policy_greedy(CUBE2, oracle, s, 5)
+    assert solved.all() and (length == 1).all()
+    never = lambda states: np.eye(CUBE2.num_actions, dtype=np.float32)[np.zeros(len(states), int)]  # noqa: E731
+    solved, length = policy_greedy(CUBE2, never, s, 2)  # move 0 twice: a half turn never undoes a quarter
+    first = CUBE2.is_goal(CUBE2.apply(s, np.zeros(len(s), int)))
+    assert (solved == first).all() and (length[~solved] == 2).all() and (length[solved] == 1).all()
+
+
+def test_solve_rate_report_on_cube2(tmp_path):
+    pv = tiny(tmp_path, "pv", policy_head=True)
+    v = tiny(tmp_path, "v")
+    report = solve_rate_by_depth([pv, v], [1, 2], cubes=12, mcts_nodes=2000, seed=3)
+    assert report["models"] == [pv, v] and report["depths"] == [1, 2] and report["cubes"] == 12
+    for m in (pv, v):
+        one = report["rows"][m]["1"]
+        assert one["mcts_solved"] == 1.0 and one["mcts_length"] == 1.0  # the root's children hold the goal
+        assert one["mcts_nodes"] == 1 + CUBE2.num_actions
+    # the value network's greedy move is one step of look-ahead: the goal child (0) beats 1 + 5
+    assert report["rows"][v]["1"]["greedy_solved"] == 1.0 and report["rows"][v]["1"]["greedy_length"] == 1.0
+    assert 0 <= report["rows"][pv]["2"]["greedy_solved"] <= 1
+
+
+def test_solve_rate_command_writes_the_table_json_and_plot(tmp_path, capsys):
+    v = tiny(tmp_path, "v")
+    out = tmp_path / "rate"
+    assert (
+        main(
+            [
+                "report",
+                "solve-rate",
+                "--models",
+                v,
+                "--depths",
+                "1:2",
+                "--cubes",
+                "4",
+                "--mcts-nodes",
+                "500",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert "| 1 | 100% | 100%" in capsys.readouterr().out
+    data = json.loads(out.with_suffix(".json").read_text())
+    assert set(data["rows"][v]) == {"1", "2"}
+    assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_solve_rate_refuses_bad_input(tmp_path, capsys):
+    with pytest.raises(PuzzleError, match="different puzzles"):
+        solve_rate_by_depth([tiny(tmp_path, "a"), tiny(tmp_path, "b", puzzle="puzzle8")], [1], cubes=2)
+    assert main(["report", "solve-rate", "--depths", "one:two"]) == 2
+    assert "--depths" in capsys.readouterr().err
