@@ -118,3 +118,32 @@ def test_solve_rate_refuses_bad_input(tmp_path, capsys):
         solve_rate_by_depth([tiny(tmp_path, "a"), tiny(tmp_path, "b", puzzle="puzzle8")], [1], cubes=2)
     assert main(["report", "solve-rate", "--depths", "one:two"]) == 2
     assert "--depths" in capsys.readouterr().err
+
+
+def test_wcd_table1_rows_and_the_seeds_figures(tmp_path, capsys):
+    from puzzlezero.reports.wcd_table1 import SEED, distinct_scrambles
+
+    states, depths = distinct_scrambles(make("cube3"), np.random.default_rng(0), 6, 2, 3)
+    assert len({s.tobytes() for s in states}) == 6 and set(depths) <= {2, 3}
+    out = tmp_path / "wcd"
+    argv = [
+        "report",
+        "wcd",
+        "--n",
+        "3",
+        "--min-depth",
+        "2",
+        "--max-depth",
+        "3",
+        "--levels",
+        "0,1",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    rows = json.loads(out.with_suffix(".json").read_text())["rows"]
+    assert [r["level"] for r in rows] == [0, 1] and all(r["solved"] == 3 for r in rows)
+    assert all(r["mean_length"] <= 3 for r in rows)  # A* with lambda 1 on 2-3 move scrambles
+    assert f"| {SEED[1][0]} | {SEED[1][1]} | {SEED[1][2]} |" in table
+    assert main(["report", "wcd", "--levels", "a,b"]) == 2

@@ -5,6 +5,7 @@ Examples::
     puzzlezero report tables --cases 5 --out docs/report.md          # DeepCubeA Tables 1-5
     puzzlezero report analysis cube3 --solutions bench.json          # = puzzlezero analyze
     puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth   # seed 004's plot
+    puzzlezero report wcd --n 200 --out docs/bench/wcd_table1           # seed 003's Table 1
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "../shared/benchma
 
 report_app = typer.Typer(
     name="report",
-    help="The papers' tables and figures, reproduced: report tables | analysis | solve-rate.",
+    help="The papers' tables and figures, reproduced: report tables | analysis | solve-rate | wcd.",
     no_args_is_help=True,
 )
 app.add_typer(report_app)
@@ -161,3 +162,64 @@ def solve_rate_cmd(
         atomic_write_text(out.with_suffix(".md"), text)
         plot(report, out.with_suffix(".png"))
         typer.echo(f"written {out.with_suffix('.md')}, .json, .png", err=True)
+
+
+@report_app.command("wcd")
+def wcd_cmd(
+    n: Annotated[int, typer.Option("--n", min=1, help="Distinct random scrambles (the seed: 200).")] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the scrambles.")] = 0,
+    min_depth: Annotated[int, typer.Option("--min-depth", min=1, help="Fewest scramble moves.")] = 5,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Most scramble moves.")] = 12,
+    levels: Annotated[
+        str, typer.Option("--levels", help="WCD depths, comma-separated (0: the plain value heuristic).")
+    ] = "0,1,2",
+    mu: Annotated[float | None, typer.Option("--mu", help="WCD's mu (default: the solver's).")] = None,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", help="Policy temperature (default: the solver's).")
+    ] = None,
+    max_nodes: Annotated[
+        int, typer.Option("--max-nodes", min=1, help="Generated nodes per scramble.")
+    ] = 1_000_000,
+    time_limit: Annotated[
+        float, typer.Option("--time-limit", min=0.001, help="Seconds per heuristic (whole loop).")
+    ] = 3600.0,
+    together: Annotated[
+        int | None, typer.Option("--together", min=1, help="Scrambles per search call (default: all).")
+    ] = None,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write OUT.md and OUT.json.", show_default=False)
+    ] = None,
+) -> None:
+    """Seed 003's Table 1: A* (lambda 1, one node per iteration) with the plain value heuristic
+    against 1- and 2-level weighted convolutional distance on distinct random cube3 scrambles, beside
+    the seed's figures. Every solution is replayed."""
+    import torch
+
+    from puzzlezero.reports.wcd_table1 import markdown, wcd_table1
+    from puzzlezero.storage import atomic_write_text
+
+    try:
+        level_list = [int(x) for x in levels.split(",")]
+    except ValueError:
+        raise PuzzleError(f"--levels: expected comma-separated integers, got {levels!r}") from None
+    torch.set_num_threads(threads)
+    report = wcd_table1(
+        n=n,
+        seed=seed,
+        min_depth=min_depth,
+        max_depth=max_depth,
+        levels=level_list,
+        mu=mu,
+        temperature=temperature,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        together=together,
+        progress=lambda row: typer.echo(json.dumps(row), err=True),
+    )
+    text = markdown(report)
+    typer.echo(text)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out.with_suffix(".md"), text)
+        atomic_write_text(out.with_suffix(".json"), json.dumps(report, indent=1) + "\n")

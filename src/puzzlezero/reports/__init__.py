@@ -13,6 +13,8 @@ and the networks; nothing below imports it). ``puzzlezero report NAME`` runs any
                           conjugates and commutators, heuristic vs optimal
 ``solve-rate``            seed 004's plot: solve rate by scramble depth, policy-greedy    :mod:`.solve_rate`
                           and MCTS, ADI vs self-play vs DAVI networks
+``wcd``                   seed 003's Table 1: A* with the plain value heuristic against   :mod:`.wcd_table1`
+                          1- and 2-level weighted convolutional distance
 ========================  ==============================================================  ===============
 """
 
@@ -21,6 +23,7 @@ REPORTS: dict[str, str] = {
     "tables": "puzzlezero.reports.deepcubea_tables",
     "analysis": "puzzlezero.reports.solution_analysis",
     "solve-rate": "puzzlezero.reports.solve_rate",
+    "wcd": "puzzlezero.reports.wcd_table1",
 }
 
 __all__ = ["REPORTS"]
