@@ -310,6 +310,7 @@ def run_bench(
         hardware="; ".join(machines) if machines else hardware(),
         ray=(ray_address or "default") if machines else None,
         goal=None if opts.goal == "solved" else opts.goal,
+        macros=[" ".join(puzzle.format_moves(m)) for m in opts.macros] or None,
     )
     summary.update(stage_summary(results))
     if getattr(puzzle, "prune_dead_squares", False):

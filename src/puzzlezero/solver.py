@@ -190,6 +190,9 @@ class SolveOptions:
     #: the :data:`OPTIONS` of the search and heuristic in use, ``(name, value)`` sorted by name,
     #: every one they take (defaults filled in)
     options: tuple[tuple[str, Any], ...] = ()
+    #: seed 001's options (macro-actions): move sequences the search may take as one action
+    #: (:mod:`puzzlezero.puzzles.macros`); empty: the puzzle's moves only
+    macros: tuple[tuple[int, ...], ...] = ()
 
     def option(self, name: str) -> Any:
         """The value of option ``name`` (:data:`OPTIONS`), its default where not in :attr:`options`."""
@@ -314,6 +317,9 @@ class SearchSpec:
     per_goal: bool = False
     #: the :data:`OPTIONS` this search reads
     options: tuple[str, ...] = ()
+    #: takes options (macro-actions, ``macros``): searches that score states with a value
+    #: heuristic; those whose networks score each move (Q*, MCTS) do not
+    macros: bool = False
 
 
 @dataclass(frozen=True)
@@ -412,8 +418,11 @@ SEARCHES: dict[str, SearchSpec] = {
         "batch weighted A* (DeepCubeA)",
         weighted=True,
         goals=True,
+        macros=True,
     ),
-    "gbfs": SearchSpec("puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first", goals=True),
+    "gbfs": SearchSpec(
+        "puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first", goals=True, macros=True
+    ),
     "qstar": SearchSpec(
         "puzzlezero.search.qstar:qstar",
         _run_bwas,
@@ -441,7 +450,13 @@ SEARCHES: dict[str, SearchSpec] = {
         node_cap=False,
     ),
     "beam": SearchSpec(
-        "puzzlezero.search:beam", _run_beam, True, 1, "batched beam search (CayleyPy)", goals=True
+        "puzzlezero.search:beam",
+        _run_beam,
+        True,
+        1,
+        "batched beam search (CayleyPy)",
+        goals=True,
+        macros=True,
     ),
     "qbeam": SearchSpec(
         "puzzlezero.search:qbeam",
@@ -460,6 +475,7 @@ SEARCHES: dict[str, SearchSpec] = {
         "layer by layer (seed 001): BWAS to each goal in turn (cube3: layer1, layer2, solved), one "
         "heuristic per goal (--model layer1=DIR,layer2=DIR,solved=DIR, or one multi-head model)",
         per_goal=True,
+        macros=True,
     ),
     "mcts": SearchSpec(
         "puzzlezero.search.mcts:mcts",
@@ -774,6 +790,7 @@ def resolve_options(
     fallback: bool | None = None,
     goal: str | None = None,
     options: Mapping[str, Any] | None = None,
+    macros: Sequence[Sequence[int]] | None = None,
 ) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
@@ -853,7 +870,22 @@ def resolve_options(
         fallback=d.fallback if use_fallback else None,
         goal=goal,
         options=chosen,
+        macros=_check_macros(puzzle, search, spec, macros),
     )
+
+
+def _check_macros(
+    puzzle: Puzzle, search: str, spec: SearchSpec, macros: Sequence[Sequence[int]] | None
+) -> tuple[tuple[int, ...], ...]:
+    """The options (macro-actions) as action-id tuples, checked; ``()`` for none."""
+    if not macros:
+        return ()
+    if not spec.macros:
+        takes = ", ".join(name for name, sp in SEARCHES.items() if sp.macros)
+        raise PuzzleError(f"search {search} does not take options (macro-actions); searches that do: {takes}")
+    from puzzlezero.puzzles.macros import MacroPuzzle
+
+    return MacroPuzzle(puzzle, macros).macros  # checks lengths, move ids and repeats
 
 
 def _check_options(
@@ -1055,6 +1087,7 @@ def solve(
     fallback: bool | None = None,
     goal: str | None = None,
     options: Mapping[str, Any] | None = None,
+    macros: Sequence[Sequence[int]] | None = None,
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
 
@@ -1066,7 +1099,10 @@ def solve(
     search or heuristic by :data:`OPTIONS` name (``{"mcts_c": 1.0}``, ``{"wcd_depth": 2}``).
     ``goal``: a goal name of the puzzle to solve to (``"layer1"``...; default its own). ``None``
     settings take the puzzle's :data:`DEFAULTS` (its own search included). ``search="layered"``
-    solves to every goal in turn (``model``: see :func:`stage_models`).
+    solves to every goal in turn (``model``: see :func:`stage_models`). ``macros``: seed 001's
+    options, move sequences (action ids) the search may take as one action
+    (:func:`puzzlezero.puzzles.macros.read_macros` reads a file of them); the solution is given in
+    the puzzle's own moves.
     """
     return solve_many(
         puzzle,
@@ -1084,6 +1120,7 @@ def solve(
         fallback=fallback,
         goal=goal,
         options=options,
+        macros=macros,
     )[0]
 
 
@@ -1105,6 +1142,7 @@ def solve_many(
     fallback: bool | None = None,
     goal: str | None = None,
     options: Mapping[str, Any] | None = None,
+    macros: Sequence[Sequence[int]] | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
 ) -> list[SolveResult]:
@@ -1130,6 +1168,7 @@ def solve_many(
         fallback=fallback,
         goal=goal,
         options=options,
+        macros=macros,
     )
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
@@ -1143,14 +1182,19 @@ def solve_many(
         h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
     elif spec.needs_heuristic and opts.heuristic:
         h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal, opts.options)
+    sp = p
+    if opts.macros:
+        from puzzlezero.puzzles.macros import MacroPuzzle
+
+        sp = MacroPuzzle(p, opts.macros)
     if h is not None:
-        _warm_up(spec, fn, p, arr[:1], h, opts)
+        _warm_up(spec, fn, sp, arr[:1], h, opts)
     k = together or spec.together
     out: list[SolveResult] = []
     for lo in range(0, arr.shape[0], k):
         chunk = arr[lo : lo + k]
         t0 = time.perf_counter()
-        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts)
+        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts, sp)
         wall = time.perf_counter() - t0
         results = _verified(
             p, chunk, found, opts.search, wall if chunk.shape[0] > 1 else None, rescued, opts.goal
@@ -1177,17 +1221,42 @@ def _warm_up(
         _WARM.add(key)
 
 
+def _primitive(sp: Puzzle, results: Results) -> Results:
+    """Results found on a :class:`~puzzlezero.puzzles.macros.MacroPuzzle` in the wrapped puzzle's
+    moves (stages too); other results as they are."""
+    to_moves = getattr(sp, "primitive", None)
+    if to_moves is None:
+        return results
+    return [
+        replace(
+            r,
+            actions=tuple(to_moves(r.actions)),
+            stages=tuple(replace(st, actions=tuple(to_moves(st.actions))) for st in r.stages),
+            path_states=None,
+        )
+        for r in results
+    ]
+
+
 def _run_with_fallback(
-    spec: SearchSpec, fn: Callable, p: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+    spec: SearchSpec,
+    fn: Callable,
+    p: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    sp: Puzzle | None = None,
 ) -> tuple[Results, list[str | None]]:
-    """Run the search; with ``o.fallback`` it gets the time limit less a reserve
+    """Run the search (on ``sp``, the puzzle with options, where given; its results come back in
+    ``p``'s moves); with ``o.fallback`` it gets the time limit less a reserve
     (:data:`FALLBACK_RESERVE`, at most a tenth), and the fallback search solves in the reserve what
     it left unsolved: its result then carries both searches' nodes and seconds. Returns the
     results and, for each, the fallback's name where the fallback found it."""
+    sp = p if sp is None else sp
     if o.fallback is None:
-        return spec.run(fn, p, states, h, o), [None] * states.shape[0]
+        return _primitive(sp, spec.run(fn, sp, states, h, o)), [None] * states.shape[0]
     reserve = min(FALLBACK_RESERVE, 0.1 * o.time_limit)
-    found = list(spec.run(fn, p, states, h, replace(o, time_limit=o.time_limit - reserve)))
+    found = _primitive(sp, spec.run(fn, sp, states, h, replace(o, time_limit=o.time_limit - reserve)))
     rescued: list[str | None] = [None] * len(found)
     todo = [i for i, r in enumerate(found) if not r.solved]
     if todo:

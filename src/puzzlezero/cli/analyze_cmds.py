@@ -111,3 +111,49 @@ def _print_patterns(m: dict[str, Any]) -> None:
             marks = [name for name in ("conjugate", "commutator") if row.get(name)]
             mark = f"  [{', '.join(marks)}]" if marks else ""
             typer.echo(f"  {row['moves']:<16} {row['count']:>6}  {row['pct']:>6.2f}%{mark}")
+
+
+@app.command("macros")
+def macros_cmd(
+    puzzle: PuzzleArg,
+    solutions: Annotated[
+        Path,
+        typer.Option(
+            "--solutions",
+            help="Solutions to mine: a `bench --json` report, a `solve --json` answer, a JSON list of "
+            "solutions, or text with one solution per line.",
+        ),
+    ],
+    lengths: Annotated[
+        str, typer.Option("--lengths", help="Option lengths LO:HI, inclusive (seed 001: 4:12).")
+    ] = "4:12",
+    top: Annotated[int, typer.Option("--top", min=1, help="Options of each length (seed 001: 10).")] = 10,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the options file here (else print it).", show_default=False),
+    ] = None,
+) -> None:
+    """Seed 001's options "by rollout": the TOP most common move sequences of each length in a
+    solver's solutions, as an options file for `solve/bench --macros` (sequences seen once are
+    left out)."""
+    from puzzlezero.puzzles.macros import format_macros, mine_macros
+    from puzzlezero.reports.solution_analysis import read_solutions
+
+    try:
+        lo, hi = (int(x) for x in lengths.split(":"))
+    except ValueError:
+        raise PuzzleError(f"--lengths: expected LO:HI (e.g. 4:12), got {lengths!r}") from None
+    p = make(puzzle)
+    sols = read_solutions(p, solutions)
+    found = mine_macros(sols, range(lo, hi + 1), top)
+    if not found:
+        raise PuzzleError(
+            f"{solutions}: no move sequence of {lengths} moves occurs twice in {len(sols)} solutions"
+        )
+    text = format_macros(p, found, f"{len(found)} options mined from {len(sols)} solutions in {solutions}\n"
+                         f"(the {top} most common sequences of each length {lo}-{hi}; puzzlezero macros)")  # fmt: skip
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        atomic_write_text(out, text)
+        typer.echo(f"{len(found)} options written to {out}")

@@ -77,6 +77,15 @@ GoalOpt = Annotated[
         show_default=False,
     ),
 ]
+MacrosOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--macros",
+        help="Options (seed 001's macro-actions): a text file of move sequences, one per line, the "
+        "search may take as one action (bwas, gbfs, beam, layered; `puzzlezero macros` mines them).",
+        show_default=False,
+    ),
+]
 HeuristicOpt = Annotated[
     str,
     typer.Option(
@@ -156,6 +165,15 @@ def parse_stages(text: str | None) -> list[tuple[float, int]] | None:
     return out
 
 
+def read_macros_file(puzzle: Any, path: Path | None) -> tuple[tuple[int, ...], ...] | None:
+    """The options of ``--macros FILE`` (:func:`puzzlezero.puzzles.macros.read_macros`)."""
+    if path is None:
+        return None
+    from puzzlezero.puzzles.macros import read_macros
+
+    return read_macros(puzzle, path)
+
+
 @app.command("solve")
 def solve_cmd(
     puzzle: PuzzleArg,
@@ -172,6 +190,7 @@ def solve_cmd(
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
     goal: GoalOpt = None,
+    macros: MacrosOpt = None,
     mcts_c: MctsCOpt = None,
     mcts_leaves: MctsLeavesOpt = None,
     mcts_virtual_loss: MctsVirtualLossOpt = None,
@@ -201,6 +220,7 @@ def solve_cmd(
         stages=parse_stages(stages),
         fallback=fallback,
         goal=goal,
+        macros=read_macros_file(p, macros),
         options=search_options(
             mcts_c=mcts_c,
             mcts_leaves=mcts_leaves,
@@ -273,6 +293,7 @@ def bench_cmd(
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
     goal: GoalOpt = None,
+    macros: MacrosOpt = None,
     mcts_c: MctsCOpt = None,
     mcts_leaves: MctsLeavesOpt = None,
     mcts_virtual_loss: MctsVirtualLossOpt = None,
@@ -387,6 +408,7 @@ def bench_cmd(
             stages=parse_stages(stages),
             fallback=fallback,
             goal=goal,
+            macros=read_macros_file(p, macros),
             options=search_options(
                 mcts_c=mcts_c,
                 mcts_leaves=mcts_leaves,
