@@ -147,3 +147,18 @@ def test_wcd_table1_rows_and_the_seeds_figures(tmp_path, capsys):
     assert all(r["mean_length"] <= 3 for r in rows)  # A* with lambda 1 on 2-3 move scrambles
     assert f"| {SEED[1][0]} | {SEED[1][1]} | {SEED[1][2]} |" in table
     assert main(["report", "wcd", "--levels", "a,b"]) == 2
+
+
+def test_solve_rate_adds_a_model_to_an_earlier_report_on_the_same_cubes(tmp_path):
+    v, pv = tiny(tmp_path, "v"), tiny(tmp_path, "pv", policy_head=True)
+    both = solve_rate_by_depth([v, pv], [2, 3], cubes=6, mcts_nodes=300, seed=4)
+    first = solve_rate_by_depth([v], [2, 3], cubes=6, mcts_nodes=300, seed=4)
+    added = solve_rate_by_depth([pv], [2, 3], cubes=6, mcts_nodes=300, seed=4, add_to=first)
+    assert added["models"] == [v, pv]
+    strip = lambda rows: {d: {k: x for k, x in r.items() if k != "mcts_seconds"} for d, r in rows.items()}  # noqa: E731
+    for m in (v, pv):
+        assert strip(added["rows"][m]) == strip(both["rows"][m])
+    with pytest.raises(PuzzleError, match="mcts_nodes"):
+        solve_rate_by_depth([pv], [2, 3], cubes=6, mcts_nodes=400, seed=4, add_to=first)
+    with pytest.raises(PuzzleError, match="already"):
+        solve_rate_by_depth([v], [2, 3], cubes=6, mcts_nodes=300, seed=4, add_to=first)

@@ -124,6 +124,14 @@ def solve_rate_cmd(
         Path | None,
         typer.Option("--out", help="Write OUT.md, OUT.json and OUT.png (the plot).", show_default=False),
     ] = None,
+    add_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--add-to",
+            help="An earlier report's JSON (same settings): keep its models and add these, on the same cubes.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Seed 004's plot: the share of scrambles of each depth solved by the network's policy alone
     (greedy) and by MCTS at a fixed node budget, for each model (default: the ADI, self-play and
@@ -145,6 +153,12 @@ def solve_rate_cmd(
         ) from None
     torch.set_num_threads(threads)
     names = [m.strip() for m in models.split(",") if m.strip()]
+    earlier = None
+    if add_to is not None:
+        try:
+            earlier = json.loads(add_to.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise PuzzleError(f"{add_to}: not a solve-rate report ({exc})") from None
     report = solve_rate_by_depth(
         names,
         depth_list,
@@ -153,6 +167,7 @@ def solve_rate_cmd(
         mcts_nodes=mcts_nodes,
         seed=seed,
         progress=lambda line: typer.echo(line, err=True),
+        add_to=earlier,
     )
     text = markdown(report)
     typer.echo(text)

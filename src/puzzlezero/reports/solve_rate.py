@@ -6,7 +6,8 @@ DAVI (the shipped ``cube3``).
 
 For every depth (1-20), ``cubes`` (100) cubes are scrambled that many random moves (a
 non-backtracking walk from the goal, :meth:`~puzzlezero.puzzles.base.Puzzle.random_walks`; repeats
-allowed: depth 1 has 12 states; the same cubes for every network) and solved two ways:
+allowed: depth 1 has 12 states; the cubes of a depth depend only on the seed and the depth, so every
+network, including one added later with ``--add-to``, gets the same ones) and solved two ways:
 
 * **policy-greedy**: play the network's favourite move (its policy head; for a value network such
   as ``cube3``, the child of least ``1 + J``: one step of look-ahead) until the cube is solved or
@@ -135,9 +136,12 @@ def solve_rate_by_depth(
     mcts_nodes: int = 100_000,
     seed: int = 0,
     progress: Callable[[str], Any] | None = None,
+    add_to: dict | None = None,
 ) -> dict:
     """The report as a JSON-ready dict: per model and depth the greedy and MCTS solve rates,
-    lengths, nodes and seconds."""
+    lengths, nodes and seconds. The cubes of depth ``d`` depend only on ``(seed, d)``, so a model
+    measured later sees the same ones: ``add_to`` (an earlier report of the same puzzle, depths,
+    cubes, budgets and seed) keeps that report's models and adds these."""
     if not models or not depths or min(depths) < 1 or min(cubes, greedy_moves, mcts_nodes) < 1:
         raise PuzzleError("need models, depths >= 1, and cubes, greedy moves and MCTS nodes >= 1")
     nets = {m: load_model(m) for m in models}
@@ -145,8 +149,7 @@ def solve_rate_by_depth(
     if len(puzzles) != 1:
         raise PuzzleError(f"the models are for different puzzles ({', '.join(sorted(puzzles))})")
     puzzle = make(puzzles.pop())
-    rng = np.random.default_rng(seed)
-    cases = {d: starts(puzzle, rng, cubes, d) for d in depths}
+    cases = {d: starts(puzzle, np.random.default_rng([seed, d]), cubes, d) for d in depths}
     report: dict[str, Any] = {
         "puzzle": puzzle.name,
         "models": list(models),
@@ -162,6 +165,8 @@ def solve_rate_by_depth(
         },
         "rows": {m: {} for m in models},
     }
+    if add_to is not None:
+        report = _merged(add_to, report)
     for d in depths:
         for m in models:
             r = measure(puzzle, nets[m], cases[d], greedy_moves, mcts_nodes)
@@ -172,3 +177,26 @@ def solve_rate_by_depth(
                     f"{pct(r['mcts_solved']):>4s}  {r['mcts_nodes']:9,.0f} nodes  {r['mcts_seconds']:.2f} s/cube"
                 )
     return report
+
+
+def _merged(old: dict, new: dict) -> dict:
+    """``new`` (no rows yet) with ``old``'s models first; the settings must agree."""
+    keys = ("puzzle", "depths", "cubes", "greedy_moves", "mcts_nodes", "seed")
+    differ = [k for k in keys if old.get(k) != new[k]]
+    if differ:
+        raise PuzzleError(
+            "the earlier report was made with other settings ("
+            + ", ".join(f"{k}: {old.get(k)!r} there, {new[k]!r} here" for k in differ)
+            + ")"
+        )
+    again = [m for m in new["models"] if m in old.get("models", [])]
+    if again:
+        raise PuzzleError(f"already in the earlier report: {', '.join(again)}")
+    hw = old.get("hardware")
+    return {
+        **new,
+        "models": [*old["models"], *new["models"]],
+        "hardware": new["hardware"] if hw in (None, new["hardware"]) else f"{hw}; then {new['hardware']}",
+        "cards": {**old["cards"], **new["cards"]},
+        "rows": {**old["rows"], **new["rows"]},
+    }
