@@ -162,3 +162,10 @@ def test_solve_rate_adds_a_model_to_an_earlier_report_on_the_same_cubes(tmp_path
         solve_rate_by_depth([pv], [2, 3], cubes=6, mcts_nodes=400, seed=4, add_to=first)
     with pytest.raises(PuzzleError, match="already"):
         solve_rate_by_depth([v], [2, 3], cubes=6, mcts_nodes=300, seed=4, add_to=first)
+
+
+def test_solve_rate_with_nothing_solved(tmp_path):
+    v = tiny(tmp_path, "v")
+    report = solve_rate_by_depth([v], [6], cubes=3, greedy_moves=1, mcts_nodes=13, seed=0)
+    r = report["rows"][v]["6"]
+    assert r["mcts_solved"] == 0.0 and r["mcts_length"] is None and r["greedy_solved"] == 0.0

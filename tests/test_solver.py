@@ -109,6 +109,7 @@ def test_verify_is_batched_replay() -> None:
     u, r, f = (p.parse_moves(m)[0] for m in ("U'", "R'", "F'"))
     assert verify(p, states, [(u, r), (f,), ()]).tolist() == [True, True, True]
     assert verify(p, states, [(r, u), (f, f), (99,)]).tolist() == [False, False, False]
+    assert verify(p, states[:0], []).tolist() == []  # an empty batch (no instance solved)
 
 
 def test_unknown_names_and_missing_parts() -> None:
