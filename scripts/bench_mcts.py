@@ -20,23 +20,14 @@ import numpy as np
 
 from puzzlezero import make
 from puzzlezero.bench import hardware
+from puzzlezero.reports.wcd_table1 import random_moves
 from puzzlezero.solver import solve_many
 
 
 def scrambles(puzzle, rng: np.random.Generator, n: int, depth: int) -> tuple[np.ndarray, list[list[int]]]:  # noqa: ANN001
     """``n`` states of ``depth`` random moves each, no move followed by its inverse."""
-    inverse = puzzle.inverse_action
-    states, moves = [], []
-    for _ in range(n):
-        seq: list[int] = []
-        while len(seq) < depth:
-            a = int(rng.integers(puzzle.num_actions))
-            if seq and inverse[seq[-1]] == a:
-                continue
-            seq.append(a)
-        states.append(puzzle.apply_moves(puzzle.goal(), seq))
-        moves.append(seq)
-    return np.stack(states), moves
+    moves = [random_moves(puzzle, rng, depth) for _ in range(n)]
+    return np.stack([puzzle.apply_moves(puzzle.goal(), m) for m in moves]), moves
 
 
 def parse_value(text: str) -> object:

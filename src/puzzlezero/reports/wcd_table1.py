@@ -30,14 +30,14 @@ from puzzlezero.registry import make
 from puzzlezero.search import bwas
 from puzzlezero.solver import OPTIONS, get_heuristic, verify
 
-__all__ = ["SEED", "distinct_scrambles", "wcd_table1", "markdown"]
+__all__ = ["SEED", "random_moves", "distinct_scrambles", "wcd_table1", "markdown"]
 
 #: the seed's Table 1: length, seconds, searched nodes (200 scrambles of 5-12 moves, its hardware)
 SEED = {0: (6.875, 11.467, 2938.885), 1: (6.525, 51.757, 1097.345), 2: (6.455, 326.613, 535.000)}
 
 
-def scramble(puzzle, rng: np.random.Generator, depth: int) -> np.ndarray:  # noqa: ANN001
-    """One state of ``depth`` random moves, no move followed by its inverse."""
+def random_moves(puzzle, rng: np.random.Generator, depth: int) -> list[int]:  # noqa: ANN001
+    """``depth`` random moves, none followed by its inverse."""
     inverse = puzzle.inverse_action
     seq: list[int] = []
     while len(seq) < depth:
@@ -45,7 +45,7 @@ def scramble(puzzle, rng: np.random.Generator, depth: int) -> np.ndarray:  # noq
         if seq and inverse[seq[-1]] == a:
             continue
         seq.append(a)
-    return puzzle.apply_moves(puzzle.goal(), seq)
+    return seq
 
 
 def distinct_scrambles(puzzle, rng: np.random.Generator, n: int, lo: int, hi: int):  # noqa: ANN001, ANN201
@@ -53,7 +53,7 @@ def distinct_scrambles(puzzle, rng: np.random.Generator, n: int, lo: int, hi: in
     states, depths, seen = [], [], set()
     while len(states) < n:
         depth = int(rng.integers(lo, hi + 1))
-        state = scramble(puzzle, rng, depth)
+        state = puzzle.apply_moves(puzzle.goal(), random_moves(puzzle, rng, depth))
         key = state.tobytes()
         if key in seen or puzzle.is_goal(state[None])[0]:
             continue
