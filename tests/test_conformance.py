@@ -57,6 +57,7 @@ def test_goal_and_expand(puzzle: pz.Puzzle) -> None:
     rng = np.random.default_rng(0)
     g = puzzle.goals(3)
     assert puzzle.is_goal(g).all()
+    assert puzzle.is_goal(g[:0]).shape == (0,)  # an empty batch (a search with nothing left)
     states = puzzle.scramble(rng, 64, (1, 20))
     assert states.shape == (64, *puzzle.state_shape) and states.dtype == puzzle.dtype
     children = puzzle.expand(states)

@@ -1056,8 +1056,6 @@ def verify(
     """``bool[B]``: does replaying ``solutions[i]`` on ``states[i]`` reach ``goal`` (a goal name,
     default the puzzle's own)? Batched replay."""
     b = states.shape[0]
-    if b == 0:  # nothing to replay (is_goal cannot reshape an empty batch of unknown width)
-        return np.zeros(0, dtype=bool)
     lengths = np.array([len(s) for s in solutions], dtype=np.int64)
     moves = np.zeros((b, int(lengths.max(initial=0))), dtype=np.int64)
     ok = np.ones(b, dtype=bool)

@@ -215,8 +215,8 @@ class Puzzle(ABC):
 
     def is_goal(self, states: np.ndarray) -> np.ndarray:
         """``bool[B]``: which states are solved (default: equal to ``goal()``)."""
-        flat = states.reshape(states.shape[0], -1)
-        return np.all(flat == self.goal().reshape(1, -1), axis=1)
+        goal = self.goal().reshape(1, -1)
+        return np.all(states.reshape(states.shape[0], goal.shape[1]) == goal, axis=1)
 
     # ---- goals as data -------------------------------------------------------------------------
     def _subgoals(self) -> Sequence[Goal]:
