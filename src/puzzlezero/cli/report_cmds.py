@@ -33,6 +33,15 @@ app.add_typer(report_app)
 report_app.command("analysis")(analyze_cmd)
 
 
+def _write(out: Path, text: str, report: dict) -> None:
+    """A report's Markdown as ``OUT.md`` and its figures as ``OUT.json``, each written atomically."""
+    from puzzlezero.storage import atomic_write_text
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out.with_suffix(".md"), text)
+    atomic_write_text(out.with_suffix(".json"), json.dumps(report, indent=1) + "\n")
+
+
 @report_app.command("tables")
 def tables_cmd(
     puzzles: Annotated[
@@ -139,7 +148,6 @@ def solve_rate_cmd(
     import torch
 
     from puzzlezero.reports.solve_rate import markdown, plot, solve_rate_by_depth
-    from puzzlezero.storage import atomic_write_text
 
     try:
         if ":" in depths:
@@ -172,9 +180,7 @@ def solve_rate_cmd(
     text = markdown(report)
     typer.echo(text)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out.with_suffix(".json"), json.dumps(report, indent=1) + "\n")
-        atomic_write_text(out.with_suffix(".md"), text)
+        _write(out, text, report)
         plot(report, out.with_suffix(".png"))
         typer.echo(f"written {out.with_suffix('.md')}, .json, .png", err=True)
 
@@ -212,7 +218,6 @@ def wcd_cmd(
     import torch
 
     from puzzlezero.reports.wcd_table1 import markdown, wcd_table1
-    from puzzlezero.storage import atomic_write_text
 
     try:
         level_list = [int(x) for x in levels.split(",")]
@@ -235,6 +240,4 @@ def wcd_cmd(
     text = markdown(report)
     typer.echo(text)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out.with_suffix(".md"), text)
-        atomic_write_text(out.with_suffix(".json"), json.dumps(report, indent=1) + "\n")
+        _write(out, text, report)

@@ -16,8 +16,8 @@ the puzzle's moves (the solver replays those). Searches whose networks score the
 themselves (Q*, Q-beam, MCTS) do not take options: their heads have one output per move.
 
 The options file is text, one option per line in the puzzle's move notation (``#`` starts a
-comment); :func:`mine_macros` writes the seed's "top ``k`` of each length" from any solutions
-(``puzzlezero macros mine``).
+comment); :func:`mine_macros` finds the seed's "top ``k`` of each length" in any solutions
+(``puzzlezero macros PUZZLE --solutions FILE``).
 """
 
 from __future__ import annotations
