@@ -65,15 +65,21 @@ def policy_greedy(puzzle, policy, starts: np.ndarray, moves: int) -> tuple[np.nd
     return puzzle.is_goal(cur), length
 
 
-def measure(puzzle, model, starts: np.ndarray, greedy_moves: int, mcts_nodes: int) -> dict:  # noqa: ANN001
+def searchers(puzzle, model) -> tuple[Callable, Callable]:  # noqa: ANN001
+    """``(policy, policy_value)`` of a network: its favourite move for the greedy run (for a value
+    network, one step of look-ahead on the value head) and the policy-value function MCTS calls."""
     if model.policy is not None:
         policy = make_policy(puzzle, model)
-    else:  # a value network's favourite move: one step of look-ahead on the value head
-        pv = make_policy_value(puzzle, model, source="value")
-        policy = lambda states: pv(states)[1]  # noqa: E731
+    else:
+        lookahead = make_policy_value(puzzle, model, source="value")
+        policy = lambda states: lookahead(states)[1]  # noqa: E731
+    return policy, make_policy_value(puzzle, model)
+
+
+def measure(puzzle, policy, policy_value, starts: np.ndarray, greedy_moves: int, mcts_nodes: int) -> dict:  # noqa: ANN001
     solved, length = policy_greedy(puzzle, policy, starts, greedy_moves)
     t = time.perf_counter()
-    results = mcts(puzzle, starts, make_policy_value(puzzle, model), max_nodes=mcts_nodes)
+    results = mcts(puzzle, starts, policy_value, max_nodes=mcts_nodes)
     seconds = (time.perf_counter() - t) / len(starts)
     ok = np.array([r.solved for r in results])
     solutions = [r.actions for r in results]
@@ -167,9 +173,10 @@ def solve_rate_by_depth(
     }
     if add_to is not None:
         report = _merged(add_to, report)
+    fns = {m: searchers(puzzle, nets[m]) for m in models}
     for d in depths:
         for m in models:
-            r = measure(puzzle, nets[m], cases[d], greedy_moves, mcts_nodes)
+            r = measure(puzzle, *fns[m], cases[d], greedy_moves, mcts_nodes)
             report["rows"][m][str(d)] = r
             if progress is not None:
                 progress(
