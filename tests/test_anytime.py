@@ -64,7 +64,10 @@ def test_a_start_that_is_solved_and_a_spent_budget(p8):
     (r,) = anytime(bwas, p, p.goals(1), exact, [(0.5, 10), (1.0, 10)], time_limit=5.0)
     assert r.solved and r.actions == () and r.improvements == ((r.improvements[0][0], 0),)
     slow = lambda s: exact(s) * 0.0  # noqa: E731  (blind: the first stage cannot finish in time)
-    (r,) = anytime(bwas, p, starts[:1], slow, [(1.0, 1), (1.0, 100)], time_limit=0.05)
+    hardest = p.parse("8 6 7 2 5 4 3 0 1")[
+        None
+    ]  # 31 moves: blind search must visit most of the 181,440 states
+    (r,) = anytime(bwas, p, hardest, slow, [(1.0, 1), (1.0, 100)], time_limit=0.05)
     assert not r.solved and r.status == "time limit" and r.seconds < 2.0
     with pytest.raises(PuzzleError, match="at least one"):
         anytime(bwas, p, starts, exact, [], time_limit=1.0)
