@@ -226,3 +226,49 @@ def test_a_solved_model_starts_a_sub_goal_model_without_its_old_action_heads(tmp
     old = load_model(tmp_path / "solved").state_dict()
     new = trainer.model.state_dict()
     assert all(torch.equal(new[k], old[k]) for k in old if k.startswith("trunk."))  # the trunk carries over
+
+
+@pytest.mark.parametrize("variant", ["baseline", "3+2", "4+2"])
+def test_a_shallower_solved_model_grows_into_each_seed_variant_computing_what_it_did(tmp_path, variant):
+    p = make("puzzle8")
+    cfg = NetConfig(input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=1, num_actions=4)
+    source = build_model(cfg, seed=5)
+    with torch.no_grad():  # trained-looking batch-norm statistics, so eval mode is not the identity
+        for m in source.modules():
+            if isinstance(m, torch.nn.BatchNorm1d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+    save_model(tmp_path / "solved", source, puzzle="puzzle8")
+    blocks, head_layers = MULTIHEAD_VARIANTS[variant]
+    trainer = Trainer(
+        tiny_train_config(
+            puzzle="puzzle8",
+            init_from=str(tmp_path / "solved"),
+            max_iterations=10,
+            goals=P8_GOALS,
+            objective="multigoal",
+            num_res_blocks=blocks,
+            head_layers=head_layers,
+        ),
+        tmp_path / "run",
+    )
+    assert trainer.net_config.num_res_blocks == blocks
+    states = p.scramble(np.random.default_rng(1), 64, 20)
+    x = torch.as_tensor(p.encode(states))
+    with torch.no_grad():
+        before = load_model(tmp_path / "solved").eval()(x)
+        after = trainer.model.eval()(x)
+    assert after.shape == (64, len(P8_GOALS))
+    for g in range(len(P8_GOALS)):  # every head starts as the solved network
+        torch.testing.assert_close(after[:, g], before, rtol=1e-5, atol=1e-5)
+
+
+def test_a_model_cannot_start_a_shallower_network(tmp_path):
+    p = make("puzzle8")
+    cfg = NetConfig(input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=2, num_actions=4)
+    save_model(tmp_path / "solved", build_model(cfg, seed=5), puzzle="puzzle8")
+    with pytest.raises(PuzzleError, match="may grow from it .* but not shrink"):
+        Trainer(
+            tiny_train_config(puzzle="puzzle8", init_from=str(tmp_path / "solved"), num_res_blocks=1),
+            tmp_path / "run",
+        )

@@ -73,6 +73,7 @@ __all__ = [
     "PRESET_FIELDS",
     "build_model",
     "count_parameters",
+    "grown_weights",
     "receptive_radius",
     "blocks_to_cover",
 ]
@@ -481,6 +482,39 @@ def build_model(config: NetConfig, seed: int | None = None) -> CostToGoNet:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return make(config)
+
+
+def grown_weights(model: CostToGoNet, weights: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``weights`` of a shallower or single-headed network, completed so that ``model`` starts out
+    computing what that network computed (function-preserving growth, as in Net2Net):
+
+    * a residual block of ``model`` that ``weights`` lack (more shared blocks, or a goal head's own
+      blocks) starts as the identity: its fresh weights with the last batch norm's scale at 0, so
+      ``relu(x + 0) = x`` for the non-negative ``x`` a block receives;
+    * a single value output (a ``solved`` model) starts every goal's output of a multi-head network
+      (each head then begins at the solved cost-to-go, an over-estimate for a sub-goal that its own
+      targets pull down); a goal head with an FC layer of its own (odd ``head_layers``) stays fresh.
+
+    Keys that ``weights`` has are kept as they are; the result still goes through
+    ``load_state_dict``, which names anything that does not fit."""
+    own = model.state_dict()
+    out = dict(weights)
+    for name, module in model.named_modules():
+        if isinstance(module, ResidualBlock):
+            keys = [f"{name}.{k}" for k in module.state_dict()]
+            if not any(k in weights for k in keys):
+                out.update({k: own[k].clone() for k in keys})
+                out[f"{name}.bn2.weight"] = torch.zeros_like(own[f"{name}.bn2.weight"])
+    value_w, value_b = weights.get("value.weight"), weights.get("value.bias")
+    if value_w is not None and value_b is not None and value_w.shape[0] == 1:
+        if model.value is not None and "value.weight" in own and own["value.weight"].shape[0] > 1:
+            out["value.weight"] = value_w.expand_as(own["value.weight"]).clone()
+            out["value.bias"] = value_b.expand_as(own["value.bias"]).clone()
+        if model.goal_heads is not None and model.config.head_layers % 2 == 0:
+            for i in range(len(model.goal_heads)):
+                out[f"goal_heads.{i}.out.weight"] = value_w.clone()
+                out[f"goal_heads.{i}.out.bias"] = value_b.clone()
+    return out
 
 
 def count_parameters(model: nn.Module) -> int:

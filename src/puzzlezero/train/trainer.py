@@ -38,7 +38,7 @@ import torch
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn.heuristic import encode_rows, make_heuristic
 from puzzlezero.nn.io import load_model, save_model
-from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters
+from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters, grown_weights
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.storage import atomic_write_text
 from puzzlezero.train.amp import autocast, check_amp, with_autocast
@@ -131,6 +131,15 @@ class Trainer:
             init_config = replace(init.config, num_actions=self.puzzle.num_actions)
         else:
             init_config = init.config if init is not None else None
+        if init_config is not None and config.num_res_blocks not in (None, init_config.num_res_blocks):
+            # a deeper network than the model it starts from: its extra blocks start as identities
+            if init_config.arch != "mlp" or config.num_res_blocks < init_config.num_res_blocks:
+                raise PuzzleError(
+                    f"--init-from {config.init_from}: it has {init_config.num_res_blocks} residual blocks; "
+                    f"a fully connected network may grow from it (num_res_blocks >= "
+                    f"{init_config.num_res_blocks}) but not shrink"
+                )
+            init_config = replace(init_config, num_res_blocks=config.num_res_blocks)
         self.net_config = (
             init_config
             if init_config is not None
@@ -178,6 +187,7 @@ class Trainer:
             if init_config is not init.config or goals_changed:
                 # other moves or other goals: the old action heads do not apply
                 weights = {k: v for k, v in weights.items() if not k.startswith(("q.", "policy."))}
+            weights = grown_weights(self.model, weights)
             own = self.model.state_dict()
             if self.net_config.multi_head or init.config.multi_head:
                 # other value heads (a solved model starting a multi-head one): the trunk carries
