@@ -163,8 +163,19 @@ def test_stage_models_by_goal_by_folder_and_by_multi_head_model(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ModelFileError, match="neither a model folder nor one sub-folder per goal"):
         stage_models(cube, str(tmp_path / "empty"), goals)
-    with pytest.raises(ModelFileError, match="--heuristic misplaced"):
-        stage_models(cube, None, goals)  # no shipped cube3-layered yet
+    # stages.json: sub-folders, or any model name or folder (the shipped cube3 serves "solved")
+    (tmp_path / "per_goal" / "stages.json").write_text(
+        json.dumps({"layer1": "layer1", "layer2": str(tmp_path / "multi"), "solved": "cube3"})
+    )
+    named = stage_models(cube, str(tmp_path / "per_goal"), goals)
+    assert named["layer1"] == str(tmp_path / "per_goal" / "layer1")
+    assert named["layer2"] == str(tmp_path / "multi") and named["solved"].endswith("models/cube3")
+    (tmp_path / "empty" / "stages.json").write_text(json.dumps({"layer1": "layer1"}))
+    with pytest.raises(ModelFileError, match="stages.json: no model for layer2, solved"):
+        stage_models(cube, str(tmp_path / "empty"), goals)
+    (tmp_path / "empty" / "stages.json").write_text("[1]")
+    with pytest.raises(ModelFileError, match='expected {"GOAL": "MODEL", ...}'):
+        stage_models(cube, str(tmp_path / "empty"), goals)
 
 
 @pytest.mark.parametrize("layout", ["multi", "per_goal"])

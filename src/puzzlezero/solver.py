@@ -979,6 +979,8 @@ def get_heuristic(
 #: the folder of a puzzle's layered models when ``--model`` is not given: a shipped model (or
 #: model folder) of this name, a multi-head model or one sub-folder per goal
 LAYERED_MODEL = "{puzzle}-layered"
+#: in a layered model folder: which model serves each goal (``{"layer1": "layer1", "solved": "cube3"}``)
+STAGES_FILE = "stages.json"
 
 
 def stage_models(puzzle: Puzzle, model: str | None, goals: Sequence[str]) -> dict[str, str]:
@@ -988,7 +990,9 @@ def stage_models(puzzle: Puzzle, model: str | None, goals: Sequence[str]) -> dic
     * a model folder (or shipped name) with a ``config.json``: that model for every goal (a
       multi-head model with a head per goal);
     * a folder of sub-folders named after the goals (``DIR/layer1``, ``DIR/layer2``,
-      ``DIR/solved``): each goal's own;
+      ``DIR/solved``): each goal's own; or a folder with a ``stages.json`` naming each goal's model
+      (a sub-folder, or any model name or folder: the shipped ``cube3-layered`` serves ``solved``
+      with the shipped ``cube3``);
     * ``None``: the shipped ``<puzzle>-layered`` model, in either of the two forms above.
 
     A goal without a model raises :class:`ModelFileError` naming the ways to give one."""
@@ -1025,6 +1029,8 @@ def stage_models(puzzle: Puzzle, model: str | None, goals: Sequence[str]) -> dic
         ) from None
     if (folder / CONFIG).is_file():
         return {g: str(folder) for g in goals}
+    if (folder / STAGES_FILE).is_file():
+        return _stages_file(folder / STAGES_FILE, goals)
     per_goal = {g: Path(folder) / g for g in goals}
     missing = [g for g, sub in per_goal.items() if not (sub / CONFIG).is_file()]
     if missing:
@@ -1033,6 +1039,29 @@ def stage_models(puzzle: Puzzle, model: str | None, goals: Sequence[str]) -> dic
             f"{', '.join(str(per_goal[g]) for g in missing)})"
         )
     return {g: str(sub) for g, sub in per_goal.items()}
+
+
+def _stages_file(path: Any, goals: Sequence[str]) -> dict[str, str]:
+    """A layered model folder's ``stages.json``: ``{goal: model}``, each model a sub-folder of that
+    folder or any model name or folder (so that a shipped solved model serves without a copy)."""
+    import json
+
+    from puzzlezero.nn.io import resolve_model_dir
+
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path}: not readable as JSON ({exc})") from None
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise ModelFileError(f'{path}: expected {{"GOAL": "MODEL", ...}}')
+    missing = [g for g in goals if g not in table]
+    if missing:
+        raise ModelFileError(f"{path}: no model for {', '.join(missing)}")
+    out = {}
+    for g in goals:
+        local = path.parent / table[g]
+        out[g] = str(local) if local.is_dir() else str(resolve_model_dir(table[g]))
+    return out
 
 
 def stage_heuristics(

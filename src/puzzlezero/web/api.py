@@ -23,7 +23,7 @@ import puzzlezero
 from puzzlezero.errors import InvalidMoveError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
-from puzzlezero.web.config import ServerConfig, has_shipped_model
+from puzzlezero.web.config import MODELS_DIR, ServerConfig, has_shipped_model
 from puzzlezero.web.errors import ApiError
 from puzzlezero.web.jobs import Job, JobStore
 from puzzlezero.web.pool import SolveJob, SolvePool, Ticket
@@ -128,13 +128,19 @@ def _puzzle_infos() -> tuple[dict[str, Any], ...]:
 
 
 def _has_layered_model(p: Puzzle) -> bool:
-    """Are models for layered solving shipped: ``<name>-layered`` as one (multi-head) model or one
-    model per goal (``<name>-layered/<goal>``), for a puzzle with sub-goals?"""
-    goals = list(p.goal_predicates())
-    folder = f"{p.name}-layered"
-    return len(goals) > 1 and (
-        has_shipped_model(folder) or all(has_shipped_model(f"{folder}/{g}") for g in goals)
-    )
+    """Are models for layered solving shipped (``<name>-layered``: one multi-head model, one model
+    per goal, or a ``stages.json`` naming them), for a puzzle with sub-goals?"""
+    from puzzlezero.solver import LAYERED_MODEL, stage_models
+
+    goals = tuple(p.goal_predicates())
+    folder = MODELS_DIR / LAYERED_MODEL.format(puzzle=p.name)
+    if len(goals) < 2 or not folder.is_dir():
+        return False
+    try:
+        stage_models(p, str(folder), goals)
+    except PuzzleError:
+        return False
+    return True
 
 
 @cache
