@@ -169,3 +169,48 @@ def test_solve_rate_with_nothing_solved(tmp_path):
     report = solve_rate_by_depth([v], [6], cubes=3, greedy_moves=1, mcts_nodes=13, seed=0)
     r = report["rows"][v]["6"]
     assert r["mcts_solved"] == 0.0 and r["mcts_length"] is None and r["greedy_solved"] == 0.0
+
+
+def test_layered_table1_solves_every_row_on_the_same_cubes_and_adds_rows(tmp_path):
+    from puzzlezero.reports.layered_table1 import SEED, layered_table1, markdown, random_cubes
+
+    multi = tiny(tmp_path, "multi", puzzle="cube3", goals=("layer1", "layer2", "solved"))
+    solved = tiny(tmp_path, "solved", puzzle="cube3")
+    kw = {
+        "n": 4,
+        "depth": 2,
+        "seed": 5,
+        "settings": [(0.2, 100)],
+        "layer_nodes": 20_000,
+        "whole_nodes": 20_000,
+    }
+    report = layered_table1([("MultiH Baseline", multi), ("DeepCubeA Baseline", solved)], **kw)
+    layered, whole = report["rows"]
+    assert (layered["search"], whole["search"]) == ("layered", "bwas")
+    assert layered["solved"] == whole["solved"] == 4 and layered["n"] == 4  # 2-move cubes: all solved
+    assert whole["mean_length"] <= 2 and layered["mean_length"] >= whole["mean_length"]
+    stages = layered["stage_mean_lengths"]
+    assert list(stages) == ["layer1", "layer2", "solved"]
+    assert sum(stages.values()) == pytest.approx(layered["mean_length"])
+    assert report["settings"]["cubes_sha256"] and random_cubes(4, 2, 5).shape == (4, 54)
+    text = markdown(report)
+    seed_baseline = SEED[("MultiH Baseline", 0.2, 100)]
+    assert "MultiH Baseline | 4/4 (100%)" in text and f"{seed_baseline[2]:,}" in text
+
+    # a second run adds a setting to the same cubes; other cubes or limits are refused
+    more = layered_table1(
+        [("DeepCubeA Baseline", solved)], **{**kw, "settings": [(0.6, 1000)]}, add_to=report
+    )
+    assert [(r["model"], r["lambda"]) for r in more["rows"]] == [
+        ("MultiH Baseline", 0.2), ("DeepCubeA Baseline", 0.2), ("DeepCubeA Baseline", 0.6)
+    ]  # fmt: skip
+    assert more["settings"]["settings"] == [[0.2, 100], [0.6, 1000]]
+    with pytest.raises(PuzzleError, match="other cubes_sha256, seed"):
+        layered_table1([("DeepCubeA Baseline", solved)], **{**kw, "seed": 6}, add_to=report)
+
+
+def test_layered_report_command_names_bad_rows_and_settings(capsys):
+    assert main(["report", "layered", "--row", "SingleH"]) == 2
+    assert "is not LABEL=MODEL" in capsys.readouterr().err
+    assert main(["report", "layered", "--settings", "0.2-100"]) == 2
+    assert "LAMBDA:B pairs" in capsys.readouterr().err

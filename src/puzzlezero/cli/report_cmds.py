@@ -6,6 +6,7 @@ Examples::
     puzzlezero report analysis cube3 --solutions bench.json          # = puzzlezero analyze
     puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth   # seed 004's plot
     puzzlezero report wcd --n 200 --out docs/bench/wcd_table1           # seed 003's Table 1
+    puzzlezero report layered --out docs/bench/layered_table1           # seed 001's Table 1
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ _DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "../shared/benchma
 
 report_app = typer.Typer(
     name="report",
-    help="The papers' tables and figures, reproduced: report tables | analysis | solve-rate | wcd.",
+    help="The papers' tables and figures, reproduced: report tables | analysis | solve-rate | wcd | layered.",
     no_args_is_help=True,
 )
 app.add_typer(report_app)
@@ -236,6 +237,102 @@ def wcd_cmd(
         time_limit=time_limit,
         together=together,
         progress=lambda row: typer.echo(json.dumps(row), err=True),
+    )
+    text = markdown(report)
+    typer.echo(text)
+    if out is not None:
+        _write(out, text, report)
+
+
+@report_app.command("layered")
+def layered_cmd(
+    rows: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--row",
+            help="LABEL=MODEL (repeat): a layered row (MODEL as `solve --search layered --model` takes it), "
+            "or a whole-cube BWAS row when LABEL starts with 'DeepCubeA'. Default: "
+            "'SingleH=cube3-layered' and 'DeepCubeA Baseline=cube3'.",
+        ),
+    ] = None,
+    n: Annotated[int, typer.Option("--n", min=1, help="Random cubes (the seed: 100).")] = 100,
+    depth: Annotated[int, typer.Option("--depth", min=1, help="Random quarter turns per cube.")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the cubes.")] = 0,
+    cases: Annotated[
+        Path | None,
+        typer.Option("--cases", help="Solve these cases (a benchmark file) instead of random cubes."),
+    ] = None,
+    ids: Annotated[str | None, typer.Option("--ids", help="Only cases with ids A:B of --cases.")] = None,
+    settings: Annotated[
+        str, typer.Option("--settings", help="(lambda, B) pairs as LAMBDA:B, comma-separated.")
+    ] = "0.2:100,0.6:1000",
+    layer_nodes: Annotated[
+        int, typer.Option("--layer-nodes", min=1, help="Nodes generated per layer search.")
+    ] = 600_000,
+    whole_nodes: Annotated[
+        int, typer.Option("--whole-nodes", min=1, help="Nodes generated for a whole-cube row.")
+    ] = 1_800_000,
+    time_limit: Annotated[
+        float, typer.Option("--time-limit", min=0.001, help="Seconds per cube at most.")
+    ] = 600.0,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write OUT.md and OUT.json.", show_default=False)
+    ] = None,
+    add_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--add-to",
+            help="An earlier report's JSON (same cubes and limits): keep its rows and add these.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Seed 001's Table 1: layer-by-layer solving with single- and multi-head networks against a
+    whole-cube DeepCubeA baseline at (lambda, B) = (0.2, 100) and (0.6, 1000), on the same cubes,
+    beside the seed's figures. Every solution is replayed, each stage against its goal."""
+    import numpy as np
+    import torch
+
+    from puzzlezero.bench import load_cases, parse_ids
+    from puzzlezero.registry import make
+    from puzzlezero.reports.layered_table1 import layered_table1, markdown
+
+    pairs = []
+    for text in rows or ["SingleH=cube3-layered", "DeepCubeA Baseline=cube3"]:
+        label, sep, model = text.partition("=")
+        if not sep or not label.strip() or not model.strip():
+            raise PuzzleError(f"--row: {text!r} is not LABEL=MODEL (e.g. 'MultiH 4+1=runs/mh41-model')")
+        pairs.append((label.strip(), model.strip()))
+    try:
+        setting_list = [(float(w), int(b)) for w, b in (x.split(":") for x in settings.split(","))]
+    except ValueError:
+        raise PuzzleError(f"--settings: expected LAMBDA:B pairs, comma-separated, got {settings!r}") from None
+    if any(not 0 <= w <= 1 or b < 1 for w, b in setting_list):
+        raise PuzzleError(f"--settings: lambda must be in [0, 1] and B >= 1, got {settings!r}")
+    states = None
+    if cases is not None:
+        states = np.stack([c.state for c in load_cases(make("cube3"), cases, parse_ids(ids))])
+    earlier = None
+    if add_to is not None:
+        try:
+            earlier = json.loads(add_to.read_text(encoding="utf-8"))
+            earlier["settings"]["settings"], earlier["rows"]  # noqa: B018 - a Table 1 report's keys
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise PuzzleError(f"{add_to}: not a layered Table 1 report ({exc})") from None
+    torch.set_num_threads(threads)
+    report = layered_table1(
+        pairs,
+        states=states,
+        n=n,
+        depth=depth,
+        seed=seed,
+        settings=setting_list,
+        layer_nodes=layer_nodes,
+        whole_nodes=whole_nodes,
+        time_limit=time_limit,
+        progress=lambda line: typer.echo(json.dumps(line), err=True),
+        add_to=earlier,
     )
     text = markdown(report)
     typer.echo(text)

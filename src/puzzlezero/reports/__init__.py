@@ -15,6 +15,8 @@ and the networks; nothing below imports it). ``puzzlezero report NAME`` runs any
                           and MCTS, ADI vs self-play vs DAVI networks
 ``wcd``                   seed 003's Table 1: A* with the plain value heuristic against   :mod:`.wcd_table1`
                           1- and 2-level weighted convolutional distance
+``layered``               seed 001's Table 1: layer-by-layer BWAS with single- and        :mod:`.layered_table1`
+                          multi-head networks against whole-cube DeepCubeA
 ========================  ==============================================================  ===============
 """
 
@@ -24,6 +26,7 @@ REPORTS: dict[str, str] = {
     "analysis": "puzzlezero.reports.solution_analysis",
     "solve-rate": "puzzlezero.reports.solve_rate",
     "wcd": "puzzlezero.reports.wcd_table1",
+    "layered": "puzzlezero.reports.layered_table1",
 }
 
 __all__ = ["REPORTS"]
