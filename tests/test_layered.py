@@ -257,3 +257,14 @@ def test_bench_reports_the_stages_and_solves_to_a_goal(tmp_path, capsys):
     assert report["summary"]["goal"] == "layer1" and report["summary"]["mean_optimal_length"] is None
     assert report["results"][1]["solution"] == ["R'"]  # layer1 only: D stays turned
     capsys.readouterr()
+
+
+def test_layered_solving_defaults_to_the_seeds_settings_unless_named():
+    from puzzlezero.solver import resolve_options
+
+    cube = make("cube3")
+    o = resolve_options(cube, search="layered", heuristic="misplaced")
+    assert (o.weight, o.batch, o.max_nodes, o.time_limit) == (0.2, 100, 600_000, 60.0)
+    o = resolve_options(cube, search="layered", heuristic="misplaced", weight=0.6, batch=1000, max_nodes=10)
+    assert (o.weight, o.batch, o.max_nodes) == (0.6, 1000, 10)
+    assert resolve_options(cube, search="bwas").weight == 0.3  # the puzzle's own for other searches

@@ -320,6 +320,9 @@ class SearchSpec:
     #: takes options (macro-actions, ``macros``): searches that score states with a value
     #: heuristic; those whose networks score each move (Q*, MCTS) do not
     macros: bool = False
+    #: the search's own settings where a puzzle's defaults (sized for its usual search) do not fit
+    #: it: ``weight``, ``batch``, ``max_nodes``, ``time_limit``; a named setting overrides them
+    defaults: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -476,6 +479,8 @@ SEARCHES: dict[str, SearchSpec] = {
         "heuristic per goal (--model layer1=DIR,layer2=DIR,solved=DIR, or one multi-head model)",
         per_goal=True,
         macros=True,
+        # the seed's (lambda, B) = (0.2, 100) and 600,000 nodes per layer search
+        defaults=(("weight", 0.2), ("batch", 100), ("max_nodes", 600_000), ("time_limit", 60.0)),
     ),
     "mcts": SearchSpec(
         "puzzlezero.search.mcts:mcts",
@@ -804,6 +809,8 @@ def resolve_options(
     d = defaults_for(puzzle)
     search = d.search if search is None else search
     spec = _lookup(SEARCHES, search, "search")
+    if spec.defaults and search != d.search:
+        d = replace(d, **dict(spec.defaults))
     goal = SOLVED if goal is None else goal
     puzzle.goal_named(goal)  # an unknown goal: UnknownNameError listing the puzzle's
     if goal != SOLVED and not spec.goals:
