@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -41,6 +42,19 @@ def _write(out: Path, text: str, report: dict) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out.with_suffix(".md"), text)
     atomic_write_text(out.with_suffix(".json"), json.dumps(report, indent=1) + "\n")
+
+
+def _read_earlier(path: Path | None, what: str, check: Callable[[dict], object] = lambda r: r) -> dict | None:
+    """An earlier report's JSON for ``--add-to`` (``None`` when not given); ``check`` reads the keys
+    the report needs, so that another file is refused by name rather than with a traceback."""
+    if path is None:
+        return None
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+        check(earlier)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise PuzzleError(f"{path}: not a {what} report ({exc})") from None
+    return earlier
 
 
 @report_app.command("tables")
@@ -162,12 +176,7 @@ def solve_rate_cmd(
         ) from None
     torch.set_num_threads(threads)
     names = [m.strip() for m in models.split(",") if m.strip()]
-    earlier = None
-    if add_to is not None:
-        try:
-            earlier = json.loads(add_to.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise PuzzleError(f"{add_to}: not a solve-rate report ({exc})") from None
+    earlier = _read_earlier(add_to, "solve-rate")
     report = solve_rate_by_depth(
         names,
         depth_list,
@@ -313,13 +322,7 @@ def layered_cmd(
     states = None
     if cases is not None:
         states = np.stack([c.state for c in load_cases(make("cube3"), cases, parse_ids(ids))])
-    earlier = None
-    if add_to is not None:
-        try:
-            earlier = json.loads(add_to.read_text(encoding="utf-8"))
-            earlier["settings"]["settings"], earlier["rows"]  # noqa: B018 - a Table 1 report's keys
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise PuzzleError(f"{add_to}: not a layered Table 1 report ({exc})") from None
+    earlier = _read_earlier(add_to, "layered Table 1", lambda r: (r["settings"]["settings"], r["rows"]))
     torch.set_num_threads(threads)
     report = layered_table1(
         pairs,
