@@ -247,6 +247,7 @@ def test_bench_reports_the_stages_and_solves_to_a_goal(tmp_path, capsys):
     report = json.loads((tmp_path / "l.json").read_text())
     s = report["summary"]
     assert s["search"] == "layered" and s["solved_pct"] == 100.0
+    assert (s["weight"], s["batch"], s["max_nodes"]) == (1.0, 50, 600_000)  # per stage; the seed's cap
     assert list(s["stage_mean_lengths"]) == ["layer1", "layer2", "solved"]
     case1 = report["results"][1]
     assert [st["solution"] for st in case1["stages"]] == [["R'"], [], ["D'"]]

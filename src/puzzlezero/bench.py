@@ -295,8 +295,8 @@ def run_bench(
         search=opts.search,
         heuristic=opts.heuristic,
         model=opts.model or (_default_model(puzzle, opts) if opts.heuristic == "learned" else None),
-        weight=opts.weight if SEARCHES[opts.search].weighted else None,
-        batch=opts.batch if SEARCHES[opts.search].weighted else None,
+        weight=opts.weight if _weighted(opts.search) else None,
+        batch=opts.batch if _weighted(opts.search) else None,
         stages=[list(stage) for stage in opts.stages] or None,
         beam_width=opts.beam_width if opts.search == "beam" else None,
         options=dict(opts.options) or None,  # the search's and heuristic's (mcts_c, wcd_depth, ...)
@@ -316,6 +316,12 @@ def run_bench(
     if getattr(puzzle, "prune_dead_squares", False):
         summary["prune_dead_squares"] = True  # Sokoban searched without its dead-square pushes
     return BenchReport(summary, results)
+
+
+def _weighted(search: str) -> bool:
+    """Does the search take ``weight`` and ``batch`` (BWAS, Q*, and layered BWAS per stage)?"""
+    spec = SEARCHES[search]
+    return spec.weighted or spec.per_goal
 
 
 def _default_model(puzzle: Puzzle, opts: Any) -> str:

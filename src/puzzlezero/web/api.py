@@ -325,7 +325,8 @@ def _prepare(request: Request, req: SolveRequest) -> _Solve:
     if search in SEARCHES and SEARCHES[search].weighted:
         for key, value in cfg.quick_search.get(p.name, {}).items():
             options.setdefault(key, value)
-    if p.name in cfg.models:  # the operator's model for this puzzle (requests never name files)
+    per_goal = search in SEARCHES and SEARCHES[search].per_goal  # layered: the shipped models per goal
+    if p.name in cfg.models and not per_goal:  # the operator's model (requests never name files)
         options["model"] = cfg.models[p.name]
     job = SolveJob(p.name, state, options)
     return _Solve(p, state, job, time_limit, max_nodes, time_limit + cfg.grace_seconds)
