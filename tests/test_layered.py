@@ -215,7 +215,7 @@ def test_cli_solve_layered_json_and_text(capsys):
     assert main([*argv, "--batch", "50"]) == 0
     text = capsys.readouterr().out
     assert "layer1" in text and "layer2" in text and "solution:" in text
-    assert main(["solve", "cube3", "R U", "--search", "layered"]) == 2
+    assert main(["solve", "cube3", "R U", "--search", "layered", "--model", "no-such-model"]) == 2
     assert (
         "layered solve of cube3 needs a cost-to-go to each of layer1, layer2, solved"
         in capsys.readouterr().err
@@ -247,7 +247,7 @@ def test_bench_reports_the_stages_and_solves_to_a_goal(tmp_path, capsys):
     report = json.loads((tmp_path / "l.json").read_text())
     s = report["summary"]
     assert s["search"] == "layered" and s["solved_pct"] == 100.0
-    assert (s["weight"], s["batch"], s["max_nodes"]) == (1.0, 50, 600_000)  # per stage; the seed's cap
+    assert (s["weight"], s["batch"], s["max_nodes"]) == (1.0, 50, 5_000_000)  # per stage
     assert list(s["stage_mean_lengths"]) == ["layer1", "layer2", "solved"]
     case1 = report["results"][1]
     assert [st["solution"] for st in case1["stages"]] == [["R'"], [], ["D'"]]
@@ -265,7 +265,26 @@ def test_layered_solving_defaults_to_the_seeds_settings_unless_named():
 
     cube = make("cube3")
     o = resolve_options(cube, search="layered", heuristic="misplaced")
-    assert (o.weight, o.batch, o.max_nodes, o.time_limit) == (0.2, 100, 600_000, 60.0)
+    assert (o.weight, o.batch, o.max_nodes, o.time_limit) == (0.2, 100, 5_000_000, 120.0)
     o = resolve_options(cube, search="layered", heuristic="misplaced", weight=0.6, batch=1000, max_nodes=10)
     assert (o.weight, o.batch, o.max_nodes) == (0.6, 1000, 10)
     assert resolve_options(cube, search="bwas").weight == 0.3  # the puzzle's own for other searches
+
+
+def test_the_shipped_layered_models_each_serve_their_goal_and_solve_a_scramble():
+    from puzzlezero.nn import load_model
+
+    cube = make("cube3")
+    goals = tuple(cube.goal_predicates())
+    models = stage_models(cube, None, goals)  # the shipped cube3-layered
+    assert models["solved"].endswith("models/cube3")  # stages.json: no copy of the solved model
+    for goal in ("layer1", "layer2"):
+        assert models[goal].endswith(f"cube3-layered/{goal}")
+        assert load_model(models[goal]).config.goals == (goal,)
+    start = cube.apply_moves(cube.goal(), cube.parse_moves("R U F' L D2 B R'".split()))
+    r = solve("cube3", start, search="layered")
+    assert r.solved and [st["goal"] for st in r.stages] == list(goals)
+    state = start
+    for st in r.stages:  # each stage ends where its goal is met
+        state = cube.apply_moves(state, cube.parse_moves(st["solution"]))
+        assert cube.goal_named(st["goal"])(state[None])[0]

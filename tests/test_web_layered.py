@@ -22,7 +22,8 @@ def test_puzzle_infos_list_goals_in_solving_order_and_layered_models():
     assert infos["cube3"]["goals"] == ["layer1", "layer2", "solved"]
     assert infos["puzzle15"]["goals"] == ["row1", "rows2", "solved"]
     assert infos["lightsout7"]["goals"] == ["solved"] and infos["lightsout7"]["layered_model"] is False
-    assert infos["cube3"]["layered_model"] is False  # no cube3-layered model is shipped yet
+    assert infos["cube3"]["layered_model"] is True  # cube3-layered: stages.json names each goal's model
+    assert infos["puzzle15"]["layered_model"] is False
 
 
 def test_a_layered_solve_answers_with_its_stages():
