@@ -25,6 +25,9 @@ from puzzlezero.errors import PuzzleError
 
 _DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "../shared/benchmarks"))
 
+#: ``--threads`` of the reports that run networks
+ThreadsOpt = Annotated[int, typer.Option("--threads", min=1, help="torch threads.")]
+
 report_app = typer.Typer(
     name="report",
     help="The papers' tables and figures, reproduced: report tables | analysis | solve-rate | wcd | layered.",
@@ -143,7 +146,7 @@ def solve_rate_cmd(
         int, typer.Option("--mcts-nodes", min=1, help="MCTS budget: nodes generated per scramble.")
     ] = 100_000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the scrambles.")] = 0,
-    threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
+    threads: ThreadsOpt = 1,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write OUT.md, OUT.json and OUT.png (the plot).", show_default=False),
@@ -217,7 +220,7 @@ def wcd_cmd(
     together: Annotated[
         int | None, typer.Option("--together", min=1, help="Scrambles per search call (default: all).")
     ] = None,
-    threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
+    threads: ThreadsOpt = 1,
     out: Annotated[
         Path | None, typer.Option("--out", help="Write OUT.md and OUT.json.", show_default=False)
     ] = None,
@@ -284,7 +287,7 @@ def layered_cmd(
     time_limit: Annotated[
         float, typer.Option("--time-limit", min=0.001, help="Seconds per cube at most.")
     ] = 600.0,
-    threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
+    threads: ThreadsOpt = 1,
     out: Annotated[
         Path | None, typer.Option("--out", help="Write OUT.md and OUT.json.", show_default=False)
     ] = None,

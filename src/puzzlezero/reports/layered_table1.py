@@ -71,7 +71,9 @@ def random_cubes(n: int, depth: int = 100, seed: int = 0) -> np.ndarray:
     return make("cube3").scramble(np.random.default_rng(seed), n, depth)
 
 
-def _row(label: str, model: str, weight: float, batch: int, results: Sequence[Any]) -> dict[str, Any]:
+def _row(
+    label: str, model: str, search: str, weight: float, batch: int, results: Sequence[Any]
+) -> dict[str, Any]:
     solved = [r for r in results if r.solved]
 
     def mean(xs: Sequence[float]) -> float | None:
@@ -80,7 +82,7 @@ def _row(label: str, model: str, weight: float, batch: int, results: Sequence[An
     row: dict[str, Any] = {
         "model": label,
         "spec": model,
-        "search": "bwas" if label.startswith(WHOLE) else "layered",
+        "search": search,
         "lambda": weight,
         "B": batch,
         "n": len(results),
@@ -161,11 +163,12 @@ def layered_table1(
     for weight, batch in settings:
         for label, model in rows:
             whole = label.startswith(WHOLE)
+            search = "bwas" if whole else "layered"
             results = solve_many(
                 p,
                 cubes,
                 model=model,
-                search="bwas" if whole else "layered",
+                search=search,
                 weight=weight,
                 batch=batch,
                 max_nodes=whole_nodes if whole else layer_nodes,
@@ -173,7 +176,7 @@ def layered_table1(
                 fallback=False,
                 on_results=None if progress is None else _per_cube(progress, label, weight, batch),
             )
-            row = _row(label, model, weight, batch, results)
+            row = _row(label, model, search, weight, batch, results)
             out.append(row)
             if progress is not None:
                 progress(row)
@@ -190,6 +193,11 @@ def _seed_key(label: str, weight: float, batch: int) -> tuple[str, float, int]:
     (trained by the seed's authors for as long as their other models), others by name."""
     name = "DeepCubeA Baseline" if label.startswith(WHOLE) else label
     return name, weight, batch
+
+
+def _num(x: float | None, fmt: str) -> str:
+    """A mean for the table, ``-`` where no cube was solved."""
+    return "-" if x is None else format(x, fmt)
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -224,13 +232,9 @@ def markdown(report: dict[str, Any]) -> str:
             seed_cols = f"{seed[0]:g}% | {seed[1]:g} | {seed[2]:,} | {seed[3]:g}" if seed else "- | - | - | -"
             stages = r.get("stage_mean_lengths")
             split = " + ".join(f"{v:.1f}" for v in stages.values()) if stages else "-"
-
-            def num(x: float | None, fmt: str) -> str:
-                return "-" if x is None else format(x, fmt)
-
             lines.append(
                 f"| {r['model']} | {r['solved']}/{r['n']} ({r['solved_pct']:g}%) | "
-                f"{num(r['mean_seconds'], '.2f')} | {num(r['mean_nodes'], ',.0f')} | "
-                f"{num(r['mean_length'], '.1f')} | {split} | {seed_cols} |"
+                f"{_num(r['mean_seconds'], '.2f')} | {_num(r['mean_nodes'], ',.0f')} | "
+                f"{_num(r['mean_length'], '.1f')} | {split} | {seed_cols} |"
             )
     return "\n".join(lines) + "\n"
