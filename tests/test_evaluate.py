@@ -63,6 +63,40 @@ def test_fixed_set_boards_are_the_documented_walks(p15, valid_rows):
         np.testing.assert_array_equal(es.states[es.depths == d], again)
 
 
+def test_lightsout_fixed_set_has_gf2_costs_and_documented_boards():
+    """The 7x7 Lights Out set: each board's cost is its minimum set of presses (an independent
+    brute force over the first row's 2^7 presses and light chasing), and the boards are the
+    documented scrambles."""
+    lo = make("lightsout7")
+    rows = json.loads((ev.DATA_DIR / ev.FIXED_SETS["lightsout7"]).read_text(encoding="utf-8"))
+    es = load_fixed_set(lo)
+    assert es is not None and es.true_cost is not None and len(es.states) == len(rows["states"]) == 500
+    d = rows["walk_depths"][1]
+    again = lo.scramble(np.random.default_rng([rows["seed"], d]), rows["per_depth"], d)
+    np.testing.assert_array_equal(es.states[es.depths == d], again)
+
+    def chase(board: np.ndarray) -> int:  # the fewest presses, by light chasing from each first row
+        best = 99
+        for first in range(128):
+            b, presses = board.reshape(7, 7).copy(), np.zeros((7, 7), np.uint8)
+            presses[0] = [(first >> c) & 1 for c in range(7)]
+            for r in range(7):
+                if r:
+                    presses[r] = b[r - 1]
+                for c in np.flatnonzero(presses[r]):
+                    b = lo.apply(b.reshape(1, 49), np.array([r * 7 + c]))[0].reshape(7, 7)
+            if not b.any():
+                best = min(best, int(presses.sum()))
+        return best
+
+    for i in range(0, 500, 50):
+        assert chase(es.states[i]) == es.true_cost[i]
+    for row in rows["states"][::25]:
+        moves = lo.parse_moves(row["solution"])
+        assert len(moves) == row["optimal_cost"]
+        assert lo.is_goal(lo.apply_moves(np.array(row["lights"], dtype=lo.dtype), moves)[None])[0]
+
+
 def test_stored_solutions_replay_with_the_stored_cost(p15, valid_rows):
     for row in valid_rows["states"]:
         moves = p15.parse_moves(row["solution"])

@@ -61,6 +61,33 @@ def test_scramble_equals_sequential_presses(p: pz.Puzzle) -> None:
     np.testing.assert_array_equal(p.press_sets(counts), seq)
 
 
+def test_walks_press_distinct_cells_and_their_length_is_the_exact_cost(p: pz.Puzzle) -> None:
+    """A non-backtracking walk presses k different cells (a second press would undo the first);
+    on 7x7, whose press matrix is invertible over GF(2), k is then the optimal cost, checked here
+    against the GF(2) solver; on 5x5 (nullity 2) it is only an upper bound."""
+    from puzzlezero.optimal.lightsout import min_presses
+    from puzzlezero.puzzles.lightsout import LightsOut
+
+    states, cost = p.walks_with_cost(np.random.default_rng(0), 600, (1, 80))
+    # a range (1, 80) is (1, 49): at most 49 distinct presses, every length about equally often
+    assert cost.min() == 1 and cost.max() == 49 and np.bincount(cost.astype(int)).max() < 30
+    assert (p.walks_with_cost(np.random.default_rng(0), 10, 60)[1] == 49).all()
+    np.testing.assert_array_equal(min_presses(p, states).sum(axis=1), cost)
+    np.testing.assert_array_equal(p.random_walks(np.random.default_rng(0), 600, (1, 80)), states)
+    one = p.random_walks(np.random.default_rng(1), 49, 49)
+    np.testing.assert_array_equal(one, np.repeat(p.press_sets(np.ones((1, 49), np.uint8)), 49, axis=0))
+    # two presses: two different cells, each cell about 8000 / 49 = 163 times (sd 12.6)
+    two = min_presses(p, p.random_walks(np.random.default_rng(2), 4000, 2))
+    assert (two.sum(axis=1) == 2).all() and 110 < two.sum(axis=0).min() <= two.sum(axis=0).max() < 220
+    small = LightsOut(5)
+    s5, c5 = small.walks_with_cost(np.random.default_rng(3), 500, (1, 25))
+    m5 = min_presses(small, s5).sum(axis=1)
+    assert (m5 <= c5).all() and (m5 < c5).any()
+    # plain scrambles keep their own (multinomial) presses and depths
+    _, plain = p.walks_with_cost(np.random.default_rng(4), 50, 70, nonbacktracking=False)
+    assert (plain == 70).all()
+
+
 def test_benchmark_solutions_replay(p: pz.Puzzle) -> None:
     for case in load_bench("lightsout7")["cases"]:
         state = p.parse(str(case["lights"]))

@@ -37,3 +37,17 @@ def test_a_layered_solve_answers_with_its_stages():
     cube = pz.make("cube3")
     end = cube.apply_moves(cube.parse("D R"), cube.parse_moves(data["solution"]))
     assert cube.is_goal(end[None])[0]
+
+
+def test_a_layered_solve_gets_the_layered_limits_within_the_server_caps():
+    """With no limits in the request, a layered solve runs under the layered search's own limits
+    (5M nodes per stage, 120 s) cut to the server's caps (60 s), not the quick 20 s / 2M nodes of
+    the other searches; limits the request names are kept."""
+    body = {"puzzle": "cube3", "state": "D R", "search": "layered", "heuristic": "misplaced", "weight": 1.0}
+    with client() as c:
+        data = c.post("/api/solve", json=body).json()
+        assert (data["time_limit"], data["max_nodes"]) == (60.0, 5_000_000)
+        named = c.post("/api/solve", json={**body, "time_limit": 5.0, "max_nodes": 1000}).json()
+        assert (named["time_limit"], named["max_nodes"]) == (5.0, 1000)
+        plain = c.post("/api/solve", json={**body, "search": "bwas"}).json()
+        assert (plain["time_limit"], plain["max_nodes"]) == (20.0, 2_000_000)

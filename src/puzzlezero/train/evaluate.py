@@ -14,7 +14,8 @@ For a fixed set of states grouped by scramble depth ``d``:
 
 True distances come from the cube2 distance table, or from a fixed validation file shipped in
 ``train/data`` (``puzzle15``: boards made by random walks, and uniformly random boards, each with
-its optimal cost from IDA*; ``scripts/make_validation_sets.py`` writes it). :func:`eval_set_for`
+its optimal cost from IDA*; ``lightsout7``: random presses by depth and uniformly random boards,
+each with its minimum set of presses over GF(2); ``scripts/make_validation_sets.py`` writes them). :func:`eval_set_for`
 picks such a file when the puzzle has one, else scrambles a set with :func:`make_eval_set`.
 :func:`headline` turns an evaluation record into one or two figures for a progress bar.
 """
@@ -54,7 +55,7 @@ Heuristic = Callable[[np.ndarray], np.ndarray]
 RANDOM_DEPTH = -1
 
 #: fixed validation files (in ``puzzlezero/train/data``) by puzzle name
-FIXED_SETS: dict[str, str] = {"puzzle15": "puzzle15_valid.json"}
+FIXED_SETS: dict[str, str] = {"puzzle15": "puzzle15_valid.json", "lightsout7": "lightsout7_valid.json"}
 
 #: BWAS on the sets without exact costs: at most this many states, bounded per instance
 BWAS_STATES, BWAS_WEIGHT, BWAS_BATCH, BWAS_MAX_NODES, BWAS_TIME_LIMIT = 20, 0.6, 100, 20_000, 10.0

@@ -306,22 +306,25 @@ class _Solve:
 def _prepare(request: Request, req: SolveRequest) -> _Solve:
     """Parse the state and apply the server's caps and settings (bad input raises here, before the
     request takes a place in line)."""
+    from puzzlezero.solver import SEARCHES, defaults_for
+
     cfg = _config(request)
     p = make(req.puzzle)
     state = read_state(p, req.state)
-    time_limit = float(
-        _capped(req.time_limit, cfg.default_time_limit, cfg.max_time_limit, "time_limit", " s")
-    )
-    max_nodes = int(_capped(req.max_nodes, cfg.default_max_nodes, cfg.max_max_nodes, "max_nodes"))
+    search = req.search if req.search is not None else defaults_for(p).search
+    # a search with limits of its own (layered: 120 s, 5M nodes per stage) keeps them, within the
+    # server's caps; the others get the server's defaults
+    own = dict(SEARCHES[search].defaults) if search in SEARCHES else {}
+    default_time = min(float(own.get("time_limit", cfg.default_time_limit)), cfg.max_time_limit)
+    default_nodes = min(int(own.get("max_nodes", cfg.default_max_nodes)), cfg.max_max_nodes)
+    time_limit = float(_capped(req.time_limit, default_time, cfg.max_time_limit, "time_limit", " s"))
+    max_nodes = int(_capped(req.max_nodes, default_nodes, cfg.max_max_nodes, "max_nodes"))
     options: dict[str, Any] = {"time_limit": time_limit, "max_nodes": max_nodes}
     if req.batch is not None:
         options["batch"] = int(_capped(req.batch, req.batch, cfg.max_batch, "batch"))
     for key in ("search", "heuristic", "weight"):
         if getattr(req, key) is not None:
             options[key] = getattr(req, key)
-    from puzzlezero.solver import SEARCHES, defaults_for
-
-    search = options.get("search", defaults_for(p).search)
     if search in SEARCHES and SEARCHES[search].weighted:
         for key, value in cfg.quick_search.get(p.name, {}).items():
             options.setdefault(key, value)
