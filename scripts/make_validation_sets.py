@@ -88,7 +88,10 @@ def lightsout_main(args: argparse.Namespace) -> None:
             }
             rows.append(json.dumps(row, separators=(",", ":")))
         costs = presses.sum(axis=1)
-        print(f"depth {depth}: optimal cost {costs.min()}-{costs.max()} (mean {costs.mean():.1f})", file=sys.stderr)
+        print(
+            f"depth {depth}: optimal cost {costs.min()}-{costs.max()} (mean {costs.mean():.1f})",
+            file=sys.stderr,
+        )
     header = {
         "puzzle": p.name,
         "made_by": f"scripts/make_validation_sets.py --puzzle {p.name} --depths "
