@@ -120,9 +120,10 @@ class LightsOut(Puzzle):
         Presses commute and each undoes itself, so pressing a cell again undoes an earlier step:
         the non-backtracking walk of Lights Out never presses a cell twice, and is at most
         ``N*N`` steps long (longer depths are cut there, and a range ``(1, K)`` becomes
-        ``(1, min(K, N*N))``, so the random-walk labels stay uniform over the lengths). Where the press matrix is invertible
-        over GF(2) (7x7, 6x6, ...) the set of pressed cells is the only solution, so a walk's
-        length is its board's exact cost-to-go; elsewhere (5x5, 4x4) an upper bound.
+        ``(1, min(K, N*N))``, so the random-walk labels stay uniform over the lengths). Where the
+        press matrix is invertible over GF(2) (7x7, 6x6, 8x8) the set of pressed cells is the only
+        solution, so a walk's length is its board's exact cost-to-go; elsewhere (4x4, 5x5, 9x9) an
+        upper bound.
         """
         return self.walks_with_cost(rng, n, depth)[0]
 
