@@ -461,9 +461,12 @@ def test_value_refuses_bad_input(client: TestClient) -> None:
     assert client.post("/api/value", json={"puzzle": "cube2", "state": "R Q"}).status_code == 400
     r = client.post("/api/value", json={"puzzle": "cube2", "state": "R", "heuristic": "nope"})
     assert r.status_code == 400 and "unknown heuristic 'nope'" in r.json()["detail"]
-    level = "#####\n#@$.#\n#####"
+    board = "1 2 3 4 5 6 7 0 8"
+    r = client.post("/api/value", json={"puzzle": "puzzle8", "state": board})
+    assert r.status_code == 503 and "no model" in r.json()["detail"]  # no shipped 8-puzzle model
+    level = "#####\n#@$.#\n#####"  # one push from the goal, valued by the shipped Sokoban model
     r = client.post("/api/value", json={"puzzle": "sokoban", "state": level})
-    assert r.status_code == 503 and "no model" in r.json()["detail"]  # no shipped Sokoban model
+    assert r.status_code == 200 and r.json()["model"] == "sokoban" and 0.0 < r.json()["value"] < 3.0
     assert (
         client.post("/api/value", json={"puzzle": "cube2", "state": "R", "model": "/etc"}).status_code == 422
     )
