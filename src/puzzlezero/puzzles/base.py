@@ -151,6 +151,9 @@ class Puzzle(ABC):
     dtype: ClassVar[np.dtype] = np.dtype(np.uint8)
     #: key in ``to_json`` that holds the state (``facelets``, ``tiles``, ``lights``, ``grid``)
     json_key: str = "state"
+    #: the most steps a non-backtracking walk can take (Lights Out: every cell pressed once);
+    #: ``None``: no bound (see :meth:`walk_depths`)
+    max_walk_length: int | None = None
 
     # ---- shape -------------------------------------------------------------------------------
     @property
@@ -301,7 +304,7 @@ class Puzzle(ABC):
         not undo the step before it (``inverse_action``). A walk of ``k`` steps is at most ``k``
         moves from the goal, and usually closer to ``k`` than a plain scramble of ``k``. Puzzles
         whose moves cannot be undone (Sokoban) override this with their own scramble."""
-        return self._walk(rng, self.draw_depths(rng, n, depth), nonbacktracking=True)[0]
+        return self._walk(rng, self.walk_depths(rng, n, depth), nonbacktracking=True)[0]
 
     def walks_with_cost(
         self,
@@ -317,7 +320,7 @@ class Puzzle(ABC):
         cost-to-go (the random-walk training label). With uniform costs it is ``uniform_cost``
         times the number of steps and the puzzle's own walk is used (the same states and random
         stream as :meth:`random_walks`); unequal costs need moves that can be undone."""
-        depths = self.draw_depths(rng, n, depth)
+        depths = self.walk_depths(rng, n, depth) if nonbacktracking else self.draw_depths(rng, n, depth)
         if self.uniform_cost is not None:
             walk = self.random_walks if nonbacktracking else self.scramble
             return walk(rng, n, depths), depths * self.uniform_cost
@@ -362,6 +365,19 @@ class Puzzle(ABC):
             if undo_cost is not None:
                 cost[active] += undo_cost[acts]
         return states, cost
+
+    def walk_depths(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> np.ndarray:
+        """:meth:`draw_depths` for non-backtracking walks: with a :attr:`max_walk_length` ``L``, a
+        range ``(lo, hi)`` is drawn as ``(min(lo, L), min(hi, L))`` (uniform over the lengths a
+        walk can have) and longer depths are cut at ``L``."""
+        bound = self.max_walk_length
+        if bound is None:
+            return self.draw_depths(rng, n, depth)
+        if isinstance(depth, tuple):
+            depth = (min(depth[0], bound), min(depth[1], bound))
+        return np.minimum(self.draw_depths(rng, n, depth), bound)
 
     @staticmethod
     def draw_depths(

@@ -48,6 +48,7 @@ class LightsOut(Puzzle):
         n = self.size = int(size)
         nn = self.num_cells = n * n
         self.name = f"lightsout{n}"
+        self.max_walk_length = nn  # a walk presses each cell at most once
         self.action_names = tuple(str(i) for i in range(nn))
         row, col = np.divmod(np.arange(nn), n)
         # masks[a, i] = 1 if pressing a toggles cell i (itself and the 4-neighbours on the board)
@@ -119,35 +120,18 @@ class LightsOut(Puzzle):
 
         Presses commute and each undoes itself, so pressing a cell again undoes an earlier step:
         the non-backtracking walk of Lights Out never presses a cell twice, and is at most
-        ``N*N`` steps long (longer depths are cut there, and a range ``(1, K)`` becomes
-        ``(1, min(K, N*N))``, so the random-walk labels stay uniform over the lengths). Where the
-        press matrix is invertible over GF(2) (7x7, 6x6, 8x8) the set of pressed cells is the only
-        solution, so a walk's length is its board's exact cost-to-go; elsewhere (4x4, 5x5, 9x9) an
-        upper bound.
+        ``N*N`` steps long (:attr:`max_walk_length`: longer depths are cut there, and a range
+        ``(1, K)`` becomes ``(1, min(K, N*N))``, so the random-walk labels stay uniform over the
+        lengths). Where the press matrix is invertible over GF(2) (7x7, 6x6, 8x8) the set of
+        pressed cells is the only solution, so a walk's length is its board's exact cost-to-go;
+        elsewhere (4x4, 5x5, 9x9) an upper bound.
         """
-        return self.walks_with_cost(rng, n, depth)[0]
-
-    def walks_with_cost(
-        self,
-        rng: np.random.Generator,
-        n: int,
-        depth: int | np.ndarray | tuple[int, int],
-        *,
-        nonbacktracking: bool = True,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`random_walks` with each walk's length (the cost of pressing the same cells
-        again), or plain scrambles with theirs (``nonbacktracking=False``)."""
-        if not nonbacktracking:
-            return super().walks_with_cost(rng, n, depth, nonbacktracking=False)
-        if isinstance(depth, tuple):  # a range (1, K): uniform over the lengths a walk can have
-            depth = (min(depth[0], self.num_cells), min(depth[1], self.num_cells))
-        depths = np.minimum(self.draw_depths(rng, n, depth), self.num_cells)
+        depths = self.walk_depths(rng, n, depth)
         # the first depths[b] cells of a uniformly random order: a uniform k-subset
         order = np.argsort(rng.random((n, self.num_cells)), axis=1)
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(self.num_cells)[None, :], axis=1)
-        presses = (rank < depths[:, None]).astype(np.uint8)
-        return self.press_sets(presses), depths.astype(np.float64)
+        return self.press_sets((rank < depths[:, None]).astype(np.uint8))
 
     # ---- text -----------------------------------------------------------------------------------
     def parse(self, text: str) -> np.ndarray:

@@ -15,8 +15,9 @@ For a fixed set of states grouped by scramble depth ``d``:
 True distances come from the cube2 distance table, or from a fixed validation file shipped in
 ``train/data`` (``puzzle15``: boards made by random walks, and uniformly random boards, each with
 its optimal cost from IDA*; ``lightsout7``: random presses by depth and uniformly random boards,
-each with its minimum set of presses over GF(2); ``scripts/make_validation_sets.py`` writes them). :func:`eval_set_for`
-picks such a file when the puzzle has one, else scrambles a set with :func:`make_eval_set`.
+each with its minimum set of presses over GF(2); ``scripts/make_validation_sets.py`` writes them).
+:func:`eval_set_for` picks such a file when the puzzle has one, else scrambles a set with
+:func:`make_eval_set`.
 :func:`headline` turns an evaluation record into one or two figures for a progress bar.
 """
 
