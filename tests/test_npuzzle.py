@@ -177,3 +177,16 @@ def test_parse_fuzz_raises_only_puzzle_errors(text: str) -> None:
     except PuzzleError:
         return
     assert p.solvable(s[None])[0] and sorted(s.tolist()) == list(range(9))
+
+
+def test_shipped_puzzle35_model_solves_a_scramble_with_its_defaults() -> None:
+    """The shipped 35-puzzle model with the default search (BWAS, λ 0.5, N 2000) solves a
+    40-move scramble; the solution replays to the goal and is no longer than the scramble."""
+    from puzzlezero import solver
+
+    p = pz.make("puzzle35")
+    state = p.scramble(np.random.default_rng(35), 1, 40)[0]
+    r = solver.solve("puzzle35", state)
+    assert r.solved and r.search == "bwas"
+    assert 0 < len(r.solution) <= 40
+    assert p.is_goal(p.apply_moves(state, list(r.actions))[None])[0]
