@@ -122,9 +122,9 @@ DEFAULTS: dict[str, Defaults] = {
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
     "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
-    # the shipped model (135 min of LHBL on 2 cores), benchmark ids 0-3: λ 0.3, 0.4 and 0.5 all solve
-    # them; 0.4 and 0.5 gave the same solutions (mean 137), λ 0.8 ran out of nodes on a 60-minute
-    # checkpoint: the model is not yet precise enough for the paper's weight
+    # the shipped model (135 min of LHBL on 2 cores), benchmark ids 0-3: λ 0.4 and 0.5 both solve
+    # them, with the same solutions (mean 137); on its 60-minute checkpoint λ 0.8 ran out of nodes
+    # on id 0: the model is not yet precise enough for the paper's weight (docs/training.md)
     "puzzle35": Defaults(0.5, 2000, 4_000_000, 300.0, 2000, 1000),
     "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
     # MCTS: the least backed-up cost, which solved 7 of 8 random 12-press boards within 20 s where
