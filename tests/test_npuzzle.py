@@ -180,8 +180,8 @@ def test_parse_fuzz_raises_only_puzzle_errors(text: str) -> None:
 
 
 def test_shipped_puzzle35_model_solves_a_scramble_with_its_defaults() -> None:
-    """The shipped 35-puzzle model with the default search (BWAS, λ 0.5, N 2000) solves a
-    40-move scramble; the solution replays to the goal and is no longer than the scramble."""
+    """The shipped 35-puzzle model with its default search (``solver.DEFAULTS["puzzle35"]``)
+    solves a 40-move scramble; the solution replays to the goal and is no longer than the scramble."""
     from puzzlezero import solver
 
     p = pz.make("puzzle35")
