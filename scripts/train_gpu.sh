@@ -17,8 +17,8 @@
 #   NPROC=number of GPUs    (1 on cpu)        processes; > 1 runs torchrun (gloo on cpu)
 #   PRESET=                                   network preset of a new run (tiny, small, medium, paper)
 #   INIT_FROM=                                a new run starts from this model (e.g. the shipped cube3)
-#   VENV=.venv-gpu  PYTHON=python3            the virtual environment, made if missing: it reuses a
-#                                             system torch that sees CUDA (--system-site-packages)
+#   PYTHON=python3                            a python3 whose torch sees CUDA is used as it is
+#   VENV=.venv-gpu                            else this virtual environment, made if missing
 #
 # Example: scripts/train_gpu.sh cube3 runs/cube3-gpu 120 5 -- --preset paper --set lr_decay=0.9999995
 set -euo pipefail
@@ -42,25 +42,33 @@ VENV=${VENV:-$REPO/.venv-gpu}
 PYTHON=${PYTHON:-python3}
 log() { echo "train_gpu: $*" >&2; }
 
-# ---- the virtual environment ---------------------------------------------------------------------
-if [[ ! -x $VENV/bin/puzzlezero ]]; then
-    if "$PYTHON" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
-        log "making $VENV on the system's CUDA torch"
-        "$PYTHON" -m venv --system-site-packages "$VENV"
-        "$VENV/bin/pip" install -q -e "$REPO"
-    elif [[ $DEVICE == cpu ]]; then
-        log "making $VENV with the CPU torch of constraints.txt"
-        "$PYTHON" -m venv "$VENV"
-        "$VENV/bin/pip" install -q -c "$REPO/constraints.txt" -e "$REPO"
-    else
-        log "making $VENV (no system torch with CUDA: pip installs torch)"
-        "$PYTHON" -m venv "$VENV"
-        "$VENV/bin/pip" install -q -e "$REPO"
+# ---- the Python -----------------------------------------------------------------------------------
+# A GPU machine's own python3 with a CUDA torch (often itself a virtual environment, and often
+# offline) is used as it is, with this checkout's src/ on PYTHONPATH; else a virtual environment.
+if [[ ! -x $VENV/bin/python ]] && [[ $DEVICE == cuda* ]] &&
+    "$PYTHON" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+    PY=$(command -v "$PYTHON")
+    export PYTHONPATH=$REPO/src${PYTHONPATH:+:$PYTHONPATH}
+    "$PY" -c 'import puzzlezero.cli.main' || {
+        log "$PY has a CUDA torch but lacks some of puzzlezero's requirements (pyproject.toml)"
+        exit 1
+    }
+else
+    if [[ ! -x $VENV/bin/python ]]; then
+        if [[ $DEVICE == cpu ]]; then
+            log "making $VENV with the CPU torch of constraints.txt"
+            "$PYTHON" -m venv "$VENV"
+            "$VENV/bin/pip" install -q -c "$REPO/constraints.txt" -e "$REPO"
+        else
+            log "making $VENV (no python3 with a CUDA torch here: pip installs torch)"
+            "$PYTHON" -m venv "$VENV"
+            "$VENV/bin/pip" install -q -e "$REPO"
+        fi
     fi
+    PY=$VENV/bin/python
 fi
-PY=$VENV/bin/python
 if [[ $DEVICE == cuda* ]] && ! "$PY" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())'; then
-    log "the torch in $VENV sees no CUDA GPU (use another VENV, or DEVICE=cpu)"
+    log "the torch of $PY sees no CUDA GPU (use another VENV or PYTHON, or DEVICE=cpu)"
     exit 1
 fi
 
@@ -80,7 +88,7 @@ SETTINGS=(--set "device=$DEVICE" --set "amp=$AMP" --set "batch_size=$BATCH"
 if [[ $NPROC -gt 1 ]]; then
     TRAIN=("$PY" -m torch.distributed.run --standalone --nproc_per_node "$NPROC" -m puzzlezero train)
 else
-    TRAIN=("$VENV/bin/puzzlezero" train)
+    TRAIN=("$PY" -m puzzlezero train)
 fi
 log "$PUZZLE in $RUN_DIR: $TOTAL_MINUTES min in chunks of $CHUNK_MINUTES min; $NPROC x $DEVICE," \
     "amp $AMP, batch $BATCH per process, $THREADS threads"
@@ -111,5 +119,5 @@ while :; do
     fi
 done
 
-"$VENV/bin/puzzlezero" export "$RUN_DIR" "$RUN_DIR/model"
+"$PY" -m puzzlezero export "$RUN_DIR" "$RUN_DIR/model"
 log "done after $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
