@@ -4,6 +4,7 @@ label workers, exact resume for every objective, --init-from and the accumulatin
 from __future__ import annotations
 
 import json
+import signal
 from dataclasses import replace
 
 import numpy as np
@@ -209,6 +210,33 @@ def test_label_workers_lag_one_chunk_and_stay_exact(tmp_path):
         t.run()
     assert _same(runs[0].model, runs[1].model)
     assert not _same(runs[0].model, runs[2].model)
+
+
+def test_a_label_worker_labels_a_job_as_the_trainer_would(tmp_path):
+    """A worker evaluates the target on the run's device with its amp (bf16 here: the same bfloat16
+    rounding as the trainer's own labels, which float32 labels would not match)."""
+    from puzzlezero.train import workers
+    from puzzlezero.train.trainer import target_function
+
+    cfg = replace(TINY, objective="lhbl", lhbl_expansions=3, amp="bf16", target_update="period")
+    cfg = replace(cfg, check_every=10, max_iterations=20)
+    with pytest.warns(UserWarning, match="bfloat16"):
+        t = Trainer(cfg, tmp_path / "run")
+    t.run()  # a trained target: the first one's labels are all 1 here, whatever the rounding
+    job = t._job(2)
+    assert job.target_version > 0
+    states, own = make_labels(t.puzzle, job, t._value_fn(job.target_version), cfg)
+    sigint = signal.getsignal(signal.SIGINT)
+    workers._init(t.puzzle, cfg, t.net_config)  # in this process: what a worker process runs
+    try:
+        w_states, w_targets = workers._work(job, t._target_weights(job.target_version))
+    finally:
+        workers._STATE.clear()
+        signal.signal(signal.SIGINT, sigint)
+        torch.set_num_threads(cfg.threads)
+    fp32 = make_labels(t.puzzle, job, target_function(t.puzzle, t.target, cfg, t.device), cfg)[1]
+    assert np.array_equal(states, w_states) and np.array_equal(own, w_targets)
+    assert not np.array_equal(own, fp32)  # the check above could tell float32 labels apart
 
 
 # ---- --init-from and the card ----------------------------------------------------------------------

@@ -200,7 +200,8 @@ class TrainConfig:
     label_workers: int = 0
     """Worker processes that make labels while the trainer takes gradient steps (0 = labels in the
     trainer's process, as the paper). With workers a chunk's labels come from the target network
-    as it stood ``label_workers`` chunks earlier; use ``threads=1`` so each core has one job."""
+    as it stood ``label_workers`` chunks earlier; use ``threads=1`` so each core has one job. Workers
+    evaluate the target on ``device``: on a GPU machine several of them keep one GPU busier."""
 
     seed: int = 0
     """Seed of the network initialisation and of every scramble: a run is reproducible bit for bit."""

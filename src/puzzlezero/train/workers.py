@@ -2,7 +2,10 @@
 
 On a CPU the two halves of a training iteration are about equal work: labels (target-network calls
 on children or on search-tree nodes) and the gradient step. With one worker per spare core the
-trainer never waits for labels, so two cores train about twice as fast as one. Each worker runs
+trainer never waits for labels, so two cores train about twice as fast as one. Workers evaluate the
+target network on the run's ``device`` (with its ``amp``), like the trainer: on a GPU machine,
+where one process's NumPy work on states and children leaves the GPU mostly idle, several workers
+feed one trainer from several cores. Each worker runs
 one torch thread; jobs carry the target weights they must use (:class:`~.objectives.LabelJob` names
 the version), so the labels do not depend on timing and a resumed run repeats them exactly.
 Workers are started with ``spawn`` (a fresh interpreter: no torch thread pools inherited across
@@ -38,6 +41,7 @@ def _init(puzzle: Puzzle, config: TrainConfig, net_config: NetConfig) -> None:
 
 def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.ndarray, np.ndarray]:
     from puzzlezero.nn.models import build_model
+    from puzzlezero.train.amp import with_autocast
     from puzzlezero.train.objectives import make_labels
     from puzzlezero.train.trainer import target_function
 
@@ -45,9 +49,11 @@ def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.nd
     value_fn = None
     if weights is not None:
         if _STATE["version"] != job.target_version:
+            device = torch.device(config.device)
             net = build_model(_STATE["net_config"])
             net.load_state_dict(weights)
-            _STATE["value_fn"] = target_function(puzzle, net.eval(), config)
+            h = target_function(puzzle, net.eval().to(device), config, device)
+            _STATE["value_fn"] = with_autocast(h, config.amp, device)
             _STATE["version"] = job.target_version
         value_fn = _STATE["value_fn"]
     return make_labels(puzzle, job, value_fn, config)
