@@ -122,10 +122,10 @@ DEFAULTS: dict[str, Defaults] = {
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
     "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
-    # the shipped model (135 min of LHBL on 2 cores), benchmark ids 0-3: λ 0.4 and 0.5 both solve
-    # them, with the same solutions (mean 137); on its 60-minute checkpoint λ 0.8 ran out of nodes
-    # on id 0: the model is not yet precise enough for the paper's weight (docs/training.md)
-    "puzzle35": Defaults(0.5, 2000, 4_000_000, 300.0, 2000, 1000),
+    # the shipped model (85M samples: CPU, 6 min of an H100, CPU), benchmark ids 0-9, idle 2-core
+    # Xeon: λ 0.5 N 2000 about 133 moves at a median of 12 s; λ 0.6 N 6000 131.0 at 25-30 s (at
+    # most 3.7M nodes); λ 0.6 N 10000 130.2 at 49 s; λ 0.7 changed little (docs/training.md)
+    "puzzle35": Defaults(0.6, 6000, 8_000_000, 300.0, 2000, 1000),
     "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
     # MCTS: the least backed-up cost, which solved 7 of 8 random 12-press boards within 20 s where
     # the mean solved 3 (docs/mcts_wcd.md)
