@@ -6,8 +6,8 @@ in bfloat16 with float32 accumulation, the loss, gradients and Adam state in flo
 float32's range, so no loss scaling is needed). It is meant for GPUs' bf16 tensor cores; on a CPU
 without bf16 instructions it is much slower than float32 (6-8x for the ``small`` preset on this
 project's 2-core Xeon), hence the warning. Label worker processes (``label_workers``) use it too, on
-the same device; the evaluation stays float32. ``amp="off"`` changes nothing: the contexts below are no-ops and results
-stay bit for bit those of float32 training.
+the same device; the evaluation stays float32. ``amp="off"`` changes nothing: the contexts below
+are no-ops and results stay bit for bit those of float32 training.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ on children or on search-tree nodes) and the gradient step. With one worker per 
 trainer never waits for labels, so two cores train about twice as fast as one. Workers evaluate the
 target network on the run's ``device`` (with its ``amp``), like the trainer: on a GPU machine,
 where one process's NumPy work on states and children leaves the GPU mostly idle, several workers
-feed one trainer from several cores. Each worker runs
-one torch thread; jobs carry the target weights they must use (:class:`~.objectives.LabelJob` names
-the version), so the labels do not depend on timing and a resumed run repeats them exactly.
+feed one trainer from several cores. Each worker runs one torch thread; jobs carry the target
+weights they must use (:class:`~.objectives.LabelJob` names the version), so the labels do not
+depend on timing and a resumed run repeats them exactly.
 Workers are started with ``spawn`` (a fresh interpreter: no torch thread pools inherited across
 ``fork``) and ignore Ctrl-C, which the trainer handles.
 """
