@@ -325,11 +325,7 @@ class Trainer:
     def _value_fn(self, version: int) -> ValueFn:
         """The target network (of ``version``, the current one) as a heuristic (int8 where configured)."""
         if version not in self._value_fns:
-            h = target_function(self.puzzle, self.target, self.config, self.device)
-            fn = with_autocast(h, self.config.amp, self.device)
-            if hasattr(h, "history") and fn is not h:
-                fn.history = h.history  # type: ignore[attr-defined]  # self-play reads it
-            self._value_fns = {version: fn}
+            self._value_fns = {version: target_function(self.puzzle, self.target, self.config, self.device)}
         return self._value_fns[version]
 
     def _target_weights(self, version: int) -> dict[str, torch.Tensor]:
@@ -658,12 +654,18 @@ DAVITrainer = Trainer
 
 def target_function(puzzle: Puzzle, net: torch.nn.Module, config: TrainConfig, device: Any = "cpu") -> Any:
     """The target network as its objective reads it (:func:`~.objectives.target_head`): a heuristic
-    ``states -> float32[B]``, or for self-play a policy-value function."""
+    ``states -> float32[B]``, or for self-play a policy-value function; evaluated on ``device``
+    under ``config.amp`` (the trainer and the label workers both label with this)."""
     if target_head(config) == "policy_value":
         from puzzlezero.nn.heuristic import make_policy_value_function
 
-        return make_policy_value_function(puzzle, net, batch_size=config.inference_batch, device=device)
-    return target_value_fn(puzzle, net, config, device=device, int8=config.int8_targets)
+        h = make_policy_value_function(puzzle, net, batch_size=config.inference_batch, device=device)
+    else:
+        h = target_value_fn(puzzle, net, config, device=device, int8=config.int8_targets)
+    fn = with_autocast(h, config.amp, torch.device(device))
+    if hasattr(h, "history") and fn is not h:
+        fn.history = h.history  # type: ignore[attr-defined]  # self-play reads it
+    return fn
 
 
 def _passes(rng: np.random.Generator, n_rows: int, total: int) -> np.ndarray:

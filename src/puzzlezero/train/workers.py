@@ -41,7 +41,6 @@ def _init(puzzle: Puzzle, config: TrainConfig, net_config: NetConfig) -> None:
 
 def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.ndarray, np.ndarray]:
     from puzzlezero.nn.models import build_model
-    from puzzlezero.train.amp import with_autocast
     from puzzlezero.train.objectives import make_labels
     from puzzlezero.train.trainer import target_function
 
@@ -49,11 +48,10 @@ def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.nd
     value_fn = None
     if weights is not None:
         if _STATE["version"] != job.target_version:
-            device = torch.device(config.device)
             net = build_model(_STATE["net_config"])
             net.load_state_dict(weights)
-            h = target_function(puzzle, net.eval().to(device), config, device)
-            _STATE["value_fn"] = with_autocast(h, config.amp, device)
+            device = torch.device(config.device)
+            _STATE["value_fn"] = target_function(puzzle, net.eval().to(device), config, device)
             _STATE["version"] = job.target_version
         value_fn = _STATE["value_fn"]
     return make_labels(puzzle, job, value_fn, config)
