@@ -14,6 +14,10 @@
 #   BATCH=10000             (1000 on cpu)     B, training states per gradient step and process
 #   INFERENCE_BATCH=65536   (2048 on cpu)     children per target-network call
 #   THREADS=cores/NPROC                       torch threads per process
+#   LABEL_WORKERS=0                           label-making processes beside each trainer, one core
+#                                             each, evaluating on the GPU too: the trainer's own
+#                                             NumPy work then no longer bounds it (e.g. 12 of 16
+#                                             cores, with THREADS=2)
 #   NPROC=number of GPUs    (1 on cpu)        processes; > 1 runs torchrun (gloo on cpu)
 #   PRESET=                                   network preset of a new run (tiny, small, medium, paper)
 #   INIT_FROM=                                a new run starts from this model (e.g. the shipped cube3)
@@ -24,7 +28,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 [[ $# -ge 2 ]] || usage
@@ -84,6 +88,7 @@ THREADS=${THREADS:-$(($(nproc) / NPROC > 0 ? $(nproc) / NPROC : 1))}
 export OMP_NUM_THREADS=$THREADS  # NumPy/BLAS too (and torchrun then sets nothing itself)
 SETTINGS=(--set "device=$DEVICE" --set "amp=$AMP" --set "batch_size=$BATCH"
     --set "inference_batch=$INFERENCE_BATCH" --set "threads=$THREADS")
+[[ -n ${LABEL_WORKERS:-} ]] && SETTINGS+=(--set "label_workers=$LABEL_WORKERS")
 [[ -n ${PRESET:-} ]] && SETTINGS+=(--preset "$PRESET")
 if [[ $NPROC -gt 1 ]]; then
     TRAIN=("$PY" -m torch.distributed.run --standalone --nproc_per_node "$NPROC" -m puzzlezero train)

@@ -213,3 +213,39 @@ def test_inference_copies_fold_batch_norm_exactly_and_int8_stays_close(cube2_mod
     h8 = make_heuristic(puzzle, net, int8=True)
     expect = np.where(puzzle.is_goal(states), 0.0, np.maximum(ref, 0.0))
     assert h8(puzzle.goals(1))[0] == 0.0 and np.abs(h8(states) - expect).max() < 0.05
+
+
+@pytest.mark.parametrize("name", ["cube3", "cube2", "puzzle8", "puzzle48", "lightsout7"])
+def test_a_device_makes_the_same_one_hot_input_from_the_state_elements(name):
+    from puzzlezero.nn.heuristic import encode_on
+
+    puzzle = make(name)
+    assert puzzle.onehot_values is not None
+    states = puzzle.scramble(np.random.default_rng(3), 50, (0, 30))
+    numpy_made = torch.from_numpy(puzzle.encode(states))
+    device_made = encode_on(puzzle, states, "onehot", "cpu", on_device=True)
+    assert device_made.dtype == torch.float32
+    assert torch.equal(device_made, numpy_made)
+    # the automatic choice on a CPU is NumPy's, and gives the same
+    assert torch.equal(encode_on(puzzle, states, "onehot", "cpu"), numpy_made)
+
+
+def test_puzzles_whose_one_hot_is_not_plain_are_encoded_by_numpy_on_any_device():
+    from puzzlezero.nn.heuristic import encode_on
+    from puzzlezero.puzzles.lightsout import LightsOut
+
+    sokoban = make("sokoban")
+    assert sokoban.onehot_values is None  # four planes, not a one-hot of the state's elements
+    states = sokoban.goals(2)
+    assert torch.equal(encode_on(sokoban, states, "onehot", "cpu", on_device=True), torch.from_numpy(sokoban.encode(states)))
+
+    class Shifted(LightsOut):  # a plugin whose one-hot is its own
+        def encode_onehot(self, states):
+            return 1.0 - super().encode_onehot(states)
+
+    assert Shifted(3).onehot_values is None
+    assert make("lightsout7").onehot_values == 2
+    # the grid encoding is never scattered, whatever the puzzle's one-hot
+    lights = make("lightsout7")
+    board = lights.scramble(np.random.default_rng(0), 3, 5)
+    assert torch.equal(encode_on(lights, board, "grid", "cpu", on_device=True), torch.from_numpy(lights.encode(board, "grid")))

@@ -16,6 +16,8 @@ from puzzlezero.nn.models import CPU_CHUNK, CostToGoNet
 from puzzlezero.puzzles.base import Puzzle
 
 __all__ = [
+    "encode_on",
+    "encode_rows",
     "goal_column",
     "make_heuristic",
     "make_policy",
@@ -59,7 +61,7 @@ def predict(
     enc = model.config.encoding
     with torch.inference_mode():
         for lo in range(0, n, batch_size):
-            x = torch.from_numpy(encode_rows(puzzle, states[lo : lo + batch_size], enc)).to(device)
+            x = encode_on(puzzle, states[lo : lo + batch_size], enc, device)
             y = model(x, all_heads=True)[head] if head != "value" else model(x)
             out[lo : lo + batch_size] = y.float().cpu().numpy()
     return out
@@ -91,6 +93,35 @@ def encode_rows(puzzle: Puzzle, states: np.ndarray, encoding: str = "onehot") ->
     enc = puzzle.encode(flat.reshape((b * h, *states.shape[2:])), encoding)
     enc[absent] = 0.0
     return enc.reshape(b, -1)
+
+
+def encode_on(
+    puzzle: Puzzle,
+    states: np.ndarray,
+    encoding: str,
+    device: str | torch.device,
+    *,
+    on_device: bool | None = None,
+) -> torch.Tensor:
+    """The network input for ``states`` (as :func:`encode_rows`) as a tensor on ``device``.
+
+    A one-hot input is ``4 V`` bytes per state element (``V = puzzle.onehot_values``: 2,401 floats
+    per 48-puzzle state), made by NumPy on one core and copied to the device: on a GPU that is
+    most of a training step. With ``on_device`` (the default on any device but the CPU, where NumPy
+    is the faster) and a plain one-hot encoding of plain states, only the elements travel, one
+    byte each, and the one-hot is scattered on the device; the result is the same tensor. Other
+    encodings, and states with a history, are encoded by NumPy as before."""
+    device = torch.device(device)
+    states = np.asarray(states)
+    values = puzzle.onehot_values if encoding == "onehot" else None
+    if on_device is None:
+        on_device = device.type != "cpu"
+    if not on_device or values is None or states.ndim != len(puzzle.state_shape) + 1:
+        return torch.from_numpy(encode_rows(puzzle, states, encoding)).to(device)
+    flat = torch.from_numpy(np.ascontiguousarray(states.reshape(states.shape[0], -1))).to(device)
+    index = flat.long() + torch.arange(flat.shape[1], device=device) * values
+    x = torch.zeros((flat.shape[0], flat.shape[1] * values), dtype=torch.float32, device=device)
+    return x.scatter_(1, index, 1.0)
 
 
 def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
@@ -273,7 +304,7 @@ def make_policy_value(
         q = np.empty((n, n_act), np.float32) if head == "q" else None
         with torch.inference_mode():
             for lo in range(0, n, batch_size):
-                x = torch.from_numpy(encode_rows(puzzle, states[lo : lo + batch_size], enc)).to(device)
+                x = encode_on(puzzle, states[lo : lo + batch_size], enc, device)
                 out = net(x, all_heads=True)
                 values[lo : lo + batch_size] = out["value"].float().cpu().numpy()
                 raw = out[head].float().cpu().numpy()

@@ -412,6 +412,15 @@ class Puzzle(ABC):
     def encode_onehot(self, states: np.ndarray) -> np.ndarray:
         return onehot(states, self.num_values)
 
+    @property
+    def onehot_values(self) -> int | None:
+        """``V`` where :meth:`encode_onehot` is exactly :func:`onehot` of the state's elements over
+        ``V`` values (value index fastest): a GPU can then make the network input itself from the
+        states' elements, one byte each instead of ``4 V`` (:func:`puzzlezero.nn.encode_on`);
+        ``None`` where the one-hot encoding is something else (a subclass that overrides
+        :meth:`encode_onehot` and means the plain one-hot overrides this too)."""
+        return self.num_values if type(self).encode_onehot is Puzzle.encode_onehot else None
+
     def input_shape(self, encoding: str = "onehot") -> tuple[int, ...]:
         """Shape of one encoded state: ``(D,)`` for flat encodings, ``(C, H, W)`` for a grid one."""
         return tuple(int(v) for v in self.encode(self.goals(1), encoding).shape[1:])

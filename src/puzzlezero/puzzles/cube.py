@@ -473,6 +473,11 @@ class _Cube(Puzzle):
         """The paper's one-hot: ``float32[B, S * 6]``, colour index fastest (cube3: 324, cube2: 144)."""
         return np.take(_EYE6, states, axis=0).reshape(states.shape[0], -1)
 
+    @property
+    def onehot_values(self) -> int:
+        """6: :meth:`encode_onehot` is the plain one-hot of the stickers' colours."""
+        return 6
+
     # ---- text -----------------------------------------------------------------------------------
     def parse_moves(self, text: str | Sequence[str]) -> list[int]:
         """Read moves in standard notation: ``"R U R' U'"``, ``"R2"`` (= ``R R``), ``"R2'"`` (=

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from puzzlezero.errors import ModelFileError, PuzzleError
-from puzzlezero.nn.heuristic import encode_rows, make_heuristic
+from puzzlezero.nn.heuristic import encode_on, make_heuristic
 from puzzlezero.nn.io import load_model, save_model
 from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters, grown_weights
 from puzzlezero.puzzles.base import Puzzle
@@ -403,9 +403,7 @@ class Trainer:
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
             rows = order[j * bsz : (j + 1) * bsz]
-            x = torch.from_numpy(encode_rows(self.puzzle, states[rows], self.net_config.encoding)).to(
-                self.device
-            )
+            x = encode_on(self.puzzle, states[rows], self.net_config.encoding, self.device)
             y = torch.from_numpy(targets[rows]).to(self.device)
             loss = self._step(x, y, head)
             losses[j] = loss
