@@ -286,3 +286,65 @@ def test_qbeam_checks_the_q_functions_answer() -> None:
 def test_solver_runs_qbeam_by_name_on_the_shipped_q_head() -> None:
     r = solve("cube3", "R U F'", search="qbeam", beam_width=100, anytime=False)
     assert r.solved and r.search == "qbeam" and len(r.actions) == 3
+
+
+# ---- policy beam (EfficientCube): the most probable paths ----------------------------------------
+def exact_policy(puzzle: Puzzle) -> Any:
+    """The uniform distribution over the moves that lead one step closer (cube2 distance table)."""
+    h = exact_cube2(puzzle)
+
+    def policy(states: np.ndarray) -> np.ndarray:
+        children = puzzle.expand(states).reshape(-1, *puzzle.state_shape)
+        closer = h(children).reshape(len(states), -1) == h(states)[:, None] - 1
+        return (closer / closer.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    return policy
+
+
+@pytest.mark.parametrize("width", [1, 3])
+def test_pbeam_with_a_perfect_policy_is_optimal_with_one_call_per_step(width: int) -> None:
+    from puzzlezero.search import pbeam
+
+    p = make("cube2")
+    starts = p.scramble(np.random.default_rng(1), 12, depth=(3, 40))
+    exact = exact_cube2()(starts).astype(int)
+    rec, stats = Recorder(exact_policy(p)), SearchStats()
+    results = pbeam(p, starts, rec, beam_width=width, stats=stats)
+    assert [r.length for r in results] == exact.tolist()
+    check_solutions(p, starts, results)
+    assert stats.heuristic_calls == len(rec.calls) == max(r.iterations for r in results)
+    assert stats.nodes_expanded == sum(len(c) for c in rec.calls)  # only the expanded beam states
+
+
+@pytest.mark.parametrize(("p_2_to_5", "path_of_two"), [(0.99, [0, 2, 5, 9]), (0.7, [0, 1, 3, 7, 9])])
+def test_pbeam_ranks_whole_paths_by_their_probability(p_2_to_5: float, path_of_two: list[int]) -> None:
+    """From 0 the policy prefers node 1 (0.6 to 0.4); from 1 both moves have 0.5. A beam of one
+    follows 1 and needs four moves. A beam of two keeps 2 as runner-up and, in step 2, the two most
+    probable *paths*: 0-2-5 at 0.4 * 0.99 beats 0-1-3 and 0-1-4 at 0.3 and finds the three-move
+    path through 5; at 0.4 * 0.7 = 0.28 it does not, although 0.7 is the most probable single
+    move of that step: the beam then holds 3 and 4."""
+    from puzzlezero.search import pbeam
+
+    edges = {0: [1, 2], 1: [3, 4], 2: [5, 6], 3: [7, 0], 4: [7, 0], 5: [9, 0], 6: [0, 0], 7: [9, 0], 9: [9, 9]}
+    g = GraphPuzzle(edges, goal=9)
+    probs = {0: (0.6, 0.4), 1: (0.5, 0.5), 2: (p_2_to_5, 1 - p_2_to_5), 5: (0.9, 0.1), 7: (0.9, 0.1)}
+
+    def policy(states: np.ndarray) -> np.ndarray:
+        return np.array([probs.get(int(s[0]), (0.9, 0.1)) for s in states], np.float32)
+
+    start = np.array([[0]], np.uint8)
+    (greedy,) = pbeam(g, start, policy, beam_width=1)
+    (two,) = pbeam(g, start, policy, beam_width=2)
+    assert greedy.solved and [int(s[0]) for s in greedy.path_states[:2]] == [0, 1] and greedy.length == 4
+    via = [int(s[0]) for s in two.path_states]
+    assert two.solved and via[:2] == path_of_two[:2] and two.length == len(path_of_two) - 1
+    assert via[-1] == 9
+
+
+def test_solver_runs_pbeam_by_name_and_a_policy_is_no_heuristic(tmp_path: Path) -> None:
+    """``--search pbeam`` reads a model's policy (here, the Q head's softmin); a policy named as
+    the heuristic of a search over values gets a clear error."""
+    r = solve("cube3", "R U F'", search="pbeam", beam_width=100, anytime=False)
+    assert r.solved and r.search == "pbeam" and len(r.actions) == 3
+    with pytest.raises(PuzzleError, match="move probabilities"):
+        solve("cube3", "R U F'", search="bwas", heuristic="learned-policy", anytime=False)

@@ -478,6 +478,16 @@ SEARCHES: dict[str, SearchSpec] = {
         heuristic_kind="q",
         goals=True,
     ),
+    "pbeam": SearchSpec(
+        "puzzlezero.search:pbeam",
+        _run_beam,
+        True,
+        1,
+        "beam search keeping the most probable paths of a policy, one network call per beam state "
+        "(EfficientCube; a model trained with objective=efficientcube)",
+        heuristic_kind="policy",
+        goals=True,
+    ),
     "layered": SearchSpec(
         "puzzlezero.search.layered:layered",
         _run_layered,
@@ -560,6 +570,17 @@ def learned_policy_value(puzzle: Puzzle, model: str | None, *, policy_temperatur
     return nn.make_policy_value(puzzle, _load_net(puzzle, model), int8=True, temperature=policy_temperature)
 
 
+def learned_policy(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Heuristic:
+    """The network's move probabilities (int8 inference), as :func:`learned_policy_value` reads
+    them: ``states[B] -> float32[B, A]``."""
+    pv = learned_policy_value(puzzle, model, policy_temperature=policy_temperature)
+
+    def policy(states: np.ndarray) -> np.ndarray:
+        return np.asarray(pv(states)[1], dtype=np.float32)
+
+    return policy
+
+
 def learned_wcd(
     puzzle: Puzzle,
     model: str | None,
@@ -639,6 +660,14 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         description="the network's value head with a policy (policy head, else softmax(-Q / T)) (for MCTS)",
         options=("policy_temperature",),
     ),
+    "learned-policy": HeuristicSpec(
+        learned_policy,
+        uses_model=True,
+        kind="policy",
+        description="the network's move probabilities: its policy head (else softmax(-Q / T), else "
+        "of its values of the children) (for pbeam)",
+        options=("policy_temperature",),
+    ),
     "wcd": HeuristicSpec(
         learned_wcd,
         uses_model=True,
@@ -655,7 +684,12 @@ HEURISTICS: dict[str, HeuristicSpec] = {
 }
 #: names that stand for one network read as each kind of search needs it: Q* reads the Q head
 BY_KIND: dict[str, dict[str, str]] = {
-    "learned": {"value": "learned", "q": "learned-q", "policy_value": "learned-pv"},
+    "learned": {
+        "value": "learned",
+        "q": "learned-q",
+        "policy_value": "learned-pv",
+        "policy": "learned-policy",
+    },
     "learned-onnx": {"value": "learned-onnx", "q": "learned-onnx-q"},
 }
 #: the heuristic a search of each kind gets for ``"learned"`` (the default)
@@ -965,6 +999,11 @@ def get_heuristic(
     if spec.kind == kind:
         return fn
     goal_test = puzzle.goal_test(goal)
+    if spec.kind == "policy":
+        raise PuzzleError(
+            f"heuristic {name!r} gives move probabilities, which only a search over a policy (pbeam) "
+            "can use; this search needs cost-to-go estimates"
+        )
     if spec.kind == "policy_value":  # read as a value heuristic (then, if asked, as a Q function)
         pv = fn
 
@@ -973,13 +1012,27 @@ def get_heuristic(
 
         if kind == "value":
             return fn
-    if kind == "policy_value":
+        if kind == "policy":
+
+            def moves(states: np.ndarray) -> np.ndarray:
+                return np.asarray(pv(states)[1], dtype=np.float32)
+
+            return moves
+    if kind in ("policy_value", "policy"):
         from puzzlezero.search import policy
 
         temperature = given.get("policy_temperature", OPTIONS["policy_temperature"].default)
         if spec.kind == "q":
-            return policy.policy_value_from_q(puzzle, fn, temperature)
-        return policy.policy_value_from_heuristic(puzzle, fn, temperature)
+            pv = policy.policy_value_from_q(puzzle, fn, temperature)
+        else:
+            pv = policy.policy_value_from_heuristic(puzzle, fn, temperature)
+        if kind == "policy_value":
+            return pv
+
+        def probs(states: np.ndarray) -> np.ndarray:
+            return np.asarray(pv(states)[1], dtype=np.float32)
+
+        return probs
     if kind == "q":
         from puzzlezero.search.qstar import q_from_value
 

@@ -328,15 +328,32 @@ class Puzzle(ABC):
             raise PuzzleError(
                 f"{self.name}: walks with unequal action costs need every move to have an inverse"
             )
-        return self._walk(rng, depths, nonbacktracking=nonbacktracking, with_cost=True)
+        return self._walk(rng, depths, nonbacktracking=nonbacktracking, with_cost=True)[:2]
+
+    def walks_with_undo(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(states, cost float64[n], undo int64[n])``: :meth:`walks_with_cost`'s non-backtracking
+        walks, and for each the move that undoes its last step (``inverse_action`` of it; ``-1``
+        for a walk of no step): the training label of EfficientCube's policy
+        (:mod:`puzzlezero.train.efficientcube`). Needs moves that can be undone."""
+        inverse = np.asarray(self.inverse_action, dtype=np.int64)
+        if np.any(inverse < 0):
+            raise PuzzleError(f"{self.name}: its moves cannot all be undone, so a walk has no undo move")
+        depths = self.walk_depths(rng, n, depth)
+        states, cost, last = self._walk(rng, depths, nonbacktracking=True, with_cost=self.uniform_cost is None)
+        if self.uniform_cost is not None:
+            cost = depths * self.uniform_cost
+        return states, cost, np.where(last >= 0, inverse[np.maximum(last, 0)], -1)
 
     def _walk(
         self, rng: np.random.Generator, depths: np.ndarray, *, nonbacktracking: bool, with_cost: bool = False
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Random moves from the goal, ``depths[i]`` for state ``i``, all states moved together:
         uniformly random actions (:meth:`scramble`), or, ``nonbacktracking``, uniformly random
-        among those that change the state and do not undo the step before. Returns the states and,
-        ``with_cost``, the cost of walking each back (else zeros)."""
+        among those that change the state and do not undo the step before. Returns the states,
+        ``with_cost`` the cost of walking each back (else zeros), and each walk's last move
+        (``-1`` for none)."""
         n = depths.shape[0]
         states = self.goals(n)
         cost = np.zeros(n)
@@ -364,7 +381,7 @@ class Puzzle(ABC):
             last[active] = acts
             if undo_cost is not None:
                 cost[active] += undo_cost[acts]
-        return states, cost
+        return states, cost, last
 
     def walk_depths(
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]

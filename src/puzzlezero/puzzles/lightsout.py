@@ -126,12 +126,28 @@ class LightsOut(Puzzle):
         pressed cells is the only solution, so a walk's length is its board's exact cost-to-go;
         elsewhere (4x4, 5x5, 9x9) an upper bound.
         """
+        return self._subset_walks(rng, n, depth)[0]
+
+    def walks_with_undo(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`random_walks` with their lengths and each walk's last press, a uniformly random
+        cell of its press set (``-1`` for no press): pressing it again undoes that step, whatever
+        the order of the others (see :meth:`Puzzle.walks_with_undo`)."""
+        states, depths, order = self._subset_walks(rng, n, depth)
+        last = order[np.arange(n), np.maximum(depths - 1, 0)]
+        return states, depths.astype(np.float64), np.where(depths > 0, last, -1)
+
+    def _subset_walks(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(boards, depths, order)``: each board presses the first ``depths[b]`` cells of the
+        uniformly random permutation ``order[b]`` (a uniform ``k``-subset, pressed in that order)."""
         depths = self.walk_depths(rng, n, depth)
-        # the first depths[b] cells of a uniformly random order: a uniform k-subset
         order = np.argsort(rng.random((n, self.num_cells)), axis=1)
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(self.num_cells)[None, :], axis=1)
-        return self.press_sets((rank < depths[:, None]).astype(np.uint8))
+        return self.press_sets((rank < depths[:, None]).astype(np.uint8)), depths, order
 
     # ---- text -----------------------------------------------------------------------------------
     def parse(self, text: str) -> np.ndarray:

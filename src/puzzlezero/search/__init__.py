@@ -1,5 +1,5 @@
 """Heuristic search over puzzles: batch weighted A* (:func:`bwas`), greedy best-first
-(:func:`gbfs`), beam search (:func:`beam`, and :func:`qbeam` on a Q function) and Monte Carlo
+(:func:`gbfs`), beam search (:func:`beam`; :func:`qbeam` on a Q function, :func:`pbeam` on a policy) and Monte Carlo
 tree search (:func:`mcts`, over a policy-value function, :mod:`.policy`); :func:`wcd` turns a
 heuristic and a policy into the weighted convolutional distance heuristic. All take plain functions
 (``states[B] -> float32[B]``) and never import torch; all search many instances in one batched
@@ -16,11 +16,11 @@ node counting) and :mod:`.beam` for the beam's.
 ('solved', ['U', 'L', 'U'])
 """
 
-from puzzlezero.search.beam import beam, qbeam
+from puzzlezero.search.beam import beam, pbeam, qbeam
 from puzzlezero.search.bwas import bwas
 from puzzlezero.search.gbfs import gbfs
 from puzzlezero.search.mcts import mcts
 from puzzlezero.search.result import SearchResult, SearchStats, Status
 from puzzlezero.search.wcd import wcd
 
-__all__ = ["SearchResult", "SearchStats", "Status", "beam", "bwas", "gbfs", "mcts", "qbeam", "wcd"]
+__all__ = ["SearchResult", "SearchStats", "Status", "beam", "bwas", "gbfs", "mcts", "pbeam", "qbeam", "wcd"]

@@ -39,6 +39,13 @@ the beam states being expanded, before their children exist, and a child ``A(s, 
 network call per beam state instead of one per child: twelve times fewer on the cube, as Q* is to
 BWAS. Everything else (visited sets, goal tests, statuses, limits) is the same loop.
 
+**Policy beam** (:func:`pbeam`; EfficientCube, Takano 2023): with a policy ``states -> float32[B,
+A]`` (move probabilities, e.g. a network trained by :mod:`puzzlezero.train.efficientcube`) step 4
+is again ONE call, on the beam states being expanded, and a child ``A(s, a)`` is ranked by the
+log-probability of its whole path, ``score(child) = score(s) - log p(a | s)`` (lower is better;
+``score = 0`` at the start): the beam keeps the ``W`` most probable paths, whatever the action
+costs. With ``W = 1`` it follows the policy greedily.
+
 Example:
     >>> from puzzlezero import make                                   # doctest: +SKIP
     >>> cube = make("cube3"); starts = cube.scramble(rng, 4, depth=8)  # doctest: +SKIP
@@ -55,10 +62,13 @@ import numpy as np
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate, evaluate_q
 
-__all__ = ["beam", "qbeam"]
+__all__ = ["beam", "pbeam", "qbeam"]
 
 Heuristic = Callable[[np.ndarray], np.ndarray]
 QFunction = Callable[[np.ndarray], np.ndarray]
+Policy = Callable[[np.ndarray], np.ndarray]
+#: the least probability a policy move is scored with (``-log`` of it: about 69 moves' worth)
+_MIN_PROB = 1e-30
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -93,7 +103,7 @@ def beam(
         One :class:`SearchResult` per start state, in order.
     """
     return _checked(
-        puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, q=False
+        puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, mode="value"
     ).run()
 
 
@@ -113,7 +123,28 @@ def qbeam(
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
     arguments and the results are those of :func:`beam`."""
     return _checked(
-        puzzle, starts, q_function, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, q=True
+        puzzle, starts, q_function, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, mode="q"
+    ).run()
+
+
+def pbeam(
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    policy: Policy,
+    *,
+    beam_width: int = 1000,
+    max_steps: int = 1000,
+    max_nodes: int | None = 10_000_000,
+    time_limit: float | None = None,
+    stats: SearchStats | None = None,
+    is_goal: str | GoalTest | None = None,
+) -> list[SearchResult]:
+    """Beam search that keeps the ``beam_width`` most probable paths under a policy
+    ``states[M, *state_shape] -> float32[M, A]`` (move probabilities), called once on the beam
+    states expanded in a step (see the module's "Policy beam"); the other arguments and the
+    results are those of :func:`beam`."""
+    return _checked(
+        puzzle, starts, policy, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, mode="policy"
     ).run()
 
 
@@ -128,10 +159,10 @@ def _checked(
     stats: SearchStats | None,
     is_goal: str | GoalTest | None,
     *,
-    q: bool,
+    mode: str,
 ) -> _Beam:
-    """The search of :func:`beam`'s (``q=False``) or :func:`qbeam`'s arguments, checked (bad
-    values raise :class:`PuzzleError`)."""
+    """The search of :func:`beam`'s (``mode="value"``), :func:`qbeam`'s (``"q"``) or
+    :func:`pbeam`'s (``"policy"``) arguments, checked (bad values raise :class:`PuzzleError`)."""
     starts = as_batch(puzzle, starts)
     check_positive("beam_width", beam_width, integer=True)
     check_positive("max_steps", max_steps, integer=True, allow_zero=True)
@@ -139,7 +170,7 @@ def _checked(
     check_positive("time_limit", time_limit)
     stats = stats if stats is not None else SearchStats()
     goal_test = puzzle.goal_test(is_goal)
-    return _Beam(puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, q=q)
+    return _Beam(puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, mode=mode)
 
 
 def _mix(hashes: np.ndarray, inst: np.ndarray) -> np.ndarray:
@@ -163,10 +194,10 @@ class _Beam:
         stats: SearchStats,
         is_goal: GoalTest,
         *,
-        q: bool = False,
+        mode: str = "value",
     ) -> None:
         self.p, self.heuristic, self.stats, self.is_goal = puzzle, heuristic, stats, is_goal
-        self.q = q
+        self.mode = mode
         self.W, self.max_steps, self.max_nodes, self.time_limit = beam_width, max_steps, max_nodes, time_limit
         self.t0 = time.perf_counter()
         self.starts = starts
@@ -180,6 +211,7 @@ class _Beam:
         # the current beam (rows grouped by instance) and the history of beams as parent pointers
         self.beam, self.beam_inst = starts, np.arange(b)
         self.g = np.zeros(b)  # path cost of each beam state
+        self.score = np.zeros(b)  # its rank key: h (value, Q) or -log p of its path (policy)
         self.action_costs = puzzle.action_costs
         self.parents: list[np.ndarray] = [np.full(b, -1, np.int64)]  # per step: index in previous beam
         self.actions: list[np.ndarray] = [np.full(b, -1, np.int16)]  # per step: action from the parent
@@ -211,11 +243,15 @@ class _Beam:
             if rows.size == 0:
                 continue
             st.iterations += 1
-            q = evaluate_q(self.heuristic, self.beam[rows], self.A, st) if self.q else None
+            q = evaluate_q(self.heuristic, self.beam[rows], self.A, st) if self.mode != "value" else None
             children, c_inst, c_parent, c_action, c_hash = self._expand(rows)
             c_g = self.g[c_parent] + self.action_costs[c_action]
-            if q is not None:  # each child's h from its parent's Q row: Q(s, a) - cost(a)
-                c_h = q[np.searchsorted(rows, c_parent), c_action] - self.action_costs[c_action]
+            if q is not None:
+                out = q[np.searchsorted(rows, c_parent), c_action]
+                if self.mode == "q":  # each child's h from its parent's Q row: Q(s, a) - cost(a)
+                    c_h = out - self.action_costs[c_action]
+                else:  # the path's -log probability
+                    c_h = self.score[c_parent] - np.log(np.maximum(out.astype(np.float64), _MIN_PROB))
             with st.timer("goal_test"):
                 goal = self.is_goal(children) if children.shape[0] else np.zeros(0, bool)
             if goal.any():
@@ -313,12 +349,14 @@ class _Beam:
         """The next beam: per instance the ``W`` children of lowest ``h`` (unequal action costs:
         ``g + h``; ties: lowest hash). Instances that were expanded but kept nothing are exhausted."""
         with self.stats.timer("open_list"):
-            key = h if self.p.uniform_cost is not None else c_g + h
+            by_h = self.p.uniform_cost is not None or self.mode == "policy"
+            key = h if by_h else c_g + h
             order = np.lexsort((c_hash, key, c_inst))
             inst = c_inst[order]
             rank = np.arange(inst.size) - np.searchsorted(inst, inst, side="left")
             order = order[rank < self.W]
             self.beam, self.beam_inst, self.g = children[order], c_inst[order], c_g[order]
+            self.score = np.asarray(h, dtype=np.float64)[order]
             self.parents.append(c_parent[order])
             self.actions.append(c_action[order])
             self.visited = np.sort(np.concatenate([self.visited, _mix(c_hash[order], self.beam_inst)]))

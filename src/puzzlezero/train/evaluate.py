@@ -46,6 +46,7 @@ __all__ = [
     "greedy_rollout",
     "greedy_solved",
     "evaluate",
+    "evaluate_policy",
     "headline",
     "default_eval_depths",
 ]
@@ -60,6 +61,8 @@ FIXED_SETS: dict[str, str] = {"puzzle15": "puzzle15_valid.json", "lightsout7": "
 
 #: BWAS on the sets without exact costs: at most this many states, bounded per instance
 BWAS_STATES, BWAS_WEIGHT, BWAS_BATCH, BWAS_MAX_NODES, BWAS_TIME_LIMIT = 20, 0.6, 100, 20_000, 10.0
+#: the beam of :func:`evaluate_policy` (every state, ``max_steps`` steps of ``W * A`` children)
+POLICY_BEAM_WIDTH = 10
 
 
 @dataclass(frozen=True)
@@ -316,6 +319,76 @@ def evaluate(
     return out
 
 
+def evaluate_policy(
+    puzzle: Puzzle,
+    policy: Heuristic,
+    eval_set: EvalSet,
+    max_steps: int,
+    *,
+    beam_width: int = POLICY_BEAM_WIDTH,
+    is_goal: str | None = None,
+) -> dict[str, Any]:
+    """:func:`evaluate` for a network that has a policy and no value (EfficientCube,
+    :mod:`puzzlezero.train.efficientcube`): per depth, ``"solved_pct"`` following the policy
+    greedily (:func:`puzzlezero.search.pbeam` of width 1, never revisiting a state, at most
+    ``max_steps`` moves) and ``"beam_solved_pct"`` / ``"beam_mean_length"`` with a beam of the
+    ``beam_width`` most probable paths (as many steps); with exact costs also ``"optimal_pct"``, the share of the
+    states whose greedy solution is a shortest one (not solved counts as not optimal). Same layout
+    as :func:`evaluate` (lists aligned with ``"depths"``, ``"random"``, ``"overall"``)."""
+    from puzzlezero.search import pbeam
+
+    greedy = pbeam(puzzle, eval_set.states, policy, beam_width=1, max_steps=max_steps, is_goal=is_goal)
+    wide = pbeam(
+        puzzle,
+        eval_set.states,
+        policy,
+        beam_width=beam_width,
+        max_steps=max_steps,
+        max_nodes=None,
+        is_goal=is_goal,
+    )
+    solved = np.array([r.solved for r in greedy])
+    wide_ok = np.array([r.solved for r in wide])
+    wide_len = np.array([len(r.actions) for r in wide], dtype=np.float64)
+    cost = eval_set.true_cost
+    optimal = None
+    if cost is not None:
+        lengths = np.array([r.cost if r.solved else np.inf for r in greedy], dtype=np.float64)
+        optimal = np.abs(lengths - cost.astype(np.float64)) < 1e-6
+
+    def summary(m: np.ndarray) -> dict[str, Any]:
+        ok = m & wide_ok
+        out: dict[str, Any] = {
+            "n": int(m.sum()),
+            "solved_pct": round(100.0 * float(solved[m].mean()), 2),
+            "beam_solved_pct": round(100.0 * float(wide_ok[m].mean()), 2),
+            "beam_mean_length": round(float(wide_len[ok].mean()), 2) if ok.any() else None,
+        }
+        if optimal is not None:
+            out["optimal_pct"] = round(100.0 * float(optimal[m].mean()), 2)
+        return out
+
+    keys = ["solved_pct", "beam_solved_pct", "beam_mean_length"] + (["optimal_pct"] if optimal is not None else [])
+    out: dict[str, Any] = {"depths": [], "counts": [], **{k: [] for k in keys}}
+    for d in np.unique(eval_set.depths):
+        if d == RANDOM_DEPTH:
+            continue
+        s = summary(eval_set.depths == d)
+        out["depths"].append(int(d))
+        out["counts"].append(s["n"])
+        for k in keys:
+            out[k].append(s[k])
+    rand = eval_set.depths == RANDOM_DEPTH
+    if rand.any():
+        out["random"] = summary(rand)
+    out["overall"] = summary(np.ones(len(eval_set.depths), dtype=bool))
+    out["beam"] = {"width": beam_width}
+    out["search"] = "policy"
+    out["reference"] = eval_set.reference
+    out["eval_set"] = eval_set.source
+    return out
+
+
 def _weighted(values: Sequence[Any], weights: Sequence[Any] | None) -> float | None:
     pairs = [
         (float(v), float(w))
@@ -344,6 +417,8 @@ def headline(record: dict[str, Any]) -> dict[str, str]:
         out["val MAE"] = f"{overall['mae']:.2f}"
     if overall.get("solved_pct") is not None:
         out["greedy"] = f"{overall['solved_pct']:.0f}%"
+    if overall.get("optimal_pct") is not None:
+        out["optimal"] = f"{overall['optimal_pct']:.0f}%"
     if "val MAE" not in out and overall.get("bwas_solved_pct") is not None:
         out["BWAS"] = f"{overall['bwas_solved_pct']:.0f}%"
     return out

@@ -83,6 +83,8 @@ class Objective:
     summary: str
     head: str = "value"
     goal_aware: bool = False
+    #: trains the policy head only (its value targets are NaN): validated by following the policy
+    policy_only: bool = False
 
 
 #: the heads an objective may train (see :class:`Objective`)
@@ -97,20 +99,27 @@ _MODULES = (
     "puzzlezero.train.random_walk",
     "puzzlezero.train.qlearning",
     "puzzlezero.train.adi",
+    "puzzlezero.train.efficientcube",
     "puzzlezero.train.multigoal",
     "puzzlezero.train.selfplay",
 )
 
 
 def register_objective(
-    name: str, *, needs_target: bool, summary: str, head: str = "value", goal_aware: bool = False
+    name: str,
+    *,
+    needs_target: bool,
+    summary: str,
+    head: str = "value",
+    goal_aware: bool = False,
+    policy_only: bool = False,
 ) -> Callable[[MakeLabels], MakeLabels]:
     """Decorator: register ``make`` under ``name``."""
     if head not in HEADS:
         raise ValueError(f"objective head must be one of {HEADS}, got {head!r}")
 
     def deco(make: MakeLabels) -> MakeLabels:
-        OBJECTIVES[name] = Objective(name, make, needs_target, summary, head, goal_aware)
+        OBJECTIVES[name] = Objective(name, make, needs_target, summary, head, goal_aware, policy_only)
         return make
 
     return deco

@@ -81,6 +81,8 @@ def validation_series(
         if r.get("depths") and r.get("solved_pct"):
             add(f"greedy, depth {max(r['depths'])}", r, float(r["solved_pct"][int(np.argmax(r["depths"]))]))
         add("BWAS (fixed subset)", r, _overall(r, "bwas_solved_pct"))
+        add("policy beam, all depths", r, _overall(r, "beam_solved_pct"))
+        add("greedy optimal, all depths", r, _overall(r, "optimal_pct"))
     return "validation: % solved on the evaluation set", "% solved", series
 
 
@@ -103,7 +105,7 @@ def plot_run(run_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None
     ax = axes[0]
     if train:
         ax.plot(
-            [r["samples"] for r in train], [max(r["loss"], 1e-6) for r in train], lw=0.8, label="MSE loss"
+            [r["samples"] for r in train], [max(r["loss"], 1e-6) for r in train], lw=0.8, label="training loss"
         )
         for r in train:
             if r.get("target_updated"):
@@ -115,20 +117,32 @@ def plot_run(run_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None
     ax.legend(loc="upper right", fontsize=8)
 
     cmap = plt.get_cmap("viridis")
+    policy = bool(evals) and evals[-1].get("search") == "policy"  # a policy-only net (EfficientCube)
     shown = evals[-6:]
     for i, r in enumerate(shown):
         color = cmap(i / max(1, len(shown) - 1))
         label = f"{r['samples']:,} samples"
         axes[1].plot(r["depths"], r["solved_pct"], "o-", ms=3, color=color, label=label)
-        axes[2].plot(r["depths"], r["mean_pred"], "o-", ms=3, color=color, label=label)
+        second = r.get("optimal_pct") or r.get("beam_solved_pct") if policy else r["mean_pred"]
+        axes[2].plot(r["depths"], second, "o-", ms=3, color=color, label=label)
+    greedy = "following the policy greedily" if policy else "by greedy best-first search"
     if evals:
         last = evals[-1]
-        axes[2].plot(last["depths"], last["mean_ref"], "k--", lw=1.2, label=last["reference"])
-        axes[1].set_title(f"% solved by greedy best-first search ({last.get('max_steps', '?')} steps)")
+        if not policy:
+            axes[2].plot(last["depths"], last["mean_ref"], "k--", lw=1.2, label=last["reference"])
+        axes[1].set_title(f"% solved {greedy} ({last.get('max_steps', '?')} steps)")
     else:
-        axes[1].set_title("% solved by greedy best-first search")
+        axes[1].set_title(f"% solved {greedy}")
     axes[1].set_ylim(-2, 102)
-    axes[2].set_title("mean cost-to-go by scramble depth")
+    if not policy:
+        axes[2].set_title("mean cost-to-go by scramble depth")
+    elif evals and evals[-1].get("optimal_pct") is not None:
+        axes[2].set_title("% of states solved optimally following the policy greedily")
+        axes[2].set_ylim(-2, 102)
+    else:
+        width = (evals[-1].get("beam") or {}).get("width", "?") if evals else "?"
+        axes[2].set_title(f"% solved by a beam of the {width} most probable paths")
+        axes[2].set_ylim(-2, 102)
     for ax in axes[1:3]:
         ax.set_xlabel("scramble depth")
         if evals:

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from puzzlezero.errors import ModelFileError, PuzzleError
-from puzzlezero.nn.heuristic import encode_on, make_heuristic
+from puzzlezero.nn.heuristic import encode_on, make_heuristic, make_policy
 from puzzlezero.nn.io import load_model, save_model
 from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters, grown_weights
 from puzzlezero.puzzles.base import Puzzle
@@ -50,7 +50,14 @@ from puzzlezero.train.checkpoint import (
     save_checkpoint,
 )
 from puzzlezero.train.config import RESUMABLE_FIELDS, TrainConfig
-from puzzlezero.train.evaluate import EvalSet, default_eval_depths, eval_set_for, evaluate, make_eval_set
+from puzzlezero.train.evaluate import (
+    EvalSet,
+    default_eval_depths,
+    eval_set_for,
+    evaluate,
+    evaluate_policy,
+    make_eval_set,
+)
 from puzzlezero.train.objectives import (
     LabelJob,
     ValueFn,
@@ -451,7 +458,8 @@ class Trainer:
         * ``"q"``: Q targets ``y[B, A]`` (NaN: no target) for the Q head, and the value head fits
           ``min_a y(s, a)``;
         * ``"policy"``: rows ``(value, action, weight)`` (ADI): the weighted squared error of the
-          value plus the weighted cross-entropy of the policy logits, over the batch's total weight;
+          value plus the weighted cross-entropy of the policy logits, over the batch's total weight
+          (a NaN value: the policy term only, as EfficientCube's rows);
         * ``"alphazero"``: rows ``(v, weight, first, p[A])`` (self-play): the squared error of
           ``gamma^J`` (``J`` the value head's cost-to-go) against ``v`` plus the cross-entropy of the
           policy against the distribution ``p``, weighted as above;
@@ -472,7 +480,9 @@ class Trainer:
         elif head == "policy":
             v_target, action, weight = y[:, 0], y[:, 1].long(), y[:, 2]
             ce = torch.nn.functional.cross_entropy(pred["policy"].float(), action, reduction="none")
-            per_sample = (pred["value"].float() - v_target) ** 2 + ce
+            has_value = ~torch.isnan(v_target)  # NaN: a policy-only row (EfficientCube)
+            sq = (pred["value"].float() - torch.nan_to_num(v_target)) ** 2
+            per_sample = torch.where(has_value, sq, torch.zeros_like(sq)) + ce
             loss = (weight * per_sample).sum() / weight.sum().clamp_min(1e-12)
         elif head == "alphazero":
             v_target, weight, p_target = y[:, 0], y[:, 1], y[:, 3:]
@@ -535,10 +545,16 @@ class Trainer:
         es = self.eval_set()
         steps = self.config.eval_max_steps or int(es.depths.max())
         goal = self.eval_goal
-        h = make_heuristic(
-            self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device, goal=goal
-        )
-        result = evaluate(self.puzzle, h, es, steps, is_goal=goal)
+        if get_objective(self.config.objective).policy_only:  # no value to follow: the policy
+            policy = make_policy(
+                self.puzzle, self.model, self.config.inference_batch, self.device, source="policy"
+            )
+            result = evaluate_policy(self.puzzle, policy, es, steps, is_goal=goal)
+        else:
+            h = make_heuristic(
+                self.puzzle, self.model, batch_size=self.config.inference_batch, device=self.device, goal=goal
+            )
+            result = evaluate(self.puzzle, h, es, steps, is_goal=goal)
         return {
             "type": "eval",
             **({} if goal == "solved" else {"goal": goal}),
