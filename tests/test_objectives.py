@@ -140,6 +140,9 @@ def test_efficientcube_training_teaches_the_policy_optimal_moves(tmp_path):
     record = t.evaluate()
     assert record["search"] == "policy" and record["depths"] == [1, 2, 3]
     assert record["optimal_pct"][0] == 100.0 and record["overall"]["solved_pct"] > 80
+    from puzzlezero.train.evaluate import headline
+
+    assert set(headline(record)) == {"greedy", "optimal"}
 
 
 def test_plain_scrambles_do_backtrack():
