@@ -325,7 +325,17 @@ def test_pbeam_ranks_whole_paths_by_their_probability(p_2_to_5: float, path_of_t
     move of that step: the beam then holds 3 and 4."""
     from puzzlezero.search import pbeam
 
-    edges = {0: [1, 2], 1: [3, 4], 2: [5, 6], 3: [7, 0], 4: [7, 0], 5: [9, 0], 6: [0, 0], 7: [9, 0], 9: [9, 9]}
+    edges = {
+        0: [1, 2],
+        1: [3, 4],
+        2: [5, 6],
+        3: [7, 0],
+        4: [7, 0],
+        5: [9, 0],
+        6: [0, 0],
+        7: [9, 0],
+        9: [9, 9],
+    }
     g = GraphPuzzle(edges, goal=9)
     probs = {0: (0.6, 0.4), 1: (0.5, 0.5), 2: (p_2_to_5, 1 - p_2_to_5), 5: (0.9, 0.1), 7: (0.9, 0.1)}
 
@@ -348,3 +358,14 @@ def test_solver_runs_pbeam_by_name_and_a_policy_is_no_heuristic(tmp_path: Path) 
     assert r.solved and r.search == "pbeam" and len(r.actions) == 3
     with pytest.raises(PuzzleError, match="move probabilities"):
         solve("cube3", "R U F'", search="bwas", heuristic="learned-policy", anytime=False)
+
+
+def test_pbeam_checks_the_policys_answer() -> None:
+    from puzzlezero.search import pbeam
+
+    p = make("puzzle8")
+    start = p.scramble(np.random.default_rng(0), 1, depth=10)
+    with pytest.raises(PuzzleError, match="the policy returned shape"):
+        pbeam(p, start, lambda s: np.zeros(len(s), np.float32))
+    with pytest.raises(PuzzleError, match="the policy returned NaN"):
+        pbeam(p, start, lambda s: np.full((len(s), 4), np.nan, np.float32))

@@ -237,7 +237,9 @@ def test_puzzles_whose_one_hot_is_not_plain_are_encoded_by_numpy_on_any_device()
     sokoban = make("sokoban")
     assert sokoban.onehot_values is None  # four planes, not a one-hot of the state's elements
     states = sokoban.goals(2)
-    assert torch.equal(encode_on(sokoban, states, "onehot", "cpu", on_device=True), torch.from_numpy(sokoban.encode(states)))
+    assert torch.equal(
+        encode_on(sokoban, states, "onehot", "cpu", on_device=True), torch.from_numpy(sokoban.encode(states))
+    )
 
     class Shifted(LightsOut):  # a plugin whose one-hot is its own
         def encode_onehot(self, states):
@@ -248,4 +250,7 @@ def test_puzzles_whose_one_hot_is_not_plain_are_encoded_by_numpy_on_any_device()
     # the grid encoding is never scattered, whatever the puzzle's one-hot
     lights = make("lightsout7")
     board = lights.scramble(np.random.default_rng(0), 3, 5)
-    assert torch.equal(encode_on(lights, board, "grid", "cpu", on_device=True), torch.from_numpy(lights.encode(board, "grid")))
+    assert torch.equal(
+        encode_on(lights, board, "grid", "cpu", on_device=True),
+        torch.from_numpy(lights.encode(board, "grid")),
+    )

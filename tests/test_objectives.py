@@ -84,7 +84,11 @@ def test_efficientcube_labels_are_the_moves_undoing_each_walks_last_step(name):
         assert [dist[s.tobytes()] for s in states] == [k] * len(states)
         assert [dist[s.tobytes()] for s in back] == [k - 1] * len(states)
         costs = puzzle.action_costs
-        assert (cost >= costs[undo]).all() and (cost <= k * costs.max()).all() and (cost >= k * costs.min()).all()
+        assert (
+            (cost >= costs[undo]).all()
+            and (cost <= k * costs.max()).all()
+            and (cost >= k * costs.min()).all()
+        )
     # the objective leaves out walks that end at a goal (cube2: a turned cube is solved too)
     states, rows = get_objective("efficientcube").make(puzzle, np.random.default_rng(0), 300, 2, None, TINY)
     assert 280 <= len(states) <= 300 and rows.dtype == np.float32 and rows.shape == (len(states), 3)
@@ -126,7 +130,9 @@ def test_efficientcube_training_teaches_the_policy_optimal_moves(tmp_path):
     states, d = states[d > 0], d[d > 0]
     closer = distance(puzzle.expand(states).reshape(-1, *puzzle.state_shape)).reshape(len(states), -1)
     closer = closer == d[:, None] - 1
-    cfg = replace(TINY, objective="efficientcube", preset="small", h1=200, h2=100, batch_size=200, max_scramble=6)
+    cfg = replace(
+        TINY, objective="efficientcube", preset="small", h1=200, h2=100, batch_size=200, max_scramble=6
+    )
     t = Trainer(replace(cfg, max_iterations=160, eval_depths=(1, 2, 3), eval_states=30), tmp_path / "run")
 
     def first_choice_closer() -> float:

@@ -341,7 +341,9 @@ class Puzzle(ABC):
         if np.any(inverse < 0):
             raise PuzzleError(f"{self.name}: its moves cannot all be undone, so a walk has no undo move")
         depths = self.walk_depths(rng, n, depth)
-        states, cost, last = self._walk(rng, depths, nonbacktracking=True, with_cost=self.uniform_cost is None)
+        states, cost, last = self._walk(
+            rng, depths, nonbacktracking=True, with_cost=self.uniform_cost is None
+        )
         if self.uniform_cost is not None:
             cost = depths * self.uniform_cost
         return states, cost, np.where(last >= 0, inverse[np.maximum(last, 0)], -1)

@@ -67,6 +67,8 @@ __all__ = ["beam", "pbeam", "qbeam"]
 Heuristic = Callable[[np.ndarray], np.ndarray]
 QFunction = Callable[[np.ndarray], np.ndarray]
 Policy = Callable[[np.ndarray], np.ndarray]
+#: what the function of each mode is called in errors
+_CALLED = {"q": "Q function", "policy": "policy"}
 #: the least probability a policy move is scored with (``-log`` of it: about 69 moves' worth)
 _MIN_PROB = 1e-30
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -170,7 +172,9 @@ def _checked(
     check_positive("time_limit", time_limit)
     stats = stats if stats is not None else SearchStats()
     goal_test = puzzle.goal_test(is_goal)
-    return _Beam(puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, mode=mode)
+    return _Beam(
+        puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, mode=mode
+    )
 
 
 def _mix(hashes: np.ndarray, inst: np.ndarray) -> np.ndarray:
@@ -243,7 +247,9 @@ class _Beam:
             if rows.size == 0:
                 continue
             st.iterations += 1
-            q = evaluate_q(self.heuristic, self.beam[rows], self.A, st) if self.mode != "value" else None
+            q = None
+            if self.mode != "value":
+                q = evaluate_q(self.heuristic, self.beam[rows], self.A, st, _CALLED[self.mode])
             children, c_inst, c_parent, c_action, c_hash = self._expand(rows)
             c_g = self.g[c_parent] + self.action_costs[c_action]
             if q is not None:

@@ -179,18 +179,24 @@ def evaluate(heuristic, states: np.ndarray, stats: SearchStats) -> np.ndarray:  
     return values
 
 
-def evaluate_q(q_function, states: np.ndarray, num_actions: int, stats: SearchStats) -> np.ndarray:  # noqa: ANN001
-    """Call the Q function once on ``states[M]`` and check its answer: finite ``float32[M, A]``
-    (Q* and Q-beam, one row per expanded state)."""
+def evaluate_q(
+    q_function,  # noqa: ANN001
+    states: np.ndarray,
+    num_actions: int,
+    stats: SearchStats,
+    what: str = "Q function",
+) -> np.ndarray:
+    """Call the Q function (or policy: ``what`` names it in errors) once on ``states[M]`` and check
+    its answer: finite ``float32[M, A]`` (Q*, Q-beam and policy beam, one row per expanded state)."""
     with stats.timer("heuristic"):
         q = np.asarray(q_function(states), dtype=np.float32)
     stats.heuristic_calls += 1
     stats.heuristic_states += states.shape[0]
     if q.shape != (states.shape[0], num_actions):
         raise PuzzleError(
-            f"the Q function returned shape {list(q.shape)} for {states.shape[0]} states; "
+            f"the {what} returned shape {list(q.shape)} for {states.shape[0]} states; "
             f"expected [{states.shape[0]}, {num_actions}]"
         )
     if not np.all(np.isfinite(q)):
-        raise PuzzleError("the Q function returned NaN or infinite values")
+        raise PuzzleError(f"the {what} returned NaN or infinite values")
     return q

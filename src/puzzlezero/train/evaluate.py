@@ -368,7 +368,9 @@ def evaluate_policy(
             out["optimal_pct"] = round(100.0 * float(optimal[m].mean()), 2)
         return out
 
-    keys = ["solved_pct", "beam_solved_pct", "beam_mean_length"] + (["optimal_pct"] if optimal is not None else [])
+    keys = ["solved_pct", "beam_solved_pct", "beam_mean_length"] + (
+        ["optimal_pct"] if optimal is not None else []
+    )
     out: dict[str, Any] = {"depths": [], "counts": [], **{k: [] for k in keys}}
     for d in np.unique(eval_set.depths):
         if d == RANDOM_DEPTH:

@@ -105,7 +105,10 @@ def plot_run(run_dir: str | os.PathLike[str], out: str | os.PathLike[str] | None
     ax = axes[0]
     if train:
         ax.plot(
-            [r["samples"] for r in train], [max(r["loss"], 1e-6) for r in train], lw=0.8, label="training loss"
+            [r["samples"] for r in train],
+            [max(r["loss"], 1e-6) for r in train],
+            lw=0.8,
+            label="training loss",
         )
         for r in train:
             if r.get("target_updated"):
