@@ -246,6 +246,27 @@ def _summary(
     return out
 
 
+def _by_depth(
+    eval_set: EvalSet, keys: list[str], summary: Callable[[np.ndarray], dict[str, Any]]
+) -> dict[str, Any]:
+    """The record's layout: ``summary(mask)``'s ``keys`` as lists aligned with ``"depths"`` (and
+    ``"counts"``), then ``"random"`` (the uniformly random states, if any) and ``"overall"``."""
+    out: dict[str, Any] = {"depths": [], "counts": [], **{k: [] for k in keys}}
+    for d in np.unique(eval_set.depths):
+        if d == RANDOM_DEPTH:
+            continue
+        s = summary(eval_set.depths == d)
+        out["depths"].append(int(d))
+        out["counts"].append(s["n"])
+        for k in keys:
+            out[k].append(s[k])
+    rand = eval_set.depths == RANDOM_DEPTH
+    if rand.any():
+        out["random"] = summary(rand)
+    out["overall"] = summary(np.ones(len(eval_set.depths), dtype=bool))
+    return out
+
+
 def evaluate(
     puzzle: Puzzle,
     heuristic: Heuristic,
@@ -294,19 +315,7 @@ def evaluate(
     keys = ["solved_pct", "mean_pred", "mean_ref"]
     keys += ["mae", "bias", "underestimate_pct"] if exact else []
     keys += ["bwas_solved_pct", "bwas_mean_length"] if bwas_ok is not None else []
-    out: dict[str, Any] = {"depths": [], "counts": [], **{k: [] for k in keys}}
-    for d in np.unique(eval_set.depths):
-        if d == RANDOM_DEPTH:
-            continue
-        s = _summary(eval_set.depths == d, pred, ref, solved, exact, bwas_ok, bwas_len)
-        out["depths"].append(int(d))
-        out["counts"].append(s["n"])
-        for k in keys:
-            out[k].append(s[k])
-    rand = eval_set.depths == RANDOM_DEPTH
-    if rand.any():
-        out["random"] = _summary(rand, pred, ref, solved, exact, bwas_ok, bwas_len)
-    out["overall"] = _summary(np.ones(len(pred), dtype=bool), pred, ref, solved, exact, bwas_ok, bwas_len)
+    out = _by_depth(eval_set, keys, lambda m: _summary(m, pred, ref, solved, exact, bwas_ok, bwas_len))
     if bwas_ok is not None:
         out["bwas"] = {
             "states": int((bwas_ok >= 0).sum()),
@@ -371,19 +380,7 @@ def evaluate_policy(
     keys = ["solved_pct", "beam_solved_pct", "beam_mean_length"] + (
         ["optimal_pct"] if optimal is not None else []
     )
-    out: dict[str, Any] = {"depths": [], "counts": [], **{k: [] for k in keys}}
-    for d in np.unique(eval_set.depths):
-        if d == RANDOM_DEPTH:
-            continue
-        s = summary(eval_set.depths == d)
-        out["depths"].append(int(d))
-        out["counts"].append(s["n"])
-        for k in keys:
-            out[k].append(s[k])
-    rand = eval_set.depths == RANDOM_DEPTH
-    if rand.any():
-        out["random"] = summary(rand)
-    out["overall"] = summary(np.ones(len(eval_set.depths), dtype=bool))
+    out = _by_depth(eval_set, keys, summary)
     out["beam"] = {"width": beam_width}
     out["search"] = "policy"
     out["reference"] = eval_set.reference
