@@ -159,14 +159,25 @@ class NPuzzle(Puzzle):
         current state (never a blocked no-op), so a walk of depth ``d`` really makes ``d`` moves.
         The walks run in a numba kernel fed with random words from ``rng`` (``chunk`` at a time).
         """
-        return self._walks(rng, n, depth, chunk, nonbacktracking=False)
+        return self._walks(rng, n, depth, chunk, nonbacktracking=False)[0]
 
     def random_walks(
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
     ) -> np.ndarray:
         """Non-backtracking walks (see :meth:`Puzzle.random_walks`): the blank never steps straight
         back to the cell it just left; in the same numba kernel as :meth:`scramble`."""
-        return self._walks(rng, n, depth, 8192, nonbacktracking=True)
+        return self._walks(rng, n, depth, 8192, nonbacktracking=True)[0]
+
+    def walks_with_undo(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`random_walks` with their lengths and the move that sends the blank back where it
+        was before the last step (see :meth:`Puzzle.walks_with_undo`), from the same kernel."""
+        if self.uniform_cost is None:  # a subclass with unequal costs: the generic walk adds them
+            return super().walks_with_undo(rng, n, depth)
+        states, depths, blank, came_from = self._walks(rng, n, depth, 8192, nonbacktracking=True)
+        undo = np.argmax(self._swap[blank] == came_from[:, None], axis=1)
+        return states, depths * self.uniform_cost, np.where(came_from >= 0, undo, -1)
 
     def _walks(
         self,
@@ -175,17 +186,28 @@ class NPuzzle(Puzzle):
         depth: int | np.ndarray | tuple[int, int],
         chunk: int,
         nonbacktracking: bool,
-    ) -> np.ndarray:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(states, depths, blank, came_from)``: the walks, their lengths, where each blank ends
+        and where it was before its last step (``-1``: no step)."""
         from puzzlezero.puzzles.npuzzle_walk import random_walks  # numba: imported only when needed
 
         depths = self.draw_depths(rng, n, depth)
         states = self.goals(n)
         blank = np.full(n, self.num_cells - 1, dtype=np.int64)
+        came_from = np.full(n, -1, dtype=np.int64)
         for lo in range(0, n, chunk):
             hi = min(lo + chunk, n)
             words = rng.integers(0, 2**32, size=(hi - lo, int(depths[lo:hi].max(initial=0))), dtype=np.uint32)
-            random_walks(states[lo:hi], blank[lo:hi], depths[lo:hi], words, self._swap, nonbacktracking)
-        return states
+            random_walks(
+                states[lo:hi],
+                blank[lo:hi],
+                depths[lo:hi],
+                words,
+                self._swap,
+                nonbacktracking,
+                came_from[lo:hi],
+            )
+        return states, depths, blank, came_from
 
     def manhattan(self, states: np.ndarray) -> np.ndarray:
         """``int32[B]``: sum over tiles (not the blank) of the distance to their home cell.

@@ -16,11 +16,13 @@ def random_walks(
     depths: np.ndarray,
     words: np.ndarray,
     swap: np.ndarray,
-    nonbacktracking: bool = False,
+    nonbacktracking: bool,
+    came_from: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """In place: walk the blank of ``states[i]`` (at ``blank[i]``) ``depths[i]`` random legal steps;
     ``words[i, t]`` (uint32) picks step ``t`` among the legal ones, ``swap`` is ``NPuzzle._swap``.
-    With ``nonbacktracking`` a step never moves the blank straight back to where it just was."""
+    With ``nonbacktracking`` a step never moves the blank straight back to where it just was.
+    ``came_from[i]``: where the blank was before the last step (``-1`` after none)."""
     legal = np.empty(4, dtype=np.int64)
     for i in range(states.shape[0]):
         b = blank[i]
@@ -38,3 +40,4 @@ def random_walks(
             prev = b
             b = src
         blank[i] = b
+        came_from[i] = prev
