@@ -14,7 +14,7 @@ from conftest import tiny_train_config
 
 from puzzlezero import make
 from puzzlezero.cli.main import main
-from puzzlezero.errors import PuzzleError, UnknownNameError
+from puzzlezero.errors import ModelFileError, PuzzleError, UnknownNameError
 from puzzlezero.nn import load_model, make_heuristic
 from puzzlezero.puzzles.cube2_table import distance
 from puzzlezero.train import TrainConfig, Trainer, one_step_targets
@@ -149,6 +149,14 @@ def test_efficientcube_training_teaches_the_policy_optimal_moves(tmp_path):
     from puzzlezero.train.evaluate import headline
 
     assert set(headline(record)) == {"greedy", "optimal"}
+    # the exported model is searched over its policy; searches over values refuse it by name
+    from puzzlezero.solver import solve
+
+    t.export(tmp_path / "model")
+    state = puzzle.scramble(np.random.default_rng(4), 1, 3)[0]
+    assert solve("cube2", state, model=str(tmp_path / "model"), search="pbeam", beam_width=50).solved
+    with pytest.raises(ModelFileError, match="objective=efficientcube.*--search pbeam"):
+        solve("cube2", state, model=str(tmp_path / "model"), search="bwas", anytime=False)
 
 
 def test_plain_scrambles_do_backtrack():

@@ -547,7 +547,27 @@ def learned_heuristic(
     been trained for it: one head, or one of a multi-head network's)."""
     from puzzlezero import nn
 
-    return nn.make_heuristic(puzzle, _load_net(puzzle, model), int8=int8, goal=goal)
+    return nn.make_heuristic(puzzle, _value_net(puzzle, model), int8=int8, goal=goal)
+
+
+def _value_net(puzzle: Puzzle, model: str | None) -> Any:
+    """:func:`_load_net`, refusing a network whose last training taught its policy only
+    (``objective=efficientcube``: its value head never learned), with what to search it with."""
+    net = _load_net(puzzle, model)
+    objective = (net.card.get("train_config") or {}).get("objective")
+    if objective is not None and net.config.policy_head:
+        from puzzlezero.train.objectives import get_objective
+
+        try:
+            policy_only = get_objective(objective).policy_only
+        except UnknownNameError:
+            policy_only = False
+        if policy_only:
+            raise ModelFileError(
+                f"this model was trained with objective={objective}: it has a policy but no value, "
+                "so search it with --search pbeam"
+            )
+    return net
 
 
 def learned_q_function(puzzle: Puzzle, model: str | None, *, goal: str | None = None) -> Heuristic:
@@ -556,7 +576,7 @@ def learned_q_function(puzzle: Puzzle, model: str | None, *, goal: str | None = 
     from puzzlezero import nn
     from puzzlezero.nn.heuristic import goal_column
 
-    net = _load_net(puzzle, model)
+    net = _value_net(puzzle, model)
     goal_column(puzzle, net, goal)  # another goal: ModelFileError naming the network's
     return nn.make_q_function(puzzle, net, int8=True)
 
@@ -595,7 +615,7 @@ def learned_wcd(
     from puzzlezero import nn
     from puzzlezero.search.wcd import wcd
 
-    net = _load_net(puzzle, model)
+    net = _value_net(puzzle, model)
     value = nn.make_heuristic(puzzle, net, int8=True)
     policy = nn.make_policy(puzzle, net, int8=True, temperature=policy_temperature)
     return wcd(puzzle, value, depth=wcd_depth, mu=wcd_mu, policy=policy, temperature=policy_temperature)
