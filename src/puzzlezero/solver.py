@@ -551,22 +551,16 @@ def learned_heuristic(
 
 
 def _value_net(puzzle: Puzzle, model: str | None) -> Any:
-    """:func:`_load_net`, refusing a network whose last training taught its policy only
-    (``objective=efficientcube``: its value head never learned), with what to search it with."""
+    """:func:`_load_net`, refusing a network whose card says its last training taught the policy
+    only (``policy_only``: ``objective=efficientcube``, the value head never learned), with what to
+    search it with."""
     net = _load_net(puzzle, model)
-    objective = (net.card.get("train_config") or {}).get("objective")
-    if objective is not None and net.config.policy_head:
-        from puzzlezero.train.objectives import get_objective
-
-        try:
-            policy_only = get_objective(objective).policy_only
-        except UnknownNameError:
-            policy_only = False
-        if policy_only:
-            raise ModelFileError(
-                f"this model was trained with objective={objective}: it has a policy but no value, "
-                "so search it with --search pbeam"
-            )
+    if net.card.get("policy_only"):  # written by the trainer
+        objective = (net.card.get("train_config") or {}).get("objective", "?")
+        raise ModelFileError(
+            f"this model was trained with objective={objective}: it has a policy but no value, "
+            "so search it with --search pbeam"
+        )
     return net
 
 

@@ -648,6 +648,9 @@ class Trainer:
             "final_loss": None if math.isnan(c.last_loss) else c.last_loss,
             "hardware": hardware,
             "train_config": self.config.to_dict(),
+            # the last run taught the policy head only (its value head is untrained): searches over
+            # values refuse such a model (solver) and name the policy beam
+            "policy_only": get_objective(self.config.objective).policy_only,
             "last_eval": last_eval(self.run_dir / LOG_FILE),
             "runs": runs,
             "bench": {},
