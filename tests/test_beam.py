@@ -356,6 +356,9 @@ def test_solver_runs_pbeam_by_name_and_a_policy_is_no_heuristic(tmp_path: Path) 
     the heuristic of a search over values gets a clear error."""
     r = solve("cube3", "R U F'", search="pbeam", beam_width=100, anytime=False)
     assert r.solved and r.search == "pbeam" and len(r.actions) == 3
+    # a value heuristic serves as the policy softmax(-(cost + h(child)) / T)
+    r = solve("puzzle8", "1 2 3 4 5 6 0 7 8", search="pbeam", heuristic="misplaced", beam_width=10)
+    assert r.solved and len(r.actions) == 2
     with pytest.raises(PuzzleError, match="move probabilities"):
         solve("cube3", "R U F'", search="bwas", heuristic="learned-policy", anytime=False)
 

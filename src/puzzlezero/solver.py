@@ -587,12 +587,9 @@ def learned_policy_value(puzzle: Puzzle, model: str | None, *, policy_temperatur
 def learned_policy(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Heuristic:
     """The network's move probabilities (int8 inference), as :func:`learned_policy_value` reads
     them: ``states[B] -> float32[B, A]``."""
-    pv = learned_policy_value(puzzle, model, policy_temperature=policy_temperature)
+    from puzzlezero.search.policy import policy_of
 
-    def policy(states: np.ndarray) -> np.ndarray:
-        return np.asarray(pv(states)[1], dtype=np.float32)
-
-    return policy
+    return policy_of(learned_policy_value(puzzle, model, policy_temperature=policy_temperature))
 
 
 def learned_wcd(
@@ -1026,27 +1023,16 @@ def get_heuristic(
 
         if kind == "value":
             return fn
-        if kind == "policy":
-
-            def moves(states: np.ndarray) -> np.ndarray:
-                return np.asarray(pv(states)[1], dtype=np.float32)
-
-            return moves
     if kind in ("policy_value", "policy"):
         from puzzlezero.search import policy
 
-        temperature = given.get("policy_temperature", OPTIONS["policy_temperature"].default)
-        if spec.kind == "q":
-            pv = policy.policy_value_from_q(puzzle, fn, temperature)
-        else:
-            pv = policy.policy_value_from_heuristic(puzzle, fn, temperature)
-        if kind == "policy_value":
-            return pv
-
-        def probs(states: np.ndarray) -> np.ndarray:
-            return np.asarray(pv(states)[1], dtype=np.float32)
-
-        return probs
+        if spec.kind != "policy_value":
+            temperature = given.get("policy_temperature", OPTIONS["policy_temperature"].default)
+            if spec.kind == "q":
+                pv = policy.policy_value_from_q(puzzle, fn, temperature)
+            else:
+                pv = policy.policy_value_from_heuristic(puzzle, fn, temperature)
+        return pv if kind == "policy_value" else policy.policy_of(pv)
     if kind == "q":
         from puzzlezero.search.qstar import q_from_value
 

@@ -335,12 +335,14 @@ def make_policy(
     (:func:`policy_source`), one forward pass per state; ``None`` where the policy would come
     from the value head (the caller evaluates the children itself: weighted convolutional
     distance does anyway)."""
+    from puzzlezero.search.policy import policy_of
+
     if policy_source(model, source) == "value":
         return None
     pv = make_policy_value(
         puzzle, model, batch_size, device, int8=int8, temperature=temperature, source=source
     )
-    return lambda states: pv(states)[1]
+    return policy_of(pv)
 
 
 def make_policy_value_function(

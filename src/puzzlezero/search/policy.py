@@ -39,6 +39,7 @@ __all__ = [
     "PolicyValue",
     "check_temperature",
     "policy_from_q",
+    "policy_of",
     "policy_value_from_heuristic",
     "policy_value_from_q",
     "softmin",
@@ -77,6 +78,15 @@ def policy_from_q(q_function: Heuristic, temperature: float = 1.0) -> Policy:
 
     def policy(states: np.ndarray) -> np.ndarray:
         return softmin(np.asarray(q_function(states), dtype=np.float32), t)
+
+    return policy
+
+
+def policy_of(policy_value: PolicyValue) -> Policy:
+    """The policy half of a policy-value function: ``states -> float32[B, A]``."""
+
+    def policy(states: np.ndarray) -> np.ndarray:
+        return np.asarray(policy_value(states)[1], dtype=np.float32)
 
     return policy
 
