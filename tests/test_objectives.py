@@ -157,6 +157,8 @@ def test_efficientcube_training_teaches_the_policy_optimal_moves(tmp_path):
     assert solve("cube2", state, model=str(tmp_path / "model"), search="pbeam", beam_width=50).solved
     with pytest.raises(ModelFileError, match="objective=efficientcube.*--search pbeam"):
         solve("cube2", state, model=str(tmp_path / "model"), search="bwas", anytime=False)
+    with pytest.raises(ModelFileError, match="objective=efficientcube.*--search pbeam"):
+        solve("cube2", state, model=str(tmp_path / "model"), search="mcts")  # MCTS backs up values
 
 
 def test_plain_scrambles_do_backtrack():

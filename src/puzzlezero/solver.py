@@ -578,18 +578,20 @@ def learned_q_function(puzzle: Puzzle, model: str | None, *, goal: str | None = 
 def learned_policy_value(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Any:
     """The network as a policy-value function for MCTS (int8 inference): its value head and a
     policy from its policy head, else its Q head, else its value head on the children
-    (``nn.make_policy_value``)."""
+    (``nn.make_policy_value``). A policy-only model is refused: MCTS backs up its values."""
     from puzzlezero import nn
 
-    return nn.make_policy_value(puzzle, _load_net(puzzle, model), int8=True, temperature=policy_temperature)
+    return nn.make_policy_value(puzzle, _value_net(puzzle, model), int8=True, temperature=policy_temperature)
 
 
 def learned_policy(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Heuristic:
     """The network's move probabilities (int8 inference), as :func:`learned_policy_value` reads
-    them: ``states[B] -> float32[B, A]``."""
+    them, from any model, policy-only ones included: ``states[B] -> float32[B, A]``."""
+    from puzzlezero import nn
     from puzzlezero.search.policy import policy_of
 
-    return policy_of(learned_policy_value(puzzle, model, policy_temperature=policy_temperature))
+    net = _load_net(puzzle, model)
+    return policy_of(nn.make_policy_value(puzzle, net, int8=True, temperature=policy_temperature))
 
 
 def learned_wcd(
