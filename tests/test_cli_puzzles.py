@@ -23,6 +23,23 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     names = out.split()
     for n in ["cube3", "cube2", "puzzle15", "puzzle24", "puzzle35", "puzzle48", "lightsout7", "sokoban"]:
         assert n in names
+    rc, out, _ = run(capsys, "list", "--json")
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert rc == 0 and set(rows) == set(names)
+    assert (rows["cube3"]["search"], rows["cube3"]["anytime"]) == ("qstar", True)
+    assert (rows["puzzle15"]["search"], rows["puzzle15"]["anytime"]) == ("bwas", False)
+
+
+def test_solve_help_names_every_registered_search_and_heuristic(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from puzzlezero.solver import HEURISTICS, SEARCHES
+
+    monkeypatch.setenv("COLUMNS", "400")
+    rc, out, _ = run(capsys, "solve", "--help")
+    assert rc == 0
+    words = set(out.replace("|", " ").split())
+    assert set(SEARCHES) <= words and set(HEURISTICS) <= words, set(SEARCHES) | set(HEURISTICS) - words
 
 
 def test_scramble_json_is_reproducible_and_valid(capsys: pytest.CaptureFixture[str]) -> None:

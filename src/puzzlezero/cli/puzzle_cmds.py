@@ -73,11 +73,22 @@ def random_moves(puzzle: Puzzle, rng: np.random.Generator, depth: int) -> list[i
 
 @app.command("list")
 def list_cmd(
-    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list with descriptions.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print a JSON list with descriptions and each puzzle's default search."),
+    ] = False,
 ) -> None:
     """Print every registered puzzle name, one per line."""
     if as_json:
-        typer.echo(json.dumps([{"name": n, "description": spec(n).description} for n in names()], indent=1))
+        from puzzlezero.solver import defaults_for
+
+        rows = []
+        for n in names():
+            d = defaults_for(n)
+            rows.append(
+                {"name": n, "description": spec(n).description, "search": d.search, "anytime": bool(d.stages)}
+            )
+        typer.echo(json.dumps(rows, indent=1))
         return
     for n in names():
         typer.echo(n)

@@ -31,13 +31,25 @@ ModelOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+def _registered(table: str) -> str:
+    """The names of :mod:`puzzlezero.solver`'s ``table`` (``SEARCHES``, ``HEURISTICS``) for a help
+    text, so that the help lists every registered one (a name registered later, a plugin's
+    included, is still accepted: the solver checks names, not this text)."""
+    from puzzlezero import solver
+
+    return " | ".join(getattr(solver, table))
+
+
 SearchOpt = Annotated[
     str | None,
     typer.Option(
         "--search",
-        help="bwas | qstar | gbfs | beam | qbeam | mcts | layered | optimal | kociemba | group "
-        "(default: the puzzle's own, `puzzlezero list`). layered: BWAS to each goal in turn (cube3: "
-        "layer1, layer2, solved), --model layer1=DIR,layer2=DIR,solved=DIR or one multi-head model.",
+        help=f"{_registered('SEARCHES')} (default: the puzzle's own, `puzzlezero list --json`). "
+        "layered: BWAS to each goal in turn (cube3: layer1, layer2, solved), --model "
+        "layer1=DIR,layer2=DIR,solved=DIR or one multi-head model. pbeam: a beam over the policy "
+        "(models trained with objective=efficientcube).",
         show_default=False,
     ),
 ]
@@ -90,10 +102,10 @@ HeuristicOpt = Annotated[
     str,
     typer.Option(
         "--heuristic",
-        help="learned (int8; with qstar and qbeam: the Q head; with mcts: the value head and a policy) | "
-        "learned-fp32 | learned-q | learned-onnx (onnxruntime; with qstar: the Q head) | wcd "
-        "(weighted convolutional distance of the network) | pdb | misplaced (cells of the goal not "
-        "yet right) (or module:factory).",
+        help=f"{_registered('HEURISTICS')} (or module:factory). learned: int8; with qstar and "
+        "qbeam the Q head, with pbeam the policy, with mcts the value head and a policy. "
+        "learned-onnx: onnxruntime. wcd: weighted convolutional distance of the network. "
+        "misplaced: cells of the goal not yet right.",
     ),
 ]
 WeightOpt = Annotated[
