@@ -89,6 +89,10 @@ class Defaults:
 #: 40 s) and 0.5/10000 for longer budgets: +5.0 moves over optimal at 30 s on ids 0-5 (+7.2 on ids
 #: 0-9 in the bench after a fix to the stages' cost bound), where BWAS schedules on the value head
 #: gave +6.3 to +8.7 and single BWAS settings of lambda >= 0.5 did not finish in 60 s on this CPU.
+#: The same model re-benched (session 12, idle 2-core Xeon): +3.6 on ids 0-9 at a median 28 s.
+#: Session 13 tried other schedules on ids 0-5 (one core busy with training): a 0.45/3000 and a
+#: 0.5/3000 stage in place of 0.5/10000, +3.7 (the same lengths); 0.5/3000 and 0.6/3000 after
+#: 0.3/1000, +4.3; 0.4 and 0.5 side by side as two instances of one search, +4.7 (each at half speed).
 #: Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (``beam_width``)
 #: were sized on ids 0-9 with the previous cube3 model: W 1000 solved all 10 (+8.4 moves over
 #: optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within 120 s (+5.1 moves on those 9,
