@@ -89,7 +89,8 @@ class Defaults:
 #: 40 s) and 0.5/10000 for longer budgets: +5.0 moves over optimal at 30 s on ids 0-5 (+7.2 on ids
 #: 0-9 in the bench after a fix to the stages' cost bound), where BWAS schedules on the value head
 #: gave +6.3 to +8.7 and single BWAS settings of lambda >= 0.5 did not finish in 60 s on this CPU.
-#: The same model re-benched (session 12, idle 2-core Xeon): +3.6 on ids 0-9 at a median 28 s.
+#: The same model re-benched (session 12, idle 2-core Xeon): +3.6 on ids 0-9 at a median 28 s;
+#: after 3 GPU minutes of Q-learning (session 14, 136M samples in all): +2.6 on ids 0-9, +3.6 on 10-19.
 #: Session 13 tried other schedules on ids 0-5 (one core busy with training): a 0.45/3000 and a
 #: 0.5/3000 stage in place of 0.5/10000, +3.7 (the same lengths); 0.5/3000 and 0.6/3000 after
 #: 0.3/1000, +4.3; 0.4 and 0.5 side by side as two instances of one search, +4.7 (each at half speed).
