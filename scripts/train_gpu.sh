@@ -24,11 +24,15 @@
 #   PYTHON=python3                            a python3 whose torch sees CUDA is used as it is
 #   VENV=.venv-gpu                            else this virtual environment, made if missing
 #
-# Example: scripts/train_gpu.sh cube3 runs/cube3-gpu 120 5 -- --preset paper --set lr_decay=0.9999995
+# lr_decay is per iteration: with label workers one H200 made about 70 iterations of 10,000 a second
+# (docs/training.md, "GPUs"), so a tenfold decay over M minutes is lr_decay = 0.1 ** (1 / (4200 * M)).
+#
+# Example: THREADS=2 LABEL_WORKERS=13 scripts/train_gpu.sh cube3 runs/cube3-gpu 30 5 -- \
+#     --set objective=qlearning --set lr=3e-4 --set lr_decay=0.99998 --set check_every=40
 set -euo pipefail
 
 usage() {
-    sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
+    awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2
     exit 2
 }
 [[ $# -ge 2 ]] || usage
