@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -348,6 +349,30 @@ def test_init_from_starts_from_a_model_and_the_card_accumulates(tmp_path, capsys
     assert card["wall_seconds_total"] >= card["runs"][0]["wall_seconds"]
 
 
+def test_init_from_warns_when_the_batch_size_differs_fourfold(tmp_path, capsys):
+    """Batch norm in training mode normalizes by the batch: a model continued on batches 4x smaller
+    or larger than it was trained on starts off worse, so the trainer says so (the CLI as one line)."""
+    base = Trainer(replace(TINY, max_iterations=10), tmp_path / "a")  # B = 100
+    base.run()
+    base.export(tmp_path / "m")
+    init = str(tmp_path / "m")
+    with pytest.warns(UserWarning, match="trained on batches of 100 and this run uses 400;.*batch_size=100"):
+        Trainer(replace(TINY, init_from=init, batch_size=400), tmp_path / "b")
+    with pytest.warns(UserWarning, match="trained on batches of 100 and this run uses 25;"):
+        Trainer(replace(TINY, init_from=init, batch_size=25), tmp_path / "c")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # under 4x: no warning
+        Trainer(replace(TINY, init_from=init, batch_size=300), tmp_path / "d")
+        Trainer(replace(TINY, init_from=init, batch_size=400), tmp_path / "b", resume=True)  # nor resumes
+    argv = ["train", "cube2", "--out", str(tmp_path / "f"), "--init-from", init, "--set", "preset=tiny"]
+    assert main([*argv, "--set", "max_iterations=10", "--set", "progress=false"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"warning: --init-from {init}: it was trained on batches of 100 and this run uses 1,000"
+    )
+    assert "UserWarning" not in err and "Trainer(" not in err
+
+
 def test_init_from_refuses_a_model_that_does_not_fit_and_resume(tmp_path, capsys):
     with pytest.raises(PuzzleError, match="input size does not fit puzzle8 \\(it is a cube2 model\\)"):
         Trainer(TrainConfig(puzzle="puzzle8", init_from="cube2", max_iterations=10), tmp_path / "x")
@@ -360,7 +385,8 @@ def test_init_from_a_puzzle_with_the_same_states_and_other_moves(tmp_path):
     """cube3 (12 quarter turns, with a Q head) starts cube3htm (18 moves): the trunk and value head
     carry over, the Q head is rebuilt over the 18 moves as cost + J."""
     cube3 = load_model("cube3")
-    t = Trainer(TrainConfig(puzzle="cube3htm", init_from="cube3", objective="qlearning"), tmp_path / "h")
+    cfg = TrainConfig(puzzle="cube3htm", init_from="cube3", objective="qlearning", batch_size=10_000)
+    t = Trainer(cfg, tmp_path / "h")
     assert t.net_config.num_actions == 18 and t.model.q.weight.shape[0] == 18
     mine, theirs = t.model.state_dict(), cube3.state_dict()
     assert all(torch.equal(mine[k], theirs[k]) for k in theirs if not k.startswith("q."))

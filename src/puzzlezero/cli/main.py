@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Annotated
+import warnings
+from typing import Annotated, TextIO
 
 import typer
 
@@ -75,8 +76,26 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """Warnings read like errors, ``warning: message`` on stderr, without Python's source line."""
+    typer.echo(f"warning: {message}", err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     _load_commands()
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         rc = app(args=argv, standalone_mode=False)
     except PuzzleError as exc:

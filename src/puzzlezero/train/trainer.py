@@ -27,6 +27,7 @@ import datetime
 import json
 import math
 import os
+import warnings
 from collections import deque
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -88,6 +89,24 @@ def _device(name: str) -> torch.device:
     return dev
 
 
+def _check_batch_size(config: TrainConfig, init: CostToGoNet) -> None:
+    """Warn when ``--init-from`` a batch-norm network trained on batches 4x larger or smaller.
+
+    In training mode batch norm normalizes by the batch's own statistics, which other batch sizes
+    make different: a puzzle48 model trained on batches of 10,000 read a training loss of 8.5-9.6 on
+    batches of 1,000 with no learning at all (lr 1e-7), against 2.0 on batches of 10,000 and an
+    evaluation-mode error of 1.7 (docs/training.md, "GPUs")."""
+    trained = (init.card.get("train_config") or {}).get("batch_size")
+    has_batch_norm = any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) for m in init.modules())
+    if has_batch_norm and trained and max(trained, config.batch_size) >= 4 * min(trained, config.batch_size):
+        warnings.warn(
+            f"--init-from {config.init_from}: it was trained on batches of {trained:,} and this run "
+            f"uses {config.batch_size:,}; its batch norm layers will see other statistics and the "
+            f"training loss starts higher (keep them alike: --set batch_size={trained})",
+            stacklevel=3,
+        )
+
+
 class Trainer:
     """Trains a :class:`CostToGoNet` in ``run_dir``; ``resume=True`` continues a run from its
     checkpoint bit for bit (same thread count assumed). ``command`` (the command line, for the model
@@ -132,6 +151,8 @@ class Trainer:
         check_amp(config.amp, self.device)
         init = self._init_model() if config.init_from else None
         self.init_card: dict[str, Any] = init.card if init is not None else {}
+        if init is not None and not resume:
+            _check_batch_size(config, init)
         if init is not None and init.config.num_actions not in (0, self.puzzle.num_actions):
             # a model of another puzzle with the same states (cube3 -> cube3htm): the trunk and
             # value head carry over; heads over actions are rebuilt for this puzzle's moves
