@@ -124,14 +124,32 @@ def _plot(summary: list[dict[str, Any]], path: Path, title: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for family in dict.fromkeys(s["search"] for s in summary):
-        pts = sorted((s["median_seconds"], s["mean_excess"]) for s in summary if s["search"] == family)
-        pts = [(x, y) for x, y in pts if y is not None]
-        if pts:
-            ax.plot(*zip(*pts, strict=True), marker="o", label=family)
+        done = [s for s in summary if s["search"] == family and s["mean_excess"] is not None]
+        done.sort(key=lambda s: s["median_seconds"])
+        if not done:
+            continue
+        ax.plot(
+            [s["median_seconds"] for s in done], [s["mean_excess"] for s in done], marker="o", label=family
+        )
+        for s in done:  # each point names its setting, and what it left unsolved
+            note = s["setting"].split(":", 1)[1] if ":" in s["setting"] else s["setting"]
+            if s["solved_pct"] < 100:
+                note += f" ({s['solved_pct']:g}% solved)"
+            ax.annotate(
+                note,
+                (s["median_seconds"], s["mean_excess"]),
+                textcoords="offset points",
+                xytext=(5, 5),
+                fontsize=7,
+            )
     ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))  # 1, 2, 5, 10, 20, ... seconds
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("median seconds per state")
     ax.set_ylabel("mean moves above optimal (solved states)")
     ax.set_title(title)
