@@ -97,7 +97,7 @@ def _check_batch_size(config: TrainConfig, init: CostToGoNet) -> None:
     batches of 1,000 with no learning at all (lr 1e-7), against 2.0 on batches of 10,000 and an
     evaluation-mode error of 1.7 (docs/training.md, "GPUs")."""
     trained = (init.card.get("train_config") or {}).get("batch_size")
-    has_batch_norm = any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) for m in init.modules())
+    has_batch_norm = any(isinstance(m, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)) for m in init.modules())
     if has_batch_norm and trained and max(trained, config.batch_size) >= 4 * min(trained, config.batch_size):
         warnings.warn(
             f"--init-from {config.init_from}: it was trained on batches of {trained:,} and this run "
