@@ -114,6 +114,76 @@ def test_efficientcube_labels_lights_out_with_a_cell_of_the_only_solution():
     assert set(np.unique(press.sum(axis=1))) >= {1, 25, 49}  # lengths uniform in 1..49
 
 
+def test_efficientcube_set_target_lights_out_is_the_whole_press_set():
+    """``efficientcube_target="set"``: on Lights Out 7x7 a row's distribution is uniform over the
+    board's unique minimum press set (the GF(2) oracle): every cell that may have been pressed
+    last, 1/k each; rows are (NaN, -1, 1, p[49])."""
+    from puzzlezero.optimal.lightsout import min_presses
+
+    puzzle = make("lightsout7")
+    cfg = replace(TINY, efficientcube_target="set")
+    states, rows = get_objective("efficientcube").make(puzzle, np.random.default_rng(0), 2000, 49, None, cfg)
+    assert rows.dtype == np.float32 and rows.shape == (len(states), 3 + 49) and len(states) == 2000
+    assert np.isnan(rows[:, 0]).all() and (rows[:, 1] == -1).all() and (rows[:, 2] == 1).all()
+    press = min_presses(puzzle, states).astype(bool)
+    dist = rows[:, 3:]
+    np.testing.assert_array_equal(dist > 0, press)
+    np.testing.assert_allclose(dist.sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(dist[press], np.repeat(1.0 / press.sum(axis=1), press.sum(axis=1)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["cube2", "puzzle8"])
+def test_undo_sets_of_non_commuting_puzzles_are_the_one_undo_move(name):
+    """Elsewhere the distribution is one-hot on :meth:`walks_with_undo`'s move (same walks for the
+    same generator state), and a one-step walk's undo leads back to the goal."""
+    puzzle = make(name)
+    states, undo = puzzle.walks_with_undo(np.random.default_rng(5), 200, (1, 6))[0::2]
+    same, dist = puzzle.walks_with_undo_sets(np.random.default_rng(5), 200, (1, 6))
+    np.testing.assert_array_equal(same, states)
+    assert dist.shape == (200, puzzle.num_actions) and dist.dtype == np.float32
+    np.testing.assert_array_equal(dist.argmax(axis=1), undo)
+    np.testing.assert_array_equal(dist.sum(axis=1), 1.0)
+    one, dist1 = puzzle.walks_with_undo_sets(np.random.default_rng(6), 50, 1)
+    assert puzzle.is_goal(puzzle.apply(one, dist1.argmax(axis=1))).all()
+
+
+def test_efficientcube_set_target_trains_lights_out_and_is_checked(tmp_path):
+    """A few seconds on Lights Out 7x7 boards of 1-4 presses with the set target: the policy's
+    first choice becomes a cell of the press set far more often than chance (at most 4 of 49);
+    an unknown target is refused by name."""
+    from puzzlezero.nn.heuristic import make_policy
+
+    puzzle = make("lightsout7")
+    states, rows = get_objective("efficientcube").make(
+        puzzle, np.random.default_rng(1), 400, 4, None, replace(TINY, efficientcube_target="set")
+    )
+    in_set = rows[:, 3:] > 0
+    cfg = replace(
+        TINY,
+        puzzle="lightsout7",
+        objective="efficientcube",
+        efficientcube_target="set",
+        preset="small",
+        h1=200,
+        h2=100,
+        batch_size=200,
+        max_scramble=4,
+        eval_every=0,
+    )
+    t = Trainer(replace(cfg, max_iterations=150), tmp_path / "run")
+
+    def first_choice_in_set() -> float:
+        probs = make_policy(puzzle, t.model, source="policy")(states)
+        return float(in_set[np.arange(len(states)), probs.argmax(axis=1)].mean())
+
+    before = first_choice_in_set()
+    t.run()
+    after = first_choice_in_set()
+    assert before < 0.3 and after > 0.9, (before, after)
+    with pytest.raises(PuzzleError, match="efficientcube_target must be 'last' or 'set'"):
+        replace(cfg, efficientcube_target="all")
+
+
 def test_walks_with_undo_need_moves_that_can_be_undone():
     with pytest.raises(PuzzleError, match="cannot all be undone"):
         make("sokoban").walks_with_undo(np.random.default_rng(0), 3, 4)

@@ -348,6 +348,21 @@ class Puzzle(ABC):
             cost = depths * self.uniform_cost
         return states, cost, np.where(last >= 0, inverse[np.maximum(last, 0)], -1)
 
+    def walks_with_undo_sets(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(states, undo float32[n, A])``: :meth:`walks_with_undo`'s walks, each undo label as a
+        distribution over the actions. Here it is one-hot: the move that undoes the walk's last
+        step, one sample of the moves that could have been last. A puzzle whose moves commute
+        knows them all and overrides this with their uniform distribution (Lights Out: every cell
+        of the press set), the expected label of the walk, as informative and less noisy. A walk of
+        no step gets a row of zeros."""
+        states, _, undo = self.walks_with_undo(rng, n, depth)
+        dist = np.zeros((undo.shape[0], self.num_actions), dtype=np.float32)
+        has = np.flatnonzero(undo >= 0)
+        dist[has, undo[has]] = 1.0
+        return states, dist
+
     def _walk(
         self, rng: np.random.Generator, depths: np.ndarray, *, nonbacktracking: bool, with_cost: bool = False
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

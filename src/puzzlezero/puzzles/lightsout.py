@@ -134,20 +134,32 @@ class LightsOut(Puzzle):
         """:meth:`random_walks` with their lengths and each walk's last press, a uniformly random
         cell of its press set (``-1`` for no press): pressing it again undoes that step, whatever
         the order of the others (see :meth:`Puzzle.walks_with_undo`)."""
-        states, depths, order = self._subset_walks(rng, n, depth)
+        states, depths, order, _ = self._subset_walks(rng, n, depth)
         last = order[np.arange(n), np.maximum(depths - 1, 0)]
         return states, depths.astype(np.float64), np.where(depths > 0, last, -1)
 
+    def walks_with_undo_sets(
+        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`random_walks` with each walk's press set as a distribution over the cells: any of
+        them may have been pressed last, and pressing it again undoes that step, so each is an
+        undo move, equally likely (:meth:`Puzzle.walks_with_undo_sets`)."""
+        states, depths, _, pressed = self._subset_walks(rng, n, depth)
+        dist = pressed.astype(np.float32) / np.maximum(depths, 1)[:, None].astype(np.float32)
+        return states, dist
+
     def _subset_walks(
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(boards, depths, order)``: each board presses the first ``depths[b]`` cells of the
-        uniformly random permutation ``order[b]`` (a uniform ``k``-subset, pressed in that order)."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(boards, depths, order, pressed)``: each board presses the first ``depths[b]`` cells of
+        the uniformly random permutation ``order[b]`` (a uniform ``k``-subset, pressed in that
+        order); ``pressed uint8[n, N*N]`` marks that subset."""
         depths = self.walk_depths(rng, n, depth)
         order = np.argsort(rng.random((n, self.num_cells)), axis=1)
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(self.num_cells)[None, :], axis=1)
-        return self.press_sets((rank < depths[:, None]).astype(np.uint8)), depths, order
+        pressed = (rank < depths[:, None]).astype(np.uint8)
+        return self.press_sets(pressed), depths, order, pressed
 
     # ---- text -----------------------------------------------------------------------------------
     def parse(self, text: str) -> np.ndarray:

@@ -144,6 +144,11 @@ class TrainConfig:
     """LHBL: expansions of the search tree grown from each training state."""
     lhbl_weight: float = 1.0
     """LHBL: the tree expands the open node of least ``lhbl_weight * g + h``."""
+    efficientcube_target: str = "last"
+    """``efficientcube``: the policy's target, ``last`` (the paper's: the move that undoes the walk's
+    last step) or ``set`` (every move that could have been its last, equally likely: the same
+    label's expectation, from :meth:`Puzzle.walks_with_undo_sets`). They differ only where moves
+    commute: on Lights Out ``set`` is the whole press set, about ``k`` labels a board for one."""
     q_bootstrap: str = "value"
     """``qlearning``: what values a child in the targets ``cost + J_target(child)``: ``value``
     (the target net's value head, itself fitted on the minimum of these targets, i.e. DAVI; the Q
@@ -280,6 +285,10 @@ class TrainConfig:
             )
         if self.lhbl_expansions < 1 or self.lhbl_weight < 0 or self.curriculum_start < 1:
             raise PuzzleError("config: need lhbl_expansions >= 1, lhbl_weight >= 0, curriculum_start >= 1")
+        if self.efficientcube_target not in ("last", "set"):
+            raise PuzzleError(
+                f"config: efficientcube_target must be 'last' or 'set', got {self.efficientcube_target!r}"
+            )
         if self.q_bootstrap not in ("value", "qmin"):
             raise PuzzleError(f"config: q_bootstrap must be 'value' or 'qmin', got {self.q_bootstrap!r}")
         if not 0 < self.curriculum_threshold <= 1:

@@ -43,10 +43,18 @@ __all__ = ["efficientcube_labels", "undo_rows"]
 
 
 def undo_rows(
-    puzzle: Puzzle, rng: np.random.Generator, n: int, max_scramble: int
+    puzzle: Puzzle, rng: np.random.Generator, n: int, max_scramble: int, target: str = "last"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(states, rows float32[M, 3])`` for ``n`` walks of ``k ~ U[1, max_scramble]`` steps:
-    ``(NaN, undo move, 1)`` per state that is not a goal (``M <= n``)."""
+    """``(states, rows)`` for ``n`` walks of ``k ~ U[1, max_scramble]`` steps, one row per state
+    that is not a goal (``M <= n``): ``target="last"``, ``float32[M, 3]`` rows ``(NaN, undo move,
+    1)``; ``"set"``, ``float32[M, 3 + A]`` rows ``(NaN, -1, 1, p[A])`` with ``p`` the distribution
+    of the undo move (:meth:`Puzzle.walks_with_undo_sets`)."""
+    if target == "set":
+        states, dist = puzzle.walks_with_undo_sets(rng, n, (1, max_scramble))
+        keep = (dist.sum(axis=1) > 0) & ~puzzle.is_goal(states)
+        m = int(keep.sum())
+        head = np.stack([np.full(m, np.nan), np.full(m, -1.0), np.ones(m)], axis=1)
+        return states[keep], np.concatenate([head, dist[keep]], axis=1).astype(np.float32)
     states, _, undo = puzzle.walks_with_undo(rng, n, (1, max_scramble))
     keep = (undo >= 0) & ~puzzle.is_goal(states)
     m = int(keep.sum())
@@ -69,5 +77,6 @@ def efficientcube_labels(
     value_fn: ValueFn | None = None,
     config: TrainConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """About ``n`` rows of :func:`undo_rows` (the policy's target: the undo move; no value)."""
-    return undo_rows(puzzle, rng, n, max_scramble)
+    """About ``n`` rows of :func:`undo_rows` (the policy's target: the undo move, or with
+    ``config.efficientcube_target="set"`` its distribution; no value)."""
+    return undo_rows(puzzle, rng, n, max_scramble, "last" if config is None else config.efficientcube_target)

@@ -70,7 +70,8 @@ MakeLabels = Callable[
 class Objective:
     """A registered label maker. ``needs_target``: whether it calls the target network; ``head``:
     the network head its targets train (``"value"``: ``[rows]``, ``"q"``: ``[rows, num_actions]``,
-    ``"policy"``: ``[rows, 3]`` = value target, policy target action, sample weight;
+    ``"policy"``: ``[rows, 3]`` = value target, policy target action, sample weight, or
+    ``[rows, 3 + A]`` with a target distribution over actions after them (the action then -1);
     ``"alphazero"``: ``[rows, 3 + A]`` = ``gamma^distance`` target, weight, episode-start flag,
     target distribution over actions (self-play; its states may carry a history axis);
     ``"goals"``: ``[rows, G]`` for a multi-head network; the value head trains beside the Q and

@@ -480,7 +480,8 @@ class Trainer:
           ``min_a y(s, a)``;
         * ``"policy"``: rows ``(value, action, weight)`` (ADI): the weighted squared error of the
           value plus the weighted cross-entropy of the policy logits, over the batch's total weight
-          (a NaN value: the policy term only, as EfficientCube's rows);
+          (a NaN value: the policy term only, as EfficientCube's rows; rows ``(value, -1, weight,
+          p[A])``: the cross-entropy against the distribution ``p``);
         * ``"alphazero"``: rows ``(v, weight, first, p[A])`` (self-play): the squared error of
           ``gamma^J`` (``J`` the value head's cost-to-go) against ``v`` plus the cross-entropy of the
           policy against the distribution ``p``, weighted as above;
@@ -500,7 +501,10 @@ class Trainer:
             loss = q_loss + mse(pred["value"].float(), v_target)
         elif head == "policy":
             v_target, action, weight = y[:, 0], y[:, 1].long(), y[:, 2]
-            ce = torch.nn.functional.cross_entropy(pred["policy"].float(), action, reduction="none")
+            if y.shape[1] > 3:  # a distribution over the moves (EfficientCube's "set" target)
+                ce = -(y[:, 3:] * torch.log_softmax(pred["policy"].float(), dim=1)).sum(dim=1)
+            else:
+                ce = torch.nn.functional.cross_entropy(pred["policy"].float(), action, reduction="none")
             has_value = ~torch.isnan(v_target)  # NaN: a policy-only row (EfficientCube)
             sq = (pred["value"].float() - torch.nan_to_num(v_target)) ** 2
             per_sample = torch.where(has_value, sq, torch.zeros_like(sq)) + ce
