@@ -91,7 +91,8 @@ def test_efficientcube_labels_are_the_moves_undoing_each_walks_last_step(name):
             and (cost >= k * costs.min()).all()
         )
     # the objective leaves out walks that end at a goal (cube2: a turned cube is solved too)
-    states, rows = get_objective("efficientcube").make(puzzle, np.random.default_rng(0), 300, 2, None, TINY)
+    last = replace(TINY, efficientcube_target="last")
+    states, rows = get_objective("efficientcube").make(puzzle, np.random.default_rng(0), 300, 2, None, last)
     assert 280 <= len(states) <= 300 and rows.dtype == np.float32 and rows.shape == (len(states), 3)
     assert not puzzle.is_goal(states).any()
     assert np.isnan(rows[:, 0]).all() and (rows[:, 2] == 1).all()
@@ -105,7 +106,8 @@ def test_efficientcube_labels_lights_out_with_a_cell_of_the_only_solution():
     from puzzlezero.optimal.lightsout import min_presses
 
     puzzle = make("lightsout7")
-    states, rows = get_objective("efficientcube").make(puzzle, np.random.default_rng(0), 2000, 49, None, TINY)
+    last = replace(TINY, efficientcube_target="last")
+    states, rows = get_objective("efficientcube").make(puzzle, np.random.default_rng(0), 2000, 49, None, last)
     press = min_presses(puzzle, states)
     cells = rows[:, 1].astype(np.int64)
     assert press[np.arange(len(states)), cells].all()
@@ -182,6 +184,10 @@ def test_efficientcube_set_target_trains_lights_out_and_is_checked(tmp_path):
     assert before < 0.3 and after > 0.9, (before, after)
     with pytest.raises(PuzzleError, match="efficientcube_target must be 'last' or 'set'"):
         replace(cfg, efficientcube_target="all")
+    # the default is the set; a config file written before the option existed meant the last move
+    assert TrainConfig(puzzle="lightsout7").efficientcube_target == "set"
+    old = {k: v for k, v in cfg.to_dict().items() if k != "efficientcube_target"}
+    assert TrainConfig.from_dict(old).efficientcube_target == "last"
 
 
 def test_walks_with_undo_need_moves_that_can_be_undone():

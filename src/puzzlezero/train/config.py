@@ -47,6 +47,8 @@ TARGET_UPDATES = ("loss", "period")
 
 #: what a config file written before these fields existed meant (so old runs resume unchanged)
 LEGACY_DEFAULTS = {"objective": "davi", "target_update": "loss", "warmup_objective": "scramble_depth"}
+#: fields added later, with what a config file written before each meant
+LATER_FIELDS = {"efficientcube_target": "last"}
 CURRICULA = ("off", "double", "plus1")
 AMP_MODES = ("off", "bf16")
 
@@ -144,11 +146,13 @@ class TrainConfig:
     """LHBL: expansions of the search tree grown from each training state."""
     lhbl_weight: float = 1.0
     """LHBL: the tree expands the open node of least ``lhbl_weight * g + h``."""
-    efficientcube_target: str = "last"
-    """``efficientcube``: the policy's target, ``last`` (the paper's: the move that undoes the walk's
-    last step) or ``set`` (every move that could have been its last, equally likely: the same
-    label's expectation, from :meth:`Puzzle.walks_with_undo_sets`). They differ only where moves
-    commute: on Lights Out ``set`` is the whole press set, about ``k`` labels a board for one."""
+    efficientcube_target: str = "set"
+    """``efficientcube``: the policy's target, ``set`` (every move that could have been the walk's
+    last, equally likely: the expectation of the paper's label, from
+    :meth:`Puzzle.walks_with_undo_sets`) or ``last`` (the paper's: the move that undoes the walk's
+    last step). They differ only where moves commute: on Lights Out ``set`` is the whole press
+    set, ``k`` labels a board instead of one, and learned more than twice as fast per sample
+    (docs/lightsout.md). A config file without this key means ``last``, as before it existed."""
     q_bootstrap: str = "value"
     """``qlearning``: what values a child in the targets ``cost + J_target(child)``: ``value``
     (the target net's value head, itself fitted on the minimum of these targets, i.e. DAVI; the Q
@@ -373,6 +377,7 @@ class TrainConfig:
         if unknown:
             raise PuzzleError(f"config: unknown keys {unknown}; known keys: {', '.join(sorted(known))}")
         data = {**LEGACY_DEFAULTS, **data} if "objective" not in data else dict(data)
+        data = {**LATER_FIELDS, **data}
         if data.get("eval_depths") is not None:
             data["eval_depths"] = tuple(int(x) for x in data["eval_depths"])
         if data.get("goals") is not None:
