@@ -471,7 +471,8 @@ def test_init_from_a_puzzle_with_the_same_states_and_other_moves(tmp_path):
 
 
 def test_old_cards_become_the_first_run_of_the_history(tmp_path):
-    t = Trainer(replace(TINY, init_from="cube2", max_iterations=10), tmp_path / "r")
+    with pytest.warns(UserWarning, match="batches of 1,000 and this run uses 100"):
+        t = Trainer(replace(TINY, init_from="cube2", max_iterations=10), tmp_path / "r")
     t.run()
     runs = t.card()["runs"]
     shipped = load_model("cube2").card
