@@ -116,6 +116,14 @@ def test_efficientcube_labels_lights_out_with_a_cell_of_the_only_solution():
     assert set(np.unique(press.sum(axis=1))) >= {1, 25, 49}  # lengths uniform in 1..49
 
 
+def _first_choice_share(puzzle, trainer: Trainer, states: np.ndarray, good: np.ndarray) -> float:
+    """The share of ``states`` whose policy's most probable move is marked in ``good[state, move]``."""
+    from puzzlezero.nn.heuristic import make_policy
+
+    probs = make_policy(puzzle, trainer.model, source="policy")(states)
+    return float(good[np.arange(len(states)), probs.argmax(axis=1)].mean())
+
+
 def test_efficientcube_set_target_lights_out_is_the_whole_press_set():
     """``efficientcube_target="set"``: on Lights Out 7x7 a row's distribution is uniform over the
     board's unique minimum press set (the GF(2) oracle): every cell that may have been pressed
@@ -153,7 +161,6 @@ def test_efficientcube_set_target_trains_lights_out_and_is_checked(tmp_path):
     """A few seconds on Lights Out 7x7 boards of 1-4 presses with the set target: the policy's
     first choice becomes a cell of the press set far more often than chance (at most 4 of 49);
     an unknown target is refused by name."""
-    from puzzlezero.nn.heuristic import make_policy
 
     puzzle = make("lightsout7")
     states, rows = get_objective("efficientcube").make(
@@ -173,14 +180,9 @@ def test_efficientcube_set_target_trains_lights_out_and_is_checked(tmp_path):
         eval_every=0,
     )
     t = Trainer(replace(cfg, max_iterations=150), tmp_path / "run")
-
-    def first_choice_in_set() -> float:
-        probs = make_policy(puzzle, t.model, source="policy")(states)
-        return float(in_set[np.arange(len(states)), probs.argmax(axis=1)].mean())
-
-    before = first_choice_in_set()
+    before = _first_choice_share(puzzle, t, states, in_set)
     t.run()
-    after = first_choice_in_set()
+    after = _first_choice_share(puzzle, t, states, in_set)
     assert before < 0.3 and after > 0.9, (before, after)
     with pytest.raises(PuzzleError, match="efficientcube_target must be 'last' or 'set'"):
         replace(cfg, efficientcube_target="all")
@@ -199,7 +201,6 @@ def test_efficientcube_training_teaches_the_policy_optimal_moves(tmp_path):
     """A few seconds of training: the policy's first choice is a move that brings cube2 states of
     1-5 moves one move closer (exact distances) for most states, from about 1 in 6 before; its
     validation follows the policy, and finds shortest solutions for the shallow states."""
-    from puzzlezero.nn.heuristic import make_policy
 
     puzzle = make("cube2")
     states = puzzle.scramble(np.random.default_rng(9), 400, (1, 5))
@@ -211,14 +212,9 @@ def test_efficientcube_training_teaches_the_policy_optimal_moves(tmp_path):
         TINY, objective="efficientcube", preset="small", h1=200, h2=100, batch_size=200, max_scramble=6
     )
     t = Trainer(replace(cfg, max_iterations=160, eval_depths=(1, 2, 3), eval_states=30), tmp_path / "run")
-
-    def first_choice_closer() -> float:
-        probs = make_policy(puzzle, t.model, source="policy")(states)
-        return float(closer[np.arange(len(states)), probs.argmax(axis=1)].mean())
-
-    before = first_choice_closer()
+    before = _first_choice_share(puzzle, t, states, closer)
     t.run()
-    after = first_choice_closer()
+    after = _first_choice_share(puzzle, t, states, closer)
     assert before < 0.35 and after > 0.75, (before, after)
     record = t.evaluate()
     assert record["search"] == "policy" and record["depths"] == [1, 2, 3]
