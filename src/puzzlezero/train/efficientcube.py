@@ -47,7 +47,7 @@ __all__ = ["efficientcube_labels", "undo_rows"]
 
 
 def undo_rows(
-    puzzle: Puzzle, rng: np.random.Generator, n: int, max_scramble: int, target: str = "last"
+    puzzle: Puzzle, rng: np.random.Generator, n: int, max_scramble: int, target: str = "set"
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(states, rows)`` for ``n`` walks of ``k ~ U[1, max_scramble]`` steps, one row per state
     that is not a goal (``M <= n``): ``target="last"``, ``float32[M, 3]`` rows ``(NaN, undo move,
@@ -81,6 +81,6 @@ def efficientcube_labels(
     value_fn: ValueFn | None = None,
     config: TrainConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """About ``n`` rows of :func:`undo_rows` (the policy's target: the undo move, or with
-    ``config.efficientcube_target="set"`` its distribution; no value)."""
-    return undo_rows(puzzle, rng, n, max_scramble, "last" if config is None else config.efficientcube_target)
+    """About ``n`` rows of :func:`undo_rows` (the policy's target: the undo move's distribution, or
+    with ``config.efficientcube_target="last"`` the move itself; no value)."""
+    return undo_rows(puzzle, rng, n, max_scramble, "set" if config is None else config.efficientcube_target)
