@@ -55,15 +55,14 @@ def undo_rows(
     of the undo move (:meth:`Puzzle.walks_with_undo_sets`)."""
     if target == "set":
         states, dist = puzzle.walks_with_undo_sets(rng, n, (1, max_scramble))
-        keep = (dist.sum(axis=1) > 0) & ~puzzle.is_goal(states)
-        m = int(keep.sum())
-        head = np.stack([np.full(m, np.nan), np.full(m, -1.0), np.ones(m)], axis=1)
-        return states[keep], np.concatenate([head, dist[keep]], axis=1).astype(np.float32)
-    states, _, undo = puzzle.walks_with_undo(rng, n, (1, max_scramble))
-    keep = (undo >= 0) & ~puzzle.is_goal(states)
+        has_undo, action = dist.sum(axis=1) > 0, np.full(len(states), -1.0)
+    else:
+        states, _, action = puzzle.walks_with_undo(rng, n, (1, max_scramble))
+        has_undo, dist = action >= 0, np.empty((len(states), 0))
+    keep = has_undo & ~puzzle.is_goal(states)
     m = int(keep.sum())
-    rows = np.stack([np.full(m, np.nan), undo[keep], np.ones(m)], axis=1).astype(np.float32)
-    return states[keep], rows
+    head = np.stack([np.full(m, np.nan), action[keep], np.ones(m)], axis=1)
+    return states[keep], np.concatenate([head, dist[keep]], axis=1).astype(np.float32)
 
 
 @register_objective(

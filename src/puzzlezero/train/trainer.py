@@ -89,6 +89,11 @@ def _device(name: str) -> torch.device:
     return dev
 
 
+def _soft_cross_entropy(logits: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """Per row, the cross-entropy of the policy ``logits`` against the distribution ``p``."""
+    return -(p * torch.log_softmax(logits.float(), dim=1)).sum(dim=1)
+
+
 def _check_batch_size(config: TrainConfig, init: CostToGoNet) -> None:
     """Warn when ``--init-from`` a batch-norm network trained on batches 4x larger or smaller.
 
@@ -502,7 +507,7 @@ class Trainer:
         elif head == "policy":
             v_target, action, weight = y[:, 0], y[:, 1].long(), y[:, 2]
             if y.shape[1] > 3:  # a distribution over the moves (EfficientCube's "set" target)
-                ce = -(y[:, 3:] * torch.log_softmax(pred["policy"].float(), dim=1)).sum(dim=1)
+                ce = _soft_cross_entropy(pred["policy"], y[:, 3:])
             else:
                 ce = torch.nn.functional.cross_entropy(pred["policy"].float(), action, reduction="none")
             has_value = ~torch.isnan(v_target)  # NaN: a policy-only row (EfficientCube)
@@ -512,7 +517,7 @@ class Trainer:
         elif head == "alphazero":
             v_target, weight, p_target = y[:, 0], y[:, 1], y[:, 3:]
             v_pred = torch.pow(self.config.selfplay_gamma, pred["value"].float())
-            ce = -(p_target * torch.log_softmax(pred["policy"].float(), dim=1)).sum(dim=1)
+            ce = _soft_cross_entropy(pred["policy"], p_target)
             per_sample = (v_pred - v_target) ** 2 + ce
             loss = (weight * per_sample).sum() / weight.sum().clamp_min(1e-12)
         else:
