@@ -228,6 +228,14 @@ def test_parse_ids_and_summary() -> None:
     assert s["solved_pct"] == pytest.approx(66.67) and s["mean_length"] == 21.5 and s["optimal_pct"] == 50.0
     assert s["mean_optimal_length"] == 20.5 and s["nodes_per_second"] == 100.0 and s["median_seconds"] == 3.0
     assert s["max_nodes_generated"] == 600 and summarize([])["max_nodes_generated"] is None
+    assert "reduced_pct" not in s and "mean_search_length" not in s
+    rows[1]["search_length"] = 27  # the puzzle's algebra shortened this path from 27 moves to 23
+    s = summarize(rows)
+    assert (
+        s["reduced_pct"] == pytest.approx(33.33)
+        and s["mean_search_length"] == 23.5
+        and s["mean_length"] == 21.5
+    )
 
 
 @pytest.mark.parametrize("name", ["cube3", "puzzle15", "lightsout7", "sokoban"])

@@ -88,6 +88,27 @@ def test_walks_press_distinct_cells_and_their_length_is_the_exact_cost(p: pz.Puz
     assert (plain == 70).all()
 
 
+def test_reduce_moves_keeps_the_cells_pressed_an_odd_number_of_times(p: pz.Puzzle) -> None:
+    """Presses commute and undo themselves: a path acts as its odd-count cells; on 7x7 (an
+    invertible press matrix) those are the board's unique minimum press set, the GF(2) answer."""
+    from puzzlezero.optimal.lightsout import min_presses
+
+    assert p.reduce_moves([3, 5, 3]) == [5]
+    assert p.reduce_moves([3, 5, 3, 3, 9]) == [3, 5, 9]  # the order of first presses
+    assert p.reduce_moves([]) == [] and p.reduce_moves([7, 7]) == []
+    assert pz.make("puzzle15").reduce_moves([0, 1, 1]) == [0, 1, 1]  # other puzzles: unchanged
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        path = rng.integers(0, 49, size=int(rng.integers(1, 120))).tolist()
+        start = p.scramble(rng, 1, 40)[0]
+        short = p.reduce_moves(path)
+        assert len(short) == len(set(short)) <= len(path)
+        np.testing.assert_array_equal(p.apply_moves(start, short), p.apply_moves(start, path))
+        # a path from the goal to a board, reduced, is the board's minimum press set
+        board = p.apply_moves(p.goal(), path)
+        assert sorted(short) == np.flatnonzero(min_presses(p, board[None])[0]).tolist()
+
+
 def test_benchmark_solutions_replay(p: pz.Puzzle) -> None:
     for case in load_bench("lightsout7")["cases"]:
         state = p.parse(str(case["lights"]))

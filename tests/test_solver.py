@@ -103,6 +103,30 @@ def test_a_wrong_solution_is_never_reported_solved(monkeypatch: pytest.MonkeyPat
     assert (r.solved, r.status, r.solution) == (False, "invalid solution", ())
 
 
+def test_lights_out_paths_come_back_without_presses_made_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The puzzle's algebra shortens a search's path (Puzzle.reduce_moves); the result says how long
+    the search's own path was, and the shortened one is verified by replay like any other."""
+
+    def stray(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
+        return SearchResult(True, (9, 3, 9, 24), 200, 4, 0.0, "solved")  # 9 pressed twice
+
+    monkeypatch.setitem(solver.SEARCHES, "stray", SearchSpec(stray, solver._run_each, needs_heuristic=False))
+    p = make("lightsout7")
+    board = p.apply_moves(p.goal(), [24, 3])
+    r = solve(p, board, search="stray")
+    assert (r.solved, r.actions, r.length, r.search_length) == (True, (3, 24), 2, 4)
+    assert r.to_json()["search_length"] == 4 and r.solution == ("3", "24")
+
+    def straight(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
+        return SearchResult(True, (24, 3), 200, 2, 0.0, "solved")
+
+    monkeypatch.setitem(
+        solver.SEARCHES, "stray", SearchSpec(straight, solver._run_each, needs_heuristic=False)
+    )
+    r = solve(p, board, search="stray")  # nothing to drop: no search_length
+    assert r.actions == (24, 3) and r.search_length is None and "search_length" not in r.to_json()
+
+
 def test_verify_is_batched_replay() -> None:
     p = make("cube2")
     states = np.stack([p.parse("R U"), p.parse("F"), p.goal()])
@@ -152,3 +176,9 @@ def test_learned_heuristic_from_a_model_folder(tmp_path: Path) -> None:
     assert solver.get_heuristic(p, "learned", str(folder)) is h1  # loaded once per process
     with pytest.raises(PuzzleError, match="trained for 'puzzle8', not 'cube2'"):
         solve("cube2", "R", model=str(folder))
+
+
+def test_the_beam_searches_and_only_they_read_the_beam_width() -> None:
+    """Bench reports name the beam width of every beam search (policy and Q beams too) and of no other."""
+    wide = {name for name in solver.SEARCHES if solver.reads_beam_width(name)}
+    assert {"beam", "qbeam", "pbeam"} <= wide and not wide & {"bwas", "qstar", "gbfs", "mcts", "group"}

@@ -46,7 +46,15 @@ import numpy as np
 
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.solver import SEARCHES, SolveResult, read_state, resolve_entry, resolve_options, solve_many
+from puzzlezero.solver import (
+    SEARCHES,
+    SolveResult,
+    read_state,
+    reads_beam_width,
+    resolve_entry,
+    resolve_options,
+    solve_many,
+)
 from puzzlezero.storage import atomic_write_json
 
 __all__ = [
@@ -285,6 +293,7 @@ def run_bench(
         | ({"first_solution_seconds": r.first_solution_seconds} if r.improvements else {})
         | ({"fallback": r.fallback} if r.fallback else {})
         | ({"stages": [dict(st) for st in r.stages]} if r.stages else {})
+        | ({"search_length": r.search_length} if r.search_length is not None else {})
         for c, r, opt in zip(cases, solved, optimal, strict=True)
     ]
     k = together or SEARCHES[opts.search].together
@@ -298,7 +307,7 @@ def run_bench(
         weight=opts.weight if _weighted(opts.search) else None,
         batch=opts.batch if _weighted(opts.search) else None,
         stages=[list(stage) for stage in opts.stages] or None,
-        beam_width=opts.beam_width if opts.search == "beam" else None,
+        beam_width=opts.beam_width if reads_beam_width(opts.search) else None,
         options=dict(opts.options) or None,  # the search's and heuristic's (mcts_c, wcd_depth, ...)
         fallback=opts.fallback,
         max_nodes=opts.max_nodes,
@@ -373,6 +382,10 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     rescued = [r for r in solved if r.get("fallback")]
     if rescued:  # solved by the fallback search after the puzzle's own search left them unsolved
         extra["fallback_pct"] = round(100.0 * len(rescued) / n, 2)
+    reduced = [r for r in solved if "search_length" in r]
+    if reduced:  # paths the puzzle's algebra shortened (Puzzle.reduce_moves), and their own length
+        extra["reduced_pct"] = round(100.0 * len(reduced) / n, 2)
+        extra["mean_search_length"] = mean([r.get("search_length", r["length"]) for r in solved])
     first = [r["first_solution_seconds"] for r in solved if "first_solution_seconds" in r]
     if first:  # anytime solving: when the first solution came
         extra["median_first_solution_seconds"] = round(statistics.median(first), 4)

@@ -46,6 +46,7 @@ __all__ = [
     "defaults_for",
     "get_heuristic",
     "read_state",
+    "reads_beam_width",
     "resolve_options",
     "solve",
     "solve_many",
@@ -244,6 +245,11 @@ def _run_bwas(
         time_limit=o.time_limit,
         **_goal_kw(o),
     )
+
+
+def reads_beam_width(search: str) -> bool:
+    """Does the search of this :data:`SEARCHES` name read ``beam_width`` (beam, qbeam, pbeam)?"""
+    return SEARCHES[search].run is _run_beam
 
 
 def _run_gbfs(
@@ -769,6 +775,9 @@ class SolveResult:
     #: layered solving: ``{"goal", "solution", "length", "nodes_generated", "seconds", "status"}``
     #: of each stage, in order (each stage's end state checked against its goal by replay)
     stages: tuple[dict[str, Any], ...] = ()
+    #: the length of the search's own path where the puzzle's algebra shortened it
+    #: (``Puzzle.reduce_moves``: Lights Out drops presses made twice), else ``None``
+    search_length: int | None = None
 
     @property
     def length(self) -> int | None:
@@ -786,7 +795,8 @@ class SolveResult:
         ``fallback`` when the fallback search found the solution, ``goal`` when it is not the
         puzzle's own, and for layered solving ``stages``: ``[{"goal", "solution", "length",
         "nodes_generated", "seconds", "status"}, ...]``, whose solutions concatenate to
-        ``solution``); ``solution`` is the list of move names (``None`` when not solved)."""
+        ``solution``, and ``search_length`` where the puzzle's algebra shortened the search's
+        path); ``solution`` is the list of move names (``None`` when not solved)."""
         anytime = (
             {
                 "first_solution_seconds": self.first_solution_seconds,
@@ -812,6 +822,7 @@ class SolveResult:
             | ({"fallback": self.fallback} if self.fallback else {})
             | ({"goal": self.goal} if self.goal != SOLVED else {})
             | ({"stages": [dict(st) for st in self.stages]} if self.stages else {})
+            | ({"search_length": self.search_length} if self.search_length is not None else {})
         )
 
 
@@ -1395,6 +1406,7 @@ def _verified(
     rescued: Sequence[str | None] | None = None,
     goal: str = SOLVED,
 ) -> list[SolveResult]:
+    found, searched = _reduced(p, found)
     good = verify(p, states, [r.actions if r.solved else () for r in found], goal)
     for i, r in enumerate(found):
         if r.stages and r.solved:  # layered: every stage must end on its own goal
@@ -1416,6 +1428,7 @@ def _verified(
             fallback=rescued[i] if rescued and ok else None,
             goal=goal,
             stages=tuple(_stage_json(p, st) for st in r.stages),
+            search_length=searched[i] if r.solved and ok else None,
         )
         out.append(res)
     return out
@@ -1446,6 +1459,22 @@ def _stage_json(p: Puzzle, st: Any) -> dict[str, Any]:
         "seconds": round(float(st.seconds), 6),
         "status": st.status,
     }
+
+
+def _reduced(p: Puzzle, found: Results) -> tuple[Results, list[int | None]]:
+    """Each solved path as ``p.reduce_moves`` shortens it, with the search's own length where it
+    did (else ``None``); layered results, whose stages must each end on their goal, as they are."""
+    out: list[SearchResult] = []
+    searched: list[int | None] = []
+    for r in found:
+        short = p.reduce_moves(r.actions) if r.solved and not r.stages else r.actions
+        if len(short) < len(r.actions):
+            out.append(replace(r, actions=tuple(short), path_states=None))
+            searched.append(len(r.actions))
+        else:
+            out.append(r)
+            searched.append(None)
+    return out, searched
 
 
 def _half_turn_length(p: Puzzle, r: SearchResult) -> int | None:

@@ -544,6 +544,12 @@ class Puzzle(ABC):
         turns as one half turn (``R R`` -> ``R2``)."""
         return self.format_moves(actions)
 
+    def reduce_moves(self, actions: Sequence[int]) -> list[int]:
+        """A sequence that acts on every state as ``actions`` does, never longer nor costlier, found
+        by the puzzle's algebra alone (no search, no solver): the solver returns it in place of a
+        search's path. Default: ``actions`` as they are; Lights Out drops presses made twice."""
+        return [int(a) for a in actions]
+
     def half_turn_length(self, actions: Sequence[int]) -> int | None:
         """The number of moves of :meth:`format_compact` for puzzles that have half turns (the
         cubes' half-turn metric), ``None`` for the others."""

@@ -101,6 +101,21 @@ class LightsOut(Puzzle):
         odd = (np.asarray(presses, dtype=np.int64) & 1).astype(np.float32)
         return ((odd @ self.masks.astype(np.float32)).astype(np.int64) & 1).astype(np.uint8)  # exact: <= 5
 
+    def reduce_moves(self, actions: Sequence[int]) -> list[int]:
+        """Presses commute and each undoes itself, so a sequence acts as the set of cells it
+        presses an odd number of times: those cells, each once, in the order first pressed. (A
+        search path can press a cell twice when its policy strayed off the press set and came back.)
+        Where the press matrix is invertible over GF(2), as on 7x7, what is left is the board's
+        unique minimum press set."""
+        acts = [int(a) for a in actions]
+        odd = np.bincount(np.asarray(acts, dtype=np.int64), minlength=self.num_cells) & 1
+        out: list[int] = []
+        for a in acts:
+            if odd[a]:
+                out.append(a)
+                odd[a] = 0
+        return out
+
     def scramble(
         self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
     ) -> np.ndarray:
