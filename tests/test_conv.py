@@ -161,7 +161,7 @@ def test_the_mlp_stays_the_default_and_reads_a_grid_flattened():
     cfg = TrainConfig(puzzle="lightsout7")
     assert (cfg.preset, cfg.encoding) == ("small", "onehot")
     assert TrainConfig(puzzle="lightsout7", preset="conv").encoding == "grid"
-    shipped = load_model("lightsout7")  # written before the conv net existed
+    shipped = load_model("lightsout7")  # an MLP (a policy net: the medium preset)
     assert shipped.config.arch == "mlp" and shipped.config.input_shape == ()
     p = make("sokoban")
     mlp = build_model(NetConfig.from_preset("tiny", p.input_dim("grid"), encoding="grid"), seed=0).eval()
