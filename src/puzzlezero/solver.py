@@ -91,7 +91,8 @@ class Defaults:
 #: 0-9 in the bench after a fix to the stages' cost bound), where BWAS schedules on the value head
 #: gave +6.3 to +8.7 and single BWAS settings of lambda >= 0.5 did not finish in 60 s on this CPU.
 #: The same model re-benched (session 12, idle 2-core Xeon): +3.6 on ids 0-9 at a median 28 s;
-#: after 3 GPU minutes of Q-learning (session 14, 136M samples in all): +2.6 on ids 0-9, +3.6 on 10-19.
+#: after 3 GPU minutes of Q-learning (session 14, 136M samples in all): +2.6 on ids 0-9, +3.6 on 10-19;
+#: after 8.3 more (session 16, 304M samples): +2.40 on ids 0-19, +2.20 on 20-39 (idle 2-core Xeon).
 #: With that model (ids 0-9, one core busy) 0.1/1000, 0.3/1000, 0.5/3000 gave +3.0 and 0.1/1000,
 #: 0.4/1000, 0.5/3000 +2.8, against the default's +2.6 in the same conditions.
 #: Session 13 tried other schedules on ids 0-5 (one core busy with training): a 0.45/3000 and a
