@@ -149,6 +149,29 @@ def test_bench_writes_report(capsys: pytest.CaptureFixture[str], tmp_path: Path,
         assert p.is_goal(p.apply_moves(p.parse(case["facelets"]), p.parse_moves(r["solution"]))[None])[0]
 
 
+def test_bench_report_names_the_model_and_beam_width_of_a_policy_beam(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """lightsout7's defaults: the shipped policy searched by its beam; the report says so."""
+    p = make("lightsout7")
+    presses = [[3, 17, 40], [0, 24], [5, 6, 12, 30, 48]]
+    cases = [
+        {"id": i, "lights": p.format(p.apply_moves(p.goal(), m)), "optimal_length": len(m)}
+        for i, m in enumerate(presses)
+    ]
+    path = tmp_path / "lo.json"
+    path.write_text(json.dumps({"puzzle": "lightsout7", "cases": cases}))
+    rc, _, _ = run(capsys, "bench", "lightsout7", "--cases", str(path), "--json", str(tmp_path / "r.json"))
+    s = json.loads((tmp_path / "r.json").read_text())["summary"]
+    assert rc == 0 and (s["search"], s["heuristic"], s["model"], s["beam_width"]) == (
+        "pbeam",
+        "learned-policy",
+        "lightsout7",
+        1000,
+    )
+    assert s["solved_pct"] == 100.0 and s["optimal_pct"] == 100.0 and s["weight"] is None
+
+
 def test_bench_ids_and_together(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, cube2_cases: Path
 ) -> None:

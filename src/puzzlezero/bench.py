@@ -47,6 +47,7 @@ import numpy as np
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver import (
+    HEURISTICS,
     SEARCHES,
     SolveResult,
     read_state,
@@ -303,7 +304,7 @@ def run_bench(
         cases_file=cases_file,
         search=opts.search,
         heuristic=opts.heuristic,
-        model=opts.model or (_default_model(puzzle, opts) if opts.heuristic == "learned" else None),
+        model=opts.model or (_default_model(puzzle, opts) if _loads_model(opts.heuristic) else None),
         weight=opts.weight if _weighted(opts.search) else None,
         batch=opts.batch if _weighted(opts.search) else None,
         stages=[list(stage) for stage in opts.stages] or None,
@@ -331,6 +332,13 @@ def _weighted(search: str) -> bool:
     """Does the search take ``weight`` and ``batch`` (BWAS, Q*, and layered BWAS per stage)?"""
     spec = SEARCHES[search]
     return spec.weighted or spec.per_goal
+
+
+def _loads_model(heuristic: str | None) -> bool:
+    """Does this heuristic (a resolved name: ``learned``, ``learned-q``, ``learned-policy``...)
+    load a model?"""
+    spec = HEURISTICS.get(heuristic) if heuristic else None
+    return spec is not None and spec.uses_model
 
 
 def _default_model(puzzle: Puzzle, opts: Any) -> str:
