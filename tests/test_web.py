@@ -101,6 +101,8 @@ def test_puzzles_lists_every_registered_puzzle(client: TestClient) -> None:
     assert infos["puzzle15"]["kind"] == "sliding" and infos["lightsout7"]["kind"] == "lightsout"
     assert infos["sokoban"]["kind"] == "sokoban" and infos["sokoban"]["reversible"] is False
     assert infos["cube3"]["model"] == (ROOT / "src/puzzlezero/models/cube3/model.pt").is_file()
+    # the shipped Lights Out model is EfficientCube's policy: the page offers its beam, not BWAS
+    assert infos["lightsout7"]["policy_only"] is True and infos["cube3"]["policy_only"] is False
 
 
 def test_info_reports_limits_and_cubing(client: TestClient) -> None:
@@ -235,6 +237,7 @@ def test_operator_model_is_used_and_its_path_stays_private() -> None:
         info = c.get("/api/info").text
     assert seen[0]["model"] == "/srv/models/lo7" and "model" not in seen[1]
     assert infos["lightsout7"]["model"] is True and "/srv/models" not in info
+    assert infos["lightsout7"]["policy_only"] is False  # the operator's folder has no card saying so
 
 
 def test_serve_rejects_a_bad_model_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

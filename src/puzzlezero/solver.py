@@ -579,7 +579,7 @@ def _value_net(puzzle: Puzzle, model: str | None) -> Any:
         objective = (net.card.get("train_config") or {}).get("objective", "?")
         raise ModelFileError(
             f"this model was trained with objective={objective}: it has a policy but no value, "
-            "so search it with --search pbeam"
+            "so search it with its policy beam (--search pbeam)"
         )
     return net
 

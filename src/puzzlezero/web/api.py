@@ -23,7 +23,7 @@ import puzzlezero
 from puzzlezero.errors import InvalidMoveError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
-from puzzlezero.web.config import MODELS_DIR, ServerConfig, has_shipped_model
+from puzzlezero.web.config import MODELS_DIR, ServerConfig, has_shipped_model, policy_only
 from puzzlezero.web.errors import ApiError
 from puzzlezero.web.jobs import Job, JobStore
 from puzzlezero.web.pool import SolveJob, SolvePool, Ticket
@@ -169,7 +169,14 @@ def _infos_of(registered: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
 @router.get("/puzzles", response_model=list[PuzzleInfo], summary="Registered puzzles")
 def list_puzzles(request: Request) -> list[dict[str, Any]]:
     served = _config(request).models
-    return [{**info, "model": info["model"] or info["name"] in served} for info in _puzzle_infos()]
+    return [
+        {
+            **info,
+            "model": info["model"] or info["name"] in served,
+            "policy_only": policy_only(served.get(info["name"]) or MODELS_DIR / info["name"]),
+        }
+        for info in _puzzle_infos()
+    ]
 
 
 @cache

@@ -15,12 +15,13 @@ cube solve takes its whole 20 s, so the 64th in line waits about ten minutes.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ServerConfig", "find_node_modules", "has_shipped_model"]
+__all__ = ["ServerConfig", "find_node_modules", "has_shipped_model", "policy_only"]
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 
@@ -135,6 +136,16 @@ class ServerConfig:
 def has_shipped_model(name: str) -> bool:
     """Is a trained model for puzzle ``name`` shipped in the package?"""
     return (MODELS_DIR / name / "model.pt").is_file()
+
+
+def policy_only(folder: str | Path) -> bool:
+    """Does the model in ``folder`` have a policy and no trained value (its card's ``policy_only``,
+    written by the trainer: EfficientCube's recipe)? Then only the policy beam searches it."""
+    try:
+        card = json.loads((Path(folder) / "card.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(card, dict) and bool(card.get("policy_only"))
 
 
 def find_node_modules(explicit: Path | None = None) -> Path | None:

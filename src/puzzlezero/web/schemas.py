@@ -195,6 +195,9 @@ class PuzzleInfo(BaseModel):
         description="its goals in solving order, sub-goals first (cube3: layer1, layer2, solved)",
     )
     layered_model: bool = Field(False, description="models for layered solving are shipped (<name>-layered)")
+    policy_only: bool = Field(
+        False, description="its model has a policy and no value: searched by its policy beam (pbeam) only"
+    )
 
 
 class InfoResponse(BaseModel):

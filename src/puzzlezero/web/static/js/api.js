@@ -170,6 +170,8 @@ export function fillMethods(info, puzzle) {
   let names = puzzle.kind === "sokoban" ? ["learned", "greedy"] : ["learned", "bwas", "greedy", "optimal", "pdb"];
   if (puzzle.name === "cube3") names.push("kociemba");
   if (puzzle.layered_model) names.push("layered"); // shipped models for each goal (cube3-layered)
+  // a policy without a value (lightsout7): its own search, the policy beam, and no value searches
+  if (puzzle.policy_only) names = names.filter((n) => n !== "bwas" && n !== "greedy");
   names = names.filter((n) => METHODS[n].needs.every((x) => known.has(x)));
   // Without a shipped model, default to the optimal solver where it needs no big tables.
   const preferred = !puzzle.model && CHEAP_OPTIMAL.has(puzzle.name) && names.includes("optimal") ? "optimal" : "learned";
