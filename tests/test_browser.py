@@ -243,6 +243,9 @@ def test_cube_2d_fallback_without_cubing(page: Any, artifacts: Path, tmp_path: P
 def test_board_sliding_keys_click_solve_play(page: Any, fake_server: str, artifacts: Path) -> None:
     open_page(page, fake_server + "/board?puzzle=puzzle15")
     assert snapshot(page)["solved"]
+    assert {"learned", "bwas", "greedy"} <= set(
+        page.eval_on_selector_all("#method option", "os => os.map(o => o.value)")
+    )
     page.keyboard.press("ArrowDown")  # tile above the blank slides down: blank to row 2
     page.keyboard.press("ArrowRight")  # tile left of the blank slides right: blank to (2, 2)
     page.wait_for_function("() => window.pz.snapshot().state.split(' ').indexOf('0') === 10", timeout=10_000)
@@ -257,6 +260,10 @@ def test_board_sliding_keys_click_solve_play(page: Any, fake_server: str, artifa
 
 def test_board_lights_out_click_solve_play(page: Any, fake_server: str) -> None:
     open_page(page, fake_server + "/board?puzzle=lightsout7")
+    # the shipped model is a policy without a value: its beam (the learned default) and the optimal
+    # solver are offered, the value searches are not
+    methods = page.eval_on_selector_all("#method option", "os => os.map(o => o.value)")
+    assert methods[0] == "learned" and "optimal" in methods and not {"bwas", "greedy"} & set(methods)
     page.click("#board rect[data-index='24']")
     page.wait_for_function(
         "() => window.pz.snapshot().state.split('').filter(c => c === '1').length === 5", timeout=10_000
