@@ -140,8 +140,9 @@ DEFAULTS: dict[str, Defaults] = {
     # H200) searched by its policy beam: W 1000 solved all 250 shared benchmark boards, 99.6% of
     # them optimally, at a median 1.07-1.19 s (idle 2-core Xeon; W 100 solved all 250 at 0.13 s,
     # 96.0% optimal as searched, 100% after Puzzle.reduce_moves). A step of W 1000 makes 49,000
-    # children, so 3M nodes allow about 60 presses (a board needs at most 49). MCTS: the least backed-up cost, which solved 7 of 8 random 12-press boards
-    # within 20 s where the mean solved 3 (docs/mcts_wcd.md, with the earlier value model)
+    # children, so 3M nodes allow about 60 presses (a board needs at most 49). MCTS: the least
+    # backed-up cost, which solved 7 of 8 random 12-press boards within 20 s where the mean solved
+    # 3 (docs/mcts_wcd.md, with the earlier value model)
     "lightsout7": Defaults(
         0.2, 100, 3_000_000, 120.0, 100, 1000, search="pbeam", options=(("mcts_max_value", True),)
     ),
