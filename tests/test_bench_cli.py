@@ -80,6 +80,30 @@ def test_solve_human_output_and_budget_exit_code(capsys: pytest.CaptureFixture[s
     assert rc == 1 and "not solved within budget (node limit)" in out
 
 
+def test_solve_says_when_moves_that_cancel_were_dropped(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from puzzlezero.search import SearchResult
+
+    def stray(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
+        return SearchResult(True, (9, 24, 9), 150, 3, 0.0, "solved")  # 9 pressed twice
+
+    monkeypatch.setitem(
+        solver.SEARCHES, "stray", solver.SearchSpec(stray, solver._run_each, needs_heuristic=False)
+    )
+    lights = make("lightsout7")
+    rc, out, _ = run(
+        capsys,
+        "solve",
+        "lightsout7",
+        lights.format(lights.apply_moves(lights.goal(), [24])),
+        "--search",
+        "stray",
+    )
+    assert rc == 0 and "solution: 24\n" in out
+    assert "length:   1 moves (the search's path had 3: moves that cancel dropped)" in out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -248,7 +248,12 @@ def solve_cmd(
     elif r.solved:  # as people write it (cubes: R R -> R2); the JSON keeps the quarter turns
         typer.echo(f"solution: {' '.join(p.format_compact(r.actions)) or '(already solved)'}")
         htm = "" if r.half_turn_length is None else f" (QTM), {r.half_turn_length} half-turn moves"
-        typer.echo(f"length:   {r.length} moves{htm}")
+        searched = (
+            ""
+            if r.search_length is None
+            else f" (the search's path had {r.search_length}: moves that cancel dropped)"
+        )
+        typer.echo(f"length:   {r.length} moves{htm}{searched}")
         if not p.unit_costs:  # moves of unequal cost (a cube whose half turns cost more)
             typer.echo(f"cost:     {r.cost:g}")
     else:
