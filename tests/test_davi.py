@@ -205,6 +205,14 @@ def test_cli_train_end_to_end(tmp_path, capsys):
     assert main(["train", "cube2", "--out", str(run), "--resume", "--set", "max_iterations=60"]) == 0
     assert main(["export", str(run), str(tmp_path / "model2")]) == 0
     assert load_model(tmp_path / "model2").card["iterations"] == 60
+    # a run or a model folder written again in half precision: same card, same values to 1e-2
+    assert main(["export", str(run), str(tmp_path / "half"), "--half"]) == 0
+    assert main(["export", str(tmp_path / "half"), str(tmp_path / "half2")]) == 0
+    assert "(weights in float32)" in capsys.readouterr().out.splitlines()[-1]
+    states = puzzle.scramble(np.random.default_rng(3), 50, (1, 14))
+    full, half = (make_heuristic(puzzle, load_model(tmp_path / m))(states) for m in ("model2", "half2"))
+    assert load_model(tmp_path / "half2").card == load_model(tmp_path / "model2").card
+    np.testing.assert_allclose(half, full, atol=2e-2)
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,47 @@ def test_save_load_round_trip(cube2_model):
     assert load_model(folder).card["samples_seen"] == 123
 
 
+def test_half_precision_weights_are_half_the_file_and_load_back_into_float32(cube2_model, tmp_path):
+    puzzle, net, full = cube2_model
+    half = save_model(tmp_path / "half", net, puzzle="cube2", card={"samples_seen": 123}, weights="float16")
+    assert json.loads((half / "config.json").read_text())["weights"] == "float16"
+    assert "weights" not in json.loads((full / "config.json").read_text())  # float32: the format as before
+    size = (half / "model.pt").stat().st_size / (full / "model.pt").stat().st_size
+    assert 0.45 < size < 0.6
+    stored = torch.load(half / "model.pt", weights_only=True)
+    assert {v.dtype for k, v in stored.items() if "num_batches_tracked" not in k} == {torch.float16}
+    assert all(v.dtype == torch.int64 for k, v in stored.items() if "num_batches_tracked" in k)
+    loaded = load_model(half)
+    assert {p.dtype for p in loaded.parameters()} == {torch.float32} and loaded.card == {"samples_seen": 123}
+    # every weight is the float32 one rounded to the nearest float16, and no further
+    for name, value in net.state_dict().items():
+        if value.is_floating_point():
+            assert torch.equal(loaded.state_dict()[name], value.half().float()), name
+    x = torch.from_numpy(puzzle.encode(puzzle.scramble(np.random.default_rng(1), 32, (1, 8))))
+    with torch.inference_mode():
+        torch.testing.assert_close(loaded(x), net(x), rtol=1e-2, atol=1e-2)
+
+
+def test_half_precision_refuses_weights_beyond_its_range(cube2_model, tmp_path):
+    _, net, _ = cube2_model
+    with torch.no_grad():
+        next(net.parameters())[0, 0] = 1e6
+    with pytest.raises(
+        ModelFileError, match=r"cannot store .* in torch.float16: its largest magnitude 1e\+06"
+    ):
+        save_model(tmp_path / "half", net, puzzle="cube2", weights="float16")
+    assert not (tmp_path / "half" / "model.pt").exists()
+    with pytest.raises(ModelFileError, match="weights='int4': expected one of float32, float16"):
+        save_model(tmp_path / "x", net, puzzle="cube2", weights="int4")
+
+
+def test_a_folder_naming_an_unknown_weight_type_is_refused(cube2_model):
+    _, _, folder = cube2_model
+    _edit_json(folder / "config.json", lambda d: d.update(weights="bfloat8"))
+    with pytest.raises(ModelFileError, match="config.json: weights is 'bfloat8'"):
+        load_model(folder)
+
+
 def test_load_by_bare_name_uses_shipped_models(cube2_model, monkeypatch):
     _, _, folder = cube2_model
     monkeypatch.setattr(nn_io, "_shipped_root", lambda: folder.parent)

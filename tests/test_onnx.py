@@ -225,7 +225,11 @@ def test_missing_onnxruntime_names_the_extra(cube3_onnx: Path, monkeypatch: pyte
     ("argv", "message"),
     [
         (["export", "cube3"], "nothing to write: give a model folder to write"),
-        (["export", "cube3", "somewhere"], "cube3 is not a training run folder (it has no checkpoint.pt)"),
+        (
+            ["export", "cube9", "somewhere"],
+            "cube9 is neither a training run folder (no checkpoint.pt) nor a model",
+        ),
+        (["export", "cube3", "--half", "--onnx", "x.onnx"], "--half stores a model folder's weights"),
         (["export", "cube9", "--onnx", "x.onnx"], "no model folder 'cube9'"),
     ],
 )

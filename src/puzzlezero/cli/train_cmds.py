@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from puzzlezero.cli.main import app
-from puzzlezero.errors import PuzzleError
+from puzzlezero.errors import ModelFileError, PuzzleError
 
 if TYPE_CHECKING:
     from puzzlezero.train import TrainConfig
@@ -144,15 +144,23 @@ def export_model(
     source: Annotated[
         str,
         typer.Argument(
-            help="A training run folder (from `puzzlezero train`); with --onnx alone also a model "
-            "folder or a shipped model name.",
+            help="A training run folder (from `puzzlezero train`), or a model folder or shipped "
+            "model name (written again, e.g. in half precision with --half).",
             show_default=False,
         ),
     ],
     model_dir: Annotated[
         Path | None,
-        typer.Argument(help="Model folder to write (from a training run).", show_default=False),
+        typer.Argument(help="Model folder to write.", show_default=False),
     ] = None,
+    half: Annotated[
+        bool,
+        typer.Option(
+            "--half",
+            help="Store the weights in float16: half the file, loaded back into float32 "
+            "(for shipping a larger network under the size limit).",
+        ),
+    ] = False,
     onnx: Annotated[
         Path | None,
         typer.Option(
@@ -163,20 +171,29 @@ def export_model(
         ),
     ] = None,
 ) -> None:
-    """Write a training run's current network as a model folder (model.pt, config.json, card.json),
-    and/or any network as an ONNX file (--onnx)."""
+    """Write a training run's current network, or a model, as a model folder (model.pt,
+    config.json, card.json; --half: float16 weights), and/or any network as an ONNX file (--onnx)."""
     if model_dir is None and onnx is None:
-        raise PuzzleError("nothing to write: give a model folder to write (from a run), --onnx FILE, or both")
+        raise PuzzleError("nothing to write: give a model folder to write, --onnx FILE, or both")
+    if model_dir is None and half:
+        raise PuzzleError("--half stores a model folder's weights: give the model folder to write")
+    weights = "float16" if half else "float32"
     if model_dir is not None:
-        from puzzlezero.train import Trainer
+        if (Path(source) / "checkpoint.pt").is_file():
+            from puzzlezero.train import Trainer
 
-        if not (Path(source) / "checkpoint.pt").is_file():
-            raise PuzzleError(
-                f"{source} is not a training run folder (it has no checkpoint.pt): only a run is "
-                f"written as a model folder; --onnx FILE exports a model"
-            )
-        trainer = Trainer.from_run(source)
-        typer.echo(f"model written to {trainer.export(model_dir)}")
+            written = Trainer.from_run(source).export(model_dir, weights=weights)
+        else:
+            from puzzlezero.nn import load_model, save_model
+
+            try:
+                net = load_model(source)
+            except ModelFileError as exc:
+                raise PuzzleError(
+                    f"{source} is neither a training run folder (no checkpoint.pt) nor a model folder: {exc}"
+                ) from None
+            written = save_model(model_dir, net, puzzle=net.puzzle, card=net.card, weights=weights)
+        typer.echo(f"model written to {written} (weights in {weights})")
     if onnx is not None:
         from puzzlezero.onnx import export_onnx, load_onnx
 

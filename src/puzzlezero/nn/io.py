@@ -1,6 +1,11 @@
 """Model folders: ``model.pt`` (a ``state_dict``), ``config.json`` (how to rebuild the net) and
 ``card.json`` (how it was trained and how well it does).
 
+Weights are stored in float32, or in float16 (``save_model(..., weights="float16")``, ``puzzlezero
+export --half``): half the file, for shipping a larger network under the repository's size limit.
+They are always loaded into float32, so a half-precision folder is searched and trained exactly like
+any other; ``config.json`` says which (``"weights"``; absent means float32).
+
 A folder is self-describing and safe to load: weights are read with ``torch.load(...,
 weights_only=True)``, never as pickled classes. Shipped models live in
 ``src/puzzlezero/models/<name>/`` and are found by bare name::
@@ -38,6 +43,8 @@ __all__ = [
 
 MODEL_FORMAT = "puzzlezero-model/1"
 WEIGHTS, CONFIG, CARD = "model.pt", "config.json", "card.json"
+#: how ``model.pt`` may store floating-point tensors (``config.json``'s ``"weights"``)
+WEIGHT_DTYPES = {"float32": torch.float32, "float16": torch.float16}
 
 
 def _shipped_root() -> Path:
@@ -87,22 +94,42 @@ def save_model(
     *,
     puzzle: str,
     card: dict[str, Any] | None = None,
+    weights: str = "float32",
 ) -> Path:
     """Write ``model.pt``, ``config.json`` and ``card.json`` into ``folder`` (each atomically).
 
     ``card`` is free-form JSON (training config, samples seen, wall time, hardware, benchmarks).
-    Returns the folder.
+    ``weights="float16"`` stores the floating-point tensors in half precision (integer buffers such
+    as batch-norm counters stay as they are); a value beyond float16's range raises
+    :class:`ModelFileError` rather than being stored as infinity. Returns the folder.
     """
+    if weights not in WEIGHT_DTYPES:
+        raise ModelFileError(f"weights={weights!r}: expected one of {', '.join(WEIGHT_DTYPES)}")
     folder = Path(folder)
+    state = {k: _stored(k, v.detach().cpu(), WEIGHT_DTYPES[weights]) for k, v in model.state_dict().items()}
     buf = io.BytesIO()
-    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
     torch.save(state, buf)
     atomic_write(folder / WEIGHTS, lambda f: f.write(buf.getvalue()))
-    atomic_write_json(
-        folder / CONFIG, {"format": MODEL_FORMAT, "puzzle": puzzle, "net": model.config.to_dict()}
-    )
+    config = {"format": MODEL_FORMAT, "puzzle": puzzle, "net": model.config.to_dict()}
+    if weights != "float32":
+        config["weights"] = weights
+    atomic_write_json(folder / CONFIG, config)
     atomic_write_json(folder / CARD, dict(card or {}))
     return folder
+
+
+def _stored(name: str, tensor: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """``tensor`` as ``model.pt`` keeps it: floating point in ``dtype``, anything else unchanged."""
+    if not tensor.is_floating_point() or tensor.dtype == dtype:
+        return tensor.contiguous()
+    stored = tensor.to(dtype).contiguous()
+    if not torch.isfinite(stored).all() and torch.isfinite(tensor).all():
+        limit = torch.finfo(dtype).max
+        raise ModelFileError(
+            f"cannot store {name} in {dtype}: its largest magnitude {tensor.abs().max().item():.4g} "
+            f"is beyond {limit:.4g}; keep this model in float32"
+        )
+    return stored
 
 
 def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device = "cpu") -> CostToGoNet:
@@ -125,12 +152,16 @@ def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device 
         model = build_model(net_config)
     except PuzzleError as exc:
         raise ModelFileError(f"{folder / CONFIG}: {exc}") from None
+    if cfg.get("weights", "float32") not in WEIGHT_DTYPES:
+        raise ModelFileError(
+            f"{folder / CONFIG}: weights is {cfg['weights']!r}, expected one of {', '.join(WEIGHT_DTYPES)}"
+        )
     weights = folder / WEIGHTS
     if not weights.is_file():
         raise ModelFileError(f"{weights}: no such file")
     try:
         state = torch.load(weights, map_location="cpu", weights_only=True)
-        model.load_state_dict(state)
+        model.load_state_dict(state)  # copies into the float32 parameters, whatever they were stored as
     except Exception as exc:  # pickle errors, zip errors, shape mismatches, ...
         raise ModelFileError(
             f"{weights}: unreadable, corrupt or not matching {CONFIG} ({type(exc).__name__}: {str(exc)[:200]})"

@@ -686,9 +686,10 @@ class Trainer:
             "bench": {},
         }
 
-    def export(self, folder: str | os.PathLike[str]) -> Path:
-        """Write the trained network as a model folder (``model.pt``, ``config.json``, ``card.json``)."""
-        return save_model(folder, self.model, puzzle=self.config.puzzle, card=self.card())
+    def export(self, folder: str | os.PathLike[str], weights: str = "float32") -> Path:
+        """Write the trained network as a model folder (``model.pt``, ``config.json``, ``card.json``;
+        ``weights="float16"`` halves ``model.pt``, :func:`~puzzlezero.nn.io.save_model`)."""
+        return save_model(folder, self.model, puzzle=self.config.puzzle, card=self.card(), weights=weights)
 
     def append_log(self, record: dict[str, Any]) -> None:
         with open(self.run_dir / LOG_FILE, "a", encoding="utf-8") as f:
