@@ -182,3 +182,18 @@ def test_the_beam_searches_and_only_they_read_the_beam_width() -> None:
     """Bench reports name the beam width of every beam search (policy and Q beams too) and of no other."""
     wide = {name for name in solver.SEARCHES if solver.reads_beam_width(name)}
     assert {"beam", "qbeam", "pbeam"} <= wide and not wide & {"bwas", "qstar", "gbfs", "mcts", "group"}
+
+
+def test_a_wider_beam_gets_a_proportionally_larger_default_node_cap() -> None:
+    """W 10000 on Lights Out keeps the steps W 1000 has under its 3M-node default (it stopped
+    after about six steps before); a cap the user names, and narrower beams, are left alone."""
+    p = make("lightsout7")
+    d = solver.defaults_for(p)
+    assert (d.search, d.beam_width, d.max_nodes) == ("pbeam", 1000, 3_000_000)
+    assert solver.resolve_options(p, beam_width=10_000).max_nodes == 30_000_000
+    assert solver.resolve_options(p, beam_width=1500).max_nodes == 4_500_000
+    assert solver.resolve_options(p, beam_width=100).max_nodes == 3_000_000
+    assert solver.resolve_options(p, beam_width=10_000, max_nodes=5000).max_nodes == 5000
+    assert solver.resolve_options(p, search="bwas", beam_width=10_000).max_nodes == d.max_nodes
+    cube = solver.resolve_options(make("cube3"), search="beam", beam_width=4000)
+    assert cube.max_nodes == 4 * solver.resolve_options(make("cube3"), search="beam").max_nodes

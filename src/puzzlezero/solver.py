@@ -946,13 +946,18 @@ def resolve_options(
     if fallback and goal != SOLVED:
         raise PuzzleError(f"the fallback search solves to the puzzle's own goal, not {goal!r}")
     use_fallback = fallback or (fallback is None and own)
+    cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
+    if max_nodes is None and cap is not None and reads_beam_width(search) and beam_width is not None:
+        # a wider beam than the default's keeps the default's number of steps: the default node
+        # cap grows with the width (the time limit still bounds it); a cap given is kept as given
+        cap = max(cap, -(-cap * beam_width // d.beam_width))
     return SolveOptions(
         search=search,
         heuristic=heuristic if spec.needs_heuristic else None,
         model=model,
         weight=d.weight if weight is None else float(weight),
         batch=d.batch if batch is None else batch,
-        max_nodes=(d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes,
+        max_nodes=cap,
         time_limit=d.time_limit if time_limit is None else float(time_limit),
         max_steps=d.max_steps if max_steps is None else max_steps,
         beam_width=d.beam_width if beam_width is None else beam_width,

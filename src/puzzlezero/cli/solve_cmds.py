@@ -120,7 +120,8 @@ BeamWidthOpt = Annotated[
     int | None,
     typer.Option(
         "--beam-width",
-        help="Beam search width W (states kept per step); default: the puzzle's.",
+        help="Beam search width W (states kept per step); default: the puzzle's. A wider beam "
+        "raises the default --max-nodes in proportion, so it runs as many steps.",
         show_default=False,
     ),
 ]
