@@ -113,6 +113,7 @@ DEFAULTS: dict[str, Defaults] = {
         search="qstar",
         stages=((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000)),
         fallback="group",
+        options=(("images", 3),),
     ),
     "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000, fallback="group"),
     # the half-turn cube's shipped model has a Q head too: cube3's schedule, 21.3 half turns on
@@ -237,6 +238,14 @@ def _goal_kw(o: SolveOptions) -> dict[str, str]:
 def _run_bwas(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
+    n_images = o.option("images")
+    if o.stages and n_images:
+        from puzzlezero.search.images import anytime_images
+
+        images = puzzle.image_names[:n_images]
+        return anytime_images(
+            fn, puzzle, states, h, o.stages, images=images, time_limit=o.time_limit, max_nodes=o.max_nodes
+        )
     if o.stages:
         from puzzlezero.search.anytime import anytime
 
@@ -431,6 +440,14 @@ def _option_table() -> dict[str, OptionSpec]:
             low=0.0,
             above_low=True,
         ),
+        "images": OptionSpec(
+            0,
+            int,
+            "anytime BWAS/Q*: the stages after the first also search the state's first N images, the "
+            "same problem in other guises (cubes: inverse, mirror, inverse-mirror), and keep the "
+            "shortest solution; 0: the state alone",
+            low=0,
+        ),
         "wcd_depth": OptionSpec(DEPTH, int, "WCD: convolution levels K", low=0, high=MAX_DEPTH),
         "wcd_mu": OptionSpec(MU, float, "WCD: weight mu of a state's own value", low=0.0, high=1.0),
     }
@@ -451,6 +468,7 @@ SEARCHES: dict[str, SearchSpec] = {
         weighted=True,
         goals=True,
         macros=True,
+        options=("images",),
     ),
     "gbfs": SearchSpec(
         "puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first", goals=True, macros=True
@@ -464,6 +482,7 @@ SEARCHES: dict[str, SearchSpec] = {
         heuristic_kind="q",
         weighted=True,
         goals=True,
+        options=("images",),
     ),
     "optimal": SearchSpec(
         "puzzlezero.optimal:solve_optimal",
@@ -946,6 +965,7 @@ def resolve_options(
     if fallback and goal != SOLVED:
         raise PuzzleError(f"the fallback search solves to the puzzle's own goal, not {goal!r}")
     use_fallback = fallback or (fallback is None and own)
+    chosen = _check_images(puzzle, search, chosen, given=options or {}, stages=stages, goal=goal)
     cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
     if max_nodes is None and cap is not None and reads_beam_width(search) and beam_width is not None:
         # a wider beam than the default's keeps the default's number of steps: the default node
@@ -967,6 +987,37 @@ def resolve_options(
         options=chosen,
         macros=_check_macros(puzzle, search, spec, macros),
     )
+
+
+def _check_images(
+    puzzle: Puzzle,
+    search: str,
+    chosen: tuple[tuple[str, Any], ...],
+    *,
+    given: Mapping[str, Any],
+    stages: Sequence[tuple[float, int]],
+    goal: str,
+) -> tuple[tuple[str, Any], ...]:
+    """The ``images`` option checked against the puzzle and the schedule. Images join an anytime
+    schedule's later stages (their inverse is made from the first stage's solution) and solve to
+    the puzzle's own goal: a puzzle's default is dropped where that does not hold, a value given
+    is an error."""
+    n = dict(chosen).get("images", 0)
+    if not n:
+        return chosen
+    why = None
+    if len(stages) < 2:
+        why = "an anytime schedule of two or more stages (the images join the stages after the first)"
+    elif goal != SOLVED:
+        why = f"the puzzle's own goal, not {goal!r}"
+    elif n > len(puzzle.image_names):
+        have = ", ".join(puzzle.image_names) or "none"
+        why = f"at most {len(puzzle.image_names)} on {puzzle.name} (its images: {have})"
+    if why is None:
+        return chosen
+    if "images" in given:
+        raise PuzzleError(f"--images {n} with {search} needs {why}")
+    return tuple((k, 0 if k == "images" else v) for k, v in chosen)
 
 
 def _check_macros(

@@ -157,6 +157,7 @@ MctsMaxValueOpt = _option("mcts_max_value", bool)
 PolicyTemperatureOpt = _option("policy_temperature", float)
 WcdDepthOpt = _option("wcd_depth", int)
 WcdMuOpt = _option("wcd_mu", float)
+ImagesOpt = _option("images", int)
 
 
 def search_options(**given: Any) -> dict[str, Any]:
@@ -211,6 +212,7 @@ def solve_cmd(
     policy_temperature: PolicyTemperatureOpt = None,
     wcd_depth: WcdDepthOpt = None,
     wcd_mu: WcdMuOpt = None,
+    images: ImagesOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
@@ -242,6 +244,7 @@ def solve_cmd(
             policy_temperature=policy_temperature,
             wcd_depth=wcd_depth,
             wcd_mu=wcd_mu,
+            images=images,
         ),
     )
     if as_json:
@@ -319,6 +322,7 @@ def bench_cmd(
     policy_temperature: PolicyTemperatureOpt = None,
     wcd_depth: WcdDepthOpt = None,
     wcd_mu: WcdMuOpt = None,
+    images: ImagesOpt = None,
     together: Annotated[
         int | None,
         typer.Option(
@@ -435,6 +439,7 @@ def bench_cmd(
                 policy_temperature=policy_temperature,
                 wcd_depth=wcd_depth,
                 wcd_mu=wcd_mu,
+                images=images,
             ),
             ray=ray,
             ray_address=ray_address,

@@ -550,6 +550,25 @@ class Puzzle(ABC):
         search's path. Default: ``actions`` as they are; Lights Out drops presses made twice."""
         return [int(a) for a in actions]
 
+    #: names of :meth:`image`: the same problem in other guises, whose solutions map back to
+    #: solutions of the state (cubes: ``"inverse"``, ``"mirror"``, ``"inverse-mirror"``); none here
+    image_names: tuple[str, ...] = ()
+
+    def image(self, name: str, state: np.ndarray, solution: Sequence[int]) -> np.ndarray:
+        """The image ``name`` (one of :attr:`image_names`) of one ``state``, exactly as far from
+        the goal, given any ``solution`` of it; :meth:`from_image` maps the image's solutions back
+        (searched together by :mod:`puzzlezero.search.images`). Puzzles without images raise."""
+        raise PuzzleError(self._no_image(name))
+
+    def from_image(self, name: str, actions: Sequence[int]) -> list[int]:
+        """A solution of the state, as long and as costly, from a solution ``actions`` of its
+        :meth:`image` ``name``."""
+        raise PuzzleError(self._no_image(name))
+
+    def _no_image(self, name: str) -> str:
+        have = ", ".join(self.image_names) or "none"
+        return f"{self.name} has no image {name!r} (its images: {have})"
+
     def half_turn_length(self, actions: Sequence[int]) -> int | None:
         """The number of moves of :meth:`format_compact` for puzzles that have half turns (the
         cubes' half-turn metric), ``None`` for the others."""

@@ -210,6 +210,8 @@ def edge_cubies(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _CORNER_TABLES = {n: (_facelet_table(_CORNERS, n), _piece_lookup(_CORNERS, n)) for n in (2, 3)}
 _EDGE_FACELETS = _facelet_table(_EDGES, 3)
 _EDGE_LUT = _piece_lookup(_EDGES, 3)
+#: the left-right mirror ``x -> -x`` in :mod:`.cube_symmetry`'s numbering (the images' ``mirror``)
+_MIRROR = 24
 #: the group solver's layer-by-layer order of pieces (:attr:`_Cube.group_base`); the 2x2x2 keeps DBL
 _BASE_CORNERS = ("DFR", "DFL", "DBL", "DBR", "UFR", "UFL", "UBL", "UBR")
 _BASE_EDGES = ("DF", "DR", "DB", "DL", "FR", "FL", "BL", "BR", "UF", "UR", "UB", "UL")
@@ -493,6 +495,43 @@ class _Cube(Puzzle):
     def half_turn_length(self, actions: Sequence[int]) -> int:
         """Length in the half-turn metric (a half turn counts 1): ``len(format_compact(actions))``."""
         return len(self.format_compact(actions))
+
+    #: the inverse (the cube scrambled by a solution, which the reversed scramble solves), the
+    #: left-right mirror image (``R`` becomes ``L'``), and the mirror image of the inverse
+    image_names = ("inverse", "mirror", "inverse-mirror")
+
+    def image(self, name: str, state: np.ndarray, solution: Sequence[int]) -> np.ndarray:
+        """The cube as group element ``g`` (``state = goal * g``, ``solution`` spells ``g⁻¹``):
+        ``inverse`` is ``goal * g⁻¹``, the goal turned by ``solution``; ``mirror`` is the state's
+        image under the left-right mirror (:mod:`.cube_symmetry`, symmetry 24). Each is exactly as
+        far from solved as the state, and the network sees it afresh."""
+        if name not in self.image_names:
+            raise PuzzleError(self._no_image(name))
+        state = np.asarray(state)
+        if name.startswith("inverse"):
+            state = self.apply_moves(self.goal(), [int(a) for a in solution])
+        if name.endswith("mirror"):
+            state = self._symmetries.apply(state[None], _MIRROR)[0]
+        return state
+
+    def from_image(self, name: str, actions: Sequence[int]) -> list[int]:
+        """Undo :meth:`image`: mirror the moves back (``L'`` to ``R``), then for the inverse play
+        them reversed and inverted."""
+        if name not in self.image_names:
+            raise PuzzleError(self._no_image(name))
+        out = np.asarray(actions, dtype=np.int64)
+        if name.endswith("mirror"):
+            sym = self._symmetries
+            out = sym.moves[sym.inverse[_MIRROR], out]
+        if name.startswith("inverse"):
+            out = self.inverse_action[out[::-1]]
+        return [int(a) for a in out]
+
+    @property
+    def _symmetries(self) -> Any:
+        from puzzlezero.puzzles.cube_symmetry import cube_symmetries
+
+        return cube_symmetries(self)
 
     def parse(self, text: str) -> np.ndarray:
         """A state from a scramble applied to the solved cube (``"R U R' U'"``, see

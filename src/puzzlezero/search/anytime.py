@@ -70,15 +70,26 @@ def anytime(
     time_limit: float,
     max_nodes: int | None = 10_000_000,
     is_goal: str | GoalTest | None = None,
+    groups: np.ndarray | None = None,
+    incumbent: np.ndarray | None = None,
 ) -> list[SearchResult]:
     """Solve every state of ``starts`` with the ``(weight, batch_size)`` stages of ``search`` in
     turn within ``time_limit`` seconds for the whole call; one :class:`SearchResult` per state: the
     cheapest solution found (``status`` ``"solved"``), else the last stage's status. ``is_goal``:
-    the goal every stage searches for (see :func:`~.bwas.bwas`)."""
+    the goal every stage searches for (see :func:`~.bwas.bwas`).
+
+    ``groups`` (``int[B]``): starts that are the same problem in other guises (a state and its
+    images, :mod:`.images`) share their bound: each stage looks only for solutions cheaper than the
+    cheapest any of the group has. ``incumbent`` (``float[B]``, ``inf`` for none): the cost of a
+    solution already known for each start, which the first stage must beat."""
     starts = as_batch(puzzle, starts)
     stages = check_stages(stages)
     check_positive("time_limit", time_limit)
     b = starts.shape[0]
+    groups = np.arange(b) if groups is None else np.asarray(groups, dtype=np.int64)
+    known = np.full(b, np.inf) if incumbent is None else np.asarray(incumbent, dtype=np.float64)
+    if groups.shape != (b,) or known.shape != (b,):
+        raise PuzzleError(f"groups and incumbent need one entry per start ({b})")
     t0 = time.perf_counter()
     best: list[SearchResult | None] = [None] * b
     last: list[SearchResult | None] = [None] * b
@@ -89,9 +100,11 @@ def anytime(
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0:
             break
-        bound = np.array(
-            [np.inf if r is None else cost_bound(puzzle, puzzle.path_cost(r.actions)) for r in best]
-        )
+        cost = np.array([np.inf if r is None else puzzle.path_cost(r.actions) for r in best])
+        cost = np.minimum(cost, known)
+        least = np.full(int(groups.max()) + 1, np.inf)
+        np.minimum.at(least, groups, cost)
+        bound = np.array([np.inf if np.isinf(c) else cost_bound(puzzle, c) for c in least[groups]])
         todo = np.flatnonzero(bound >= 0)  # a start that is a goal has nothing left to improve
         if todo.size == 0:
             break

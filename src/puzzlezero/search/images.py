@@ -1,0 +1,143 @@
+"""Searching a state together with its images: the same problem in other guises, one batch.
+
+A learned heuristic is not symmetric: the network sees a cube, its mirror image and its inverse as
+three unrelated inputs and errs on each in its own way, though all three are exactly as far from
+solved and their solutions map onto each other (``Puzzle.image``, ``Puzzle.from_image``; cubes:
+the inverse, the mirror image, the mirror image of the inverse). Optimal cube solvers have long
+searched a position and its inverse side by side (Kociemba's Cube Explorer runs the three axes and
+the inverse); for a weighted search with an inadmissible heuristic the images act as an ensemble
+for free: each search wanders off in a different place, and the shortest solution of any of them
+is a solution of the state.
+
+Within an anytime schedule (:mod:`.anytime`):
+
+1. The first, cheap stage runs on the states alone; its solution ``P`` is what the inverse is made
+   from (a cube ``goal * g`` solved by ``P = g⁻¹`` has the inverse ``goal * P``).
+2. Each solved state is joined by its images (an image equal to the state or to an earlier image,
+   as for the superflip, which is its own inverse, is left out) and the later stages run on all
+   of them as instances of one batched search, a state and its images as one group: each stage
+   looks only for solutions shorter than the best any member of the group has found.
+3. Each image's solutions are mapped back; each state returns its cheapest, with every
+   improvement's time and length and the nodes of its whole group.
+
+The images share the time of the later stages (the instances of a batched search share every
+iteration), so each gets part of the budget; it pays where the schedule's last stages buy little
+on one state (docs/results.md). The node cap applies per instance and stage, so the peak memory
+grows with the number of images.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search.anytime import anytime, check_stages
+from puzzlezero.search.result import SearchResult, as_batch
+
+__all__ = ["anytime_images"]
+
+
+def anytime_images(
+    search: Callable[..., list[SearchResult]],
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    heuristic: Callable[[np.ndarray], np.ndarray],
+    stages: Sequence[tuple[float, int]],
+    *,
+    images: Sequence[str],
+    time_limit: float,
+    max_nodes: int | None = 10_000_000,
+) -> list[SearchResult]:
+    """:func:`~.anytime.anytime` on ``starts`` whose stages after the first also search each
+    state's ``images`` (names of ``puzzle.image_names``); one :class:`SearchResult` per state,
+    solutions of images mapped back to it. Solves to the puzzle's own goal only (an image is as
+    far from *that* goal as its state)."""
+    starts = as_batch(puzzle, starts)
+    stages = check_stages(stages)
+    for name in images:
+        if name not in puzzle.image_names:
+            puzzle.image(name, starts[0], ())  # raises, naming the puzzle's images
+    t0 = time.perf_counter()
+    first = anytime(search, puzzle, starts, heuristic, stages[:1], time_limit=time_limit, max_nodes=max_nodes)
+    left = time_limit - (time.perf_counter() - t0)
+    if len(stages) == 1 or left <= 0 or not images:
+        return first
+    rows, group, guise = [], [], []
+    for i, r in enumerate(first):
+        seen = {starts[i].tobytes()}
+        rows.append(starts[i])
+        group.append(i)
+        guise.append(None)
+        if not r.solved:
+            continue
+        for name in images:
+            image = puzzle.image(name, starts[i], r.actions)
+            if image.tobytes() not in seen:
+                seen.add(image.tobytes())
+                rows.append(image)
+                group.append(i)
+                guise.append(name)
+    group_arr = np.asarray(group, dtype=np.int64)
+    known = np.array([np.inf if not first[i].solved else puzzle.path_cost(first[i].actions) for i in group])
+    offset = time.perf_counter() - t0
+    later = anytime(
+        search,
+        puzzle,
+        np.stack(rows),
+        heuristic,
+        stages[1:],
+        time_limit=time_limit - offset,
+        max_nodes=max_nodes,
+        groups=group_arr,
+        incumbent=known,
+    )
+    total = time.perf_counter() - t0
+    out = []
+    for i, r in enumerate(first):
+        members = np.flatnonzero(group_arr == i)
+        best: tuple[float, tuple[int, ...]] | None = None
+        if r.solved:
+            best = (puzzle.path_cost(r.actions), tuple(r.actions))
+        found = list(r.improvements)
+        for m in members:
+            got = later[m]
+            if not got.solved:
+                continue
+            actions = tuple(got.actions if guise[m] is None else puzzle.from_image(guise[m], got.actions))
+            cost = puzzle.path_cost(actions)
+            if best is None or cost < best[0]:
+                best = (cost, actions)
+            found += [(round(offset + t, 6), n) for t, n in got.improvements]
+        out.append(_merged(r, [later[m] for m in members], best, found, total))
+    return out
+
+
+def _merged(
+    first: SearchResult,
+    members: list[SearchResult],
+    best: tuple[float, tuple[int, ...]] | None,
+    found: list[tuple[float, int]],
+    total: float,
+) -> SearchResult:
+    """One state's result: its group's cheapest solution, the improvements in time order (each
+    shorter than the one before), the nodes and iterations of the whole group."""
+    record, kept = np.inf, []
+    for t, n in sorted(found):
+        if n < record:
+            record = n
+            kept.append((t, n))
+    runs = [first, *members]
+    last = members[0] if members else first
+    return SearchResult(
+        solved=best is not None,
+        actions=best[1] if best is not None else (),
+        nodes_generated=sum(r.nodes_generated for r in runs),
+        iterations=sum(r.iterations for r in runs),
+        seconds=total,
+        status="solved" if best is not None else last.status,
+        improvements=tuple(kept),
+        cost=best[0] if best is not None else None,
+    )
