@@ -98,6 +98,11 @@ class Defaults:
 #: Session 13 tried other schedules on ids 0-5 (one core busy with training): a 0.45/3000 and a
 #: 0.5/3000 stage in place of 0.5/10000, +3.7 (the same lengths); 0.5/3000 and 0.6/3000 after
 #: 0.3/1000, +4.3; 0.4 and 0.5 side by side as two instances of one search, +4.7 (each at half speed).
+#: Session 17: the stages after the first also search the cube's three images (inverse, mirror,
+#: inverse-mirror; ``images``, :mod:`puzzlezero.search.images`), which the network misjudges each
+#: in its own way: +2.1 instead of +3.2 on ids 40-59 side by side, +2.0 instead of +2.2 on ids 20-39
+#: (idle 2-core Xeon); with the inverse alone +2.1 on ids 0-19, and with all three but each image
+#: bounded by its own solutions only, +2.3 (docs/results.md).
 #: Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (``beam_width``)
 #: were sized on ids 0-9 with the previous cube3 model: W 1000 solved all 10 (+8.4 moves over
 #: optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within 120 s (+5.1 moves on those 9,
