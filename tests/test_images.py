@@ -130,7 +130,10 @@ def test_images_solve_real_cubes_with_bwas_and_every_solution_replays() -> None:
     )
     assert all(r.solved for r in results) and verify(p, starts, [r.actions for r in results]).all()
     lengths = [[n for _, n in r.improvements] for r in results]
-    assert all(ls == sorted(ls, reverse=True) and len(r.actions) == ls[-1] for ls, r in zip(lengths, results))
+    assert all(
+        ls == sorted(ls, reverse=True) and len(r.actions) == ls[-1]
+        for ls, r in zip(lengths, results, strict=True)
+    )
 
 
 def test_the_images_option_is_checked_and_a_default_is_dropped_where_it_cannot_apply() -> None:
