@@ -89,7 +89,7 @@ def anytime_images(
         np.stack(rows),
         heuristic,
         stages[1:],
-        time_limit=time_limit - offset,
+        time_limit=max(time_limit - offset, 1e-3),  # the images were made in microseconds
         max_nodes=max_nodes,
         groups=group_arr,
         incumbent=known,
