@@ -89,7 +89,7 @@ def anytime_images(
         np.stack(rows),
         heuristic,
         stages[1:],
-        time_limit=max(time_limit - offset, 1e-3),  # the images were made in microseconds
+        time_limit=max(time_limit - offset, 1e-3),  # time was left above; making images takes microseconds
         max_nodes=max_nodes,
         groups=group_arr,
         incumbent=known,
@@ -123,21 +123,21 @@ def _merged(
     total: float,
 ) -> SearchResult:
     """One state's result: its group's cheapest solution, the improvements in time order (each
-    shorter than the one before), the nodes and iterations of the whole group."""
+    shorter than the one before), the nodes and iterations of the whole group. ``members`` are
+    the group's later-stage results, the state's own first."""
     record, kept = np.inf, []
     for t, n in sorted(found):
         if n < record:
             record = n
             kept.append((t, n))
     runs = [first, *members]
-    last = members[0] if members else first
     return SearchResult(
         solved=best is not None,
         actions=best[1] if best is not None else (),
         nodes_generated=sum(r.nodes_generated for r in runs),
         iterations=sum(r.iterations for r in runs),
         seconds=total,
-        status="solved" if best is not None else last.status,
+        status="solved" if best is not None else members[0].status,
         improvements=tuple(kept),
         cost=best[0] if best is not None else None,
     )
