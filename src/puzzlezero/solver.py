@@ -103,6 +103,8 @@ class Defaults:
 #: in its own way: +2.1 instead of +3.2 on ids 40-59 side by side, +2.0 instead of +2.2 on ids 20-39
 #: (idle 2-core Xeon); with the inverse alone +2.1 on ids 0-19, and with all three but each image
 #: bounded by its own solutions only, +2.3 (docs/results.md).
+#: Session 18's model (669M samples): +1.70, +1.50 and +1.80 on ids 0-19, 20-39 and 40-59 with this
+#: schedule; 0.5/3000 and 0.6/10000 as its last two stages gave +2.80 on ids 0-19 (idle 2-core Xeon).
 #: Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (``beam_width``)
 #: were sized on ids 0-9 with the previous cube3 model: W 1000 solved all 10 (+8.4 moves over
 #: optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within 120 s (+5.1 moves on those 9,
