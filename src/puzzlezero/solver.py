@@ -125,6 +125,8 @@ DEFAULTS: dict[str, Defaults] = {
     "cube2": Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000, fallback="group"),
     # the half-turn cube's shipped model has a Q head too: cube3's schedule, 21.3 half turns on
     # average at a median 28 s on the 20 shared benchmark cubes (idle 2-core CPU, session 6)
+    # images=3 measured on ids 0-19 (session 18): 20.8 half turns against 21.3, but a peak of
+    # 4.8 GiB against 1.8 (18 children an expansion), so it is left to ``--images 3``
     "cube3htm": Defaults(
         0.3,
         1000,
