@@ -173,10 +173,28 @@ def open_page(page: Any, url: str) -> None:
     )
 
 
-def solve_and_play(page: Any, timeout_ms: int = 90_000) -> dict[str, Any]:
-    """Click Solve, then Play at top speed; return the snapshot once playback has ended."""
+def solve_and_play(page: Any, timeout_ms: int = 180_000) -> dict[str, Any]:
+    """Click Solve, then Play at top speed; return the snapshot once playback has ended. A solve
+    that ends in an error fails at once with the page's status line."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    def status() -> str:
+        return page.evaluate("() => document.getElementById('status').textContent")
+
+    before = status()
     page.click("#solve")
-    page.wait_for_function("() => window.pz.snapshot().solution.length > 0", timeout=timeout_ms)
+    try:
+        page.wait_for_function(
+            "(before) => window.pz.snapshot().solution.length > 0 || (document.getElementById('status')"
+            ".dataset.kind === 'error' && document.getElementById('status').textContent !== before)",
+            arg=before,
+            timeout=timeout_ms,
+        )
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"no solution after {timeout_ms / 1000:.0f} s; the page says: {status()}"
+        ) from None
+    assert snapshot(page)["solution"], f"no solution; the page says: {status()}"
     page.fill("#speed", page.get_attribute("#speed", "max"))
     page.dispatch_event("#speed", "input")
     page.click("#play")
