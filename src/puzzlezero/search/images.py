@@ -81,7 +81,8 @@ def anytime_images(
                 group.append(i)
                 guise.append(name)
     group_arr = np.asarray(group, dtype=np.int64)
-    known = np.array([np.inf if not first[i].solved else puzzle.path_cost(first[i].actions) for i in group])
+    first_cost = np.array([puzzle.path_cost(r.actions) if r.solved else np.inf for r in first])
+    known = first_cost[group_arr]
     offset = time.perf_counter() - t0
     later = anytime(
         search,
@@ -100,7 +101,7 @@ def anytime_images(
         members = np.flatnonzero(group_arr == i)
         best: tuple[float, tuple[int, ...]] | None = None
         if r.solved:
-            best = (puzzle.path_cost(r.actions), tuple(r.actions))
+            best = (float(first_cost[i]), tuple(r.actions))
         found = list(r.improvements)
         for m in members:
             got = later[m]
