@@ -4,6 +4,8 @@ the shortest, mapped back and verified; the solver's ``images`` option is checke
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -57,6 +59,34 @@ def test_an_image_is_as_far_from_solved_and_its_shortest_solutions_map_back(name
             assert len(back) == len(known) and verify(p, state[None], [back]).all(), image_name
 
 
+@pytest.mark.parametrize("name", ["puzzle8", "puzzle15"])
+def test_a_sliding_puzzles_transpose_is_as_far_from_the_goal_and_its_solutions_map_back(name: str) -> None:
+    p = make(name)
+    dist = ball(p, 8)
+    assert p.image_names == ("transpose",)
+    assert (p.image("transpose", p.goal(), ()) == p.goal()).all()
+    rng = np.random.default_rng(2)
+    for state in p.scramble(rng, 30, (1, 8)):
+        image = p.image("transpose", state, ())
+        p.validate(image)
+        assert (p.image("transpose", image, ()) == state).all()  # a mirror, twice, is nothing
+        assert dist[image.tobytes()] == dist[state.tobytes()]
+        back = p.from_image("transpose", descend(p, image, dist))
+        assert len(back) == dist[state.tobytes()] and verify(p, state[None], [back]).all()
+
+
+def test_the_transpose_mirrors_the_board_in_its_diagonal_and_renames_the_tiles() -> None:
+    p = make("puzzle8")
+    state = p.parse("1 2 3 4 5 6 7 0 8")  # tile 8 slid right: L solves it
+    # the blank at (2, 1) goes to (1, 2); tile 8, at home in (2, 1), is renamed 6, at home in (1, 2):
+    # the goal with tile 6 slid down, which U solves
+    assert p.image("transpose", state, ()).tolist() == [1, 2, 3, 4, 5, 0, 7, 8, 6]
+    assert p.format_moves(p.from_image("transpose", p.parse_moves("U"))) == ["L"]
+    tiles = p.parse("8 6 7 2 5 4 3 0 1")
+    # row r of the image is column r of the state, renamed (2 <-> 4, 3 <-> 7, 6 <-> 8)
+    assert p.image("transpose", tiles, ()).tolist() == [6, 4, 7, 8, 5, 0, 3, 2, 1]
+
+
 def test_the_mirror_turns_R_into_L_prime_and_the_inverse_reverses_the_moves() -> None:
     p = make("cube3")
     state = p.parse("R U")
@@ -68,10 +98,12 @@ def test_the_mirror_turns_R_into_L_prime_and_the_inverse_reverses_the_moves() ->
 
 
 def test_puzzles_without_images_say_so() -> None:
-    p = make("puzzle8")
+    p = make("lightsout7")
     assert p.image_names == ()
-    with pytest.raises(PuzzleError, match=r"puzzle8 has no image 'inverse' \(its images: none\)"):
+    with pytest.raises(PuzzleError, match=r"lightsout7 has no image 'inverse' \(its images: none\)"):
         p.image("inverse", p.goal(), ())
+    with pytest.raises(PuzzleError, match=r"puzzle8 has no image 'inverse' \(its images: transpose\)"):
+        make("puzzle8").image("inverse", make("puzzle8").goal(), ())
     with pytest.raises(PuzzleError, match="cube3 has no image 'flip'"):
         make("cube3").from_image("flip", [0])
 
@@ -149,8 +181,11 @@ def test_the_images_option_is_checked_and_a_default_is_dropped_where_it_cannot_a
         resolve_options(cube, options={"images": 4})
     with pytest.raises(PuzzleError, match="--images 1 with qstar needs an anytime schedule of two or more"):
         resolve_options(cube, weight=0.5, options={"images": 1})
-    with pytest.raises(PuzzleError, match="needs at most 0 on puzzle15"):
-        resolve_options(tiles, stages=[(0.3, 100), (0.8, 1000)], options={"images": 1})
+    assert resolve_options(tiles, stages=[(0.3, 100), (0.8, 1000)], options={"images": 1}).option("images") == 1
+    with pytest.raises(PuzzleError, match=r"needs at most 1 on puzzle15 \(its images: transpose\)"):
+        resolve_options(tiles, stages=[(0.3, 100), (0.8, 1000)], options={"images": 2})
+    with pytest.raises(PuzzleError, match="needs at most 0 on lightsout7"):
+        resolve_options(make("lightsout7"), search="bwas", stages=[(0.3, 100), (0.8, 1000)], options={"images": 1})
     with pytest.raises(PuzzleError, match="--images is an option of search bwas and search qstar"):
         resolve_options(cube, search="beam", options={"images": 1})
 
@@ -187,3 +222,59 @@ def test_a_group_shares_its_bound_and_an_incumbent_bounds_the_first_stage() -> N
     assert bounds == [[7.0, big]]
     with pytest.raises(PuzzleError, match="one entry per start"):
         anytime(search, p, both, None, [(0.1, 1)], time_limit=10, groups=np.array([0]))
+
+
+@pytest.mark.parametrize("name", ["bwas", "qstar"])
+def test_a_members_solution_bounds_the_rest_of_its_group_within_the_search(name: str) -> None:
+    """Two guises of one problem in one search: once the short one is solved, the other looks only
+    for cheaper solutions (none exist), so it ends at once instead of solving 8 moves; a shared
+    ledger carries the bound in and out."""
+    from puzzlezero.search.anytime import GroupLedger
+    from puzzlezero.search.qstar import q_from_value, qstar
+
+    p = make("cube3")
+    short, far = p.parse("R U"), p.parse("R U F' L D B R' U")
+    h = lambda s: (s != p.goal()[None]).sum(axis=1).astype(np.float32) / 12  # noqa: E731
+    search, fn = (bwas, h) if name == "bwas" else (qstar, q_from_value(p, h))
+    both = np.stack([short, far])
+    alone = search(p, both, fn, weight=0.5, batch_size=10, max_nodes=300_000)
+    assert [r.status for r in alone] == ["solved", "solved"] and alone[1].length <= 8
+    ledger = GroupLedger(2)
+    ledger.cost[1] = 5.0
+    kw = {"weight": 0.5, "batch_size": 10, "max_nodes": 300_000, "ledger": ledger}
+    grouped = search(p, both, fn, groups=np.array([0, 0]), **kw)
+    assert grouped[0].length == 2 and grouped[1].status == "exhausted"
+    assert grouped[1].nodes_generated < alone[1].nodes_generated / 5
+    assert ledger.cost.tolist() == [2.0, 5.0]  # lowered by the solution; the other group's entry untouched
+    # a bound that comes in from outside: nothing of 5 moves or more is looked for
+    (r,) = search(p, far[None], fn, groups=np.array([1]), **kw)
+    assert r.status == "exhausted"
+    with pytest.raises(PuzzleError, match="the ledger needs an entry for each of the 3 groups"):
+        search(p, both, fn, groups=np.array([0, 2]), ledger=ledger)
+    with pytest.raises(PuzzleError, match=r"groups needs one group number >= 0 per start \(2\)"):
+        search(p, both, fn, groups=np.array([0]))
+
+
+@pytest.mark.parametrize("stop", [False, True])
+def test_a_stage_ends_for_the_group_once_the_others_have_searched_as_long_again(stop: bool) -> None:
+    """A solution of another member (a search in another thread, here reported from inside the
+    heuristic) ends this member with ``group_stop`` once its time is up, and not without it; a
+    solution found before this search began does not."""
+    from puzzlezero.search.anytime import GroupLedger
+
+    p = make("cube3")
+    far = p.parse("R U F' L D B R' U")
+    ledger = GroupLedger(1)
+    ledger.solved(0, 100.0, started=time.perf_counter(), now=time.perf_counter())  # before: ignored
+    calls = []
+
+    def h(s: np.ndarray) -> np.ndarray:
+        calls.append(len(s))
+        if len(calls) == 3:  # the other member is solved two iterations in, at once: no time left
+            now = time.perf_counter()
+            ledger.solved(0, 100.0, started=now, now=now)
+        return (s != p.goal()[None]).sum(axis=1).astype(np.float32) / 12
+
+    (r,) = bwas(p, far[None], h, weight=0.5, batch_size=10, groups=np.array([0]), ledger=ledger, group_stop=stop)
+    assert r.status == ("exhausted" if stop else "solved")
+    assert (r.iterations == 3) if stop else r.length <= 8

@@ -20,7 +20,8 @@ import importlib
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from contextlib import nullcontext
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -252,8 +253,18 @@ def _run_bwas(
         from puzzlezero.search.images import anytime_images
 
         images = puzzle.image_names[:n_images]
+        threads, context = _search_threads(o)
         return anytime_images(
-            fn, puzzle, states, h, o.stages, images=images, time_limit=o.time_limit, max_nodes=o.max_nodes
+            fn,
+            puzzle,
+            states,
+            h,
+            o.stages,
+            images=images,
+            time_limit=o.time_limit,
+            max_nodes=o.max_nodes,
+            threads=threads,
+            thread_context=context,
         )
     if o.stages:
         from puzzlezero.search.anytime import anytime
@@ -271,6 +282,19 @@ def _run_bwas(
         time_limit=o.time_limit,
         **_goal_kw(o),
     )
+
+
+def _search_threads(o: SolveOptions) -> tuple[int, Callable[[], Any]]:
+    """How many searches may run side by side, and the context they run in: for a torch network
+    (:attr:`HeuristicSpec.torch`), one per intra-op thread torch has, each with one thread (the
+    cube's images: 1.16-1.32x the nodes a second of one search on two threads, docs/results.md);
+    otherwise one."""
+    spec = HEURISTICS.get(o.heuristic or "")
+    if spec is None or not spec.torch:
+        return 1, nullcontext
+    from puzzlezero.nn import intra_op_threads, torch_threads
+
+    return intra_op_threads(), partial(torch_threads, 1)
 
 
 def reads_beam_width(search: str) -> bool:
@@ -380,7 +404,9 @@ class HeuristicSpec:
     ``states[B] -> (float32[B], float32[B, A])`` (``kind="policy_value"``, MCTS). The
     :data:`OPTIONS` named in ``options`` are passed to ``entry`` as keyword arguments. ``uses_goal``:
     it is called with ``goal=NAME`` too and estimates the cost to that goal (the others estimate the
-    cost to the puzzle's own goal, whatever goal is searched for)."""
+    cost to the puzzle's own goal, whatever goal is searched for). ``torch``: it runs a network
+    on torch's intra-op threads, so searches run side by side in threads (a state's images) give
+    each thread one of them."""
 
     entry: str | Callable
     uses_model: bool = False
@@ -388,6 +414,7 @@ class HeuristicSpec:
     kind: str = "value"
     uses_goal: bool = False
     options: tuple[str, ...] = ()
+    torch: bool = False
 
 
 @dataclass(frozen=True)
@@ -689,12 +716,14 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         uses_model=True,
         description="DeepCubeA cost-to-go network (int8 inference)",
         uses_goal=True,
+        torch=True,
     ),
     "learned-fp32": HeuristicSpec(
         learned_heuristic_fp32,
         uses_model=True,
         description="DeepCubeA cost-to-go network (float32)",
         uses_goal=True,
+        torch=True,
     ),
     "learned-q": HeuristicSpec(
         learned_q_function,
@@ -702,6 +731,7 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         kind="q",
         description="the network's Q head (for Q*)",
         uses_goal=True,
+        torch=True,
     ),
     "learned-onnx": HeuristicSpec(
         "puzzlezero.onnx:onnx_heuristic",

@@ -5,7 +5,7 @@
 14663001
 """
 
-from puzzlezero.nn.fast import fuse_batch_norms, inference_copy
+from puzzlezero.nn.fast import fuse_batch_norms, inference_copy, intra_op_threads, torch_threads
 from puzzlezero.nn.heuristic import (
     make_heuristic,
     make_policy,
@@ -26,6 +26,7 @@ __all__ = [
     "count_parameters",
     "fuse_batch_norms",
     "inference_copy",
+    "intra_op_threads",
     "load_model",
     "make_heuristic",
     "make_policy",
@@ -37,5 +38,6 @@ __all__ = [
     "resolve_model_dir",
     "save_model",
     "shipped_models",
+    "torch_threads",
     "update_card",
 ]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import torch
 from torch import nn
@@ -18,7 +20,7 @@ from torch.nn.utils.fusion import fuse_conv_bn_eval, fuse_linear_bn_eval
 
 from puzzlezero.nn.models import CostToGoNet
 
-__all__ = ["inference_copy", "fuse_batch_norms"]
+__all__ = ["inference_copy", "fuse_batch_norms", "intra_op_threads", "torch_threads"]
 
 
 def fuse_batch_norms(model: CostToGoNet) -> CostToGoNet:
@@ -78,3 +80,20 @@ def inference_copy(
         return fused
     quant.config, quant.puzzle, quant.card = model.config, model.puzzle, model.card
     return quant
+
+
+def intra_op_threads() -> int:
+    """The threads torch runs one operation on (``torch.get_num_threads()``)."""
+    return torch.get_num_threads()
+
+
+@contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """Run the body with ``n`` torch intra-op threads, the count before restored after: searches
+    in ``n`` Python threads side by side each run their networks on the thread that calls them."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -32,11 +32,12 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import InvalidStateError
+from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Goal, Puzzle
 
 __all__ = ["NPuzzle"]
@@ -84,6 +85,10 @@ class NPuzzle(Puzzle):
         self._dist = dist.astype(np.uint8)
         # distance of the blank from the bottom-right corner, by cell
         self._blank_dist = (n - 1 - row) + (n - 1 - col)
+        # the transpose (the board mirrored in its main diagonal): cell (r, c) goes to (c, r) and
+        # tile v, whose home is cell v - 1, becomes the tile whose home is the mirrored cell
+        self._t_cell = col * n + row
+        self._t_tile = np.append(0, self._t_cell[: nn - 1] + 1).astype(np.uint8)
 
     # ---- constants ------------------------------------------------------------------------------
     @property
@@ -231,6 +236,31 @@ class NPuzzle(Puzzle):
         seq[seq == 0] = self.num_cells
         inversions = np.triu(seq[:, :, None] > seq[:, None, :], k=1).sum(axis=(1, 2))
         return inversions % 2
+
+    # ---- images -------------------------------------------------------------------------------
+    #: the board mirrored in its main diagonal, tiles renamed so that the goal is its own mirror
+    #: image (the blank's home, the bottom-right corner, lies on the diagonal)
+    image_names = ("transpose",)
+    #: the transpose turns a move of the blank down into one to the right: ``U``<->``L``, ``D``<->``R``
+    _T_ACTION = np.array([2, 3, 0, 1], dtype=np.int64)
+
+    def image(self, name: str, state: np.ndarray, solution: Sequence[int]) -> np.ndarray:
+        """The ``transpose`` of ``state``: cell ``(r, c)`` holds the renamed tile of cell ``(c, r)``
+        (tile ``v``, at home in cell ``(i, j)``, becomes the tile at home in ``(j, i)``). Every move
+        of the state is a move of its transpose (``U`` for ``L``, ``D`` for ``R``), so the two are
+        exactly as far from the goal; ``solution`` is not needed."""
+        if name not in self.image_names:
+            raise PuzzleError(self._no_image(name))
+        state = np.asarray(state)
+        out = np.empty_like(state)
+        out[self._t_cell] = self._t_tile[state.astype(np.int64)]
+        return out
+
+    def from_image(self, name: str, actions: Sequence[int]) -> list[int]:
+        """A solution of the state from one of its transpose: each move swapped back (``L`` to ``U``)."""
+        if name not in self.image_names:
+            raise PuzzleError(self._no_image(name))
+        return [int(a) for a in self._T_ACTION[np.asarray(actions, dtype=np.int64)]]
 
     # ---- text -----------------------------------------------------------------------------------
     def parse(self, text: str) -> np.ndarray:

@@ -36,7 +36,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, as_batch, check_positive
 
-__all__ = ["anytime", "check_stages", "cost_bound"]
+__all__ = ["GroupLedger", "anytime", "check_stages", "cost_bound"]
 
 
 def check_stages(stages: Sequence[tuple[float, int]]) -> tuple[tuple[float, int], ...]:
@@ -50,14 +50,52 @@ def check_stages(stages: Sequence[tuple[float, int]]) -> tuple[tuple[float, int]
     return tuple((float(weight), int(batch)) for weight, batch in stages)
 
 
-def cost_bound(puzzle: Puzzle, cost: float) -> float:
+def cost_bound(puzzle: Puzzle, cost: float | np.ndarray) -> float | np.ndarray:
     """The ``max_cost`` that leaves only solutions strictly cheaper than ``cost``: one move less
     where every action costs the same (``cost - uniform_cost``), else ``cost`` less a thousandth
     of the cheapest action (so a solution cheaper by less than that is not looked for; path costs
-    are summed in float32 by the searches, and this margin keeps equal-cost paths out)."""
+    are summed in float32 by the searches, and this margin keeps equal-cost paths out). ``cost``
+    may be an array (``inf`` stays ``inf``: no bound)."""
     if puzzle.uniform_cost is not None:
         return cost - puzzle.uniform_cost
     return cost - 1e-3 * float(puzzle.action_costs.min())
+
+
+class GroupLedger:
+    """What the searches of one problem's guises share while they run (a group: a state and its
+    images, :mod:`.images`), in one batched search or in several side by side in threads.
+
+    * ``cost[g]``: the cheapest solution found of group ``g`` (``inf``: none yet). Every member's
+      search keeps only children cheaper than it (:func:`cost_bound`), from the next iteration on.
+    * ``found[g]``, ``until[g]``: when the group's latest solution was found, ``t`` seconds into the
+      stage that found it, and ``t`` seconds after that. A search given ``group_stop`` (every stage
+      of a schedule but the last) ends its members of the group at ``until[g]`` if the solution came
+      while it ran: restarting weighted A* moves on to its next, stronger stage once a stage has
+      given its solution, instead of letting the group's other members search for a cheaper one
+      to their node caps with a setting too greedy to find it (on the cube: most of the 30 s).
+
+    Reads and writes are of single floats under the GIL; a write that a concurrent one overtakes
+    costs at most a bound one iteration late.
+    """
+
+    def __init__(self, n_groups: int) -> None:
+        self.cost = np.full(n_groups, np.inf)
+        self.found = np.full(n_groups, -np.inf)
+        self.until = np.full(n_groups, np.inf)
+
+    def solved(self, group: int, cost: float, started: float, now: float) -> None:
+        """A member of ``group`` was solved at ``cost``, at time ``now`` by a search begun at ``started``."""
+        self.cost[group] = min(self.cost[group], cost)
+        self.found[group] = now
+        self.until[group] = now + (now - started)
+
+    def bounds(self, puzzle: Puzzle, groups: np.ndarray) -> np.ndarray:
+        """``float32[B]``: the ``max_cost`` each member of ``groups`` has now (``inf``: none)."""
+        return np.asarray(cost_bound(puzzle, self.cost[groups]), dtype=np.float32)
+
+    def ended(self, groups: np.ndarray, started: float, now: float) -> np.ndarray:
+        """``bool[B]``: members whose group found a solution since ``started`` and whose time is up."""
+        return (self.found[groups] >= started) & (now >= self.until[groups])
 
 
 def anytime(
@@ -72,6 +110,7 @@ def anytime(
     is_goal: str | GoalTest | None = None,
     groups: np.ndarray | None = None,
     incumbent: np.ndarray | None = None,
+    ledger: GroupLedger | None = None,
 ) -> list[SearchResult]:
     """Solve every state of ``starts`` with the ``(weight, batch_size)`` stages of ``search`` in
     turn within ``time_limit`` seconds for the whole call; one :class:`SearchResult` per state: the
@@ -80,8 +119,12 @@ def anytime(
 
     ``groups`` (``int[B]``): starts that are the same problem in other guises (a state and its
     images, :mod:`.images`) share their bound: each stage looks only for solutions cheaper than the
-    cheapest any of the group has. ``incumbent`` (``float[B]``, ``inf`` for none): the cost of a
-    solution already known for each start, which the first stage must beat."""
+    cheapest any of the group has, a member's solution lowers the others' bound at once, and a
+    stage but the last ends for the group once the others have searched as long again as the
+    solution took (:class:`GroupLedger`, the searches' ``groups``). ``incumbent`` (``float[B]``,
+    ``inf`` for none): the cost of a solution already known for each start, which the first stage
+    must beat. ``ledger``: the group ledger, shared with anytime searches of other members running
+    side by side (:mod:`.images`); by default one of this call's own where groups are given."""
     starts = as_batch(puzzle, starts)
     stages = check_stages(stages)
     check_positive("time_limit", time_limit)
@@ -90,13 +133,17 @@ def anytime(
     known = np.full(b, np.inf) if incumbent is None else np.asarray(incumbent, dtype=np.float64)
     if groups.shape != (b,) or known.shape != (b,):
         raise PuzzleError(f"groups and incumbent need one entry per start ({b})")
+    if ledger is None and np.unique(groups).size < b:
+        ledger = GroupLedger(int(groups.max()) + 1)
+    if ledger is not None:
+        np.minimum.at(ledger.cost, groups, known)
     t0 = time.perf_counter()
     best: list[SearchResult | None] = [None] * b
     last: list[SearchResult | None] = [None] * b
     nodes = np.zeros(b, np.int64)
     iterations = np.zeros(b, np.int64)
     found: list[list[tuple[float, int]]] = [[] for _ in range(b)]
-    for weight, batch in stages:
+    for k, (weight, batch) in enumerate(stages):
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0:
             break
@@ -104,6 +151,8 @@ def anytime(
         cost = np.minimum(cost, known)
         least = np.full(int(groups.max()) + 1, np.inf)
         np.minimum.at(least, groups, cost)
+        if ledger is not None:
+            least = np.minimum(least, ledger.cost[: least.size])
         bound = np.array([np.inf if np.isinf(c) else cost_bound(puzzle, c) for c in least[groups]])
         todo = np.flatnonzero(bound >= 0)  # a start that is a goal has nothing left to improve
         if todo.size == 0:
@@ -119,6 +168,11 @@ def anytime(
             time_limit=left,
             max_cost=np.where(np.isinf(bound[todo]), np.finfo(np.float32).max, bound[todo]),
             **({} if is_goal is None else {"is_goal": is_goal}),
+            **(
+                {}
+                if ledger is None
+                else {"groups": groups[todo], "ledger": ledger, "group_stop": k < len(stages) - 1}
+            ),
         )
         for i, r in zip(todo, results, strict=True):
             nodes[i] += r.nodes_generated

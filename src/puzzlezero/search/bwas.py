@@ -41,6 +41,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
+from puzzlezero.search.anytime import GroupLedger
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
 
 # the node table and open lists are numba kernels: imported when a search runs, not with the package
@@ -64,6 +65,9 @@ def bwas(
     stats: SearchStats | None = None,
     max_cost: float | np.ndarray | None = None,
     is_goal: str | GoalTest | None = None,
+    groups: np.ndarray | None = None,
+    ledger: GroupLedger | None = None,
+    group_stop: bool = False,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with BWAS.
 
@@ -83,6 +87,16 @@ def bwas(
         is_goal: the goal searched for: a goal name of the puzzle (``"layer1"``, see
             ``puzzle.goal_predicates()``) or any ``states[B] -> bool[B]`` function; ``None``: the
             puzzle's own ``is_goal``.
+        groups: ``int[B]``, starts that are one problem in other guises (a state and its images,
+            :mod:`.images`): when one of a group is solved at cost ``C``, the others' ``max_cost``
+            drops at once to just below ``C`` (:func:`~.anytime.cost_bound`), so they spend the
+            rest of the search only on cheaper solutions. ``None``: every start on its own.
+        ledger: the groups' :class:`~.anytime.GroupLedger`, read at every iteration and written
+            at every solution, shared by searches of one group's members side by side (threads,
+            :mod:`.images`); with ``groups`` and no ledger, one of this search's own.
+        group_stop: end the other members of a group once they have searched as long again as
+            its solution took (status ``"exhausted"``: what their stage could give, it gave; see
+            :class:`~.anytime.GroupLedger`).
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -99,6 +113,9 @@ def bwas(
         stats,
         max_cost,
         is_goal,
+        groups,
+        ledger,
+        group_stop,
     ).run()
 
 
@@ -118,6 +135,9 @@ class _Bwas:
         stats,
         max_cost=None,
         is_goal=None,
+        groups=None,
+        ledger=None,
+        group_stop=False,
     ):  # noqa: ANN001
         from puzzlezero.search.heap import OpenList
         from puzzlezero.search.table import NodeTable
@@ -134,6 +154,10 @@ class _Bwas:
         self.max_cost = (
             None if max_cost is None else np.broadcast_to(np.float32(max_cost), (starts.shape[0],))
         )
+        self.groups = None if groups is None else np.asarray(groups, dtype=np.int64)
+        if self.groups is not None and ledger is None:
+            ledger = GroupLedger(int(self.groups.max(initial=-1)) + 1)
+        self.ledger, self.group_stop = ledger, bool(group_stop)
         self.t0 = time.perf_counter()
         b = starts.shape[0]
         self.A = puzzle.num_actions
@@ -176,9 +200,18 @@ class _Bwas:
         stats,
         max_cost,
         is_goal=None,
+        groups=None,
+        ledger=None,
+        group_stop=False,
     ):  # noqa: ANN001, ANN206
         """The search of :func:`bwas`'s arguments, checked (bad values raise :class:`PuzzleError`)."""
         starts = as_batch(puzzle, starts)
+        if groups is not None:
+            groups = np.asarray(groups)
+            if groups.shape != (starts.shape[0],) or groups.dtype.kind not in "iu" or groups.min() < 0:
+                raise PuzzleError(f"groups needs one group number >= 0 per start ({starts.shape[0]})")
+            if ledger is not None and ledger.cost.shape[0] <= groups.max():
+                raise PuzzleError(f"the ledger needs an entry for each of the {groups.max() + 1} groups")
         check_positive("weight", weight, allow_zero=True)
         check_positive("batch_size", batch_size, integer=True)
         check_positive("max_nodes", max_nodes, integer=True)
@@ -198,6 +231,9 @@ class _Bwas:
             stats,
             max_cost,
             puzzle.goal_test(is_goal),
+            groups,
+            ledger,
+            group_stop,
         )
 
     # ---- bookkeeping ---------------------------------------------------------------------------
@@ -205,6 +241,16 @@ class _Bwas:
         self.status[i] = status
         self.goal_node[i] = node
         self.seconds[i] = time.perf_counter() - self.t0
+        if status == "solved" and self.groups is not None:  # the group's bound tightens at once
+            now = time.perf_counter()
+            self.ledger.solved(int(self.groups[i]), float(self.table.g[node]), self.t0, now)
+
+    def _bounds(self) -> np.ndarray | None:
+        """Each instance's ``max_cost`` now: its own, tightened by its group's cheapest solution."""
+        if self.groups is None:
+            return self.max_cost
+        group = self.ledger.bounds(self.p, self.groups)
+        return group if self.max_cost is None else np.minimum(self.max_cost, group)
 
     def _push(self, i: int, nodes: np.ndarray) -> None:
         g = self.table.g[nodes]
@@ -213,6 +259,11 @@ class _Bwas:
         self.seq += nodes.shape[0]
 
     def _active(self) -> list[int]:
+        if self.group_stop:  # members whose group's stage has given its solution stop here
+            ended = self.ledger.ended(self.groups, self.t0, time.perf_counter())
+            for i in np.flatnonzero(ended):
+                if self.status[i] is None:
+                    self._finish(int(i), "exhausted")
         return [i for i, s in enumerate(self.status) if s is None]
 
     # ---- the loop ------------------------------------------------------------------------------
@@ -288,7 +339,8 @@ class _Bwas:
             g_child = (t.g[popped][:, None] + self.action_costs[None, :]).ravel()
         # children beyond max_cost are never recorded: a state first seen beyond it and later
         # reached more cheaply must then enter as NEW, with its heuristic value computed
-        keep = np.ones(n * A, bool) if self.max_cost is None else g_child <= self.max_cost[c_inst]
+        bounds = self._bounds()
+        keep = np.ones(n * A, bool) if bounds is None else g_child <= bounds[c_inst]
         code = np.zeros(n * A, np.int64)  # DUPLICATE where not kept
         idx = np.zeros(n * A, np.int64)
         if keep.any():

@@ -29,7 +29,7 @@ def _swap(hf, hs, hn, hg, i, j) -> None:
     hg[i], hg[j] = hg[j], hg[i]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _push_kernel(hf, hs, hn, hg, size, f, seq0, nodes, g):
     for t in range(f.shape[0]):
         i = size
@@ -48,7 +48,7 @@ def _push_kernel(hf, hs, hn, hg, size, f, seq0, nodes, g):
     return size
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _pop_kernel(hf, hs, hn, hg, size, k, node_g, closed_g, out):
     count = 0
     while count < k and size > 0:

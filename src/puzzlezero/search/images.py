@@ -24,17 +24,27 @@ The images share the time of the later stages (the instances of a batched search
 iteration), so each gets part of the budget; it pays where the schedule's last stages buy little
 on one state (docs/results.md). The node cap applies per instance and stage, so the peak memory
 grows with the number of images.
+
+With ``threads`` (``k > 1``), the later stages run as ``k`` searches side by side, a group's members
+dealt out among them (the state and its mirror in one, the two inverses in the other), which
+share one :class:`~.anytime.GroupLedger`: a member's solution bounds the others in either thread.
+A batched search leaves a core idle while it files children in its table and heap (about a third
+of its time on the cube); two searches, each with one core for its network, keep both busy. The
+caller's ``thread_context`` is entered around them (the solver's: one torch thread per search).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.search.anytime import anytime, check_stages
+from puzzlezero.search.anytime import GroupLedger, anytime, check_stages
 from puzzlezero.search.result import SearchResult, as_batch
 
 __all__ = ["anytime_images"]
@@ -50,11 +60,14 @@ def anytime_images(
     images: Sequence[str],
     time_limit: float,
     max_nodes: int | None = 10_000_000,
+    threads: int = 1,
+    thread_context: Callable[[], AbstractContextManager[Any]] = nullcontext,
 ) -> list[SearchResult]:
     """:func:`~.anytime.anytime` on ``starts`` whose stages after the first also search each
     state's ``images`` (names of ``puzzle.image_names``); one :class:`SearchResult` per state,
     solutions of images mapped back to it. Solves to the puzzle's own goal only (an image is as
-    far from *that* goal as its state)."""
+    far from *that* goal as its state). ``threads``: the later stages as that many searches side
+    by side, within ``thread_context()`` (see the module docstring)."""
     starts = as_batch(puzzle, starts)
     stages = check_stages(stages)
     for name in images:
@@ -84,16 +97,22 @@ def anytime_images(
     first_cost = np.array([puzzle.path_cost(r.actions) if r.solved else np.inf for r in first])
     known = first_cost[group_arr]
     offset = time.perf_counter() - t0
-    later = anytime(
-        search,
-        puzzle,
-        np.stack(rows),
-        heuristic,
-        stages[1:],
-        time_limit=max(time_limit - offset, 1e-3),  # time was left above; making images takes microseconds
-        max_nodes=max_nodes,
-        groups=group_arr,
-        incumbent=known,
+    later = _side_by_side(
+        lambda part, ledger: anytime(
+            search,
+            puzzle,
+            np.stack([rows[j] for j in part]),
+            heuristic,
+            stages[1:],
+            time_limit=max(time_limit - offset, 1e-3),  # time was left above; images take microseconds
+            max_nodes=max_nodes,
+            groups=group_arr[part],
+            incumbent=known[part],
+            ledger=ledger,
+        ),
+        group_arr,
+        threads,
+        thread_context,
     )
     total = time.perf_counter() - t0
     out = []
@@ -114,6 +133,47 @@ def anytime_images(
             found += [(round(offset + t, 6), n) for t, n in got.improvements]
         out.append(_merged(r, [later[m] for m in members], best, found, total))
     return out
+
+
+def _side_by_side(
+    run: Callable[[np.ndarray, GroupLedger], list[SearchResult]],
+    groups: np.ndarray,
+    threads: int,
+    thread_context: Callable[[], AbstractContextManager[Any]],
+) -> list[SearchResult]:
+    """``run(part, ledger)`` on the instances of ``groups``, the ``k``-th member of each group in
+    part ``k % threads``; the parts run in threads sharing one ledger (one part: in this thread).
+    The results in the instances' order; a thread's error is raised here."""
+    ledger = GroupLedger(int(groups.max()) + 1)
+    rank = np.zeros(groups.size, np.int64)  # each instance's place within its group
+    for g in np.unique(groups):
+        members = np.flatnonzero(groups == g)
+        rank[members] = np.arange(members.size)
+    parts = [part for k in range(max(1, threads)) if (part := np.flatnonzero(rank % max(1, threads) == k)).size]
+    if len(parts) == 1:
+        return run(parts[0], ledger)
+    done: list[list[SearchResult] | BaseException | None] = [None] * len(parts)
+
+    def work(k: int) -> None:
+        try:
+            done[k] = run(parts[k], ledger)
+        except BaseException as exc:  # noqa: BLE001  raised again in the caller's thread
+            done[k] = exc
+
+    with thread_context():
+        pool = [threading.Thread(target=work, args=(k,), name=f"images-{k}") for k in range(len(parts))]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    out: list[SearchResult | None] = [None] * groups.size
+    for part, got in zip(parts, done, strict=True):
+        if isinstance(got, BaseException):
+            raise got
+        assert got is not None
+        for j, r in zip(part, got, strict=True):
+            out[j] = r
+    return out  # type: ignore[return-value]
 
 
 def _merged(

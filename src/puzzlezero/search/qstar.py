@@ -32,6 +32,7 @@ from typing import Literal
 import numpy as np
 
 from puzzlezero.puzzles.base import GoalTest, Puzzle
+from puzzlezero.search.anytime import GroupLedger
 from puzzlezero.search.bwas import _Bwas
 from puzzlezero.search.result import SearchResult, SearchStats, evaluate_q
 
@@ -53,6 +54,9 @@ def qstar(
     stats: SearchStats | None = None,
     max_cost: float | np.ndarray | None = None,
     is_goal: str | GoalTest | None = None,
+    groups: np.ndarray | None = None,
+    ledger: GroupLedger | None = None,
+    group_stop: bool = False,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with Q*.
 
@@ -61,8 +65,9 @@ def qstar(
         starts: start states; instances share each expansion and each Q call.
         q_function: ``states[M, *state_shape] -> float32[M, num_actions]``, the cost-to-go after
             each action, the action's own cost included.
-        weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost, is_goal: as
-            :func:`~.bwas.bwas` (the Q function should estimate the cost to reach that goal).
+        weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost, is_goal, groups,
+            ledger, group_stop: as :func:`~.bwas.bwas` (the Q function should estimate the cost to reach
+            that goal).
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -79,6 +84,9 @@ def qstar(
         stats,
         max_cost,
         is_goal,
+        groups,
+        ledger,
+        group_stop,
     ).run()
 
 

@@ -54,7 +54,7 @@ def _shift(size: int) -> np.uint64:
     return np.uint64(64 - bits)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _same_row(rows: np.ndarray, j: int, cand: np.ndarray, i: int) -> bool:
     for b in range(rows.shape[1]):
         if rows[j, b] != cand[i, b]:
@@ -62,7 +62,7 @@ def _same_row(rows: np.ndarray, j: int, cand: np.ndarray, i: int) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _add_kernel(
     slots,
     rows,
@@ -126,7 +126,7 @@ def _add_kernel(
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _index_kernel(slots, key, n_nodes):
     """Enter nodes ``0..n_nodes-1`` into an empty index (after it grew)."""
     mask = np.uint64(slots.shape[0] - 1)
