@@ -181,11 +181,15 @@ def test_the_images_option_is_checked_and_a_default_is_dropped_where_it_cannot_a
         resolve_options(cube, options={"images": 4})
     with pytest.raises(PuzzleError, match="--images 1 with qstar needs an anytime schedule of two or more"):
         resolve_options(cube, weight=0.5, options={"images": 1})
-    assert resolve_options(tiles, stages=[(0.3, 100), (0.8, 1000)], options={"images": 1}).option("images") == 1
+    assert (
+        resolve_options(tiles, stages=[(0.3, 100), (0.8, 1000)], options={"images": 1}).option("images") == 1
+    )
     with pytest.raises(PuzzleError, match=r"needs at most 1 on puzzle15 \(its images: transpose\)"):
         resolve_options(tiles, stages=[(0.3, 100), (0.8, 1000)], options={"images": 2})
     with pytest.raises(PuzzleError, match="needs at most 0 on lightsout7"):
-        resolve_options(make("lightsout7"), search="bwas", stages=[(0.3, 100), (0.8, 1000)], options={"images": 1})
+        resolve_options(
+            make("lightsout7"), search="bwas", stages=[(0.3, 100), (0.8, 1000)], options={"images": 1}
+        )
     with pytest.raises(PuzzleError, match="--images is an option of search bwas and search qstar"):
         resolve_options(cube, search="beam", options={"images": 1})
 
@@ -275,6 +279,57 @@ def test_a_stage_ends_for_the_group_once_the_others_have_searched_as_long_again(
             ledger.solved(0, 100.0, started=now, now=now)
         return (s != p.goal()[None]).sum(axis=1).astype(np.float32) / 12
 
-    (r,) = bwas(p, far[None], h, weight=0.5, batch_size=10, groups=np.array([0]), ledger=ledger, group_stop=stop)
+    (r,) = bwas(
+        p, far[None], h, weight=0.5, batch_size=10, groups=np.array([0]), ledger=ledger, group_stop=stop
+    )
     assert r.status == ("exhausted" if stop else "solved")
     assert (r.iterations == 3) if stop else r.length <= 8
+
+
+def test_images_in_two_threads_deal_out_the_members_and_raise_a_threads_error() -> None:
+    import threading
+    from contextlib import contextmanager
+
+    p = make("cube3")
+    starts = p.scramble(np.random.default_rng(3), 2, (6, 9))
+    h = lambda s: (s != p.goal()[None]).sum(axis=1).astype(np.float32) / 8  # noqa: E731  misplaced stickers
+    calls: list[tuple[str, int]] = []
+    entered: list[int] = []
+
+    def logged(*args, **kw):
+        calls.append((threading.current_thread().name, len(args[1])))
+        return bwas(*args, **kw)
+
+    @contextmanager
+    def context():
+        entered.append(1)
+        yield
+
+    stages = [(0.0, 10), (0.5, 100)]
+    results = anytime_images(
+        logged,
+        p,
+        starts,
+        h,
+        stages,
+        images=p.image_names,
+        time_limit=60.0,
+        max_nodes=200_000,
+        threads=2,
+        thread_context=context,
+    )
+    assert all(r.solved for r in results) and verify(p, starts, [r.actions for r in results]).all()
+    # the first stage on the two cubes here (the greedy one leaves the first unsolved, so it gets no
+    # images); then one thread the cubes and the second's mirror image, the other its two inverses
+    assert calls[0] == ("MainThread", 2) and sorted(calls[1:]) == [("images-0", 3), ("images-1", 2)]
+    assert entered == [1]
+
+    def failing(*args, **kw):
+        if threading.current_thread().name == "images-1":
+            raise PuzzleError("the search in the second thread failed")
+        return bwas(*args, **kw)
+
+    with pytest.raises(PuzzleError, match="second thread failed"):
+        anytime_images(
+            failing, p, starts, h, stages, images=p.image_names, time_limit=60.0, max_nodes=200_000, threads=2
+        )

@@ -19,8 +19,8 @@ import dataclasses
 import importlib
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from contextlib import nullcontext
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from typing import Any
 
@@ -106,6 +106,9 @@ class Defaults:
 #: bounded by its own solutions only, +2.3 (docs/results.md).
 #: Session 18's model (669M samples): +1.70, +1.50 and +1.80 on ids 0-19, 20-39 and 40-59 with this
 #: schedule; 0.5/3000 and 0.6/10000 as its last two stages gave +2.80 on ids 0-19 (idle 2-core Xeon).
+#: Session 19: the later stages as two searches side by side, a stage ending for the group once
+#: the others have searched as long again as its first solution (:class:`~.search.anytime.GroupLedger`):
+#: +1.50, +1.30 and +1.70 on the same ids (+1.50 on 60 cubes against +1.67), peak 4.4 GiB.
 #: Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (``beam_width``)
 #: were sized on ids 0-9 with the previous cube3 model: W 1000 solved all 10 (+8.4 moves over
 #: optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within 120 s (+5.1 moves on those 9,

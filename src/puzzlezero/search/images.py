@@ -149,7 +149,9 @@ def _side_by_side(
     for g in np.unique(groups):
         members = np.flatnonzero(groups == g)
         rank[members] = np.arange(members.size)
-    parts = [part for k in range(max(1, threads)) if (part := np.flatnonzero(rank % max(1, threads) == k)).size]
+    parts = [
+        part for k in range(max(1, threads)) if (part := np.flatnonzero(rank % max(1, threads) == k)).size
+    ]
     if len(parts) == 1:
         return run(parts[0], ledger)
     done: list[list[SearchResult] | BaseException | None] = [None] * len(parts)
@@ -161,7 +163,11 @@ def _side_by_side(
             done[k] = exc
 
     with thread_context():
-        pool = [threading.Thread(target=work, args=(k,), name=f"images-{k}") for k in range(len(parts))]
+        # daemon threads: an interrupt (Ctrl-C) in the caller ends the process without waiting for them
+        pool = [
+            threading.Thread(target=work, args=(k,), name=f"images-{k}", daemon=True)
+            for k in range(len(parts))
+        ]
         for t in pool:
             t.start()
         for t in pool:
