@@ -257,6 +257,8 @@ def test_a_members_solution_bounds_the_rest_of_its_group_within_the_search(name:
         search(p, both, fn, groups=np.array([0, 2]), ledger=ledger)
     with pytest.raises(PuzzleError, match=r"groups needs one group number >= 0 per start \(2\)"):
         search(p, both, fn, groups=np.array([0]))
+    with pytest.raises(PuzzleError, match="group_stop needs groups"):
+        search(p, both, fn, group_stop=True)
 
 
 @pytest.mark.parametrize("stop", [False, True])

@@ -290,7 +290,7 @@ def _run_bwas(
 def _search_threads(o: SolveOptions) -> tuple[int, Callable[[], Any]]:
     """How many searches may run side by side, and the context they run in: for a torch network
     (:attr:`HeuristicSpec.torch`), one per intra-op thread torch has, each with one thread (the
-    cube's images: 1.16-1.32x the nodes a second of one search on two threads, docs/results.md);
+    cube's images: 1.3-1.4x the nodes a second of one search on two threads, docs/results.md);
     otherwise one."""
     spec = HEURISTICS.get(o.heuristic or "")
     if spec is None or not spec.torch:

@@ -206,6 +206,8 @@ class _Bwas:
     ):  # noqa: ANN001, ANN206
         """The search of :func:`bwas`'s arguments, checked (bad values raise :class:`PuzzleError`)."""
         starts = as_batch(puzzle, starts)
+        if group_stop and groups is None:
+            raise PuzzleError("group_stop needs groups: the starts whose solutions end each other's search")
         if groups is not None:
             groups = np.asarray(groups)
             if groups.shape != (starts.shape[0],) or groups.dtype.kind not in "iu" or groups.min() < 0:
