@@ -105,6 +105,26 @@ def test_puzzles_lists_every_registered_puzzle(client: TestClient) -> None:
     assert infos["lightsout7"]["policy_only"] is True and infos["cube3"]["policy_only"] is False
 
 
+def test_a_cards_policy_only_is_read_once_per_version_of_the_card(tmp_path: Path, monkeypatch) -> None:
+    import os
+
+    from puzzlezero.web.config import policy_only
+
+    card = tmp_path / "card.json"
+    assert policy_only(tmp_path) is False  # no card
+    card.write_text(json.dumps({"policy_only": True}))
+    assert policy_only(tmp_path) is True
+    reads: list[Path] = []
+    real = Path.read_text
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: reads.append(self) or real(self, *a, **k))
+    assert policy_only(tmp_path) is True and reads == []  # the same card: not read again
+    card.write_text(json.dumps({"policy_only": False, "note": "retrained with a value head"}))
+    os.utime(card, ns=(card.stat().st_atime_ns, card.stat().st_mtime_ns + 1_000_000))
+    assert policy_only(tmp_path) is False and reads == [card]  # a new version is read
+    card.write_text("{not json")
+    assert policy_only(tmp_path) is False
+
+
 def test_info_reports_limits_and_cubing(client: TestClient) -> None:
     info = client.get("/api/info").json()
     assert info["limits"]["max_time_limit"] == 60.0 and "node_modules" not in info["limits"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -140,9 +141,22 @@ def has_shipped_model(name: str) -> bool:
 
 def policy_only(folder: str | Path) -> bool:
     """Does the model in ``folder`` have a policy and no trained value (its card's ``policy_only``,
-    written by the trainer: EfficientCube's recipe)? Then only the policy beam searches it."""
+    written by the trainer: EfficientCube's recipe)? Then only the policy beam searches it. The
+    card (tens of kB, asked for by every ``GET /api/puzzles``) is read again only when its
+    modification time or size changes."""
+    path = Path(folder) / "card.json"
     try:
-        card = json.loads((Path(folder) / "card.json").read_text(encoding="utf-8"))
+        stat = path.stat()
+    except OSError:
+        return False
+    return _card_says_policy_only(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=256)
+def _card_says_policy_only(path: str, mtime_ns: int, size: int) -> bool:
+    """:func:`policy_only` of one version of a card (``mtime_ns`` and ``size`` key the cache)."""
+    try:
+        card = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(card, dict) and bool(card.get("policy_only"))
