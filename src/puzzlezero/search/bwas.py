@@ -242,9 +242,9 @@ class _Bwas:
     def _finish(self, i: int, status: str, node: int = -1) -> None:
         self.status[i] = status
         self.goal_node[i] = node
-        self.seconds[i] = time.perf_counter() - self.t0
+        now = time.perf_counter()
+        self.seconds[i] = now - self.t0
         if status == "solved" and self.groups is not None:  # the group's bound tightens at once
-            now = time.perf_counter()
             self.ledger.solved(int(self.groups[i]), float(self.table.g[node]), self.t0, now)
 
     def _bounds(self) -> np.ndarray | None:
