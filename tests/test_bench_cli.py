@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from conftest import BENCH_DIR
 
 from puzzlezero import make, solver
-from puzzlezero.bench import cases_path, load_cases, parse_ids, summarize
+from puzzlezero.bench import by_seconds, cases_path, load_cases, parse_ids, summarize
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.solver import HeuristicSpec
@@ -283,6 +284,70 @@ def test_parse_ids_and_summary() -> None:
         and s["mean_search_length"] == 23.5
         and s["mean_length"] == 21.5
     )
+
+
+def test_by_seconds_reads_what_each_case_had_found_by_then() -> None:
+    rows = [  # anytime: 26 moves at 0.4 s, 22 at 4 s (optimal 20), the search ending at 30 s
+        {
+            "solved": True,
+            "length": 22,
+            "optimal_length": 20,
+            "nodes_generated": 1,
+            "seconds": 30.0,
+            "first_solution_seconds": 0.4,
+            "improvements": [{"seconds": 0.4, "length": 26}, {"seconds": 4.0, "length": 22}],
+        },
+        {
+            "solved": True,
+            "length": 21,
+            "optimal_length": 21,
+            "nodes_generated": 1,
+            "seconds": 30.0,
+            "first_solution_seconds": 1.5,
+            "improvements": [{"seconds": 1.5, "length": 21}],
+        },
+        {"solved": False, "length": None, "optimal_length": 19, "nodes_generated": 1, "seconds": 30.0},
+    ]
+    prof = {row["seconds"]: row for row in by_seconds(rows)}
+    assert list(prof) == [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0]  # the instants below 30 s, then 30 s
+    assert prof[0.5] == {
+        "seconds": 0.5,
+        "solved_pct": pytest.approx(33.33),
+        "mean_length": 26.0,
+        "mean_excess": 6.0,
+        "optimal_pct": 0.0,
+    }
+    assert prof[2.0]["mean_length"] == 23.5 and prof[2.0]["mean_excess"] == 3.0  # (26-20 + 21-21) / 2
+    assert prof[2.0]["optimal_pct"] == pytest.approx(33.33)
+    assert prof[5.0]["mean_length"] == 21.5 and prof[5.0]["mean_excess"] == 1.0 == prof[30.0]["mean_excess"]
+    assert summarize(rows)["by_seconds"] == by_seconds(rows)
+    rows[2]["optimal_length"] = None  # an unknown optimum: lengths only
+    assert "mean_excess" not in by_seconds(rows)[0] and by_seconds([]) == []
+    early = [dict(rows[1], seconds=0.2, improvements=[{"seconds": 0.1, "length": 21}])]
+    assert [r["seconds"] for r in by_seconds(early)] == [0.2]  # a run shorter than every instant
+    one_search = {k: v for k, v in rows[1].items() if k not in ("improvements", "first_solution_seconds")}
+    assert "by_seconds" not in summarize([one_search])  # no schedule: no profile
+
+
+def test_bench_of_an_anytime_schedule_keeps_each_cases_improvements(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    cases = tmp_path / "p8.json"
+    state = [8, 6, 7, 2, 5, 4, 3, 0, 1]  # 31 moves from the goal
+    cases.write_text(
+        json.dumps({"puzzle": "puzzle8", "cases": [{"id": 0, "tiles": state, "optimal_length": 31}]})
+    )
+    out_path = tmp_path / "r.json"
+    argv = ["bench", "puzzle8", "--cases", str(cases), "--heuristic", "pdb", "--stages", "0:1,1:20"]
+    rc, out, _ = run(capsys, *argv, "--json", str(out_path))
+    assert rc == 0 and "shortest found by" in out
+    report = json.loads(out_path.read_text())
+    (r,) = report["results"]
+    steps = r["improvements"]
+    assert steps[-1]["length"] == r["length"] == 31 and steps[0]["seconds"] == r["first_solution_seconds"]
+    assert all(a["seconds"] <= b["seconds"] and a["length"] > b["length"] for a, b in pairwise(steps))
+    last = report["summary"]["by_seconds"][-1]
+    assert last["seconds"] == r["seconds"] and last["mean_excess"] == 0.0 and last["optimal_pct"] == 100.0
 
 
 @pytest.mark.parametrize("name", ["cube3", "puzzle15", "lightsout7", "sokoban"])

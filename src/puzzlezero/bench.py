@@ -59,8 +59,10 @@ from puzzlezero.solver import (
 from puzzlezero.storage import atomic_write_json
 
 __all__ = [
+    "BY_SECONDS",
     "BenchReport",
     "Case",
+    "by_seconds",
     "cases_path",
     "hardware",
     "load_cases",
@@ -291,7 +293,14 @@ def run_bench(
         }
         | ({"half_turn_length": r.half_turn_length} if r.half_turn_length is not None else {})
         | ({"cost": r.cost} if r.solved and not puzzle.unit_costs else {})
-        | ({"first_solution_seconds": r.first_solution_seconds} if r.improvements else {})
+        | (
+            {
+                "first_solution_seconds": round(r.improvements[0][0], 6),
+                "improvements": [{"seconds": round(t, 6), "length": n} for t, n in r.improvements],
+            }
+            if r.improvements
+            else {}
+        )
         | ({"fallback": r.fallback} if r.fallback else {})
         | ({"stages": [dict(st) for st in r.stages]} if r.stages else {})
         | ({"search_length": r.search_length} if r.search_length is not None else {})
@@ -395,8 +404,9 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         extra["reduced_pct"] = round(100.0 * len(reduced) / n, 2)
         extra["mean_search_length"] = mean([r.get("search_length", r["length"]) for r in solved])
     first = [r["first_solution_seconds"] for r in solved if "first_solution_seconds" in r]
-    if first:  # anytime solving: when the first solution came
+    if first:  # anytime solving: when the first solution came, and how good it was by when
         extra["median_first_solution_seconds"] = round(statistics.median(first), 4)
+        extra["by_seconds"] = by_seconds(results)
     return {
         "cases": n,
         "solved_pct": round(100.0 * len(solved) / n, 2) if n else None,
@@ -414,6 +424,49 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "median_seconds": round(statistics.median(seconds), 4) if seconds else None,
         "mean_seconds": mean(seconds),
     } | extra
+
+
+#: the instants of :func:`by_seconds` (those up to the longest case's time are reported)
+BY_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+
+
+def by_seconds(
+    results: Sequence[dict[str, Any]], instants: Sequence[float] = BY_SECONDS
+) -> list[dict[str, Any]]:
+    """The anytime profile of a run: for each instant ``t`` of ``instants`` up to the longest case's
+    time, what the searches had found by ``t`` seconds into each case (its ``improvements``, the
+    time and length of each shorter solution; a case without them counts as found at its
+    ``seconds``): ``{"seconds", "solved_pct", "mean_length", "mean_excess", "optimal_pct"}``, the
+    mean length over the cases solved by then, and where every case has an optimal length, its
+    excess over optimal on those cases and the share solved optimally.
+
+    This reads one run at its own time limit: an anytime schedule given ``t`` seconds divides them
+    otherwise, so the figure at ``t`` tells what the run had by then, not what a run limited to
+    ``t`` would return."""
+    if not results:
+        return []
+    longest = max(r["seconds"] for r in results)
+    known = all(r["optimal_length"] is not None for r in results)
+    rows = []
+    for t in [x for x in instants if x < longest] + [longest]:
+        best: list[tuple[int, int | None]] = []  # (length by t, optimal) of the cases solved by t
+        for r in results:
+            if not r["solved"]:
+                continue
+            steps = r.get("improvements") or [{"seconds": r["seconds"], "length": r["length"]}]
+            found = [s["length"] for s in steps if s["seconds"] <= t]
+            if found:
+                best.append((min(found), r["optimal_length"]))
+        row: dict[str, Any] = {
+            "seconds": t,
+            "solved_pct": round(100.0 * len(best) / len(results), 2),
+            "mean_length": round(float(np.mean([b for b, _ in best])), 4) if best else None,
+        }
+        if known:
+            row["mean_excess"] = round(float(np.mean([b - o for b, o in best])), 4) if best else None
+            row["optimal_pct"] = round(100.0 * sum(b == o for b, o in best) / len(results), 2)
+        rows.append(row)
+    return rows
 
 
 def peak_rss_mib() -> float | None:

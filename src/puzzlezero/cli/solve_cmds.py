@@ -519,11 +519,28 @@ def _table(summary: dict[str, Any], results: list[dict[str, Any]], max_rows: int
     summ.add_column("key")
     summ.add_column("value", justify="right")
     for key, value in summary.items():
-        if value is not None:
+        if value is not None and key != "by_seconds":
             summ.add_row(
                 key,
                 f"{value:,}"
                 if isinstance(value, int | float) and not isinstance(value, bool)
                 else str(value),
             )
-    return Group(cases, summ)
+    if not summary.get("by_seconds"):
+        return Group(cases, summ)
+    return Group(cases, summ, _by_seconds_table(summary["by_seconds"]))
+
+
+def _by_seconds_table(rows: list[dict[str, Any]]) -> Any:
+    """The anytime profile (``summary["by_seconds"]``): what the run had found by each instant."""
+    from rich.table import Table
+
+    table = Table(title="anytime: the shortest found by")
+    cols = [("seconds", "by s"), ("solved_pct", "solved %"), ("mean_length", "mean length")]
+    if "mean_excess" in rows[0]:
+        cols += [("mean_excess", "excess"), ("optimal_pct", "optimal %")]
+    for _, title in cols:
+        table.add_column(title, justify="right")
+    for row in rows:
+        table.add_row(*("-" if row[key] is None else f"{row[key]:g}" for key, _ in cols))
+    return table
