@@ -12,9 +12,9 @@ import pytest
 from puzzlezero import make
 from puzzlezero.errors import PuzzleError
 from puzzlezero.search import bwas
-from puzzlezero.search.images import anytime_images
+from puzzlezero.search.images import anytime_images, with_images
 from puzzlezero.search.result import SearchResult
-from puzzlezero.solver import resolve_options, solve, verify
+from puzzlezero.solver import resolve_options, solve, solve_many, verify
 
 
 def ball(p, depth: int) -> dict[bytes, int]:
@@ -190,8 +190,51 @@ def test_the_images_option_is_checked_and_a_default_is_dropped_where_it_cannot_a
         resolve_options(
             make("lightsout7"), search="bwas", stages=[(0.3, 100), (0.8, 1000)], options={"images": 1}
         )
-    with pytest.raises(PuzzleError, match="--images is an option of search bwas and search qstar"):
+    with pytest.raises(PuzzleError, match="--images is an option of search bwas"):
+        resolve_options(cube, search="gbfs", options={"images": 1})
+    # without a schedule: as more instances of one search, the images made from the state alone
+    assert resolve_options(tiles, search="beam", options={"images": 1}).option("images") == 1
+    assert resolve_options(tiles, weight=0.8, batch=100, options={"images": 1}).option("images") == 1
+    with pytest.raises(
+        PuzzleError, match="with beam needs an anytime .* the inverse image is made from its solution"
+    ):
         resolve_options(cube, search="beam", options={"images": 1})
+    assert resolve_options(cube, search="beam").option("images") == 0  # cube3's default dropped
+    with pytest.raises(PuzzleError, match="with bwas needs an anytime schedule of two or more"):
+        resolve_options(tiles, stages=[(0.8, 100)], options={"images": 1})
+    with pytest.raises(PuzzleError, match="needs the puzzle's own moves"):
+        resolve_options(tiles, search="beam", options={"images": 1}, macros=[[0, 2]])
+
+
+@pytest.mark.parametrize("search", ["beam", "bwas"])
+def test_one_search_of_a_state_and_its_transpose_keeps_the_shorter(search: str) -> None:
+    p = make("puzzle15")
+    starts = p.scramble(np.random.default_rng(3), 6, depth=(60, 100))
+    # greedy settings of a heuristic that does not depend on the batch (int8 networks do), so that
+    # the guises' paths differ and each instance searches as it would alone
+    kw = {"beam_width": 20} if search == "beam" else {"weight": 0.1, "batch": 1}
+    kw |= {"search": search, "heuristic": "misplaced"}
+    own = solve_many("puzzle15", starts, **kw)
+    both = solve_many("puzzle15", starts, options={"images": 1}, **kw)
+    transposes = np.stack([p.image("transpose", s, ()) for s in starts])
+    alone = solve_many("puzzle15", transposes, **kw)
+    assert any(a.length != t.length for a, t in zip(own, alone, strict=True))  # the guises differ
+    for s, a, b, t in zip(starts, own, both, alone, strict=True):
+        assert a.solved and b.solved and t.solved
+        assert b.length == min(a.length, t.length)  # the shorter guise's path, mapped back
+        assert p.is_goal(p.apply_moves(s, list(b.actions))[None])[0]  # (solve_many replays it too)
+        assert b.nodes_generated == a.nodes_generated + t.nodes_generated  # the group's nodes
+        lengths = [n for _, n in b.improvements]  # each guise's solution as it finished, if shorter
+        assert lengths[-1] == b.length and lengths == sorted(set(lengths), reverse=True)
+        assert set(lengths) <= {a.length, t.length}
+
+
+def test_images_made_from_a_solution_need_a_schedule() -> None:
+    cube = make("cube3")
+    with pytest.raises(PuzzleError, match="made from a solution of the state"):
+        with_images(lambda rows: [], cube, cube.goals(1), ["inverse"])
+    with pytest.raises(PuzzleError, match="has no image 'flip'"):
+        with_images(lambda rows: [], cube, cube.goals(1), ["flip"])
 
 
 def test_solve_with_images_on_a_real_cube_replays() -> None:

@@ -248,6 +248,19 @@ def _goal_kw(o: SolveOptions) -> dict[str, str]:
     return {} if o.goal == SOLVED else {"is_goal": o.goal}
 
 
+def _imaged(
+    run: Callable[[np.ndarray], Results], puzzle: Puzzle, states: np.ndarray, o: SolveOptions
+) -> Results:
+    """``run(states)``, or with the ``images`` option the states and their first N images in one
+    call, each state's shortest solution kept (:func:`~puzzlezero.search.images.with_images`)."""
+    n_images = o.option("images")
+    if not n_images:
+        return run(states)
+    from puzzlezero.search.images import with_images
+
+    return with_images(run, puzzle, states, puzzle.image_names[:n_images])
+
+
 def _run_bwas(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
@@ -275,15 +288,20 @@ def _run_bwas(
         return anytime(
             fn, puzzle, states, h, o.stages, time_limit=o.time_limit, max_nodes=o.max_nodes, **_goal_kw(o)
         )
-    return fn(
+    return _imaged(
+        lambda rows: fn(
+            puzzle,
+            rows,
+            h,
+            weight=o.weight,
+            batch_size=o.batch,
+            max_nodes=o.max_nodes,
+            time_limit=o.time_limit,
+            **_goal_kw(o),
+        ),
         puzzle,
         states,
-        h,
-        weight=o.weight,
-        batch_size=o.batch,
-        max_nodes=o.max_nodes,
-        time_limit=o.time_limit,
-        **_goal_kw(o),
+        o,
     )
 
 
@@ -315,15 +333,20 @@ def _run_gbfs(
 def _run_beam(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
-    return fn(
+    return _imaged(
+        lambda rows: fn(
+            puzzle,
+            rows,
+            h,
+            beam_width=o.beam_width,
+            max_steps=o.max_steps,
+            max_nodes=o.max_nodes,
+            time_limit=o.time_limit,
+            **_goal_kw(o),
+        ),
         puzzle,
         states,
-        h,
-        beam_width=o.beam_width,
-        max_steps=o.max_steps,
-        max_nodes=o.max_nodes,
-        time_limit=o.time_limit,
-        **_goal_kw(o),
+        o,
     )
 
 
@@ -482,9 +505,11 @@ def _option_table() -> dict[str, OptionSpec]:
         "images": OptionSpec(
             0,
             int,
-            "anytime BWAS/Q*: the stages after the first also search the state's first N images, the "
-            "same problem in other guises (cubes: inverse, mirror, inverse-mirror), and keep the "
-            "shortest solution; 0: the state alone",
+            "search the state's first N images too, the same problem in other guises (cubes: "
+            "inverse, mirror, inverse-mirror; sliding puzzles: transpose), and keep the shortest "
+            "solution: in an anytime schedule's stages after the first (BWAS, Q*), or as more "
+            "instances of one search (beam search, one BWAS or Q* setting; images made from the "
+            "state alone); 0: the state alone",
             low=0,
         ),
         "wcd_depth": OptionSpec(DEPTH, int, "WCD: convolution levels K", low=0, high=MAX_DEPTH),
@@ -547,6 +572,7 @@ SEARCHES: dict[str, SearchSpec] = {
         "batched beam search (CayleyPy)",
         goals=True,
         macros=True,
+        options=("images",),
     ),
     "qbeam": SearchSpec(
         "puzzlezero.search:qbeam",
@@ -556,6 +582,7 @@ SEARCHES: dict[str, SearchSpec] = {
         "beam search ranking children by one Q-network call per beam state",
         heuristic_kind="q",
         goals=True,
+        options=("images",),
     ),
     "pbeam": SearchSpec(
         "puzzlezero.search:pbeam",
@@ -1007,7 +1034,9 @@ def resolve_options(
     if fallback and goal != SOLVED:
         raise PuzzleError(f"the fallback search solves to the puzzle's own goal, not {goal!r}")
     use_fallback = fallback or (fallback is None and own)
-    chosen = _check_images(puzzle, search, chosen, given=options or {}, stages=stages, goal=goal)
+    chosen = _check_images(
+        puzzle, search, chosen, given=options or {}, stages=stages, goal=goal, macros=bool(macros)
+    )
     cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
     if max_nodes is None and cap is not None and reads_beam_width(search) and beam_width is not None:
         # a wider beam than the default's keeps the default's number of steps: the default node
@@ -1039,19 +1068,26 @@ def _check_images(
     given: Mapping[str, Any],
     stages: Sequence[tuple[float, int]],
     goal: str,
+    macros: bool = False,
 ) -> tuple[tuple[str, Any], ...]:
     """The ``images`` option checked against the puzzle and the schedule. Images join an anytime
-    schedule's later stages (their inverse is made from the first stage's solution) and solve to
-    the puzzle's own goal: a puzzle's default is dropped where that does not hold, a value given
-    is an error."""
+    schedule's later stages (their inverse is made from the first stage's solution), or without a
+    schedule the one search as more instances where none of them needs a solution (the sliding
+    puzzles' transpose, not the cube's inverse), and solve to the puzzle's own goal in its own
+    moves: a puzzle's default is dropped where that does not hold, a value given is an error."""
     n = dict(chosen).get("images", 0)
     if not n:
         return chosen
     why = None
-    if len(stages) < 2:
-        why = "an anytime schedule of two or more stages (the images join the stages after the first)"
+    need_solution = [name for name in puzzle.image_names[:n] if name in puzzle.solution_images]
+    if len(stages) == 1 or (not stages and need_solution):
+        why = "an anytime schedule of two or more stages (the images join the stages after the first)" + (
+            f"; the {need_solution[0]} image is made from its solution" if need_solution else ""
+        )
     elif goal != SOLVED:
         why = f"the puzzle's own goal, not {goal!r}"
+    elif macros:
+        why = "the puzzle's own moves (no --macros: an image of a macro is not one of them)"
     elif n > len(puzzle.image_names):
         have = ", ".join(puzzle.image_names) or "none"
         why = f"at most {len(puzzle.image_names)} on {puzzle.name} (its images: {have})"

@@ -553,6 +553,9 @@ class Puzzle(ABC):
     #: names of :meth:`image`: the same problem in other guises, whose solutions map back to
     #: solutions of the state (cubes: ``"inverse"``, ``"mirror"``, ``"inverse-mirror"``); none here
     image_names: tuple[str, ...] = ()
+    #: the images of :attr:`image_names` made from a solution of the state (the cube's inverse);
+    #: the others are made from the state alone, so a search without a first stage can take them
+    solution_images: tuple[str, ...] = ()
 
     def image(self, name: str, state: np.ndarray, solution: Sequence[int]) -> np.ndarray:
         """The image ``name`` (one of :attr:`image_names`) of one ``state``, exactly as far from

@@ -499,6 +499,7 @@ class _Cube(Puzzle):
     #: the inverse (the cube scrambled by a solution, which the reversed scramble solves), the
     #: left-right mirror image (``R`` becomes ``L'``), and the mirror image of the inverse
     image_names = ("inverse", "mirror", "inverse-mirror")
+    solution_images = ("inverse", "inverse-mirror")
 
     def image(self, name: str, state: np.ndarray, solution: Sequence[int]) -> np.ndarray:
         """The cube as group element ``g`` (``state = goal * g``, ``solution`` spells ``g⁻¹``):

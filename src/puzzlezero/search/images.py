@@ -20,6 +20,11 @@ Within an anytime schedule (:mod:`.anytime`):
 3. Each image's solutions are mapped back; each state returns its cheapest, with every
    improvement's time and length and the nodes of its whole group.
 
+A search without a schedule (one BWAS or Q* setting, beam search) takes the images made from the
+state alone (``Puzzle.solution_images`` are not: the cube's inverse needs a solution first):
+:func:`with_images` searches each state and those images as instances of one batched call and
+keeps the cheapest solution of each group (the sliding puzzles' ``transpose``).
+
 The images share the time of the later stages (the instances of a batched search share every
 iteration), so each gets part of the budget; it pays where the schedule's last stages buy little
 on one state (docs/results.md). The node cap applies per instance and stage, so the peak memory
@@ -43,11 +48,12 @@ from typing import Any
 
 import numpy as np
 
+from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.anytime import GroupLedger, anytime, check_stages
 from puzzlezero.search.result import SearchResult, as_batch
 
-__all__ = ["anytime_images"]
+__all__ = ["anytime_images", "with_images"]
 
 
 def anytime_images(
@@ -135,6 +141,60 @@ def anytime_images(
     return out
 
 
+def with_images(
+    run: Callable[[np.ndarray], list[SearchResult]],
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    images: Sequence[str],
+) -> list[SearchResult]:
+    """``run`` (one batched search call, ``states -> results``) on ``starts`` and each state's
+    ``images`` together, the images made from the state alone (none of
+    ``puzzle.solution_images``); one :class:`SearchResult` per state: the cheapest solution of the
+    state and its images, mapped back, with the group's nodes and iterations, the call's seconds,
+    and as ``improvements`` each member's solution at the time it finished that was shorter than
+    those before. An image equal to the state or to an earlier image is not searched twice."""
+    starts = as_batch(puzzle, starts)
+    for name in images:
+        if name not in puzzle.image_names:
+            puzzle.image(name, starts[0], ())  # raises, naming the puzzle's images
+        if name in puzzle.solution_images:
+            raise PuzzleError(
+                f"the {name} image of {puzzle.name} is made from a solution of the state: search it "
+                f"in an anytime schedule, whose first stage finds one"
+            )
+    rows, group, guise = [], [], []
+    for i, state in enumerate(starts):
+        seen = set()
+        for name in (None, *images):
+            row = state if name is None else puzzle.image(name, state, ())
+            if row.tobytes() not in seen:
+                seen.add(row.tobytes())
+                rows.append(row)
+                group.append(i)
+                guise.append(name)
+    t0 = time.perf_counter()
+    got = run(np.stack(rows))
+    total = time.perf_counter() - t0
+    group_arr = np.asarray(group, dtype=np.int64)
+    out = []
+    for i in range(starts.shape[0]):
+        members = np.flatnonzero(group_arr == i)
+        best: tuple[float, tuple[int, ...]] | None = None
+        found = []
+        for m in members:
+            r = got[m]
+            if not r.solved:
+                continue
+            actions = tuple(r.actions if guise[m] is None else puzzle.from_image(guise[m], r.actions))
+            cost = puzzle.path_cost(actions)
+            found.append((round(r.seconds, 6), len(actions)))
+            if best is None or cost < best[0]:
+                best = (cost, actions)
+        own = got[members[0]]
+        out.append(_merged(own, [got[m] for m in members[1:]], best, found, total, status=own.status))
+    return out
+
+
 def _side_by_side(
     run: Callable[[np.ndarray, GroupLedger], list[SearchResult]],
     groups: np.ndarray,
@@ -188,10 +248,13 @@ def _merged(
     best: tuple[float, tuple[int, ...]] | None,
     found: list[tuple[float, int]],
     total: float,
+    *,
+    status: str | None = None,
 ) -> SearchResult:
     """One state's result: its group's cheapest solution, the improvements in time order (each
     shorter than the one before), the nodes and iterations of the whole group. ``members`` are
-    the group's later-stage results, the state's own first."""
+    the group's later-stage results, the state's own first; unsolved, the result has ``status``
+    (default: that of the state's own later-stage result)."""
     record, kept = np.inf, []
     for t, n in sorted(found):
         if n < record:
@@ -204,7 +267,7 @@ def _merged(
         nodes_generated=sum(r.nodes_generated for r in runs),
         iterations=sum(r.iterations for r in runs),
         seconds=total,
-        status="solved" if best is not None else members[0].status,
+        status="solved" if best is not None else (status or members[0].status),
         improvements=tuple(kept),
         cost=best[0] if best is not None else None,
     )
