@@ -202,6 +202,10 @@ def test_the_images_option_is_checked_and_a_default_is_dropped_where_it_cannot_a
     assert resolve_options(cube, search="beam").option("images") == 0  # cube3's default dropped
     with pytest.raises(PuzzleError, match="with bwas needs an anytime schedule of two or more"):
         resolve_options(tiles, stages=[(0.8, 100)], options={"images": 1})
+    p35 = resolve_options(make("puzzle35"))  # its default: beam search over the board and its transpose
+    assert (p35.search, p35.option("images")) == ("beam", 1)
+    assert resolve_options(make("puzzle35"), search="bwas").option("images") == 0  # measured for beam
+    assert resolve_options(make("puzzle35"), search="bwas", options={"images": 1}).option("images") == 1
     with pytest.raises(PuzzleError, match="needs the puzzle's own moves"):
         resolve_options(tiles, search="beam", options={"images": 1}, macros=[[0, 2]])
 

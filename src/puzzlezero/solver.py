@@ -147,8 +147,12 @@ DEFAULTS: dict[str, Defaults] = {
     "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
     # the shipped model (85M samples: CPU, 6 min of an H100, CPU), benchmark ids 0-9, idle 2-core
     # Xeon: λ 0.5 N 2000 about 133 moves at a median of 12 s; λ 0.6 N 6000 131.0 at 25-30 s (at
-    # most 3.7M nodes); λ 0.6 N 10000 130.2 at 49 s; λ 0.7 changed little (docs/training.md)
-    "puzzle35": Defaults(0.6, 6000, 8_000_000, 300.0, 2000, 1000),
+    # most 3.7M nodes); λ 0.6 N 10000 130.2 at 49 s; λ 0.7 changed little (docs/training.md).
+    # Session 20, the model of 112M samples, ids 0-59: beam search W 5000 over the board and its
+    # transpose in one call, the shorter kept, 131.2 moves against BWAS 0.6/6000's 131.92, at a
+    # median of 33 s against 20-23 s; on ids 0-9 one guise at W 10000 gave 129.2 at 34 s against
+    # the two guises' 128.4. ``--search bwas`` keeps λ 0.6, N 6000 and the board alone
+    "puzzle35": Defaults(0.6, 6000, 8_000_000, 300.0, 2000, 5000, search="beam", options=(("images", 1),)),
     "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
     # the shipped policy (EfficientCube's recipe with the press-set target, 263M samples on one
     # H200) searched by its policy beam: W 1000 solved all 250 shared benchmark boards, 99.6% of
@@ -249,10 +253,15 @@ def _goal_kw(o: SolveOptions) -> dict[str, str]:
 
 
 def _imaged(
-    run: Callable[[np.ndarray], Results], puzzle: Puzzle, states: np.ndarray, o: SolveOptions
+    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions, **settings: Any
 ) -> Results:
-    """``run(states)``, or with the ``images`` option the states and their first N images in one
-    call, each state's shortest solution kept (:func:`~puzzlezero.search.images.with_images`)."""
+    """One call of the search ``fn`` with ``settings`` and the options' limits and goal, or with the
+    ``images`` option on the states and their first N images together, each state's shortest
+    solution kept (:func:`~puzzlezero.search.images.with_images`)."""
+
+    def run(rows: np.ndarray) -> Results:
+        return fn(puzzle, rows, h, max_nodes=o.max_nodes, time_limit=o.time_limit, **settings, **_goal_kw(o))
+
     n_images = o.option("images")
     if not n_images:
         return run(states)
@@ -288,21 +297,7 @@ def _run_bwas(
         return anytime(
             fn, puzzle, states, h, o.stages, time_limit=o.time_limit, max_nodes=o.max_nodes, **_goal_kw(o)
         )
-    return _imaged(
-        lambda rows: fn(
-            puzzle,
-            rows,
-            h,
-            weight=o.weight,
-            batch_size=o.batch,
-            max_nodes=o.max_nodes,
-            time_limit=o.time_limit,
-            **_goal_kw(o),
-        ),
-        puzzle,
-        states,
-        o,
-    )
+    return _imaged(fn, puzzle, states, h, o, weight=o.weight, batch_size=o.batch)
 
 
 def _search_threads(o: SolveOptions) -> tuple[int, Callable[[], Any]]:
@@ -333,21 +328,7 @@ def _run_gbfs(
 def _run_beam(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
-    return _imaged(
-        lambda rows: fn(
-            puzzle,
-            rows,
-            h,
-            beam_width=o.beam_width,
-            max_steps=o.max_steps,
-            max_nodes=o.max_nodes,
-            time_limit=o.time_limit,
-            **_goal_kw(o),
-        ),
-        puzzle,
-        states,
-        o,
-    )
+    return _imaged(fn, puzzle, states, h, o, beam_width=o.beam_width, max_steps=o.max_steps)
 
 
 def _run_layered(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Any, o: SolveOptions) -> Results:
@@ -1035,7 +1016,14 @@ def resolve_options(
         raise PuzzleError(f"the fallback search solves to the puzzle's own goal, not {goal!r}")
     use_fallback = fallback or (fallback is None and own)
     chosen = _check_images(
-        puzzle, search, chosen, given=options or {}, stages=stages, goal=goal, macros=bool(macros)
+        puzzle,
+        search,
+        chosen,
+        given=options or {},
+        stages=stages,
+        goal=goal,
+        macros=bool(macros),
+        own=search == d.search,
     )
     cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
     if max_nodes is None and cap is not None and reads_beam_width(search) and beam_width is not None:
@@ -1069,15 +1057,19 @@ def _check_images(
     stages: Sequence[tuple[float, int]],
     goal: str,
     macros: bool = False,
+    own: bool = True,
 ) -> tuple[tuple[str, Any], ...]:
     """The ``images`` option checked against the puzzle and the schedule. Images join an anytime
     schedule's later stages (their inverse is made from the first stage's solution), or without a
     schedule the one search as more instances where none of them needs a solution (the sliding
     puzzles' transpose, not the cube's inverse), and solve to the puzzle's own goal in its own
-    moves: a puzzle's default is dropped where that does not hold, a value given is an error."""
+    moves: a puzzle's default is dropped where that does not hold, a value given is an error. A
+    puzzle's default is for its own search (``own``), as measured (puzzle35: the beam search)."""
     n = dict(chosen).get("images", 0)
     if not n:
         return chosen
+    if not own and "images" not in given:
+        return tuple((k, 0 if k == "images" else v) for k, v in chosen)
     why = None
     need_solution = [name for name in puzzle.image_names[:n] if name in puzzle.solution_images]
     if len(stages) == 1 or (not stages and need_solution):

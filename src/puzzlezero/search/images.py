@@ -130,13 +130,9 @@ def anytime_images(
         found = list(r.improvements)
         for m in members:
             got = later[m]
-            if not got.solved:
-                continue
-            actions = tuple(got.actions if guise[m] is None else puzzle.from_image(guise[m], got.actions))
-            cost = puzzle.path_cost(actions)
-            if best is None or cost < best[0]:
-                best = (cost, actions)
-            found += [(round(offset + t, 6), n) for t, n in got.improvements]
+            if got.solved:
+                best = _cheaper(best, _mapped_back(puzzle, guise[m], got))
+                found += [(round(offset + t, 6), n) for t, n in got.improvements]
         out.append(_merged(r, [later[m] for m in members], best, found, total))
     return out
 
@@ -182,17 +178,26 @@ def with_images(
         best: tuple[float, tuple[int, ...]] | None = None
         found = []
         for m in members:
-            r = got[m]
-            if not r.solved:
-                continue
-            actions = tuple(r.actions if guise[m] is None else puzzle.from_image(guise[m], r.actions))
-            cost = puzzle.path_cost(actions)
-            found.append((round(r.seconds, 6), len(actions)))
-            if best is None or cost < best[0]:
-                best = (cost, actions)
+            if got[m].solved:
+                best = _cheaper(best, mine := _mapped_back(puzzle, guise[m], got[m]))
+                found.append((round(got[m].seconds, 6), len(mine[1])))
         own = got[members[0]]
         out.append(_merged(own, [got[m] for m in members[1:]], best, found, total, status=own.status))
     return out
+
+
+def _mapped_back(puzzle: Puzzle, guise: str | None, r: SearchResult) -> tuple[float, tuple[int, ...]]:
+    """The cost and the moves of a solved member's path as a solution of its state (``guise``: the
+    image it searched, ``None`` for the state itself)."""
+    actions = tuple(r.actions if guise is None else puzzle.from_image(guise, r.actions))
+    return puzzle.path_cost(actions), actions
+
+
+def _cheaper(
+    best: tuple[float, tuple[int, ...]] | None, other: tuple[float, tuple[int, ...]]
+) -> tuple[float, tuple[int, ...]]:
+    """The cheaper of two ``(cost, actions)`` (the first on a tie)."""
+    return other if best is None or other[0] < best[0] else best
 
 
 def _side_by_side(
