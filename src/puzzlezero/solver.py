@@ -149,9 +149,9 @@ DEFAULTS: dict[str, Defaults] = {
     # Xeon: λ 0.5 N 2000 about 133 moves at a median of 12 s; λ 0.6 N 6000 131.0 at 25-30 s (at
     # most 3.7M nodes); λ 0.6 N 10000 130.2 at 49 s; λ 0.7 changed little (docs/training.md).
     # Session 20, the model of 112M samples, ids 0-59: beam search W 5000 over the board and its
-    # transpose in one call, the shorter kept, 131.2 moves against BWAS 0.6/6000's 131.92, at a
+    # transpose in one call, the shorter kept, 131.18 moves against BWAS 0.6/6000's 131.92, at a
     # median of 33 s against 20-23 s; on ids 0-9 one guise at W 10000 gave 129.2 at 34 s against
-    # the two guises' 128.4. ``--search bwas`` keeps λ 0.6, N 6000 and the board alone
+    # the two guises' 128.2 at 31 s. ``--search bwas`` keeps λ 0.6, N 6000 and the board alone
     "puzzle35": Defaults(0.6, 6000, 8_000_000, 300.0, 2000, 5000, search="beam", options=(("images", 1),)),
     "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
     # the shipped policy (EfficientCube's recipe with the press-set target, 263M samples on one
