@@ -463,7 +463,8 @@ def by_seconds(
             "mean_length": round(float(np.mean([b for b, _ in best])), 4) if best else None,
         }
         if known:
-            row["mean_excess"] = round(float(np.mean([b - o for b, o in best])), 4) if best else None
+            excess = [b - o for b, o in best if o is not None]  # every optimum is known here
+            row["mean_excess"] = round(float(np.mean(excess)), 4) if excess else None
             row["optimal_pct"] = round(100.0 * sum(b == o for b, o in best) / len(results), 2)
         rows.append(row)
     return rows

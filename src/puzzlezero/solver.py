@@ -1068,11 +1068,11 @@ def _check_images(
     n = dict(chosen).get("images", 0)
     if not n:
         return chosen
-    if not own and "images" not in given:
-        return tuple((k, 0 if k == "images" else v) for k, v in chosen)
     why = None
     need_solution = [name for name in puzzle.image_names[:n] if name in puzzle.solution_images]
-    if len(stages) == 1 or (not stages and need_solution):
+    if not own and "images" not in given:
+        why = "the puzzle's own search"  # (never raised: only a default is dropped here)
+    elif len(stages) == 1 or (not stages and need_solution):
         why = "an anytime schedule of two or more stages (the images join the stages after the first)" + (
             f"; the {need_solution[0]} image is made from its solution" if need_solution else ""
         )

@@ -51,7 +51,7 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.anytime import GroupLedger, anytime, check_stages
-from puzzlezero.search.result import SearchResult, as_batch
+from puzzlezero.search.result import SearchResult, Status, as_batch
 
 __all__ = ["anytime_images", "with_images"]
 
@@ -76,30 +76,13 @@ def anytime_images(
     by side, within ``thread_context()`` (see the module docstring)."""
     starts = as_batch(puzzle, starts)
     stages = check_stages(stages)
-    for name in images:
-        if name not in puzzle.image_names:
-            puzzle.image(name, starts[0], ())  # raises, naming the puzzle's images
+    _check_names(puzzle, images)
     t0 = time.perf_counter()
     first = anytime(search, puzzle, starts, heuristic, stages[:1], time_limit=time_limit, max_nodes=max_nodes)
     left = time_limit - (time.perf_counter() - t0)
     if len(stages) == 1 or left <= 0 or not images:
         return first
-    rows, group, guise = [], [], []
-    for i, r in enumerate(first):
-        seen = {starts[i].tobytes()}
-        rows.append(starts[i])
-        group.append(i)
-        guise.append(None)
-        if not r.solved:
-            continue
-        for name in images:
-            image = puzzle.image(name, starts[i], r.actions)
-            if image.tobytes() not in seen:
-                seen.add(image.tobytes())
-                rows.append(image)
-                group.append(i)
-                guise.append(name)
-    group_arr = np.asarray(group, dtype=np.int64)
+    rows, group_arr, guise = _groups(puzzle, starts, images, [r.actions if r.solved else None for r in first])
     first_cost = np.array([puzzle.path_cost(r.actions) if r.solved else np.inf for r in first])
     known = first_cost[group_arr]
     offset = time.perf_counter() - t0
@@ -150,28 +133,17 @@ def with_images(
     and as ``improvements`` each member's solution at the time it finished that was shorter than
     those before. An image equal to the state or to an earlier image is not searched twice."""
     starts = as_batch(puzzle, starts)
+    _check_names(puzzle, images)
     for name in images:
-        if name not in puzzle.image_names:
-            puzzle.image(name, starts[0], ())  # raises, naming the puzzle's images
         if name in puzzle.solution_images:
             raise PuzzleError(
                 f"the {name} image of {puzzle.name} is made from a solution of the state: search it "
                 f"in an anytime schedule, whose first stage finds one"
             )
-    rows, group, guise = [], [], []
-    for i, state in enumerate(starts):
-        seen = set()
-        for name in (None, *images):
-            row = state if name is None else puzzle.image(name, state, ())
-            if row.tobytes() not in seen:
-                seen.add(row.tobytes())
-                rows.append(row)
-                group.append(i)
-                guise.append(name)
+    rows, group_arr, guise = _groups(puzzle, starts, images, [()] * starts.shape[0])
     t0 = time.perf_counter()
     got = run(np.stack(rows))
     total = time.perf_counter() - t0
-    group_arr = np.asarray(group, dtype=np.int64)
     out = []
     for i in range(starts.shape[0]):
         members = np.flatnonzero(group_arr == i)
@@ -184,6 +156,34 @@ def with_images(
         own = got[members[0]]
         out.append(_merged(own, [got[m] for m in members[1:]], best, found, total, status=own.status))
     return out
+
+
+def _check_names(puzzle: Puzzle, images: Sequence[str]) -> None:
+    """:class:`PuzzleError` for a name that is not one of ``puzzle.image_names``, naming them."""
+    for name in images:
+        if name not in puzzle.image_names:
+            puzzle.image(name, puzzle.goal(), ())  # raises, naming the puzzle's images
+
+
+def _groups(
+    puzzle: Puzzle, starts: np.ndarray, images: Sequence[str], solutions: Sequence[Sequence[int] | None]
+) -> tuple[list[np.ndarray], np.ndarray, list[str | None]]:
+    """The instances of a search of ``starts`` with their ``images``: the rows (each state, then each
+    of its images made with ``solutions[i]``; none where that is ``None``, and an image equal to the
+    state or to an earlier image is left out), the state each row belongs to (``int64``), and the
+    image each row is (``None``: the state itself)."""
+    rows, group, guise = [], [], []
+    for i, state in enumerate(starts):
+        seen: set[bytes] = set()
+        solution = solutions[i]
+        made = [] if solution is None else [(name, puzzle.image(name, state, solution)) for name in images]
+        for name, row in [(None, state), *made]:
+            if row.tobytes() not in seen:
+                seen.add(row.tobytes())
+                rows.append(row)
+                group.append(i)
+                guise.append(name)
+    return rows, np.asarray(group, dtype=np.int64), guise
 
 
 def _mapped_back(puzzle: Puzzle, guise: str | None, r: SearchResult) -> tuple[float, tuple[int, ...]]:
@@ -254,7 +254,7 @@ def _merged(
     found: list[tuple[float, int]],
     total: float,
     *,
-    status: str | None = None,
+    status: Status | None = None,
 ) -> SearchResult:
     """One state's result: its group's cheapest solution, the improvements in time order (each
     shorter than the one before), the nodes and iterations of the whole group. ``members`` are
