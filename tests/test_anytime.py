@@ -13,8 +13,8 @@ from test_search import bfs_distances
 from puzzlezero import make
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
-from puzzlezero.search import bwas
-from puzzlezero.search.anytime import anytime
+from puzzlezero.search import beam, bwas
+from puzzlezero.search.anytime import anytime, anytime_beam
 from puzzlezero.search.qstar import q_from_value, qstar
 from puzzlezero.solver import DEFAULTS, resolve_options, solve_many, verify
 
@@ -128,3 +128,78 @@ def test_children_beyond_the_cost_bound_are_never_recorded(p8):
     assert np.isfinite(h).all()
     assert search.table.g[: search.table.n].max() <= bound.max()
     assert all(r.status == "exhausted" for r in results)
+
+
+# ---- beam search restarted with wider beams ------------------------------------------------------
+@pytest.fixture(scope="module")
+def p8_manhattan():
+    """puzzle8 states on which a beam of 2 under the Manhattan distance finds long solutions, and
+    one of 50 optimal ones (a test that a wider beam did something can fail)."""
+    p = make("puzzle8")
+    starts = p.scramble(np.random.default_rng(2), 8, depth=(30, 80))
+    return p, (lambda s: p.manhattan(s).astype(np.float32)), starts
+
+
+def test_a_beam_bounded_below_its_solution_finds_none_and_at_it_the_same_path(p8_manhattan):
+    p, h, starts = p8_manhattan
+    free = beam(p, starts, h, beam_width=2, max_steps=200)
+    assert all(r.solved for r in free)
+    lengths = np.array([r.length for r in free], dtype=np.float64)
+    # up to its own length no child is beyond the bound: the very same beams, the same path
+    at = beam(p, starts, h, beam_width=2, max_steps=200, max_cost=lengths)
+    assert [r.actions for r in at] == [r.actions for r in free]
+    # one below: the same beams up to the last step, whose children are all dropped
+    below = beam(p, starts, h, beam_width=2, max_steps=200, max_cost=lengths - 1)
+    assert [(r.solved, r.status) for r in below] == [(False, "exhausted")] * len(starts)
+    assert [r.iterations for r in below] == lengths.astype(int).tolist()
+
+
+def test_wider_beams_only_shorten_the_narrow_ones_answer(p8_manhattan):
+    p, h, starts = p8_manhattan
+    narrow = beam(p, starts, h, beam_width=2, max_steps=200)
+    wide = beam(p, starts, h, beam_width=50, max_steps=200)
+    assert any(w.length < n.length for n, w in zip(narrow, wide, strict=True))  # the test can tell
+    results = anytime_beam(beam, p, starts, h, [2, 50], time_limit=60.0, max_steps=200)
+    assert verify(p, starts, [r.actions for r in results]).all()
+    for r, n, w in zip(results, narrow, wide, strict=True):
+        assert r.improvements[0][1] == n.length  # the narrow beam answers first
+        assert r.length == min(n.length, w.length)
+        assert [k for _, k in r.improvements] == sorted({n.length, r.length}, reverse=True)
+        assert r.nodes_generated > n.nodes_generated  # both beams counted
+
+
+def test_a_wide_beam_out_of_nodes_leaves_the_narrow_ones_answer(p8, p8_manhattan):
+    p, h, starts = p8_manhattan
+    exact = p8[1]
+    starts = starts[exact(starts) >= 10]  # a beam of 10,000 meets the goal only past 1,000 nodes
+    narrow = beam(p, starts, h, beam_width=2, max_steps=200)
+    assert len(starts) >= 3 and max(r.nodes_generated for r in narrow) < 1_000
+    wide = beam(p, starts, h, beam_width=10_000, max_steps=200, max_nodes=1_000)
+    assert all(r.status == "node limit" for r in wide)
+    results = anytime_beam(beam, p, starts, h, [2, 10_000], time_limit=60.0, max_nodes=1_000, max_steps=200)
+    assert [(r.solved, r.status, r.length) for r in results] == [(True, "solved", n.length) for n in narrow]
+
+
+def test_a_group_is_bounded_by_its_cheapest_member(p8_manhattan):
+    p, h, starts = p8_manhattan
+    pair = starts[[0, 1]]  # as one group (the guises of one problem), whatever they are
+    first = [r.length for r in beam(p, pair, h, beam_width=2, max_steps=200)]
+    assert first[0] != first[1]
+    bounds = []
+
+    def spy(puzzle, rows, heuristic, **kw):
+        bounds.append(np.asarray(kw["max_cost"]).tolist())
+        return beam(puzzle, rows, heuristic, **kw)
+
+    anytime_beam(spy, p, pair, h, [2, 50], time_limit=60.0, max_steps=200, groups=np.array([0, 0]))
+    assert min(bounds[0]) > 1e30  # no bound before a solution
+    assert bounds[1] == [min(first) - 1] * 2
+
+
+@pytest.mark.parametrize(
+    ("widths", "message"), [([], "at least one width"), ([10, 0], "beam_width must be positive")]
+)
+def test_bad_widths(p8_manhattan, widths, message):
+    p, h, starts = p8_manhattan
+    with pytest.raises(PuzzleError, match=message):
+        anytime_beam(beam, p, starts, h, widths, time_limit=1.0)

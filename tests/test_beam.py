@@ -199,9 +199,32 @@ def test_solver_runs_beam_by_name_with_per_puzzle_width() -> None:
     assert opts.beam_width == solver.DEFAULTS["cube3"].beam_width == 1000
     assert solver.resolve_options(make("puzzle8"), search="beam").beam_width == 100  # per puzzle
     assert solver.resolve_options(make("cube3"), search="beam", beam_width=7).beam_width == 7
-    assert all(d.beam_width > 0 for d in solver.DEFAULTS.values())
+    assert all(min(np.atleast_1d(d.beam_width)) > 0 for d in solver.DEFAULTS.values())
     with pytest.raises(PuzzleError, match="beam_width must be positive"):
         solve("cube2", "R", search="beam", heuristic="exact", beam_width=0)
+
+
+@pytest.mark.usefixtures("test_heuristics")
+def test_solver_runs_a_schedule_of_widths_with_and_without_images() -> None:
+    p = make("puzzle8")
+    starts = p.scramble(np.random.default_rng(2), 8, depth=(30, 80))
+    h = manhattan(p)
+    narrow, wide = (beam(p, starts, h, beam_width=w, max_steps=200) for w in (2, 50))
+    opts = solver.resolve_options(p, search="beam", heuristic="manhattan", beam_width=[2, 50])
+    assert opts.beam_width == (2, 50)
+    wider = solver.resolve_options(p, search="beam", beam_width=[2, 300])  # its widest sizes the cap
+    assert wider.max_nodes == 3 * solver.DEFAULTS["puzzle8"].max_nodes == 3 * opts.max_nodes
+    assert solver.resolve_options(p, search="beam", beam_width=(7,)).beam_width == 7  # one: no schedule
+    for n, w, s in zip(narrow, wide, starts, strict=True):
+        r = solve(p, s, search="beam", heuristic="manhattan", beam_width=(2, 50))
+        assert r.solved and r.length == min(n.length, w.length) and r.improvements[0][1] == n.length
+        imaged = solve(p, s, search="beam", heuristic="manhattan", beam_width=(2, 50), options={"images": 1})
+        assert imaged.solved and imaged.length <= r.length  # the transpose too, the shorter kept
+        assert [k for _, k in imaged.improvements] == sorted(
+            {k for _, k in imaged.improvements}, reverse=True
+        )
+    with pytest.raises(PuzzleError, match="beam_width must be positive"):
+        solver.resolve_options(p, search="beam", beam_width=(10, 0))
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -222,6 +245,13 @@ def test_cli_solve_with_beam(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = run(capsys, *args, "--beam-width", "0")
     assert rc == 2 and err.startswith("error:") and "beam_width must be positive" in err
     assert "Traceback" not in out + err
+    rc, out, _ = run(capsys, *args, "--beam-width", "2,50", "--json")
+    data = json.loads(out)
+    assert rc == 0 and data["solved"] and len(data["improvements"]) >= 1
+    rc, out, err = run(capsys, *args, "--beam-width", "2,wide")
+    assert (
+        rc == 2 and "--beam-width: '2,wide' is not a width or widths" in err and "Traceback" not in out + err
+    )
 
 
 @pytest.mark.usefixtures("test_heuristics")

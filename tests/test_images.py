@@ -236,9 +236,9 @@ def test_one_search_of_a_state_and_its_transpose_keeps_the_shorter(search: str) 
 def test_images_made_from_a_solution_need_a_schedule() -> None:
     cube = make("cube3")
     with pytest.raises(PuzzleError, match="made from a solution of the state"):
-        with_images(lambda rows: [], cube, cube.goals(1), ["inverse"])
+        with_images(lambda rows, groups: [], cube, cube.goals(1), ["inverse"])
     with pytest.raises(PuzzleError, match="has no image 'flip'"):
-        with_images(lambda rows: [], cube, cube.goals(1), ["flip"])
+        with_images(lambda rows, groups: [], cube, cube.goals(1), ["flip"])
 
 
 def test_solve_with_images_on_a_real_cube_replays() -> None:

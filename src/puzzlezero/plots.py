@@ -65,7 +65,8 @@ def _label(summary: dict[str, Any]) -> str:
     elif summary.get("weight") is not None:
         search += f" {summary['weight']:g}/{summary.get('batch')}"
     elif summary.get("beam_width") is not None:
-        search += f" W {summary['beam_width']}"
+        widths = summary["beam_width"]
+        search += " W " + (" then ".join(map(str, widths)) if isinstance(widths, list) else str(widths))
     if summary.get("heuristic"):
         search += f", {summary['heuristic']}"
     return search

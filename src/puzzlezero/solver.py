@@ -68,7 +68,9 @@ class Defaults:
     max_nodes: int  #: cap on nodes generated per instance
     time_limit: float  #: seconds per search call
     max_steps: int  #: greedy and beam search: cap on moves
-    beam_width: int = 1000  #: beam search: states kept per instance and step
+    #: beam search: states kept per instance and step; several (``(500, 5000)``): an anytime
+    #: schedule of widths, each beam looking only for shorter solutions (:func:`~.anytime.anytime_beam`)
+    beam_width: int | tuple[int, ...] = 1000
     search: str = "bwas"  #: the search ``solve`` runs when none is named
     #: anytime schedule of ``search``: ``(weight, batch)`` stages run in turn within the time limit,
     #: the shortest solution kept (:mod:`puzzlezero.search.anytime`); empty: one search
@@ -152,7 +154,9 @@ DEFAULTS: dict[str, Defaults] = {
     # transpose in one call, the shorter kept, 131.18 moves against BWAS 0.6/6000's 131.92, at a
     # median of 33 s against 20-23 s; on ids 0-9 one guise at W 10000 gave 129.2 at 34 s against
     # the two guises' 128.2 at 31 s. ``--search bwas`` keeps λ 0.6, N 6000 and the board alone
-    "puzzle35": Defaults(0.6, 6000, 8_000_000, 300.0, 2000, 5000, search="beam", options=(("images", 1),)),
+    "puzzle35": Defaults(
+        0.6, 6000, 8_000_000, 300.0, 2000, (500, 5000), search="beam", options=(("images", 1),)
+    ),
     "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
     # the shipped policy (EfficientCube's recipe with the press-set target, 263M samples on one
     # H200) searched by its policy beam: W 1000 solved all 250 shared benchmark boards, 99.6% of
@@ -222,7 +226,8 @@ class SolveOptions:
     max_nodes: int
     time_limit: float
     max_steps: int
-    beam_width: int = 1000
+    #: one width, or the widths of an anytime schedule of beams (:attr:`Defaults.beam_width`)
+    beam_width: int | tuple[int, ...] = 1000
     #: anytime: the ``(weight, batch)`` stages, run instead of ``weight``/``batch``; empty: off
     stages: tuple[tuple[float, int], ...] = ()
     #: the search run on states left unsolved (``Defaults.fallback``); ``None``: none
@@ -253,14 +258,32 @@ def _goal_kw(o: SolveOptions) -> dict[str, str]:
 
 
 def _imaged(
-    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions, **settings: Any
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    *,
+    grouped: bool = False,
+    **settings: Any,
 ) -> Results:
     """One call of the search ``fn`` with ``settings`` and the options' limits and goal, or with the
     ``images`` option on the states and their first N images together, each state's shortest
-    solution kept (:func:`~puzzlezero.search.images.with_images`)."""
+    solution kept (:func:`~puzzlezero.search.images.with_images`). ``grouped``: ``fn`` takes the
+    ``groups`` of the instances (which rows are guises of one state)."""
 
-    def run(rows: np.ndarray) -> Results:
-        return fn(puzzle, rows, h, max_nodes=o.max_nodes, time_limit=o.time_limit, **settings, **_goal_kw(o))
+    def run(rows: np.ndarray, groups: np.ndarray | None = None) -> Results:
+        group_kw = {"groups": groups} if grouped and groups is not None else {}
+        return fn(
+            puzzle,
+            rows,
+            h,
+            max_nodes=o.max_nodes,
+            time_limit=o.time_limit,
+            **settings,
+            **group_kw,
+            **_goal_kw(o),
+        )
 
     n_images = o.option("images")
     if not n_images:
@@ -328,7 +351,21 @@ def _run_gbfs(
 def _run_beam(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
-    return _imaged(fn, puzzle, states, h, o, beam_width=o.beam_width, max_steps=o.max_steps)
+    if isinstance(o.beam_width, int):
+        return _imaged(fn, puzzle, states, h, o, beam_width=o.beam_width, max_steps=o.max_steps)
+    from puzzlezero.search.anytime import anytime_beam
+
+    def widths(
+        puzzle: Puzzle,
+        rows: np.ndarray,
+        h: Heuristic | None,
+        *,
+        groups: np.ndarray | None = None,
+        **limits: Any,
+    ) -> Results:
+        return anytime_beam(fn, puzzle, rows, h, o.beam_width, groups=groups, **limits)  # type: ignore[arg-type]
+
+    return _imaged(widths, puzzle, states, h, o, grouped=True, max_steps=o.max_steps)
 
 
 def _run_layered(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Any, o: SolveOptions) -> Results:
@@ -941,7 +978,7 @@ def resolve_options(
     max_nodes: int | None = None,
     time_limit: float | None = None,
     max_steps: int | None = None,
-    beam_width: int | None = None,
+    beam_width: int | Sequence[int] | None = None,
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
@@ -982,7 +1019,7 @@ def resolve_options(
     check_positive("max_nodes", max_nodes, integer=True)
     check_positive("time_limit", time_limit)
     check_positive("max_steps", max_steps, integer=True)
-    check_positive("beam_width", beam_width, integer=True)
+    beam_width = None if beam_width is None else _widths(beam_width)
     if heuristic in BY_KIND:
         heuristic = BY_KIND[heuristic].get(spec.heuristic_kind, heuristic)
     chosen = _check_options(
@@ -1029,7 +1066,7 @@ def resolve_options(
     if max_nodes is None and cap is not None and reads_beam_width(search) and beam_width is not None:
         # a wider beam than the default's keeps the default's number of steps: the default node
         # cap grows with the width (the time limit still bounds it); a cap given is kept as given
-        cap = max(cap, -(-cap * beam_width // d.beam_width))
+        cap = max(cap, -(-cap * _widest(beam_width) // _widest(d.beam_width)))
     return SolveOptions(
         search=search,
         heuristic=heuristic if spec.needs_heuristic else None,
@@ -1046,6 +1083,18 @@ def resolve_options(
         options=chosen,
         macros=_check_macros(puzzle, search, spec, macros),
     )
+
+
+def _widths(beam_width: int | Sequence[int]) -> int | tuple[int, ...]:
+    """A beam width, or the widths of an anytime schedule of beams (two or more), checked."""
+    from puzzlezero.search.anytime import check_widths
+
+    widths = check_widths(beam_width)
+    return widths[0] if len(widths) == 1 else widths
+
+
+def _widest(beam_width: int | tuple[int, ...]) -> int:
+    return beam_width if isinstance(beam_width, int) else max(beam_width)
 
 
 def _check_images(
@@ -1334,7 +1383,7 @@ def solve(
     batch: int | None = None,
     max_nodes: int | None = None,
     time_limit: float | None = None,
-    beam_width: int | None = None,
+    beam_width: int | Sequence[int] | None = None,
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,
@@ -1389,7 +1438,7 @@ def solve_many(
     max_nodes: int | None = None,
     time_limit: float | None = None,
     max_steps: int | None = None,
-    beam_width: int | None = None,
+    beam_width: int | Sequence[int] | None = None,
     anytime: bool | None = None,
     stages: Sequence[tuple[float, int]] | None = None,
     fallback: bool | None = None,

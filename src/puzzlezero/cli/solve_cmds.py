@@ -117,11 +117,13 @@ BatchOpt = Annotated[
     typer.Option("--batch", help="BWAS/Q* batch size N (nodes expanded per iteration).", show_default=False),
 ]
 BeamWidthOpt = Annotated[
-    int | None,
+    str | None,
     typer.Option(
         "--beam-width",
-        help="Beam search width W (states kept per step); default: the puzzle's. A wider beam "
-        "raises the default --max-nodes in proportion, so it runs as many steps.",
+        help="Beam search width W (states kept per step), or several, e.g. 500,5000: an anytime "
+        "schedule of beams, each looking only for shorter solutions within the time limit; "
+        "default: the puzzle's. A wider beam raises the default --max-nodes in proportion, so it "
+        "runs as many steps.",
         show_default=False,
     ),
 ]
@@ -179,6 +181,19 @@ def parse_stages(text: str | None) -> list[tuple[float, int]] | None:
     return out
 
 
+def parse_widths(text: str | None) -> tuple[int, ...] | None:
+    """``"500,5000"`` -> ``(500, 5000)``, ``"1000"`` -> ``(1000,)``; a width that is not a whole
+    number is a PuzzleError (the solver checks that each is positive)."""
+    if text is None:
+        return None
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise PuzzleError(
+            f"--beam-width: {text!r} is not a width or widths (e.g. 1000 or 500,5000)"
+        ) from None
+
+
 def read_macros_file(puzzle: Any, path: Path | None) -> tuple[tuple[int, ...], ...] | None:
     """The options of ``--macros FILE`` (:func:`puzzlezero.puzzles.macros.read_macros`)."""
     if path is None:
@@ -230,7 +245,7 @@ def solve_cmd(
         batch=batch,
         max_nodes=max_nodes,
         time_limit=time_limit,
-        beam_width=beam_width,
+        beam_width=parse_widths(beam_width),
         anytime=anytime,
         stages=parse_stages(stages),
         fallback=fallback,
@@ -425,7 +440,7 @@ def bench_cmd(
             batch=batch,
             max_nodes=max_nodes,
             time_limit=time_limit,
-            beam_width=beam_width,
+            beam_width=parse_widths(beam_width),
             anytime=anytime,
             stages=parse_stages(stages),
             fallback=fallback,

@@ -19,6 +19,11 @@ the budget allows one at all), and every later stage only improves on it. The no
 to each stage (it bounds memory, which a stage frees when it ends); ``nodes_generated`` adds the
 stages up. The stages are BWAS or Q* (any function with :func:`~.bwas.bwas`'s keywords).
 
+Beam search restarts the same way with wider beams (:func:`anytime_beam`, stages of widths ``W``):
+a beam's cost grows with ``W`` and so, on average, does the quality of its solution, but a beam
+that runs out of time or nodes finds nothing at all. A schedule of a narrow beam, then a wide
+one, answers under a short limit and loses only the narrow beam's time under a long one.
+
 >>> stages = [(0.2, 100), (0.5, 1000), (0.6, 3000)]                              # doctest: +SKIP
 >>> (r,) = anytime(bwas, cube, start, h, stages, time_limit=30.0)               # doctest: +SKIP
 >>> r.length, r.improvements                                                     # doctest: +SKIP
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +42,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, as_batch, check_positive
 
-__all__ = ["GroupLedger", "anytime", "check_stages", "cost_bound"]
+__all__ = ["GroupLedger", "anytime", "anytime_beam", "check_stages", "check_widths", "cost_bound"]
 
 
 def check_stages(stages: Sequence[tuple[float, int]]) -> tuple[tuple[float, int], ...]:
@@ -125,16 +131,98 @@ def anytime(
     ``inf`` for none): the cost of a solution already known for each start, which the first stage
     must beat. ``ledger``: the group ledger, shared with anytime searches of other members running
     side by side (:mod:`.images`); by default one of this call's own where groups are given."""
-    starts = as_batch(puzzle, starts)
     stages = check_stages(stages)
+    b = as_batch(puzzle, starts).shape[0]
+    if ledger is None and groups is not None and np.unique(groups).size < b:
+        ledger = GroupLedger(int(np.max(groups)) + 1)
+    settings = [{"weight": weight, "batch_size": batch} for weight, batch in stages]
+    return _restarts(
+        search,
+        puzzle,
+        starts,
+        heuristic,
+        settings,
+        time_limit=time_limit,
+        max_nodes=max_nodes,
+        is_goal=is_goal,
+        groups=groups,
+        incumbent=incumbent,
+        ledger=ledger,
+    )
+
+
+def anytime_beam(
+    search: Callable[..., list[SearchResult]],
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    heuristic: Callable[[np.ndarray], np.ndarray],
+    widths: Sequence[int],
+    *,
+    time_limit: float,
+    max_steps: int = 1000,
+    max_nodes: int | None = 10_000_000,
+    is_goal: str | GoalTest | None = None,
+    groups: np.ndarray | None = None,
+) -> list[SearchResult]:
+    """Beam search (``search``: :func:`~.beam.beam`, ``qbeam`` or ``pbeam``) restarted with each
+    of ``widths`` in turn within ``time_limit`` seconds for the whole call, as :func:`anytime`
+    restarts weighted A*: a narrow beam answers within a fraction of the time a wide one takes, and
+    each wider beam looks only for solutions cheaper than the best so far (its ``max_cost``: it
+    drops every child at or beyond that cost, so it stops one step short of the incumbent's length
+    where moves cost the same). A wide beam that runs out of time or nodes leaves the narrow one's
+    answer instead of none. ``groups``: starts that are guises of one problem (:mod:`.images`),
+    bounded by the cheapest solution of any of them. One :class:`SearchResult` per state, as
+    :func:`anytime` returns them."""
+    widths = check_widths(widths)
+    settings = [{"beam_width": width, "max_steps": max_steps} for width in widths]
+    return _restarts(
+        search,
+        puzzle,
+        starts,
+        heuristic,
+        settings,
+        time_limit=time_limit,
+        max_nodes=max_nodes,
+        is_goal=is_goal,
+        groups=groups,
+    )
+
+
+def check_widths(widths: int | Sequence[int]) -> tuple[int, ...]:
+    """``widths`` (one beam width or a schedule of them) as a tuple of positive integers; an empty
+    schedule or a width that is not a positive integer raise :class:`PuzzleError`."""
+    widths = (widths,) if isinstance(widths, int | np.integer) else tuple(widths)
+    if not widths:
+        raise PuzzleError("an anytime beam search needs at least one width")
+    for width in widths:
+        check_positive("beam_width", width, integer=True)
+    return tuple(int(width) for width in widths)
+
+
+def _restarts(
+    search: Callable[..., list[SearchResult]],
+    puzzle: Puzzle,
+    starts: np.ndarray,
+    heuristic: Callable[[np.ndarray], np.ndarray],
+    settings: Sequence[dict[str, Any]],
+    *,
+    time_limit: float,
+    max_nodes: int | None,
+    is_goal: str | GoalTest | None,
+    groups: np.ndarray | None,
+    incumbent: np.ndarray | None = None,
+    ledger: GroupLedger | None = None,
+) -> list[SearchResult]:
+    """The restarts of :func:`anytime` and :func:`anytime_beam`: ``search`` called with each stage's
+    ``settings`` in turn (and the ledger's keywords where there is one), every start bounded by its
+    group's cheapest solution, each keeping its cheapest."""
+    starts = as_batch(puzzle, starts)
     check_positive("time_limit", time_limit)
     b = starts.shape[0]
     groups = np.arange(b) if groups is None else np.asarray(groups, dtype=np.int64)
     known = np.full(b, np.inf) if incumbent is None else np.asarray(incumbent, dtype=np.float64)
     if groups.shape != (b,) or known.shape != (b,):
         raise PuzzleError(f"groups and incumbent need one entry per start ({b})")
-    if ledger is None and np.unique(groups).size < b:
-        ledger = GroupLedger(int(groups.max()) + 1)
     if ledger is not None:
         np.minimum.at(ledger.cost, groups, known)
     t0 = time.perf_counter()
@@ -143,7 +231,7 @@ def anytime(
     nodes = np.zeros(b, np.int64)
     iterations = np.zeros(b, np.int64)
     found: list[list[tuple[float, int]]] = [[] for _ in range(b)]
-    for k, (weight, batch) in enumerate(stages):
+    for k, stage in enumerate(settings):
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0:
             break
@@ -162,8 +250,7 @@ def anytime(
             puzzle,
             starts[todo],
             heuristic,
-            weight=weight,
-            batch_size=batch,
+            **stage,
             max_nodes=max_nodes,
             time_limit=left,
             max_cost=np.where(np.isinf(bound[todo]), np.finfo(np.float32).max, bound[todo]),
@@ -171,7 +258,7 @@ def anytime(
             **(
                 {}
                 if ledger is None
-                else {"groups": groups[todo], "ledger": ledger, "group_stop": k < len(stages) - 1}
+                else {"groups": groups[todo], "ledger": ledger, "group_stop": k < len(settings) - 1}
             ),
         )
         for i, r in zip(todo, results, strict=True):

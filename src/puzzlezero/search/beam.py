@@ -85,6 +85,7 @@ def beam(
     time_limit: float | None = None,
     stats: SearchStats | None = None,
     is_goal: str | GoalTest | None = None,
+    max_cost: float | np.ndarray | None = None,
 ) -> list[SearchResult]:
     """Beam search from every state of ``starts[B, *state_shape]`` (or one state) to a goal.
 
@@ -100,12 +101,26 @@ def beam(
             ``open_list``).
         is_goal: the goal searched for, a goal name of the puzzle or a ``states[B] -> bool[B]``
             function (``None``: the puzzle's own ``is_goal``).
+        max_cost: children whose path cost exceeds it are dropped, goals included (a scalar or one
+            per start; ``None``: no bound): an anytime schedule's bound, so that a restart looks
+            only for solutions cheaper than the one it has (:func:`~.anytime.anytime_beam`). An
+            instance left with no child is ``"exhausted"``.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
     return _checked(
-        puzzle, starts, heuristic, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, mode="value"
+        puzzle,
+        starts,
+        heuristic,
+        beam_width,
+        max_steps,
+        max_nodes,
+        time_limit,
+        stats,
+        is_goal,
+        max_cost,
+        mode="value",
     ).run()
 
 
@@ -120,12 +135,23 @@ def qbeam(
     time_limit: float | None = None,
     stats: SearchStats | None = None,
     is_goal: str | GoalTest | None = None,
+    max_cost: float | np.ndarray | None = None,
 ) -> list[SearchResult]:
     """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
     arguments and the results are those of :func:`beam`."""
     return _checked(
-        puzzle, starts, q_function, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, mode="q"
+        puzzle,
+        starts,
+        q_function,
+        beam_width,
+        max_steps,
+        max_nodes,
+        time_limit,
+        stats,
+        is_goal,
+        max_cost,
+        mode="q",
     ).run()
 
 
@@ -140,13 +166,24 @@ def pbeam(
     time_limit: float | None = None,
     stats: SearchStats | None = None,
     is_goal: str | GoalTest | None = None,
+    max_cost: float | np.ndarray | None = None,
 ) -> list[SearchResult]:
     """Beam search that keeps the ``beam_width`` most probable paths under a policy
     ``states[M, *state_shape] -> float32[M, A]`` (move probabilities), called once on the beam
     states expanded in a step (see the module's "Policy beam"); the other arguments and the
     results are those of :func:`beam`."""
     return _checked(
-        puzzle, starts, policy, beam_width, max_steps, max_nodes, time_limit, stats, is_goal, mode="policy"
+        puzzle,
+        starts,
+        policy,
+        beam_width,
+        max_steps,
+        max_nodes,
+        time_limit,
+        stats,
+        is_goal,
+        max_cost,
+        mode="policy",
     ).run()
 
 
@@ -160,6 +197,7 @@ def _checked(
     time_limit: float | None,
     stats: SearchStats | None,
     is_goal: str | GoalTest | None,
+    max_cost: float | np.ndarray | None,
     *,
     mode: str,
 ) -> _Beam:
@@ -172,8 +210,9 @@ def _checked(
     check_positive("time_limit", time_limit)
     stats = stats if stats is not None else SearchStats()
     goal_test = puzzle.goal_test(is_goal)
+    bound = None if max_cost is None else np.broadcast_to(np.float32(max_cost), (starts.shape[0],))
     return _Beam(
-        puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, mode=mode
+        puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, bound, mode=mode
     )
 
 
@@ -197,11 +236,12 @@ class _Beam:
         time_limit: float | None,
         stats: SearchStats,
         is_goal: GoalTest,
+        max_cost: np.ndarray | None = None,
         *,
         mode: str = "value",
     ) -> None:
         self.p, self.heuristic, self.stats, self.is_goal = puzzle, heuristic, stats, is_goal
-        self.mode = mode
+        self.mode, self.max_cost = mode, max_cost
         self.W, self.max_steps, self.max_nodes, self.time_limit = beam_width, max_steps, max_nodes, time_limit
         self.t0 = time.perf_counter()
         self.starts = starts
@@ -252,6 +292,11 @@ class _Beam:
                 q = evaluate_q(self.heuristic, self.beam[rows], self.A, st, _CALLED[self.mode])
             children, c_inst, c_parent, c_action, c_hash = self._expand(rows)
             c_g = self.g[c_parent] + self.action_costs[c_action]
+            if self.max_cost is not None:  # beyond the bound: no cheaper solution through them
+                keep = c_g <= self.max_cost[c_inst]
+                children, c_inst, c_parent, c_action, c_hash, c_g = (
+                    x[keep] for x in (children, c_inst, c_parent, c_action, c_hash, c_g)
+                )
             if q is not None:
                 out = q[np.searchsorted(rows, c_parent), c_action]
                 if self.mode == "q":  # each child's h from its parent's Q row: Q(s, a) - cost(a)

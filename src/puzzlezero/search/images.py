@@ -121,17 +121,18 @@ def anytime_images(
 
 
 def with_images(
-    run: Callable[[np.ndarray], list[SearchResult]],
+    run: Callable[[np.ndarray, np.ndarray], list[SearchResult]],
     puzzle: Puzzle,
     starts: np.ndarray,
     images: Sequence[str],
 ) -> list[SearchResult]:
-    """``run`` (one batched search call, ``states -> results``) on ``starts`` and each state's
-    ``images`` together, the images made from the state alone (none of
-    ``puzzle.solution_images``); one :class:`SearchResult` per state: the cheapest solution of the
-    state and its images, mapped back, with the group's nodes and iterations, the call's seconds,
-    and as ``improvements`` each member's solution at the time it finished that was shorter than
-    those before. An image equal to the state or to an earlier image is not searched twice."""
+    """``run`` (one batched search call, ``(states, groups) -> results``; ``groups[j]``: the state
+    row ``j`` is a guise of) on ``starts`` and each state's ``images`` together, the images made
+    from the state alone (none of ``puzzle.solution_images``); one :class:`SearchResult` per state:
+    the cheapest solution of the state and its images, mapped back, with the group's nodes and
+    iterations, the call's seconds, and as ``improvements`` each member's (its own improvements,
+    else its solution at the time it finished) that were shorter than those before. An image
+    equal to the state or to an earlier image is not searched twice."""
     starts = as_batch(puzzle, starts)
     _check_names(puzzle, images)
     for name in images:
@@ -142,7 +143,7 @@ def with_images(
             )
     rows, group_arr, guise = _groups(puzzle, starts, images, [()] * starts.shape[0])
     t0 = time.perf_counter()
-    got = run(np.stack(rows))
+    got = run(np.stack(rows), group_arr)
     total = time.perf_counter() - t0
     out = []
     for i in range(starts.shape[0]):
@@ -152,7 +153,7 @@ def with_images(
         for m in members:
             if got[m].solved:
                 best = _cheaper(best, mine := _mapped_back(puzzle, guise[m], got[m]))
-                found.append((round(got[m].seconds, 6), len(mine[1])))
+                found += list(got[m].improvements) or [(round(got[m].seconds, 6), len(mine[1]))]
         own = got[members[0]]
         out.append(_merged(own, [got[m] for m in members[1:]], best, found, total, status=own.status))
     return out
