@@ -153,7 +153,11 @@ DEFAULTS: dict[str, Defaults] = {
     # Session 20, the model of 112M samples, ids 0-59: beam search W 5000 over the board and its
     # transpose in one call, the shorter kept, 131.18 moves against BWAS 0.6/6000's 131.92, at a
     # median of 33 s against 20-23 s; on ids 0-9 one guise at W 10000 gave 129.2 at 34 s against
-    # the two guises' 128.2 at 31 s. ``--search bwas`` keeps λ 0.6, N 6000 and the board alone
+    # the two guises' 128.2 at 31 s. ``--search bwas`` keeps λ 0.6, N 6000 and the board alone.
+    # Session 21: a beam of 500 first (:func:`~.search.anytime.anytime_beam`), so that a short time
+    # limit gets an answer (one torch thread, 20 s and 2M nodes, as on the web page: W 5000 alone
+    # answered none of ids 0-2, W 500 then 5000 all three in 7-9 s); on ids 0-9 the same 128.2
+    # moves, a median of 37.8 s against 31.4 s, the first answer at a median of 3.8 s
     "puzzle35": Defaults(
         0.6, 6000, 8_000_000, 300.0, 2000, (500, 5000), search="beam", options=(("images", 1),)
     ),
