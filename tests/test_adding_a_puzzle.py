@@ -213,7 +213,12 @@ def test_registered_defaults_reach_the_solver(pancake: Any) -> None:
         pz.register("bad-defaults", type(pancake), defaults={"wieght": 0.5}, n=4)
     with pytest.raises(ValueError, match="defaults batch must be int"):
         pz.register("bad-defaults", type(pancake), defaults={"batch": 10.5}, n=4)
+    with pytest.raises(
+        ValueError, match=r"defaults beam_width must be int or a list of int, got \[10, 2.5\]"
+    ):
+        pz.register("bad-defaults", type(pancake), defaults={"beam_width": [10, 2.5]}, n=4)
     assert "bad-defaults" not in pz.names()
+    assert solver.check_defaults("widths", {"beam_width": [10, 100]}).beam_width == (10, 100)
 
 
 # ---- a puzzle with no viewer of its own still gets a board -------------------------------------

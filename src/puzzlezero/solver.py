@@ -191,9 +191,18 @@ def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
     if unknown:
         raise ValueError(f"puzzle {name!r}: unknown defaults {unknown}; the fields are {', '.join(known)}")
     out = dict(fields)
+    widths = out.get("beam_width")
+    if isinstance(widths, list | tuple):  # an anytime schedule of beams
+        if not widths or any(isinstance(w, bool) or not isinstance(w, int) for w in widths):
+            raise ValueError(
+                f"puzzle {name!r}: defaults beam_width must be int or a list of int, got {widths!r}"
+            )
+        out["beam_width"] = tuple(widths)
     for key in ("weight", "time_limit", "batch", "max_nodes", "max_steps", "beam_width"):
         kind = float if key in ("weight", "time_limit") else int
         value = out.get(key, 0)
+        if isinstance(value, tuple):  # beam widths, checked above
+            continue
         if isinstance(value, bool) or not isinstance(value, int | float) or kind(value) != value:
             raise ValueError(f"puzzle {name!r}: defaults {key} must be {kind.__name__}, got {value!r}")
         if key in out:
