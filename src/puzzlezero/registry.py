@@ -60,8 +60,9 @@ def register(
         entry_point: ``"module:Class"`` (imported by :func:`make`) or the class itself.
         description: one line for ``puzzlezero list --json`` and the web page.
         defaults: solver settings for this puzzle, fields of :class:`puzzlezero.solver.Defaults`
-            (``weight``, ``batch``, ``max_nodes``, ``time_limit``, ``max_steps``, ``beam_width`` (or a list: a schedule of beams),
-            ``search``, ``stages``); the ones not given keep the solver's fallback values.
+            (``weight``, ``batch``, ``max_nodes``, ``time_limit``, ``max_steps``, ``beam_width``
+            or a list of widths, ``search``, ``stages``); the ones not given keep the solver's
+            fallback values.
         **kwargs: arguments of the constructor (``size=4``).
 
     Raises ``ValueError`` for a bad name, unknown ``defaults`` fields, or a name registered already
