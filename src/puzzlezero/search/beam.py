@@ -109,19 +109,8 @@ def beam(
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
-    return _checked(
-        puzzle,
-        starts,
-        heuristic,
-        beam_width,
-        max_steps,
-        max_nodes,
-        time_limit,
-        stats,
-        is_goal,
-        max_cost,
-        mode="value",
-    ).run()
+    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
+    return _checked(puzzle, starts, heuristic, limits, mode="value").run()
 
 
 def qbeam(
@@ -140,19 +129,8 @@ def qbeam(
     """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
     arguments and the results are those of :func:`beam`."""
-    return _checked(
-        puzzle,
-        starts,
-        q_function,
-        beam_width,
-        max_steps,
-        max_nodes,
-        time_limit,
-        stats,
-        is_goal,
-        max_cost,
-        mode="q",
-    ).run()
+    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
+    return _checked(puzzle, starts, q_function, limits, mode="q").run()
 
 
 def pbeam(
@@ -172,37 +150,30 @@ def pbeam(
     ``states[M, *state_shape] -> float32[M, A]`` (move probabilities), called once on the beam
     states expanded in a step (see the module's "Policy beam"); the other arguments and the
     results are those of :func:`beam`."""
-    return _checked(
-        puzzle,
-        starts,
-        policy,
-        beam_width,
-        max_steps,
-        max_nodes,
-        time_limit,
-        stats,
-        is_goal,
-        max_cost,
-        mode="policy",
-    ).run()
+    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
+    return _checked(puzzle, starts, policy, limits, mode="policy").run()
 
 
 def _checked(
     puzzle: Puzzle,
     starts: np.ndarray,
     fn: Heuristic,
-    beam_width: int,
-    max_steps: int,
-    max_nodes: int | None,
-    time_limit: float | None,
-    stats: SearchStats | None,
-    is_goal: str | GoalTest | None,
-    max_cost: float | np.ndarray | None,
+    limits: tuple[
+        int,
+        int,
+        int | None,
+        float | None,
+        SearchStats | None,
+        str | GoalTest | None,
+        float | np.ndarray | None,
+    ],
     *,
     mode: str,
 ) -> _Beam:
     """The search of :func:`beam`'s (``mode="value"``), :func:`qbeam`'s (``"q"``) or
-    :func:`pbeam`'s (``"policy"``) arguments, checked (bad values raise :class:`PuzzleError`)."""
+    :func:`pbeam`'s (``"policy"``) arguments, checked (bad values raise :class:`PuzzleError`);
+    ``limits``: their ``beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost``."""
+    beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost = limits
     starts = as_batch(puzzle, starts)
     check_positive("beam_width", beam_width, integer=True)
     check_positive("max_steps", max_steps, integer=True, allow_zero=True)
