@@ -72,6 +72,10 @@ _CALLED = {"q": "Q function", "policy": "policy"}
 #: the least probability a policy move is scored with (``-log`` of it: about 69 moves' worth)
 _MIN_PROB = 1e-30
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: the keywords every beam takes: beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
+_Limits = tuple[
+    int, int, int | None, float | None, SearchStats | None, str | GoalTest | None, float | np.ndarray | None
+]
 
 
 def beam(
@@ -158,15 +162,7 @@ def _checked(
     puzzle: Puzzle,
     starts: np.ndarray,
     fn: Heuristic,
-    limits: tuple[
-        int,
-        int,
-        int | None,
-        float | None,
-        SearchStats | None,
-        str | GoalTest | None,
-        float | np.ndarray | None,
-    ],
+    limits: _Limits,
     *,
     mode: str,
 ) -> _Beam:
