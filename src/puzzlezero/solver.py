@@ -81,6 +81,11 @@ class Defaults:
     #: this puzzle's defaults of :data:`OPTIONS` (``(name, value)`` pairs; the table's elsewhere)
     options: tuple[tuple[str, Any], ...] = ()
 
+    @property
+    def anytime(self) -> bool:
+        """Does the puzzle's own search run an anytime schedule: ``stages``, or beam widths?"""
+        return bool(self.stages) or (not isinstance(self.beam_width, int) and reads_beam_width(self.search))
+
 
 #: Per-puzzle defaults. Weights as in the paper (cube 0.6, tiles 0.8 / 48-puzzle 0.6, Lights Out
 #: 0.2, Sokoban 0.8). The paper's N (cube 10,000, tiles 20,000 on four GPUs; Lights Out 1,000) is

@@ -86,7 +86,7 @@ def list_cmd(
         for n in names():
             d = defaults_for(n)
             rows.append(
-                {"name": n, "description": spec(n).description, "search": d.search, "anytime": bool(d.stages)}
+                {"name": n, "description": spec(n).description, "search": d.search, "anytime": d.anytime}
             )
         typer.echo(json.dumps(rows, indent=1))
         return
