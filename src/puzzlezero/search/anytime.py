@@ -132,9 +132,6 @@ def anytime(
     must beat. ``ledger``: the group ledger, shared with anytime searches of other members running
     side by side (:mod:`.images`); by default one of this call's own where groups are given."""
     stages = check_stages(stages)
-    b = as_batch(puzzle, starts).shape[0]
-    if ledger is None and groups is not None and np.unique(groups).size < b:
-        ledger = GroupLedger(int(np.max(groups)) + 1)
     settings = [{"weight": weight, "batch_size": batch} for weight, batch in stages]
     return _restarts(
         search,
@@ -148,6 +145,7 @@ def anytime(
         groups=groups,
         incumbent=incumbent,
         ledger=ledger,
+        grouped_search=True,
     )
 
 
@@ -212,10 +210,12 @@ def _restarts(
     groups: np.ndarray | None,
     incumbent: np.ndarray | None = None,
     ledger: GroupLedger | None = None,
+    grouped_search: bool = False,
 ) -> list[SearchResult]:
     """The restarts of :func:`anytime` and :func:`anytime_beam`: ``search`` called with each stage's
-    ``settings`` in turn (and the ledger's keywords where there is one), every start bounded by its
-    group's cheapest solution, each keeping its cheapest."""
+    ``settings`` in turn, every start bounded by its group's cheapest solution, each keeping its
+    cheapest. ``grouped_search``: ``search`` takes a :class:`GroupLedger` (BWAS, Q*), one of this
+    call's own where groups are given and no ledger is, and gets the ledger's keywords."""
     starts = as_batch(puzzle, starts)
     check_positive("time_limit", time_limit)
     b = starts.shape[0]
@@ -223,6 +223,8 @@ def _restarts(
     known = np.full(b, np.inf) if incumbent is None else np.asarray(incumbent, dtype=np.float64)
     if groups.shape != (b,) or known.shape != (b,):
         raise PuzzleError(f"groups and incumbent need one entry per start ({b})")
+    if ledger is None and grouped_search and np.unique(groups).size < b:
+        ledger = GroupLedger(int(groups.max()) + 1)
     if ledger is not None:
         np.minimum.at(ledger.cost, groups, known)
     t0 = time.perf_counter()
