@@ -151,7 +151,11 @@ DEFAULTS: dict[str, Defaults] = {
     ),
     "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
     "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
-    "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000),
+    # session 22, the model of 50.9M samples, ids 0-79: BWAS 0.8/2000 over the board and its
+    # transpose in one call, the shorter kept, +0.575 moves over optimal and 73.75% optimal
+    # against +0.80 and 63.75% on the board alone, at twice the nodes; on ids 0-39 N 4000 on
+    # the board alone, the same nodes, gave +0.55 and 75% where the two guises gave +0.35 and 82.5%
+    "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000, options=(("images", 1),)),
     # the shipped model (85M samples: CPU, 6 min of an H100, CPU), benchmark ids 0-9, idle 2-core
     # Xeon: λ 0.5 N 2000 about 133 moves at a median of 12 s; λ 0.6 N 6000 131.0 at 25-30 s (at
     # most 3.7M nodes); λ 0.6 N 10000 130.2 at 49 s; λ 0.7 changed little (docs/training.md).
