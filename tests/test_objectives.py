@@ -241,6 +241,43 @@ def test_plain_scrambles_do_backtrack():
     assert 0.05 < back < 0.12
 
 
+def test_scramble_power_one_is_the_papers_uniform_draw_and_two_moves_states_toward_the_goal():
+    from puzzlezero.train.objectives import scramble_depths
+
+    rng = np.random.default_rng(5)
+    assert scramble_depths(rng, 10, 600, None) == (1, 600)
+    assert scramble_depths(rng, 10, 600, TINY) == (1, 600)  # power 1: the draws of old runs, unchanged
+    assert rng.bit_generator.state == np.random.default_rng(5).bit_generator.state  # nothing drawn
+    k = scramble_depths(rng, 200_000, 600, replace(TINY, scramble_power=2.0))
+    assert k.dtype == np.int64 and k.min() == 1 and k.max() == 600
+    # k = ceil(600 u^2): P(k <= 150) = P(u <= 1/2) = 1/2 (uniform: 1/4); E[k] ~ 600/3 + 1/2
+    assert abs((k <= 150).mean() - 0.5) < 0.01
+    assert abs(k.mean() - 200.5) < 2.0
+    # the objectives take the spread: DAVI's states of a K = 40 8-puzzle run sit nearer the goal
+    puzzle = make("puzzle8")
+    dist = _bfs_distances(puzzle, 30)
+    value = lambda s: np.array([dist.get(x.tobytes(), 30) for x in s], np.float32)  # noqa: E731
+    mean_distance = {}
+    for p in (1.0, 3.0):
+        cfg = replace(TINY, scramble_power=p)
+        states, _ = get_objective("davi").make(puzzle, np.random.default_rng(0), 4000, 40, value, cfg)
+        mean_distance[p] = value(states).mean()
+    assert mean_distance[3.0] < mean_distance[1.0] - 2
+
+
+@pytest.mark.parametrize(
+    ("overrides", "said"),
+    [
+        ({"scramble_power": 0.0}, "scramble_power must be > 0"),
+        ({"scramble_power": float("nan")}, "scramble_power must be > 0"),
+        ({"scramble_power": 2.0, "objective": "selfplay"}, "selfplay has its own depth schedule"),
+    ],
+)
+def test_scramble_power_is_checked(overrides, said):
+    with pytest.raises(PuzzleError, match=said):
+        replace(TINY, **overrides)
+
+
 def test_davi_labels_equal_hand_computed_one_step_targets():
     puzzle = make("puzzle8")
     dist = _bfs_distances(puzzle, 10)
@@ -343,8 +380,17 @@ def test_each_objective_lowers_the_error_against_exact_cube2_distances(tmp_path,
         {"label_workers": 1, "target_update": "period"},
         {"objective": "qlearning", "q_bootstrap": "qmin", "warmup_iterations": 10},
         {"objective": "efficientcube"},
+        {"objective": "lhbl", "lhbl_expansions": 3, "scramble_power": 2.0, "warmup_iterations": 10},
     ],
-    ids=["lhbl", "random_walk-warmup+reuse", "curriculum", "label-worker", "qlearning", "efficientcube"],
+    ids=[
+        "lhbl",
+        "random_walk-warmup+reuse",
+        "curriculum",
+        "label-worker",
+        "qlearning",
+        "efficientcube",
+        "scramble_power",
+    ],
 )
 def test_resume_after_a_kill_is_bit_identical(tmp_path, overrides):
     cfg = replace(TINY, **overrides)

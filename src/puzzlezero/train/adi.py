@@ -36,7 +36,7 @@ import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.davi import action_targets
-from puzzlezero.train.objectives import ValueFn, register_objective
+from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
@@ -77,6 +77,6 @@ def adi_labels(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` states scrambled ``D ~ U[1, max_scramble]`` times with their ADI rows ``(y_J, y_p, 1/D)``."""
     assert value_fn is not None
-    depths = puzzle.draw_depths(rng, n, (1, max_scramble))
+    depths = puzzle.draw_depths(rng, n, scramble_depths(rng, n, max_scramble, config))
     states = puzzle.scramble(rng, n, depths)
     return states, adi_targets(puzzle, value_fn, states, depths, chunk=config.inference_batch)

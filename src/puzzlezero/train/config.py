@@ -103,6 +103,12 @@ class TrainConfig:
     max_scramble: int | None = None
     """K: states are the goal scrambled k ~ U[1, K] times; ``None`` = ``puzzle.default_scramble_depth``
     (paper: cube 30, 15/24-puzzle and Lights Out 500, 35/48-puzzle and Sokoban 1000)."""
+    scramble_power: float = 1.0
+    """p: how the scramble depths spread over ``[1, K]``: ``k = ceil(K * u**p)``, ``u ~ U(0, 1)``.
+    1 = ``k ~ U[1, K]`` (the paper's, and the same random draws as before this field existed); 2 puts
+    half the states within K/4 scrambles where ``U[1, K]`` puts a quarter, so a K large enough to
+    reach a benchmark's states (docs/training.md, "How far out the training states reach") keeps as
+    many states near the goal as a smaller K. Not for ``selfplay`` (its own depth schedule)."""
     lr: float = 1e-3
     """Adam learning rate."""
     lr_decay: float = 1.0
@@ -295,6 +301,13 @@ class TrainConfig:
             )
         if self.q_bootstrap not in ("value", "qmin"):
             raise PuzzleError(f"config: q_bootstrap must be 'value' or 'qmin', got {self.q_bootstrap!r}")
+        if not 0 < self.scramble_power < float("inf"):
+            raise PuzzleError(f"config: scramble_power must be > 0, got {self.scramble_power!r}")
+        if self.scramble_power != 1 and "selfplay" in (self.objective, self.warmup_objective):
+            raise PuzzleError(
+                "config: scramble_power applies to k ~ U[1, K] scrambles; selfplay has its own depth "
+                "schedule (selfplay_start_depth), so leave scramble_power at 1"
+            )
         if not 0 < self.curriculum_threshold <= 1:
             raise PuzzleError("config: curriculum_threshold must be in (0, 1]")
         self._check_selfplay()

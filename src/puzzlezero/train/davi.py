@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import GoalTest, Puzzle
-from puzzlezero.train.objectives import ValueFn, register_objective
+from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
 
 if TYPE_CHECKING:
     import torch
@@ -127,7 +127,7 @@ def davi_labels(
     solved state, with their one-step Bellman targets to ``config.goal`` under ``value_fn`` (the
     target network)."""
     assert value_fn is not None
-    states = puzzle.scramble(rng, n, (1, max_scramble))
+    states = puzzle.scramble(rng, n, scramble_depths(rng, n, max_scramble, config))
     return states, one_step_targets(
         puzzle, value_fn, states, chunk=config.inference_batch, is_goal=config.goal
     )

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import ValueFn, register_objective
+from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
@@ -47,17 +47,24 @@ __all__ = ["efficientcube_labels", "undo_rows"]
 
 
 def undo_rows(
-    puzzle: Puzzle, rng: np.random.Generator, n: int, max_scramble: int, target: str = "set"
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    n: int,
+    max_scramble: int,
+    target: str = "set",
+    config: TrainConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(states, rows)`` for ``n`` walks of ``k ~ U[1, max_scramble]`` steps, one row per state
     that is not a goal (``M <= n``): ``target="last"``, ``float32[M, 3]`` rows ``(NaN, undo move,
     1)``; ``"set"``, ``float32[M, 3 + A]`` rows ``(NaN, -1, 1, p[A])`` with ``p`` the distribution
-    of the undo move (:meth:`Puzzle.walks_with_undo_sets`)."""
+    of the undo move (:meth:`Puzzle.walks_with_undo_sets`). ``config``: its ``scramble_power``
+    spreads the walks' lengths (:func:`~puzzlezero.train.objectives.scramble_depths`)."""
+    depths = scramble_depths(rng, n, max_scramble, config)
     if target == "set":
-        states, dist = puzzle.walks_with_undo_sets(rng, n, (1, max_scramble))
+        states, dist = puzzle.walks_with_undo_sets(rng, n, depths)
         has_undo, action = dist.sum(axis=1) > 0, np.full(len(states), -1.0)
     else:
-        states, _, action = puzzle.walks_with_undo(rng, n, (1, max_scramble))
+        states, _, action = puzzle.walks_with_undo(rng, n, depths)
         has_undo, dist = action >= 0, np.empty((len(states), 0))
     keep = has_undo & ~puzzle.is_goal(states)
     m = int(keep.sum())
@@ -82,4 +89,5 @@ def efficientcube_labels(
 ) -> tuple[np.ndarray, np.ndarray]:
     """About ``n`` rows of :func:`undo_rows` (the policy's target: the undo move's distribution, or
     with ``config.efficientcube_target="last"`` the move itself; no value)."""
-    return undo_rows(puzzle, rng, n, max_scramble, "set" if config is None else config.efficientcube_target)
+    target = "set" if config is None else config.efficientcube_target
+    return undo_rows(puzzle, rng, n, max_scramble, target, config)

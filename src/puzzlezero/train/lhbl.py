@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import register_objective
+from puzzlezero.train.objectives import register_objective, scramble_depths
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
@@ -239,7 +239,8 @@ def lhbl_objective(
     leaves), every expanded node labelled by :func:`lhbl_labels`. Nodes of a tree that ran out of
     moves without reaching a goal (infinite labels) are left out."""
     assert value_fn is not None
-    roots = puzzle.scramble(rng, -(-n // config.lhbl_expansions), (1, max_scramble))
+    n_roots = -(-n // config.lhbl_expansions)
+    roots = puzzle.scramble(rng, n_roots, scramble_depths(rng, n_roots, max_scramble, config))
     states, targets = lhbl_labels(puzzle, roots, value_fn, config.lhbl_expansions, weight=config.lhbl_weight)
     keep = np.isfinite(targets)
     return states[keep], targets[keep]

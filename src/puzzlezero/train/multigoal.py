@@ -26,7 +26,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import ValueFn, register_objective
+from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
@@ -92,5 +92,5 @@ def multigoal_labels(
     """``n`` states scrambled ``k ~ U[1, max_scramble]`` times from the solved state, with the
     targets ``[n, G]`` of the goals ``config.goals`` under ``value_fn`` (the target network)."""
     assert value_fn is not None
-    states = puzzle.scramble(rng, n, (1, max_scramble))
+    states = puzzle.scramble(rng, n, scramble_depths(rng, n, max_scramble, config))
     return states, multigoal_targets(puzzle, value_fn, states, config.goals, chunk=config.inference_batch)

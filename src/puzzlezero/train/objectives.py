@@ -58,12 +58,26 @@ __all__ = [
     "make_labels",
     "ValueFn",
     "MakeLabels",
+    "scramble_depths",
 ]
 
 ValueFn = Callable[[np.ndarray], np.ndarray]
 MakeLabels = Callable[
     [Puzzle, np.random.Generator, int, int, "ValueFn | None", "TrainConfig"], tuple[np.ndarray, np.ndarray]
 ]
+
+
+def scramble_depths(
+    rng: np.random.Generator, n: int, max_scramble: int, config: TrainConfig | None
+) -> tuple[int, int] | np.ndarray:
+    """The ``depth`` argument of :meth:`Puzzle.scramble` (and the walks) for ``n`` training states:
+    ``(1, K)``, i.e. ``k ~ U[1, K]``, the paper's, when ``config.scramble_power`` is 1 (or there is
+    no config); else ``int64[n]`` depths ``k = ceil(K * u**p)`` with ``u ~ U(0, 1)`` drawn here from
+    ``rng`` (:attr:`TrainConfig.scramble_power`)."""
+    power = 1.0 if config is None else float(config.scramble_power)
+    if power == 1.0:
+        return (1, max_scramble)
+    return np.clip(np.ceil(max_scramble * rng.random(n) ** power), 1, max_scramble).astype(np.int64)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.davi import action_targets
-from puzzlezero.train.objectives import ValueFn, register_objective
+from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
@@ -65,5 +65,5 @@ def qlearning_labels(
     """``n`` states scrambled ``k ~ U[1, max_scramble]`` times with their Q-learning targets
     ``[n, num_actions]`` under ``value_fn`` (``min_a' Q_target``)."""
     assert value_fn is not None
-    states = puzzle.scramble(rng, n, (1, max_scramble))
+    states = puzzle.scramble(rng, n, scramble_depths(rng, n, max_scramble, config))
     return states, q_targets(puzzle, value_fn, states, chunk=config.inference_batch)

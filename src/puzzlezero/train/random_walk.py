@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import ValueFn, register_objective
+from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
@@ -34,12 +34,19 @@ __all__ = ["length_labels", "random_walk_labels", "scramble_depth_labels"]
 
 
 def length_labels(
-    puzzle: Puzzle, rng: np.random.Generator, n: int, max_scramble: int, *, nonbacktracking: bool
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    n: int,
+    max_scramble: int,
+    *,
+    nonbacktracking: bool,
+    config: TrainConfig | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` states ``k ~ U[1, max_scramble]`` steps from the goal, labelled with the cost of the
     walk back (``k`` where every move costs 1; 0 at goals): non-backtracking random walks, or plain
     scrambles."""
-    states, cost = puzzle.walks_with_cost(rng, n, (1, max_scramble), nonbacktracking=nonbacktracking)
+    depths = scramble_depths(rng, n, max_scramble, config)
+    states, cost = puzzle.walks_with_cost(rng, n, depths, nonbacktracking=nonbacktracking)
     targets = cost.astype(np.float32)
     targets[puzzle.is_goal(states)] = 0.0
     return states, targets
@@ -58,7 +65,7 @@ def random_walk_labels(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` states walked ``k ~ U[1, max_scramble]`` steps without backtracking, labelled with
     the walk's cost (``k`` with unit costs)."""
-    return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=True)
+    return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=True, config=config)
 
 
 @register_objective("scramble_depth", needs_target=False, summary="depth of a plain scramble")
@@ -72,4 +79,4 @@ def scramble_depth_labels(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` states scrambled ``k ~ U[1, max_scramble]`` times, labelled with the scramble's cost
     (``k`` with unit costs)."""
-    return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=False)
+    return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=False, config=config)
