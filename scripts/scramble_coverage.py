@@ -8,8 +8,9 @@ no model: the puzzle's own ``manhattan`` method (the sliding puzzles), or a regi
 
 * the proxy over a benchmark file's states (mean, 10th/50th/90th percentile, maximum);
 * its mean and spread at a few fixed scramble depths, as the trainer scrambles (``Puzzle.scramble``);
-* for ``U[1, K]`` with each ``--max-scramble`` K: the same percentiles, and the share of training
-  states at least as far out as the benchmark's median state.
+* for ``U[1, K]`` with each ``--max-scramble`` K (or ``k = ceil(K u^p)`` with ``--scramble-power p``,
+  the trainer's ``scramble_power``): the same percentiles, and the share of training states at least
+  as far out as the benchmark's median state.
 
 Example (the figures in docs/training.md, "How far out the training states reach")::
 
@@ -30,6 +31,8 @@ from puzzlezero.bench import load_cases
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver import get_heuristic
+from puzzlezero.train import TrainConfig
+from puzzlezero.train.objectives import scramble_depths
 
 PERCENTILES = (10, 50, 90)
 
@@ -79,10 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--depths", type=ints, default=None, help="fixed depths (default: a ladder up to the largest K)"
     )
+    ap.add_argument("--scramble-power", type=float, default=1.0, help="p of k = ceil(K u^p) (1: uniform)")
     ap.add_argument("--n", type=positive, default=20_000, help="scrambled states per depth or K")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     try:
+        config = TrainConfig(args.puzzle, scramble_power=args.scramble_power)
         puzzle = make(args.puzzle)
         h = proxy(puzzle, args.heuristic)
         cases = load_cases(puzzle, args.cases)
@@ -102,10 +107,11 @@ def main(argv: list[str] | None = None) -> int:
         v = np.asarray(h(puzzle.scramble(rng, args.n, d)), dtype=np.float64)
         print(f"scrambled {d:>6} times            mean {v.mean():7.1f}  sd {v.std():5.1f}")
     for k in ks:
-        v = np.asarray(h(puzzle.scramble(rng, args.n, (1, k))), dtype=np.float64)
+        states = puzzle.scramble(rng, args.n, scramble_depths(rng, args.n, k, config))
+        v = np.asarray(h(states), dtype=np.float64)
         share = float((v >= median).mean())
         print(
-            f"training, K = {k:<6}             {describe(v)}  at or past the benchmark median: {share:6.1%}"
+            f"training, K = {k:<6} p = {config.scramble_power:<4g}    {describe(v)}  at or past the benchmark median: {share:6.1%}"
         )
     return 0
 

@@ -45,6 +45,27 @@ def test_benchmark_line_is_the_manhattan_distance_of_its_states(coverage, tmp_pa
     assert k5["max"] <= 5.0 and k100["mean"] > k5["mean"]
     shares = re.findall(r"benchmark median:\s+([\d.]+)%", out)
     assert len(shares) == 2 and float(shares[1]) > float(shares[0])
+    # scramble_power 3 draws most depths near 1: the K = 100 states lie nearer the goal
+    assert (
+        coverage.main(
+            [
+                "puzzle8",
+                "--cases",
+                str(cases),
+                "--max-scramble",
+                "100",
+                "--n",
+                "2000",
+                "--scramble-power",
+                "3",
+            ]
+        )
+        == 0
+    )
+    (k100_p3,) = (
+        figures(line) for line in capsys.readouterr().out.splitlines() if line.startswith("training")
+    )
+    assert k100_p3["mean"] < k100["mean"] - 1
 
 
 def test_a_puzzle_without_manhattan_gets_a_helpful_error(coverage, tmp_path, capsys):
