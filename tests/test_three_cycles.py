@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 from puzzlezero import make
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "three_cycles.py"
 
 
 @pytest.fixture(scope="module")
 def probe():
-    spec = importlib.util.spec_from_file_location("three_cycles", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("three_cycles")
 
 
 def test_boards_are_solvable_three_cycles_with_the_blank_home(probe):
