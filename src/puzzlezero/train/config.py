@@ -107,8 +107,8 @@ class TrainConfig:
     """p: how the scramble depths spread over ``[1, K]``: ``k = ceil(K * u**p)``, ``u ~ U(0, 1)``.
     1 = ``k ~ U[1, K]`` (the paper's, and the same random draws as before this field existed); 2 puts
     half the states within K/4 scrambles where ``U[1, K]`` puts a quarter, so a K large enough to
-    reach a benchmark's states (docs/training.md, "How far out the training states reach") keeps as
-    many states near the goal as a smaller K. Not for ``selfplay`` (its own depth schedule)."""
+    reach a benchmark's states (docs/training.md, "How far out the training states reach") thins the
+    states near the goal less. Not for ``selfplay`` (its own depth schedule)."""
     lr: float = 1e-3
     """Adam learning rate."""
     lr_decay: float = 1.0
