@@ -29,24 +29,16 @@ from puzzlezero.optimal.cube_ida import solve_cube
 from puzzlezero.puzzles.base import Puzzle
 
 
-def effect(puzzle: Puzzle, moves: list[int]) -> np.ndarray:
-    """The cube the move sequence makes from the solved one."""
-    cube = puzzle.goals(1)
-    for a in moves:
-        cube = puzzle.apply(cube, np.array([a]))
-    return cube[0]
-
-
 def shorter_window(puzzle: Puzzle, moves: list[int], max_nodes: int, tally: Counter[str]) -> list[int] | None:
     """A shortest move sequence with the same effect as ``moves``, if shorter; else ``None``."""
-    cube = effect(puzzle, moves)
+    cube = puzzle.apply_moves(puzzle.goal(), moves)
     r = solve_cube(puzzle, cube, max_nodes=max_nodes)
     tally[r.status] += 1
     if r.status != "solved" or len(r.actions) >= len(moves):
         return None
     inverse = puzzle.inverse_action
     better = [int(inverse[a]) for a in reversed(r.actions)]
-    if not np.array_equal(effect(puzzle, better), cube):  # the replay check
+    if not np.array_equal(puzzle.apply_moves(puzzle.goal(), better), cube):  # the replay check
         raise AssertionError(f"the shortened window {better} does not do what {moves} does")
     return better
 
@@ -78,20 +70,19 @@ def main(argv: list[str] | None = None) -> int:
             report = json.load(f)
         if report.get("summary", {}).get("puzzle") != "cube3":
             raise PuzzleError(f"{args.report} is not a cube3 bench report")
-    except (OSError, ValueError, AttributeError, PuzzleError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        solutions = [
+            (r["id"], puzzle.parse_moves(r["solution"])) for r in report["results"] if r.get("solution")
+        ]
+    except (OSError, ValueError, AttributeError, KeyError, TypeError, PuzzleError) as exc:
+        print(f"error: {args.report}: {exc}", file=sys.stderr)
         return 2
-    names = list(puzzle.action_names)
     tally: Counter[str] = Counter()
     before = after = count = 0
-    for r in report["results"]:
-        if not r.get("solution"):
-            continue
-        moves = [names.index(m) for m in r["solution"]]
+    for case_id, moves in solutions:
         new = shorten(puzzle, moves, args.window, args.max_nodes, tally)
         before, after, count = before + len(moves), after + len(new), count + 1
         if len(new) < len(moves):
-            print(f"id {r['id']}: {len(moves)} -> {len(new)} moves")
+            print(f"id {case_id}: {len(moves)} -> {len(new)} moves")
     if not count:
         print("error: the report holds no solutions", file=sys.stderr)
         return 2
