@@ -381,6 +381,13 @@ def test_each_objective_lowers_the_error_against_exact_cube2_distances(tmp_path,
         {"objective": "qlearning", "q_bootstrap": "qmin", "warmup_iterations": 10},
         {"objective": "efficientcube"},
         {"objective": "lhbl", "lhbl_expansions": 3, "scramble_power": 2.0, "warmup_iterations": 10},
+        {
+            "objective": "lhbl",
+            "lhbl_expansions": 3,
+            "descent_share": 0.5,
+            "descent_steps": 12,
+            "descent_stride": 3,
+        },
     ],
     ids=[
         "lhbl",
@@ -390,6 +397,7 @@ def test_each_objective_lowers_the_error_against_exact_cube2_distances(tmp_path,
         "qlearning",
         "efficientcube",
         "scramble_power",
+        "descents",
     ],
 )
 def test_resume_after_a_kill_is_bit_identical(tmp_path, overrides):

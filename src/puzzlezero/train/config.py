@@ -51,6 +51,8 @@ LEGACY_DEFAULTS = {"objective": "davi", "target_update": "loss", "warmup_objecti
 LATER_FIELDS = {"efficientcube_target": "last"}
 CURRICULA = ("off", "double", "plus1")
 AMP_MODES = ("off", "bf16")
+#: objectives whose training states may come partly from greedy descents (``descent_share``)
+DESCENT_OBJECTIVES = ("davi", "lhbl")
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,16 @@ class TrainConfig:
     half the states within K/4 scrambles where ``U[1, K]`` puts a quarter, so a K large enough to
     reach a benchmark's states (docs/training.md, "How far out the training states reach") thins the
     states near the goal less. Not for ``selfplay`` (its own depth schedule)."""
+    descent_share: float = 0.0
+    """The share of each chunk's training states taken from greedy descents under the target
+    network instead of scrambles (``train.descents``: the states a search over the network would
+    visit, where its holes are); 0 = scrambles only (DeepCubeA). ``davi`` and ``lhbl`` only."""
+    descent_steps: int = 64
+    """Greedy descents: steps per walker (every state on the way is a training state)."""
+    descent_stride: int = 1
+    """Greedy descents: record every ``descent_stride``-th state (long walks, many walkers)."""
+    descent_epsilon: float = 0.1
+    """Greedy descents: the chance of a random step instead of the greedy one."""
     lr: float = 1e-3
     """Adam learning rate."""
     lr_decay: float = 1.0
@@ -307,6 +319,25 @@ class TrainConfig:
             raise PuzzleError(
                 "config: scramble_power applies to k ~ U[1, K] scrambles; selfplay has its own depth "
                 "schedule (selfplay_start_depth), so leave scramble_power at 1"
+            )
+        if not (
+            0 <= self.descent_share < 1
+            and 1 <= self.descent_stride <= self.descent_steps
+            and 0 <= self.descent_epsilon <= 1
+        ):
+            raise PuzzleError(
+                "config: need 0 <= descent_share < 1, 1 <= descent_stride <= descent_steps and "
+                f"0 <= descent_epsilon <= 1, got {self.descent_share!r}, {self.descent_stride!r}, "
+                f"{self.descent_steps!r}, {self.descent_epsilon!r}"
+            )
+        if self.descent_share and self.objective not in DESCENT_OBJECTIVES:
+            raise PuzzleError(
+                f"config: descent_share takes training states from greedy descents for the objectives "
+                f"{', '.join(DESCENT_OBJECTIVES)}; {self.objective!r} makes its own states, so leave it at 0"
+            )
+        if self.descent_share and self.goal != "solved":
+            raise PuzzleError(
+                "config: greedy descents (descent_share) walk to the solved state; use goal=solved"
             )
         if not 0 < self.curriculum_threshold <= 1:
             raise PuzzleError("config: curriculum_threshold must be in (0, 1]")

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import GoalTest, Puzzle
-from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
+from puzzlezero.train.descents import training_states
+from puzzlezero.train.objectives import ValueFn, register_objective
 
 if TYPE_CHECKING:
     import torch
@@ -124,10 +125,11 @@ def davi_labels(
     config: TrainConfig,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 1's data: ``n`` states scrambled ``k ~ U[1, max_scramble]`` times from the
-    solved state, with their one-step Bellman targets to ``config.goal`` under ``value_fn`` (the
+    solved state (a ``config.descent_share`` of them from greedy descents, :mod:`.descents`), with
+    their one-step Bellman targets to ``config.goal`` under ``value_fn`` (the
     target network)."""
     assert value_fn is not None
-    states = puzzle.scramble(rng, n, scramble_depths(rng, n, max_scramble, config))
+    states = training_states(puzzle, rng, n, max_scramble, value_fn, config)
     return states, one_step_targets(
         puzzle, value_fn, states, chunk=config.inference_batch, is_goal=config.goal
     )

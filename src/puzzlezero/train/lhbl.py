@@ -57,7 +57,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import register_objective, scramble_depths
+from puzzlezero.train.descents import training_states
+from puzzlezero.train.objectives import register_objective
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
@@ -235,12 +236,12 @@ def lhbl_objective(
     config: TrainConfig,
 ) -> tuple[np.ndarray, np.ndarray]:
     """About ``n`` labels: ``ceil(n / lhbl_expansions)`` roots scrambled ``k ~ U[1, max_scramble]``
-    times, a tree of ``lhbl_expansions`` expansions grown from each (the target network at its
+    times (a ``descent_share`` of them from greedy descents, :mod:`.descents`), a tree of ``lhbl_expansions`` expansions grown from each (the target network at its
     leaves), every expanded node labelled by :func:`lhbl_labels`. Nodes of a tree that ran out of
     moves without reaching a goal (infinite labels) are left out."""
     assert value_fn is not None
     n_roots = -(-n // config.lhbl_expansions)
-    roots = puzzle.scramble(rng, n_roots, scramble_depths(rng, n_roots, max_scramble, config))
+    roots = training_states(puzzle, rng, n_roots, max_scramble, value_fn, config)
     states, targets = lhbl_labels(puzzle, roots, value_fn, config.lhbl_expansions, weight=config.lhbl_weight)
     keep = np.isfinite(targets)
     return states[keep], targets[keep]
