@@ -171,6 +171,9 @@ DEFAULTS: dict[str, Defaults] = {
     "puzzle35": Defaults(
         0.6, 6000, 8_000_000, 300.0, 2000, (500, 5000), search="beam", options=(("images", 1),)
     ),
+    # session 25's model (45.4M samples, CPU): ids 0-9 with λ 0.6 N 2000, 4M nodes: 7 solved, 317.1
+    # moves on those, median 50 s with a training run on the cores; 8M nodes solved none of the
+    # other three, λ 0.4 one more (379 moves), beam W 1000 two of ids 0-2 (614, 329). Not tuned yet.
     "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
     # the shipped policy (EfficientCube's recipe with the press-set target, 263M samples on one
     # H200) searched by its policy beam: W 1000 solved all 250 shared benchmark boards, 99.6% of
