@@ -114,9 +114,11 @@ class TrainConfig:
     descent_share: float = 0.0
     """The share of each chunk's training states taken from greedy descents under the target
     network instead of scrambles (``train.descents``: the states a search over the network would
-    visit, where its holes are); 0 = scrambles only (DeepCubeA). ``davi`` and ``lhbl`` only."""
+    visit, where its holes are); 0 = scrambles only (DeepCubeA). ``davi`` and ``lhbl`` only.
+    puzzle48 used 0.25 with 1,000 steps and a stride of 100 (docs/training.md); many walkers a
+    chunk matter: states of a few walkers upset batch normalisation."""
     descent_steps: int = 64
-    """Greedy descents: steps per walker (every state on the way is a training state)."""
+    """Greedy descents: steps per walker."""
     descent_stride: int = 1
     """Greedy descents: record every ``descent_stride``-th state (long walks, many walkers)."""
     descent_epsilon: float = 0.1

@@ -236,8 +236,9 @@ def lhbl_objective(
     config: TrainConfig,
 ) -> tuple[np.ndarray, np.ndarray]:
     """About ``n`` labels: ``ceil(n / lhbl_expansions)`` roots scrambled ``k ~ U[1, max_scramble]``
-    times (a ``descent_share`` of them from greedy descents, :mod:`.descents`), a tree of ``lhbl_expansions`` expansions grown from each (the target network at its
-    leaves), every expanded node labelled by :func:`lhbl_labels`. Nodes of a tree that ran out of
+    times (a ``descent_share`` of them from greedy descents, :mod:`.descents`), a tree of
+    ``lhbl_expansions`` expansions grown from each (the target network at its leaves), every
+    expanded node labelled by :func:`lhbl_labels`. Nodes of a tree that ran out of
     moves without reaching a goal (infinite labels) are left out."""
     assert value_fn is not None
     n_roots = -(-n // config.lhbl_expansions)
