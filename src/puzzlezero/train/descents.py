@@ -14,21 +14,23 @@ states comes from **greedy descents under the target network**:
 
 1. Start ``R`` walkers at scrambles drawn like the training states (``k ~ U[1, K]``, or the
    :attr:`~puzzlezero.train.config.TrainConfig.scramble_power` spread).
-2. ``steps`` times: record every walker's state (every ``stride``-th step only, if asked), then move it to the child of least
-   ``cost(a) + h(child)`` (``h``: the target network, 0 at goals) among the moves that change the
-   state and do not undo the walker's previous move; with probability ``epsilon`` to a random such
-   child instead (so walkers that meet one another's paths part again). A walker with no such
-   child steps back; one that reaches the goal restarts at a fresh scramble (never the goal itself).
-3. The recorded states (``R * steps / stride`` of them, the first ``n`` kept) are training states like any
-   other: the objective labels them (one-step or limited-horizon Bellman targets), so a hole's
-   value rises by at least a move at every target update until the descents no longer end there.
+2. ``steps`` times: record every walker's state (only every ``stride``-th step's, if asked), then
+   move it to the child of least ``cost(a) + h(child)`` (``h``: the target network, 0 at goals)
+   among the moves that change the state and do not undo the walker's previous move; with
+   probability ``epsilon`` to a random such child instead (so walkers that meet one another's paths
+   part again). A walker with no such child steps back; one that reaches the goal restarts at a
+   fresh scramble (never the goal itself).
+3. The recorded states (``R * steps / stride`` of them, the first ``n`` kept) are training states
+   like any other: the objective labels them (one-step or limited-horizon Bellman targets), so a
+   hole's value rises by at least a move at every target update until the descents no longer end
+   there.
 
 One network call per step values the children of all walkers together (``steps`` calls in all,
 ``stride * num_actions`` evaluations per state recorded; LHBL's ten expansions spend about
 ``10 * num_actions`` on a state). A search's holes lie at the end of long descents (on the 48-puzzle
 after 500-1000 steps from the benchmark's distances), so long walks recorded with a stride give
-many walkers, far apart, per chunk. Every random draw comes from the objective's ``rng``, so training resumes exactly.
-Used by ``davi`` and ``lhbl`` when ``TrainConfig.descent_share > 0``.
+many walkers, far apart, per chunk. Every random draw comes from the objective's ``rng``, so
+training resumes exactly. Used by ``davi`` and ``lhbl`` when ``TrainConfig.descent_share > 0``.
 
 Example:
     >>> import numpy as np
@@ -119,6 +121,7 @@ def descent_states(
         flat = children.reshape(walkers * n_act, *shape)
         goal = puzzle.is_goal(flat)
         need = allowed.ravel() & ~goal
+        goal = goal.reshape(walkers, n_act)
         value = np.zeros(walkers * n_act)
         if need.any():
             value[need] = np.maximum(np.asarray(value_fn(flat[need]), dtype=np.float64).reshape(-1), 0.0)
@@ -131,7 +134,7 @@ def descent_states(
         stuck = ~allowed.any(axis=1)  # no move changes the state: stay (and restart below)
         prev = cur.copy()
         cur = np.where(stuck.reshape(-1, *([1] * len(shape))), cur, children[rows, choice])
-        done = puzzle.is_goal(cur) | stuck
+        done = stuck | goal[rows, choice]  # a stuck walker stays where it was: never at the goal
         if done.any():
             m = int(done.sum())
             cur[done] = _starts(puzzle, rng, m, max_scramble, config)
