@@ -19,10 +19,9 @@ import argparse
 import sys
 
 import numpy as np
+from three_cycles import sliding_puzzle_and_network  # scripts/, beside this one
 
-from puzzlezero import make
 from puzzlezero.errors import PuzzleError
-from puzzlezero.solver import get_heuristic
 from puzzlezero.train.descents import descent_states
 
 
@@ -39,10 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.steps < 1 or args.walkers < 1 or not 0 <= args.epsilon <= 1:
         ap.error("--steps and --walkers must be at least 1 and --epsilon in [0, 1]")
     try:
-        puzzle = make(args.puzzle)
-        if not callable(getattr(puzzle, "manhattan", None)):
-            raise PuzzleError(f"{args.puzzle} is not a sliding puzzle (it has no Manhattan distance)")
-        h = get_heuristic(puzzle, "learned", args.model)
+        puzzle, h = sliding_puzzle_and_network(args.puzzle, args.model)
     except (PuzzleError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -29,7 +29,18 @@ import numpy as np
 
 from puzzlezero import make
 from puzzlezero.errors import PuzzleError
-from puzzlezero.solver import get_heuristic
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.solver import Heuristic, get_heuristic
+
+
+def sliding_puzzle_and_network(name: str, model: str | None) -> tuple[Puzzle, Heuristic]:
+    """The sliding puzzle ``name`` and its learned heuristic (``model``: a folder, or ``None`` for
+    the shipped one); :class:`PuzzleError` for a puzzle without a Manhattan distance (also used by
+    ``descent_probe.py``)."""
+    puzzle = make(name)
+    if not callable(getattr(puzzle, "manhattan", None)):
+        raise PuzzleError(f"{name} is not a sliding puzzle (it has no Manhattan distance)")
+    return puzzle, get_heuristic(puzzle, "learned", model)
 
 
 def three_cycle_boards(goal: np.ndarray, blank_cell: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -53,10 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.n < 1:
         ap.error(f"--n must be at least 1, got {args.n}")
     try:
-        puzzle = make(args.puzzle)
-        if not callable(getattr(puzzle, "manhattan", None)):
-            raise PuzzleError(f"{args.puzzle} is not a sliding puzzle (it has no Manhattan distance)")
-        h = get_heuristic(puzzle, "learned", args.model)
+        puzzle, h = sliding_puzzle_and_network(args.puzzle, args.model)
     except (PuzzleError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -29,7 +30,10 @@ def load_bench(name: str) -> dict:
 
 
 def load_script(name: str) -> ModuleType:
-    """``scripts/<name>.py`` imported as a module (the scripts are not a package)."""
+    """``scripts/<name>.py`` imported as a module (the scripts are not a package). ``scripts/`` goes
+    on ``sys.path`` first, as when Python runs a script, so a script may import its neighbours."""
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
