@@ -1,5 +1,6 @@
 """The fallback search: states the puzzle's own search leaves unsolved get the group solver's answer
-(a legal cube always gets a solution), in a reserve taken from the time limit."""
+(a legal cube always gets a solution) or the sliding puzzles' reduction, in a reserve taken from the
+time limit."""
 
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ def test_only_under_the_puzzles_own_settings_unless_asked() -> None:
     assert resolve_options(p, weight=0.5, fallback=True).fallback == "group"
     assert resolve_options(p, search="gbfs").fallback is None
     assert resolve_options(make("cube3")).fallback == "group"
-    with pytest.raises(PuzzleError, match="no fallback search for bwas on puzzle15"):
-        resolve_options(make("puzzle15"), fallback=True)
+    assert resolve_options(make("puzzle48")).fallback == "reduction"
+    with pytest.raises(PuzzleError, match="no fallback search for bwas on sokoban"):
+        resolve_options(make("sokoban"), fallback=True)
     with pytest.raises(PuzzleError, match="its fallback is group itself"):
         resolve_options(p, search="group", fallback=True)
 

@@ -75,8 +75,9 @@ class Defaults:
     #: anytime schedule of ``search``: ``(weight, batch)`` stages run in turn within the time limit,
     #: the shortest solution kept (:mod:`puzzlezero.search.anytime`); empty: one search
     stages: tuple[tuple[float, int], ...] = ()
-    #: a search that needs no heuristic and always answers (cubes: ``"group"``), run on the states
-    #: the puzzle's own search left unsolved, in the last :data:`FALLBACK_RESERVE` seconds
+    #: a search that needs no heuristic and always answers (cubes: ``"group"``, sliding puzzles:
+    #: ``"reduction"``), run on the states the puzzle's own search left unsolved, in the last
+    #: :data:`FALLBACK_RESERVE` seconds
     fallback: str | None = None
     #: this puzzle's defaults of :data:`OPTIONS` (``(name, value)`` pairs; the table's elsewhere)
     options: tuple[tuple[str, Any], ...] = ()
@@ -150,13 +151,15 @@ DEFAULTS: dict[str, Defaults] = {
         stages=((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000)),
         fallback="group",
     ),
-    "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100),
-    "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000),
+    "puzzle8": Defaults(0.8, 100, 1_000_000, 60.0, 200, 100, fallback="reduction"),
+    "puzzle15": Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000, fallback="reduction"),
     # session 22, the model of 50.9M samples, ids 0-79: BWAS 0.8/2000 over the board and its
     # transpose in one call, the shorter kept, +0.575 moves over optimal and 73.75% optimal
     # against +0.80 and 63.75% on the board alone, at twice the nodes; on ids 0-39 N 4000 on
     # the board alone, the same nodes, gave +0.55 and 75% where the two guises gave +0.35 and 82.5%
-    "puzzle24": Defaults(0.8, 2000, 4_000_000, 300.0, 1000, 2000, options=(("images", 1),)),
+    "puzzle24": Defaults(
+        0.8, 2000, 4_000_000, 300.0, 1000, 2000, fallback="reduction", options=(("images", 1),)
+    ),
     # the shipped model (85M samples: CPU, 6 min of an H100, CPU), benchmark ids 0-9, idle 2-core
     # Xeon: λ 0.5 N 2000 about 133 moves at a median of 12 s; λ 0.6 N 6000 131.0 at 25-30 s (at
     # most 3.7M nodes); λ 0.6 N 10000 130.2 at 49 s; λ 0.7 changed little (docs/training.md).
@@ -169,12 +172,20 @@ DEFAULTS: dict[str, Defaults] = {
     # answered none of ids 0-2, W 500 then 5000 all three in 7-9 s); on ids 0-9 the same 128.2
     # moves, a median of 37.8 s against 31.4 s, the first answer at a median of 3.8 s
     "puzzle35": Defaults(
-        0.6, 6000, 8_000_000, 300.0, 2000, (500, 5000), search="beam", options=(("images", 1),)
+        0.6,
+        6000,
+        8_000_000,
+        300.0,
+        2000,
+        (500, 5000),
+        search="beam",
+        fallback="reduction",
+        options=(("images", 1),),
     ),
     # session 25's model (45.4M samples, CPU): ids 0-9 with λ 0.6 N 2000, 4M nodes: 7 solved, 317.1
     # moves on those, median 50 s with a training run on the cores; 8M nodes solved none of the
     # other three, λ 0.4 one more (379 moves), beam W 1000 two of ids 0-2 (614, 329). Not tuned yet.
-    "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000),
+    "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000, fallback="reduction"),
     # the shipped policy (EfficientCube's recipe with the press-set target, 263M samples on one
     # H200) searched by its policy beam: W 1000 solved all 250 shared benchmark boards, 99.6% of
     # them optimally, at a median 1.07-1.19 s (idle 2-core Xeon; W 100 solved all 250 at 0.13 s,
@@ -273,7 +284,8 @@ class SolveOptions:
 
 
 #: seconds of the time limit kept for the fallback search (at most a tenth of the limit): the
-#: group solver answers any cube in about 0.25 s once its table is cached
+#: group solver answers any cube in about 0.25 s once its table is cached, reduction a 48-puzzle
+#: board in about 0.15 s
 FALLBACK_RESERVE = 2.0
 
 
@@ -667,6 +679,15 @@ SEARCHES: dict[str, SearchSpec] = {
         False,
         1,
         "Schreier-Sims stabilizer chain (permutation puzzles: cubes): any state, long solutions, no model",
+        node_cap=False,
+    ),
+    "reduction": SearchSpec(
+        "puzzlezero.search.reduction:solve_reduction",
+        _run_each,
+        False,
+        1,
+        "sliding puzzles: rows and columns home a pair of tiles at a time, each pair by breadth-first "
+        "search; any board, about twice the optimal length, no model",
         node_cap=False,
     ),
 }

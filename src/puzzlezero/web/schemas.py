@@ -86,7 +86,7 @@ class SolveResponse(BaseModel):
     )
     fallback: str | None = Field(
         None,
-        description='the search that found the solution when the puzzle\'s own left the state unsolved ("group" on cubes)',
+        description='the search that found the solution when the puzzle\'s own left the state unsolved ("group" on cubes, "reduction" on sliding puzzles)',
     )
     improvements: list[dict[str, float]] | None = Field(
         None, description='anytime solving: [{"seconds", "length"}, ...] of each shorter solution found'
