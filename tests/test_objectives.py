@@ -387,6 +387,7 @@ def test_each_objective_lowers_the_error_against_exact_cube2_distances(tmp_path,
             "descent_share": 0.5,
             "descent_steps": 12,
             "descent_stride": 3,
+            "batch_norm": "frozen",
         },
     ],
     ids=[
@@ -397,7 +398,7 @@ def test_each_objective_lowers_the_error_against_exact_cube2_distances(tmp_path,
         "qlearning",
         "efficientcube",
         "scramble_power",
-        "descents",
+        "descents+frozen-batch-norm",
     ],
 )
 def test_resume_after_a_kill_is_bit_identical(tmp_path, overrides):

@@ -51,6 +51,7 @@ LEGACY_DEFAULTS = {"objective": "davi", "target_update": "loss", "warmup_objecti
 LATER_FIELDS = {"efficientcube_target": "last"}
 CURRICULA = ("off", "double", "plus1")
 AMP_MODES = ("off", "bf16")
+BATCH_NORMS = ("batch", "frozen")
 #: objectives whose training states may come partly from greedy descents (``descent_share``)
 DESCENT_OBJECTIVES = ("davi", "lhbl")
 
@@ -123,6 +124,14 @@ class TrainConfig:
     """Greedy descents: record every ``descent_stride``-th state (long walks, many walkers)."""
     descent_epsilon: float = 0.1
     """Greedy descents: the chance of a random step instead of the greedy one."""
+    batch_norm: str = "batch"
+    """How the network's batch normalisation layers run in training steps: ``"batch"`` (the usual:
+    each batch's own statistics, the running ones updated for inference) or ``"frozen"`` (the
+    running statistics, never updated; the scale and shift still learn): the function trained is
+    then exactly the one the target network and the searches evaluate. For continuing a trained
+    model on states unlike those it was trained on (``descent_share``): with batch statistics, the
+    network fits its labels in training mode and the target network answers in inference mode, and
+    a gap between the two is added to the labels at every target update (docs/training.md)."""
     lr: float = 1e-3
     """Adam learning rate."""
     lr_decay: float = 1.0
@@ -300,6 +309,8 @@ class TrainConfig:
             )
         if self.amp not in AMP_MODES:
             raise PuzzleError(f"config: amp must be one of {AMP_MODES}, got {self.amp!r}")
+        if self.batch_norm not in BATCH_NORMS:
+            raise PuzzleError(f"config: batch_norm must be one of {BATCH_NORMS}, got {self.batch_norm!r}")
         if self.curriculum not in CURRICULA:
             raise PuzzleError(f"config: curriculum must be one of {CURRICULA}, got {self.curriculum!r}")
         if self.target_reuse < 1 or self.chunk_iterations % self.target_reuse:

@@ -429,6 +429,10 @@ class Trainer:
             )
         order = _passes(np.random.default_rng([cfg.seed, self.rank, chunk, 1]), len(states), n_iter * bsz)
         self.model.train()
+        if cfg.batch_norm == "frozen":  # running statistics, as the target network and searches use
+            for module in self.model.modules():
+                if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+                    module.eval()
         losses = np.empty(n_iter)
         lr = cfg.lr
         for j in range(n_iter):
