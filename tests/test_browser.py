@@ -276,6 +276,38 @@ def test_board_sliding_keys_click_solve_play(page: Any, fake_server: str, artifa
     assert page.errors == []
 
 
+def test_board_says_when_the_fallback_found_the_solution(page: Any) -> None:
+    """A solve answered by the model-free fallback (``fallback`` in the answer) says so beside
+    its length."""
+    from dataclasses import dataclass
+
+    from test_web import FakeResult, bfs_solve
+
+    from puzzlezero.web import ServerConfig, create_app
+
+    @dataclass
+    class Rescued(FakeResult):
+        def to_json(self) -> dict[str, Any]:
+            return {**super().to_json(), "fallback": "reduction"}
+
+    def rescued_solve(puzzle: Any, state: Any, **options: Any) -> Rescued:
+        r = bfs_solve(puzzle, state, **options)
+        return Rescued(r.puzzle, r.solved, r.solution, r.nodes_generated, r.seconds, r.options)
+
+    app = create_app(ServerConfig(executor="thread", workers=1), solve_fn=rescued_solve)
+    with ThreadServer(app) as url:
+        open_page(page, url + "/board?puzzle=puzzle15")
+        page.keyboard.press("ArrowDown")
+        page.wait_for_function("() => !window.pz.snapshot().solved", timeout=10_000)
+        end = solve_and_play(page)
+        assert end["solution"] == ["U"]
+        assert (
+            page.inner_text("#stat-length")
+            == "1 moves (by the reduction fallback: the search found none in time)"
+        )
+    assert page.errors == []
+
+
 def test_board_lights_out_click_solve_play(page: Any, fake_server: str) -> None:
     open_page(page, fake_server + "/board?puzzle=lightsout7")
     # the shipped model is a policy without a value: its beam (the learned default) and the optimal

@@ -133,7 +133,9 @@ export function showStats(result) {
   const stages = result.solved && result.stages
     ? ` = ${result.stages.map((st) => `${st.goal} ${st.length}`).join(" + ")}`
     : "";
-  set("stat-length", result.solved ? `${result.length} moves${htm}${stages}` : "not found");
+  // the puzzle's own search found none in time and the model-free fallback answered (group, reduction)
+  const rescued = result.solved && result.fallback ? ` (by the ${result.fallback} fallback: the search found none in time)` : "";
+  set("stat-length", result.solved ? `${result.length} moves${htm}${stages}${rescued}` : "not found");
   set("stat-nodes", result.nodes_generated.toLocaleString("en-US"));
   // anytime solving keeps improving after the first solution: say when that one came
   const first = result.first_solution_seconds != null && result.improvements && result.improvements.length > 1
