@@ -184,8 +184,16 @@ DEFAULTS: dict[str, Defaults] = {
     ),
     # session 25's model (45.4M samples, CPU): ids 0-9 with λ 0.6 N 2000, 4M nodes: 7 solved, 317.1
     # moves on those, median 50 s with a training run on the cores; 8M nodes solved none of the
-    # other three, λ 0.4 one more (379 moves), beam W 1000 two of ids 0-2 (614, 329). Not tuned yet.
-    "puzzle48": Defaults(0.6, 2000, 4_000_000, 300.0, 3000, 1000, fallback="reduction"),
+    # other three, λ 0.4 one more (379 moves), beam W 1000 two of ids 0-2 (614, 329).
+    # Session 26, that model continued with frozen batch norm (3.7M samples more), ids 0-9 with a
+    # training run on the cores: BWAS λ 0.6 N 2000 6 solved (305 moves on those); beam W 1000 all
+    # 10, 354.0 moves, median 17 s; W 5000 all 10, 297.0 moves, median 68 s (6.9M nodes at most);
+    # W 5000 over the board and its transpose (ids 0-4) 304.0 against 299.2 at twice the time. So
+    # the beam, W 500 first for an answer within a short limit (the web page's 20 s), on the board
+    # alone; 12M nodes let the W 5000 beam take 565 steps (``--search bwas``: λ 0.6, N 2000, 12M).
+    "puzzle48": Defaults(
+        0.6, 2000, 12_000_000, 300.0, 3000, (500, 5000), search="beam", fallback="reduction"
+    ),
     # the shipped policy (EfficientCube's recipe with the press-set target, 263M samples on one
     # H200) searched by its policy beam: W 1000 solved all 250 shared benchmark boards, 99.6% of
     # them optimally, at a median 1.07-1.19 s (idle 2-core Xeon; W 100 solved all 250 at 0.13 s,
