@@ -8,20 +8,21 @@ stay within a constant factor of optimal). Here no sequence is hand-made: each s
 **breadth-first search** in a small space, and its answer is the shortest one for what that step
 asks.
 
-**A step** places one or two tiles: the state of its search is where the blank and those tiles
-stand among the cells not yet frozen (``m`` cells: ``m^3`` states for a pair, 117,649 on the
-48-puzzle's first step), every other free tile being free to move anywhere. A row of the board is
-placed a pair of tiles at a time from its left end (a single tile first when the row is odd), so
-that the last two cells of the row, which cannot be filled one after the other without undoing the
-first, are always placed together; a column likewise from its top. The frozen cells form the top-left
-corner, and the free region stays a rectangle of at least two rows and three columns (or three
-rows and two), in which any two tiles can be brought to any two cells. The final 2x2 corner is a search over its three tiles.
+**A step** places one, two or three tiles: the state of its search is where the blank and those
+tiles stand among the cells not yet frozen (``m`` cells: ``m^3`` states for a pair, 117,649 on the
+48-puzzle's first step; ``m^4`` for three, taken where that is at most :data:`MAX_STEP_STATES`),
+every other free tile being free to move anywhere. A row of the board is placed a group of tiles at
+a time from its left end, so that the last two cells of the row, which cannot be filled one after
+the other without undoing the first, are always placed together; a column likewise from its top
+(:func:`placement_order`). The frozen cells form the top-left corner, and the free region stays a
+rectangle of at least two rows and three columns (or three rows and two), in which the step's tiles
+can be brought home whatever the others do. The final 2x2 corner is a search over its three tiles.
 
-**What it gives.** Every solvable board is solved, in milliseconds to a second (48-puzzle: about
-0.1-0.3 s on a 2-core CPU), with solutions about twice as long as a learned search's
-(docs/results.md). It is the sliding puzzles' fallback (:attr:`puzzlezero.solver.Defaults.fallback`):
-a board the puzzle's own search leaves unsolved within its time limit still gets a solution, marked
-as the fallback's. ``puzzlezero solve puzzle48 "..." --search reduction``.
+**What it gives.** Every solvable board is solved, in milliseconds to a second (48-puzzle: a median
+of 0.66 s on a 2-core CPU), with solutions 1.6-1.8 times the optimum where it is known and about
+twice a learned search's on the 48-puzzle (docs/results.md). It is the sliding puzzles' fallback
+(:attr:`puzzlezero.solver.Defaults.fallback`): a board the puzzle's own search leaves unsolved
+within its time limit still gets a solution, marked as the fallback's. ``puzzlezero solve puzzle48 "..." --search reduction``.
 
 >>> import numpy as np
 >>> from puzzlezero import make
