@@ -22,7 +22,8 @@ can be brought home whatever the others do. The final 2x2 corner is a search ove
 of 0.66 s on a 2-core CPU), with solutions 1.6-1.8 times the optimum where it is known and about
 twice a learned search's on the 48-puzzle (docs/results.md). It is the sliding puzzles' fallback
 (:attr:`puzzlezero.solver.Defaults.fallback`): a board the puzzle's own search leaves unsolved
-within its time limit still gets a solution, marked as the fallback's. ``puzzlezero solve puzzle48 "..." --search reduction``.
+within its time limit still gets a solution, marked as the fallback's. ``puzzlezero solve puzzle48
+"..." --search reduction``.
 
 >>> import numpy as np
 >>> from puzzlezero import make
