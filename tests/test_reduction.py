@@ -96,9 +96,7 @@ def test_frozen_cells_are_never_touched() -> None:
     p = make("puzzle15")
     start = p.scramble(np.random.default_rng(5), 1, 500)[0]
     free = np.ones(16, dtype=bool)
-    board = start.copy()
-    for a in _place(board, p._swap, free, (0, 1))[0]:
-        board = p.apply(board[None], np.array([a]))[0]
+    board = p.apply_moves(start, _place(start, p._swap, free, (0, 1))[0])
     free[[0, 1]] = False
     for a in _place(board, p._swap, free, (2, 3))[0]:
         board = p.apply(board[None], np.array([a]))[0]
@@ -110,11 +108,15 @@ def test_loops_are_cut() -> None:
     p = make("puzzle8")
     start = p.goal()
     up, down = p.action_names.index("U"), p.action_names.index("D")
+
     # the blank in the bottom-right corner: D (the tile above it slides down), then back with U
-    assert _cut_loops(p, start, [down, up]) == []
+    def cut(actions: list[int]) -> list[int]:
+        return _cut_loops([p.apply_moves(start, actions[:i]) for i in range(len(actions) + 1)], actions)
+
+    assert cut([down, up]) == []
     left = p.action_names.index("R")  # the tile left of the blank slides right
     right = p.action_names.index("L")
-    assert _cut_loops(p, start, [left, down, up, right, left]) == [left]
+    assert cut([left, down, up, right, left]) == [left]
 
 
 def test_unsolvable_boards_and_other_puzzles_are_refused() -> None:

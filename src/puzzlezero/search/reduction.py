@@ -156,12 +156,10 @@ def _place(
     return path[::-1], generated
 
 
-def _cut_loops(puzzle: Puzzle, state: np.ndarray, actions: list[int]) -> list[int]:
-    """``actions`` without the stretches that come back to a board already passed: where two
-    steps meet at one board, the moves between them are dropped."""
-    boards = [state]
-    for a in actions:
-        boards.append(puzzle.apply(boards[-1][None], np.array([a]))[0])
+def _cut_loops(boards: Sequence[np.ndarray], actions: Sequence[int]) -> list[int]:
+    """``actions`` (``boards``: the path's boards, start first, one more than the moves) without the
+    stretches that come back to a board already passed: where two steps meet at one board, the
+    moves between them are dropped."""
     seen: dict[bytes, int] = {}  # board -> its place in ``kept``
     kept: list[tuple[bytes, int]] = []  # the boards along the cut path, each with the move into it
     for i, b in enumerate(boards):
@@ -196,22 +194,21 @@ def solve_reduction(
         raise PuzzleError(f"reduction solves sliding puzzles (puzzle8 ... puzzle48), not {puzzle.name}")
     t0 = time.perf_counter()
     n = puzzle.size
-    board = np.asarray(state, dtype=puzzle.dtype).reshape(puzzle.state_shape).copy()
-    start = board.copy()
+    boards = [np.asarray(state, dtype=puzzle.dtype).reshape(puzzle.state_shape)]  # the path, start first
     free = np.ones(n * n, dtype=bool)
     actions: list[int] = []
     generated = 0
     steps = placement_order(n)
     for cells in steps:
-        moves, made = _place(board, puzzle._swap, free, cells)
+        moves, made = _place(boards[-1], puzzle._swap, free, cells)
         generated += made
         for a in moves:
-            board = puzzle.apply(board[None], np.array([a]))[0]
+            boards.append(puzzle.apply(boards[-1][None], np.array([a]))[0])
         actions.extend(moves)
         free[list(cells)] = False
-    if not puzzle.is_goal(board[None])[0]:  # a goal other than the standard one (a subclass)
+    if not puzzle.is_goal(boards[-1][None])[0]:  # a goal other than the standard one (a subclass)
         raise PuzzleError(f"reduction solves to the standard goal, which is not {puzzle.name}'s")
-    actions = _cut_loops(puzzle, start, actions)
+    actions = _cut_loops(boards, actions)
     return SearchResult(
         True,
         tuple(actions),
