@@ -26,7 +26,8 @@ from puzzlezero import make
 from puzzlezero.errors import PuzzleError
 from puzzlezero.nn import load_model
 from puzzlezero.nn.heuristic import encode_rows, make_heuristic
-from puzzlezero.train.descents import descent_states
+from puzzlezero.train.config import TrainConfig
+from puzzlezero.train.descents import training_states
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,28 +44,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batches", type=int, default=10, help="batches (default 10)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    if not 0 <= args.share < 1 or min(args.batch, args.batches, args.steps, args.stride) < 1:
-        ap.error("--share must be in [0, 1) and --batch, --batches, --steps, --stride at least 1")
-    if args.stride > args.steps:
-        ap.error("--stride must be at most --steps")
+    if min(args.batch, args.batches) < 1:
+        ap.error("--batch and --batches must be at least 1")
     try:
         puzzle = make(args.puzzle)
         net = load_model(args.model or puzzle.name)
+        k = args.max_scramble or puzzle.default_scramble_depth
+        config = TrainConfig(
+            puzzle=args.puzzle,
+            max_scramble=k,
+            objective="lhbl",
+            descent_share=args.share,
+            descent_steps=args.steps,
+            descent_stride=args.stride,
+        )
     except (PuzzleError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    k = args.max_scramble or puzzle.default_scramble_depth
     n = args.batch * args.batches
     n_desc = round(n * args.share)
     h = make_heuristic(puzzle, net, int8=False)
-    parts = [puzzle.scramble(rng, n - n_desc, (1, k))]
-    if n_desc:
-        parts.append(
-            descent_states(puzzle, rng, n_desc, k, h, steps=args.steps, epsilon=0.1, stride=args.stride)
-        )
-    states = np.concatenate(parts)
+    states = training_states(puzzle, rng, n, k, h, config)  # the last n_desc from descents
     kind = np.repeat([0, 1], [n - n_desc, n_desc])
     order = rng.permutation(n)
     states, kind = states[order], kind[order]

@@ -31,7 +31,9 @@ def test_the_gap_is_reported_over_all_states_and_each_kind(gap, capsys):
 def test_bad_input_is_a_message(gap, capsys):
     assert gap.main(["puzzle15", "--model", "no/such/folder"]) == 2
     assert "no such model folder" in capsys.readouterr().err
+    assert gap.main(["puzzle15", "--share", "1"]) == 2
+    assert "descent_share < 1" in capsys.readouterr().err
+    assert gap.main(["puzzle15", "--steps", "4", "--stride", "5"]) == 2
+    assert "descent_stride <= descent_steps" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        gap.main(["puzzle15", "--share", "1"])
-    with pytest.raises(SystemExit):
-        gap.main(["puzzle15", "--steps", "4", "--stride", "5"])
+        gap.main(["puzzle15", "--batch", "0"])
