@@ -1,5 +1,6 @@
-"""Training commands: ``train`` (DAVI and the other objectives, resumable) and ``export`` (a run
-folder -> a model folder; any model -> an ONNX file).
+"""Training commands: ``train`` (DAVI and the other objectives, resumable), ``export`` (a run
+folder -> a model folder; any model -> an ONNX file) and ``average`` (the mean of several model
+folders' weights).
 
 Examples::
 
@@ -11,6 +12,7 @@ Examples::
         --set device=cuda --set amp=bf16 --set batch_size=10000                         # 4 GPUs
     puzzlezero export runs/cube3 src/puzzlezero/models/cube3
     puzzlezero export cube3 --onnx cube3.onnx        # for --heuristic learned-onnx --model cube3.onnx
+    puzzlezero average models/p35 runs/p35_60min runs/p35_80min runs/p35_final   # Polyak averaging
 """
 
 from __future__ import annotations
@@ -200,3 +202,27 @@ def export_model(
         path = export_onnx(model_dir if model_dir is not None else source, onnx)
         net = load_onnx(path, threads=1)
         typer.echo(f"ONNX model written to {path} ({net.puzzle}; heads {', '.join(net.heads)})")
+
+
+@app.command("average")
+def average(
+    model_dir: Annotated[Path, typer.Argument(help="Model folder to write.", show_default=False)],
+    sources: Annotated[
+        list[str],
+        typer.Argument(
+            help="Two or more model folders (or shipped names) of one puzzle and network, e.g. "
+            "exports of one run at several points of its end.",
+            show_default=False,
+        ),
+    ],
+    half: Annotated[bool, typer.Option("--half", help="Store the weights in float16.")] = False,
+) -> None:
+    """Write the mean of several models' weights as one model folder (checkpoint or Polyak
+    averaging); its card is the last model's, with what was averaged."""
+    from puzzlezero.nn import save_model
+    from puzzlezero.nn.averaging import average_models
+
+    net = average_models(sources)
+    weights = "float16" if half else "float32"
+    written = save_model(model_dir, net, puzzle=net.puzzle, card=net.card, weights=weights)
+    typer.echo(f"model written to {written}: the mean of {len(sources)} models (weights in {weights})")
