@@ -191,6 +191,7 @@ DEFAULTS: dict[str, Defaults] = {
     # W 5000 over the board and its transpose (ids 0-4) 304.0 against 299.2 at twice the time. So
     # the beam, W 500 first for an answer within a short limit (the web page's 20 s), on the board
     # alone; 12M nodes let the W 5000 beam take 565 steps (``--search bwas``: λ 0.6, N 2000, 12M).
+    # Session 27's model (70.2M samples), ids 0-19, idle: 282.1 moves at a median of 65 s.
     "puzzle48": Defaults(
         0.6, 2000, 12_000_000, 300.0, 3000, (500, 5000), search="beam", fallback="reduction"
     ),
