@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzlezero import make
-from puzzlezero.bench import hardware
+from puzzlezero.machine import hardware
 from puzzlezero.reports.wcd_table1 import random_moves
 from puzzlezero.solver import solve_many
 

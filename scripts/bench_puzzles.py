@@ -20,6 +20,7 @@ from functools import partial
 import numpy as np
 
 import puzzlezero as pz
+from puzzlezero.machine import cpu_model
 
 
 def median_rate(fn, items: int, repeats: int) -> float:
@@ -33,16 +34,7 @@ def median_rate(fn, items: int, repeats: int) -> float:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, NumPy {np.__version__}"
+    return f"{cpu_model()}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, NumPy {np.__version__}"
 
 
 def main() -> None:

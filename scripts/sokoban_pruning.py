@@ -20,7 +20,8 @@ import time
 import numpy as np
 
 from puzzlezero import make
-from puzzlezero.bench import hardware, load_cases
+from puzzlezero.bench import load_cases
+from puzzlezero.machine import hardware
 from puzzlezero.puzzles.sokoban import BOX, WALL, Sokoban
 from puzzlezero.puzzles.sokoban_deadlock import dead_squares
 from puzzlezero.search import bwas

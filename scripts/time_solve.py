@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from puzzlezero import Puzzle, make
-from puzzlezero.bench import hardware, load_cases, parse_ids
+from puzzlezero.bench import load_cases, parse_ids
+from puzzlezero.machine import hardware
 
 
 def _cases(args: argparse.Namespace, p: Puzzle) -> list[tuple[int, np.ndarray, int | None]]:

@@ -34,9 +34,7 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import statistics
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError, PuzzleError
+from puzzlezero.machine import hardware, peak_rss_mib
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver import (
     HEURISTICS,
@@ -468,27 +467,3 @@ def by_seconds(
             row["optimal_pct"] = round(100.0 * sum(b == o for b, o in best) / len(results), 2)
         rows.append(row)
     return rows
-
-
-def peak_rss_mib() -> float | None:
-    """Peak resident memory of this process so far, in MiB (``ru_maxrss``: KiB on Linux, bytes on
-    macOS); ``None`` where the ``resource`` module is missing (Windows)."""
-    try:
-        import resource
-    except ImportError:
-        return None
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return round(peak / (2**20 if sys.platform == "darwin" else 2**10), 1)
-
-
-def hardware() -> str:
-    """A short description of this machine (CPU model, cores, Python), for reports."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} CPUs, Python {platform.python_version()}"

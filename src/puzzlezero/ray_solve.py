@@ -76,7 +76,7 @@ def _connect(ray: Any, address: str | None) -> None:
 
 def _solve_chunk(puzzle: str, states: np.ndarray, options: dict[str, Any]) -> tuple[list[SolveResult], str]:
     """One Ray task: solve a chunk on this worker (heuristics load once per worker process)."""
-    from puzzlezero.bench import hardware
+    from puzzlezero.machine import hardware
     from puzzlezero.solver import solve_many
 
     return solve_many(puzzle, states, together=len(states), **options), hardware()

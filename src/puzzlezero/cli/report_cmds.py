@@ -97,7 +97,7 @@ def tables_cmd(
     """Learned BWAS vs PDB BWAS vs optimal on benchmark cases, PDB vs network memory, heuristic
     speed, as Markdown (like the DeepCubeA paper's Tables 1-5). Pattern databases are built on first
     use (the 15-puzzle's and the cube's take minutes, the 24-puzzle's longer)."""
-    from puzzlezero.bench import hardware
+    from puzzlezero.machine import hardware
     from puzzlezero.reports.deepcubea_tables import METHODS, compare, memory_rows, render_report, speed_rows
     from puzzlezero.storage import atomic_write_text
 

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.bench import hardware, peak_rss_mib
 from puzzlezero.errors import PuzzleError
+from puzzlezero.machine import hardware, peak_rss_mib
 from puzzlezero.registry import make
 from puzzlezero.solver import solve_many
 

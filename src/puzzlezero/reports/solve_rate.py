@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.bench import hardware
 from puzzlezero.errors import PuzzleError
+from puzzlezero.machine import hardware
 from puzzlezero.nn import load_model, make_policy, make_policy_value
 from puzzlezero.plots import pyplot, save_figure
 from puzzlezero.registry import make

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.bench import hardware
 from puzzlezero.errors import PuzzleError
+from puzzlezero.machine import hardware
 from puzzlezero.registry import make
 from puzzlezero.search import bwas
 from puzzlezero.solver import OPTIONS, get_heuristic, verify

@@ -22,6 +22,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from puzzlezero.machine import cpu_model
+
 if TYPE_CHECKING:
     from puzzlezero.train.trainer import Trainer
 
@@ -186,21 +188,13 @@ def last_eval(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 def hardware_info(threads: int, device: torch.device | str = "cpu") -> dict[str, Any]:
     """Where a model was trained (for the model card)."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     info: dict[str, Any] = {}
     if torch.device(device).type == "cuda":
         info["gpu"] = torch.cuda.get_device_name(torch.device(device))
         info["gpu_count"] = torch.cuda.device_count()
     return {
         **info,
-        "cpu": cpu,
+        "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
         "torch_threads": threads,
         "torch": torch.__version__,
