@@ -178,6 +178,7 @@ def export_onnx(source: Any, path: str | os.PathLike[str]) -> Path:
             )
     finally:
         registration.setLevel(level)
+    assert program is not None  # dynamo=True without a file: export returns the ONNXProgram
     proto = program.model_proto
     meta = {
         "puzzlezero_format": ONNX_FORMAT,

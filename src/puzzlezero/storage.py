@@ -73,7 +73,8 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> Path:
 def save_npz(path: str | os.PathLike[str], meta: dict[str, Any], **arrays: np.ndarray) -> Path:
     """Save arrays plus a JSON ``meta`` dict (kind, version, parameters) atomically."""
     buf = io.BytesIO()
-    np.savez(buf, __meta__=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8), **arrays)
+    # numpy's stubs match ``**arrays`` against the ``allow_pickle: bool`` keyword too
+    np.savez(buf, __meta__=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8), **arrays)  # type: ignore[arg-type]
     return atomic_write(path, lambda f: f.write(buf.getvalue()))
 
 

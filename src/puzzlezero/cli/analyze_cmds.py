@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 
@@ -82,7 +82,10 @@ def analyze_cmd(
         if not known:
             raise PuzzleError(f"{path}: no case has an optimal length to compare the heuristic with")
         h = get_heuristic(p, heuristic, model, "value")
-        share = overestimate_share(h, np.stack([c.state for c in known]), [c.optimal_length for c in known])
+        # known: the cases with an optimal length
+        share = overestimate_share(
+            h, np.stack([c.state for c in known]), [cast(int, c.optimal_length) for c in known]
+        )
         report["heuristic"] = {"name": heuristic, "model": model, "cases_file": str(path), **share}
         typer.echo(
             f"heuristic {heuristic}: does not overestimate on {share['not_overestimating_pct']}% of "

@@ -114,9 +114,9 @@ def _run(argv: list[str] | None) -> int:
     except Exception as exc:
         # usage errors (bad option, missing argument): click's ClickException or, in typer >= 0.2x,
         # its vendored twin; both know how to print themselves
-        if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int):
+        if hasattr(exc, "show") and isinstance(exit_code := getattr(exc, "exit_code", None), int):
             exc.show()
-            return int(exc.exit_code)
+            return int(exit_code)
         raise
     return rc if isinstance(rc, int) else 0
 

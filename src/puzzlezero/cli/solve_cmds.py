@@ -136,8 +136,9 @@ TimeLimitOpt = Annotated[
 
 
 def _option(name: str, kind: type) -> Any:
-    """A typer option for :data:`puzzlezero.solver.OPTIONS` entry ``name`` (its help and default
-    stated from the table, which is read without importing anything heavy)."""
+    """The typer option (``typer.Option``) for :data:`puzzlezero.solver.OPTIONS` entry ``name`` of
+    type ``kind`` (its help and default stated from the table, which is read without importing
+    anything heavy); the ``Annotated[kind | None, ...]`` aliases below carry it."""
     from puzzlezero.solver import OPTIONS
 
     spec = OPTIONS[name]
@@ -149,17 +150,17 @@ def _option(name: str, kind: type) -> Any:
         flags = (f"{flag}/{flag.replace('max-value', 'mean-value')}",)
     else:
         flags = (flag,)
-    return Annotated[kind | None, typer.Option(*flags, help=f"{spec.help} ({default}).", show_default=False)]
+    return typer.Option(*flags, help=f"{spec.help} ({default}).", show_default=False)
 
 
-MctsCOpt = _option("mcts_c", float)
-MctsLeavesOpt = _option("mcts_leaves", int)
-MctsVirtualLossOpt = _option("mcts_virtual_loss", float)
-MctsMaxValueOpt = _option("mcts_max_value", bool)
-PolicyTemperatureOpt = _option("policy_temperature", float)
-WcdDepthOpt = _option("wcd_depth", int)
-WcdMuOpt = _option("wcd_mu", float)
-ImagesOpt = _option("images", int)
+MctsCOpt = Annotated[float | None, _option("mcts_c", float)]
+MctsLeavesOpt = Annotated[int | None, _option("mcts_leaves", int)]
+MctsVirtualLossOpt = Annotated[float | None, _option("mcts_virtual_loss", float)]
+MctsMaxValueOpt = Annotated[bool | None, _option("mcts_max_value", bool)]
+PolicyTemperatureOpt = Annotated[float | None, _option("policy_temperature", float)]
+WcdDepthOpt = Annotated[int | None, _option("wcd_depth", int)]
+WcdMuOpt = Annotated[float | None, _option("wcd_mu", float)]
+ImagesOpt = Annotated[int | None, _option("images", int)]
 
 
 def search_options(**given: Any) -> dict[str, Any]:

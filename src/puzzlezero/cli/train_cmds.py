@@ -200,8 +200,8 @@ def export_model(
         from puzzlezero.onnx import export_onnx, load_onnx
 
         path = export_onnx(model_dir if model_dir is not None else source, onnx)
-        net = load_onnx(path, threads=1)
-        typer.echo(f"ONNX model written to {path} ({net.puzzle}; heads {', '.join(net.heads)})")
+        onnx_net = load_onnx(path, threads=1)
+        typer.echo(f"ONNX model written to {path} ({onnx_net.puzzle}; heads {', '.join(onnx_net.heads)})")
 
 
 @app.command("average")

@@ -15,6 +15,7 @@ taken from the last model. The card is the last model's, with ``weights`` saying
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from puzzlezero.nn.models import CostToGoNet
 __all__ = ["average_models"]
 
 
-def average_models(sources: list[str | os.PathLike[str]]) -> CostToGoNet:
+def average_models(sources: Sequence[str | os.PathLike[str]]) -> CostToGoNet:
     """The mean of the weights of ``sources`` (model folders or shipped names, at least two, of one
     puzzle and one network configuration), as a network in eval mode whose ``card`` is the last
     source's with ``weights`` and ``averaged_from`` added."""

@@ -90,6 +90,8 @@ def neighbour_indices(n: int) -> np.ndarray:
 class GatherConv(nn.Module):
     """A 3x3x3 convolution over the stickers: ``[B, S, C_in] -> [B, S, C_out]``."""
 
+    neighbours: torch.Tensor  # a buffer (register_buffer)
+
     def __init__(self, neighbours: np.ndarray, c_in: int, c_out: int) -> None:
         super().__init__()
         self.register_buffer(

@@ -13,6 +13,7 @@ import copy
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import cast
 
 import torch
 from torch import nn
@@ -32,7 +33,8 @@ def fuse_batch_norms(model: CostToGoNet) -> CostToGoNet:
     for head in getattr(fused, "goal_heads", None) or ():  # multi-head: each goal's own layers
         _fuse_sequential(head.hidden)
     if model.config.arch == "conv":
-        fused.to(memory_format=torch.channels_last)  # the folded weights come out NCHW
+        # the folded weights come out NCHW (torch's stubs lack ``to``'s memory_format keyword)
+        fused.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     for p in fused.parameters():
         p.requires_grad_(False)
     return fused
@@ -42,19 +44,30 @@ def _fuse_sequential(layers: nn.Sequential) -> None:
     """Fold, in place, every ``Linear -> BatchNorm1d`` and ``Conv2d -> BatchNorm2d`` pair and
     every residual block's pairs."""
     for i in range(len(layers) - 1):
-        if isinstance(layers[i], nn.Linear) and isinstance(layers[i + 1], nn.BatchNorm1d):
-            layers[i] = fuse_linear_bn_eval(layers[i], layers[i + 1])
+        layer, following = layers[i], layers[i + 1]
+        if isinstance(layer, nn.Linear) and isinstance(following, nn.BatchNorm1d):
+            layers[i] = fuse_linear_bn_eval(layer, following)
             layers[i + 1] = nn.Identity()
-        elif isinstance(layers[i], nn.Conv2d) and isinstance(layers[i + 1], nn.BatchNorm2d):
-            layers[i] = fuse_conv_bn_eval(layers[i], layers[i + 1])
+        elif isinstance(layer, nn.Conv2d) and isinstance(following, nn.BatchNorm2d):
+            layers[i] = fuse_conv_bn_eval(layer, following)
             layers[i + 1] = nn.Identity()
     for block in layers:
+        # ResidualBlock (fc1/bn1/fc2/bn2) or ConvBlock (conv1/cbn1/conv2/cbn2) of .models
         if hasattr(block, "fc1") and isinstance(block.bn1, nn.BatchNorm1d):
-            block.fc1, block.bn1 = fuse_linear_bn_eval(block.fc1, block.bn1), nn.Identity()
-            block.fc2, block.bn2 = fuse_linear_bn_eval(block.fc2, block.bn2), nn.Identity()
+            block.fc1, block.bn1 = fuse_linear_bn_eval(cast(nn.Linear, block.fc1), block.bn1), nn.Identity()
+            block.fc2, block.bn2 = (
+                fuse_linear_bn_eval(cast(nn.Linear, block.fc2), cast(nn.BatchNorm1d, block.bn2)),
+                nn.Identity(),
+            )
         if hasattr(block, "conv1") and isinstance(block.cbn1, nn.BatchNorm2d):
-            block.conv1, block.cbn1 = fuse_conv_bn_eval(block.conv1, block.cbn1), nn.Identity()
-            block.conv2, block.cbn2 = fuse_conv_bn_eval(block.conv2, block.cbn2), nn.Identity()
+            block.conv1, block.cbn1 = (
+                fuse_conv_bn_eval(cast(nn.Conv2d, block.conv1), block.cbn1),
+                nn.Identity(),
+            )
+            block.conv2, block.cbn2 = (
+                fuse_conv_bn_eval(cast(nn.Conv2d, block.conv2), cast(nn.BatchNorm2d, block.cbn2)),
+                nn.Identity(),
+            )
 
 
 def inference_copy(

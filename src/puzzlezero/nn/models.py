@@ -426,7 +426,7 @@ class CostToGoNet(nn.Module):
         self.policy = nn.Linear(config.h2, config.num_actions) if config.policy_head else None
         self.q = nn.Linear(config.h2, config.num_actions) if config.q_head else None
         if config.arch == "conv":  # NHWC: 20-40% faster convolutions on CPUs (oneDNN) and GPUs
-            self.to(memory_format=torch.channels_last)
+            self.to(memory_format=torch.channels_last)  # type: ignore[call-overload]  # not in torch's stubs
 
     def forward(self, x: torch.Tensor, all_heads: bool = False) -> Any:
         """Cost-to-go estimates ``float32[B]`` for encoded states ``x[B, input_dim]`` (or the grid
@@ -439,6 +439,7 @@ class CostToGoNet(nn.Module):
         if self.goal_heads is not None:
             value = torch.stack([head(h) for head in self.goal_heads], dim=1)
         else:
+            assert self.value is not None  # no goal heads: head_layers == 0, so the shared value layer
             value = self.value(h)
             value = value if self.config.multi_head else value.squeeze(1)
         if not all_heads:

@@ -151,7 +151,7 @@ def facelets_to_pieces(codes: np.ndarray) -> np.ndarray:
     b = f.shape[0]
     rows = np.arange(b)
 
-    def fail(what: str, bad: np.ndarray) -> None:
+    def fail(what: str, bad: np.ndarray | np.bool_) -> None:
         if bad.any():
             raise InvalidStateError(f"not a legal cube (state {int(np.argmax(bad))} of {b}): {what}")
 

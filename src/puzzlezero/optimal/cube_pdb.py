@@ -174,7 +174,7 @@ class CubePDB:
     def values(self, pieces: np.ndarray) -> np.ndarray:
         """Heuristic ``int64[B]`` of piece values ``int64[B, 20]`` (see :mod:`.cube_model`)."""
         out = np.empty(pieces.shape[0], dtype=np.int64)
-        _batch_values(np.ascontiguousarray(pieces, dtype=np.int64), *self.args, out)
+        _batch_values(np.ascontiguousarray(pieces, dtype=np.int64), *self.args, out)  # type: ignore[call-arg]  # numba Dispatcher stub
         return out
 
     @property
@@ -228,7 +228,11 @@ def load_cube_pdb(patterns: tuple[CubePattern, ...] = KORF) -> CubePDB:
     for pat in patterns:
         meta = {"kind": "cube3-pattern", "metric": "quarter-turn", "piece_kind": pat.kind,
                 "pieces": list(pat.pieces)}  # fmt: skip
-        tables.append(load_or_build(pat.name, meta, lambda pat=pat: {"table": build_pattern(pat)})["table"])
+
+        def build(pat: CubePattern = pat) -> dict[str, np.ndarray]:
+            return {"table": build_pattern(pat)}
+
+        tables.append(load_or_build(pat.name, meta, build)["table"])
         if tables[-1].shape != (pat.size,) or tables[-1].dtype != np.uint8:
             raise PuzzleError(
                 f"pattern database {pat.name} has shape {tables[-1].shape}, expected ({pat.size},)"

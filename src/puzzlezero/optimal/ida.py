@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from puzzlezero.search.result import SearchResult, check_positive
+from puzzlezero.search.result import SearchResult, Status, check_positive
 
 __all__ = ["FOUND", "DONE", "PAUSED", "NO_BOUND", "new_context", "drive", "result"]
 
@@ -61,7 +61,7 @@ def _iterate(
     time_limit: float | None,
     max_nodes: int | None,
     max_depth: int,
-) -> tuple[str, tuple[int, ...], int, int, float]:
+) -> tuple[Status, tuple[int, ...], int, int, float]:
     """``(status, kernel moves, nodes generated, iterations, seconds)`` of :func:`drive`."""
     check_positive("time_limit", time_limit)
     check_positive("max_nodes", max_nodes, integer=True)
@@ -89,7 +89,7 @@ def _iterate(
 
 
 def result(
-    status: str, actions: tuple[int, ...], nodes: int, iterations: int, seconds: float
+    status: Status, actions: tuple[int, ...], nodes: int, iterations: int, seconds: float
 ) -> SearchResult:
     """A :class:`SearchResult`; ``nodes`` counts the root too (the searches' convention)."""
     solved = status == "solved"
@@ -100,4 +100,4 @@ def result(
         iterations=iterations,
         seconds=seconds,
         status=status,
-    )  # type: ignore[arg-type]
+    )

@@ -49,7 +49,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -115,6 +115,7 @@ class Goal:
         if self.test is not None:
             return np.asarray(self.test(states), dtype=bool)
         flat = states.reshape(states.shape[0], -1)
+        assert self.values is not None  # __post_init__: a goal without a test has positions and values
         return np.all(flat[:, self.positions] == self.values[None, :], axis=1)
 
     def misplaced(self, states: np.ndarray) -> np.ndarray:
@@ -123,6 +124,7 @@ class Goal:
         if self.positions is None:
             raise PuzzleError(f"goal {self.name!r} is a test, not a set of positions: nothing to count")
         flat = states.reshape(states.shape[0], -1)
+        assert self.values is not None  # __post_init__: positions come with values
         return np.count_nonzero(flat[:, self.positions] != self.values[None, :], axis=1).astype(np.float32)
 
 
@@ -148,7 +150,7 @@ class Puzzle(ABC):
     #: paper's maximum scramble depth K for training states (DeepCubeA Methods)
     default_scramble_depth: int = 30
     #: dtype of a state
-    dtype: ClassVar[np.dtype] = np.dtype(np.uint8)
+    dtype: np.dtype = np.dtype(np.uint8)
     #: key in ``to_json`` that holds the state (``facelets``, ``tiles``, ``lights``, ``grid``)
     json_key: str = "state"
     #: the most steps a non-backtracking walk can take (Lights Out: every cell pressed once);

@@ -230,7 +230,7 @@ def _parity(perm: np.ndarray) -> int:
     return swaps % 2
 
 
-def _check_pieces(kind: str, names: Sequence[str], cols: np.ndarray, piece: np.ndarray) -> None:
+def _check_pieces(kind: str, names: tuple[str, ...], cols: np.ndarray, piece: np.ndarray) -> None:
     """Name the first impossible piece, then any piece that appears twice / is missing."""
     for slot, (c, p) in enumerate(zip(cols, piece, strict=True)):
         if p >= 0:
@@ -381,7 +381,7 @@ class _Cube(Puzzle):
     """Shared rules of the ``n``-cubes; see the module docstring for the conventions."""
 
     n: int = 3
-    action_names = ACTION_NAMES
+    action_names: tuple[str, ...] = ACTION_NAMES
     num_values = 6
     json_key = "facelets"
 
@@ -492,7 +492,7 @@ class _Cube(Puzzle):
         :func:`compact_moves`); :meth:`parse_moves` reads ``R2`` back as ``R R``."""
         return compact_moves(self.format_moves(actions))
 
-    def half_turn_length(self, actions: Sequence[int]) -> int:
+    def half_turn_length(self, actions: Sequence[int]) -> int | None:
         """Length in the half-turn metric (a half turn counts 1): ``len(format_compact(actions))``."""
         return len(self.format_compact(actions))
 

@@ -149,7 +149,8 @@ class MacroPuzzle(Puzzle):
 
     def primitive(self, actions: Iterable[int]) -> list[int]:
         """A sequence of this puzzle's actions as the wrapped puzzle's moves."""
-        a0, out = self.base.num_actions, []
+        a0 = self.base.num_actions
+        out: list[int] = []
         for a in actions:
             out.extend(self.macros[a - a0] if a >= a0 else (int(a),))
         return out

@@ -343,5 +343,5 @@ class NPuzzle(Puzzle):
 _PARITY = ("even", "odd")
 
 
-def _tile_name(v: int) -> str:
+def _tile_name(v: int | np.integer) -> str:
     return "the blank (0)" if v == 0 else f"tile {v}"

@@ -24,6 +24,8 @@ randomness comes from the caller's ``numpy.random.Generator``, so seeded runs ar
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numba
 import numpy as np
 
@@ -143,6 +145,37 @@ def generate_rooms(
     return out
 
 
+@overload
+def reverse_play(
+    states: np.ndarray,
+    rng: np.random.Generator,
+    depths: np.ndarray,
+    width: int,
+    pull_prob: float = ...,
+    chunk: int = ...,
+    return_steps: Literal[False] = ...,
+) -> np.ndarray: ...
+@overload
+def reverse_play(
+    states: np.ndarray,
+    rng: np.random.Generator,
+    depths: np.ndarray,
+    width: int,
+    pull_prob: float = ...,
+    chunk: int = ...,
+    *,
+    return_steps: Literal[True],
+) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def reverse_play(
+    states: np.ndarray,
+    rng: np.random.Generator,
+    depths: np.ndarray,
+    width: int,
+    pull_prob: float = ...,
+    chunk: int = ...,
+    return_steps: bool = ...,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
 def reverse_play(
     states: np.ndarray,
     rng: np.random.Generator,

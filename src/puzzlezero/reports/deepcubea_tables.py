@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, cast
 
 import numpy as np
 
@@ -25,8 +26,16 @@ from puzzlezero.registry import make
 
 __all__ = ["MethodRow", "METHODS", "compare", "memory_rows", "speed_rows", "render_report"]
 
+
+class _SolveKw(TypedDict, total=False):
+    """The :func:`~puzzlezero.solver.solve_many` keyword arguments of a method."""
+
+    search: str
+    heuristic: str
+
+
 #: method name -> (label, solve_many keyword arguments)
-METHODS: dict[str, tuple[str, dict[str, str]]] = {
+METHODS: dict[str, tuple[str, _SolveKw]] = {
     "learned": ("BWAS + learned heuristic", {"search": "bwas", "heuristic": "learned"}),
     "pdb": ("BWAS + PDB heuristic", {"search": "bwas", "heuristic": "pdb"}),
     "optimal": ("optimal solver", {"search": "optimal"}),
@@ -80,7 +89,7 @@ def compare(
     statuses = sorted({r.status for r in results if not r.solved})
     return MethodRow(
         puzzle_name, label, len(cases), len(ok),
-        mean_length=statistics.fmean(r.length for r, _ in ok),
+        mean_length=statistics.fmean(cast(int, r.length) for r, _ in ok),  # solved: a length
         pct_optimal=100.0 * sum(r.length == c.optimal_length for r, c in with_opt) / len(with_opt) if with_opt else None,
         mean_nodes=nodes / len(ok), mean_seconds=seconds / len(ok),
         nodes_per_second=nodes / seconds if seconds > 0 else None,

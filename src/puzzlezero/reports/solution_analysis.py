@@ -91,7 +91,7 @@ def move_patterns(puzzle: Puzzle, solutions: Sequence[Sequence[int]], *, top: in
     for k, kind, test in ((3, "conjugate", is_conjugate), (4, "commutator", is_commutator)):
         counts = windows(solutions, k)
         total = sum(counts.values())
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "moves": " ".join(puzzle.format_moves(seq)),
                 "count": n,

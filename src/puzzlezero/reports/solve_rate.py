@@ -70,6 +70,7 @@ def searchers(puzzle, model) -> tuple[Callable, Callable]:  # noqa: ANN001
     network, one step of look-ahead on the value head) and the policy-value function MCTS calls."""
     if model.policy is not None:
         policy = make_policy(puzzle, model)
+        assert policy is not None  # a policy head: make_policy reads it ("auto" source), never None
     else:
         lookahead = make_policy_value(puzzle, model, source="value")
         policy = lambda states: lookahead(states)[1]  # noqa: E731

@@ -50,7 +50,9 @@ def random_moves(puzzle, rng: np.random.Generator, depth: int) -> list[int]:  # 
 
 def distinct_scrambles(puzzle, rng: np.random.Generator, n: int, lo: int, hi: int):  # noqa: ANN001, ANN201
     """``n`` distinct non-goal states of ``lo``-``hi`` random moves, and their depths."""
-    states, depths, seen = [], [], set()
+    states: list[np.ndarray] = []
+    depths: list[int] = []
+    seen: set[bytes] = set()
     while len(states) < n:
         depth = int(rng.integers(lo, hi + 1))
         state = puzzle.apply_moves(puzzle.goal(), random_moves(puzzle, rng, depth))

@@ -273,21 +273,21 @@ def _restarts(
                 found[i].append((round(stage_start + r.seconds, 6), len(r.actions)))
     total = time.perf_counter() - t0
     out = []
-    for i in range(b):
-        r = best[i] if best[i] is not None else last[i]
-        if r is None:  # the time was up before the first stage began
-            r = SearchResult(False, (), 1, 0, total, "time limit")
+    for j in range(b):
+        res = best[j] if best[j] is not None else last[j]
+        if res is None:  # the time was up before the first stage began
+            res = SearchResult(False, (), 1, 0, total, "time limit")
         out.append(
             SearchResult(
-                solved=r.solved,
-                actions=r.actions,
-                nodes_generated=int(nodes[i]),
-                iterations=int(iterations[i]),
+                solved=res.solved,
+                actions=res.actions,
+                nodes_generated=int(nodes[j]),
+                iterations=int(iterations[j]),
                 seconds=total,
-                status=r.status,
-                path_states=r.path_states,
-                improvements=tuple(found[i]),
-                cost=puzzle.path_cost(r.actions) if r.solved else None,
+                status=res.status,
+                path_states=res.path_states,
+                improvements=tuple(found[j]),
+                cost=puzzle.path_cost(res.actions) if res.solved else None,
             )
         )
     return out

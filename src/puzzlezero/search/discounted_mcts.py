@@ -178,7 +178,8 @@ def discounted_mcts(
             cur[up] = p
     root_visits = visits[:, 0]
     q_root = np.divide(total[:, 0], root_visits, out=np.zeros(root_visits.shape), where=root_visits > 0)
-    return TreeStats(root_visits, q_root, value[:, 0].copy(), count, goal.any(axis=1))
+    # numpy's stubs type ``any(axis=...)`` as ``bool | ndarray``; over axis 1 of a 2-D array it is an array
+    return TreeStats(root_visits, q_root, value[:, 0].copy(), count, goal.any(axis=1))  # type: ignore[arg-type]
 
 
 def _histories(

@@ -193,9 +193,9 @@ class MoveWords:
                 cur = images[a][cur]
                 powers[cur.tobytes()] = e
             for b in self.actions:
-                e = powers.get(images[b].tobytes())
-                if b not in self.family and e is not None:
-                    self.family[b], self.exponent[b] = f, e
+                power = powers.get(images[b].tobytes())
+                if b not in self.family and power is not None:
+                    self.family[b], self.exponent[b] = f, power
         self.order = [order[g] for g in gens]
         self.commute = [
             [bool((images[g][images[h]] == images[h][images[g]]).all()) for h in gens] for g in gens

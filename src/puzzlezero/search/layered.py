@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ def layered(
     goals: Sequence[str] | None = None,
     search: Callable[..., list[SearchResult]] | None = None,
     time_limit: float | None = None,
-    **search_kwargs: object,
+    **search_kwargs: Any,
 ) -> list[SearchResult]:
     """Solve every state of ``starts[B, *state_shape]`` goal by goal.
 
@@ -137,19 +138,19 @@ def layered(
             keep.append(i)
         todo = np.array(keep, dtype=np.int64)
     out = []
-    for i in range(b):
-        solved = status[i] == "solved"
-        acts = tuple(actions[i]) if solved else ()
+    for j in range(b):
+        solved = status[j] == "solved"
+        acts = tuple(actions[j]) if solved else ()
         out.append(
             SearchResult(
                 solved=solved,
                 actions=acts,
-                nodes_generated=int(nodes[i]),
-                iterations=int(iterations[i]),
-                seconds=float(seconds[i]),
-                status=status[i],  # type: ignore[arg-type]
+                nodes_generated=int(nodes[j]),
+                iterations=int(iterations[j]),
+                seconds=float(seconds[j]),
+                status=status[j],  # type: ignore[arg-type]
                 cost=puzzle.path_cost(acts) if solved else None,
-                stages=tuple(stages[i]),
+                stages=tuple(stages[j]),
             )
         )
     return out

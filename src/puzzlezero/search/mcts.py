@@ -120,6 +120,16 @@ class _Mcts:
     """The trees of one :func:`mcts` call: node arrays shared by all instances (node ids are the
     indices of a :class:`~.table.NodeTable`, which holds the states and finds duplicates)."""
 
+    # the edge arrays of ``_EDGE``, ``[slots, num_actions]`` each (set with setattr)
+    child: np.ndarray
+    ok: np.ndarray
+    prior: np.ndarray
+    visits: np.ndarray
+    total: np.ndarray
+    best: np.ndarray
+    flight: np.ndarray
+    first: np.ndarray
+
     def __init__(self, puzzle, starts, policy_value, c, leaves, virtual_loss, max_value):  # noqa: ANN001
         from puzzlezero.search.table import NodeTable
 
@@ -190,8 +200,8 @@ class _Mcts:
         self.t0 = t0
         b = self.roots.size
         with st.timer("goal_test"):
-            for i in np.flatnonzero(self.p.is_goal(self.table.states(self.roots))):
-                self._finish(int(i), "solved", int(self.roots[i]))
+            for g in np.flatnonzero(self.p.is_goal(self.table.states(self.roots))):
+                self._finish(int(g), "solved", int(self.roots[g]))
         st.nodes_generated += b
         first = True
         while active := [i for i, s in enumerate(self.status) if s is None]:

@@ -177,7 +177,7 @@ def sync_chunk(t: Trainer, loss: float, labels: int) -> tuple[float, int]:
 
 def agree(t: Trainer, reason: str) -> str:
     """Rank 0's stop decision (``""`` = go on) and curriculum depth bound, on every rank."""
-    shared = [reason, t.counters.max_scramble_now]
+    shared: list[Any] = [reason, t.counters.max_scramble_now]
     dist.broadcast_object_list(shared, src=0)
     reason, t.counters.max_scramble_now = shared
     return reason

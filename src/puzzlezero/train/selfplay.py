@@ -42,7 +42,7 @@ Rows are ``(v_target, weight, first, p_0 .. p_{A-1})``, ``first`` = 1 on each ep
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -264,7 +264,8 @@ def init_value_head(model: torch.nn.Module, gamma: float, value: float = 0.5) ->
     good as the goal, and the tree search blind to it."""
     import torch
 
-    last = [m for m in model.value.modules() if isinstance(m, torch.nn.Linear)][-1]
+    # the value layer of a CostToGoNet (an attribute torch types as ``Tensor | Module``)
+    last = [m for m in cast(torch.nn.Module, model.value).modules() if isinstance(m, torch.nn.Linear)][-1]
     with torch.no_grad():
         last.bias.fill_(float(np.log(value) / np.log(gamma)))
 

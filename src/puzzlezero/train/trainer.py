@@ -29,6 +29,7 @@ import math
 import os
 import warnings
 from collections import deque
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,7 @@ class Trainer:
         if init is not None and init.config.num_actions not in (0, self.puzzle.num_actions):
             # a model of another puzzle with the same states (cube3 -> cube3htm): the trunk and
             # value head carry over; heads over actions are rebuilt for this puzzle's moves
-            init_config = replace(init.config, num_actions=self.puzzle.num_actions)
+            init_config: NetConfig | None = replace(init.config, num_actions=self.puzzle.num_actions)
         else:
             init_config = init.config if init is not None else None
         if init_config is not None and config.num_res_blocks not in (None, init_config.num_res_blocks):
@@ -190,7 +191,7 @@ class Trainer:
         for name in (config.goal, *config.goals):
             self.puzzle.goal_named(name)  # an unknown goal: UnknownNameError listing the puzzle's
         heads = config.goals or (() if config.goal == "solved" else (config.goal,))
-        goals_changed = init is not None and (heads, config.head_layers) != (
+        goals_changed = init_config is not None and (heads, config.head_layers) != (
             init_config.goals,
             init_config.head_layers,
         )
@@ -276,6 +277,7 @@ class Trainer:
     # ---- set-up and resume -------------------------------------------------------------------------
     def _init_model(self) -> CostToGoNet:
         src = self.config.init_from
+        assert src is not None  # called only when config.init_from is set
         model = load_model(src)
         if model.config.input_dim != self.puzzle.input_dim(model.config.encoding):
             other = f" (it is a {model.puzzle} model)" if model.puzzle != self.puzzle.name else ""
@@ -583,6 +585,7 @@ class Trainer:
             policy = make_policy(
                 self.puzzle, self.model, self.config.inference_batch, self.device, source="policy"
             )
+            assert policy is not None  # source="policy": the policy head (or ModelFileError), never None
             result = evaluate_policy(self.puzzle, policy, es, steps, is_goal=goal)
         else:
             h = make_heuristic(
@@ -704,14 +707,16 @@ class Trainer:
 DAVITrainer = Trainer
 
 
-def target_function(puzzle: Puzzle, net: torch.nn.Module, config: TrainConfig, device: Any = "cpu") -> Any:
+def target_function(puzzle: Puzzle, net: CostToGoNet, config: TrainConfig, device: Any = "cpu") -> Any:
     """The target network as its objective reads it (:func:`~.objectives.target_head`): a heuristic
     ``states -> float32[B]``, or for self-play a policy-value function; evaluated on ``device``
     under ``config.amp`` (the trainer and the label workers both label with this)."""
     if target_head(config) == "policy_value":
         from puzzlezero.nn.heuristic import make_policy_value_function
 
-        h = make_policy_value_function(puzzle, net, batch_size=config.inference_batch, device=device)
+        h: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray] | np.ndarray] = make_policy_value_function(
+            puzzle, net, batch_size=config.inference_batch, device=device
+        )
     else:
         h = target_value_fn(puzzle, net, config, device=device, int8=config.int8_targets)
     fn = with_autocast(h, config.amp, torch.device(device))

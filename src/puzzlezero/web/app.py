@@ -106,7 +106,8 @@ def _install_error_handlers(app: FastAPI) -> None:
         log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
         return _error(500, INTERNAL)
 
-    for kind in (ApiError, *(k for k, _ in STATUS)):
+    kinds: tuple[type[Exception], ...] = (ApiError, *(k for k, _ in STATUS))
+    for kind in kinds:
         app.add_exception_handler(kind, known)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(Exception, internal)

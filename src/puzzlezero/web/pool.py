@@ -124,7 +124,9 @@ def run_job(job: SolveJob, solve_fn: SolveFn | None = None) -> dict[str, Any]:
     from puzzlezero.registry import make
 
     if solve_fn is None:
-        from puzzlezero.solver import solve as solve_fn
+        from puzzlezero.solver import solve
+
+        solve_fn = solve
     try:
         result = solve_fn(make(job.puzzle), job.state, **job.options)
     except PuzzleError as exc:
