@@ -219,6 +219,13 @@ def test_softmin_and_the_policies_of_values_and_q():
         policy_value_from_q(p, q, temperature=0.0)
 
 
+def test_the_policy_of_values_answers_an_empty_batch_with_the_same_three_arrays():
+    p = make("puzzle8")
+    empty = p.goals(0)
+    values, pol, qv = policy_value_from_heuristic(p, manhattan(p))(empty)
+    assert values.shape == (0,) and pol.shape == qv.shape == (0, p.num_actions)
+
+
 @pytest.mark.parametrize("head", ["policy", "q", "value"])
 def test_make_policy_value_reads_each_head(head):
     p = make("puzzle8")

@@ -176,6 +176,10 @@ def test_learned_heuristic_from_a_model_folder(tmp_path: Path) -> None:
     assert solver.get_heuristic(p, "learned", str(folder)) is h1  # loaded once per process
     with pytest.raises(PuzzleError, match="trained for 'puzzle8', not 'cube2'"):
         solve("cube2", "R", model=str(folder))
+    # no heuristic named: the default one, the learned network (not a crash deep in the search)
+    r = solve(p, start, model=str(folder), heuristic=None, weight=1.0, batch=50)
+    assert r.solved and p.is_goal(p.apply_moves(start, r.actions)[None])[0]
+    assert solver.resolve_options(p, search="bwas", heuristic=None).heuristic == "learned"
 
 
 def test_the_beam_searches_and_only_they_read_the_beam_width() -> None:

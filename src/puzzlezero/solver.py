@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -269,7 +269,7 @@ class SolveOptions:
     model: str | None
     weight: float
     batch: int
-    max_nodes: int
+    max_nodes: int | None
     time_limit: float
     max_steps: int
     #: one width, or the widths of an anytime schedule of beams (:attr:`Defaults.beam_width`)
@@ -299,7 +299,13 @@ FALLBACK_RESERVE = 2.0
 
 
 # ---- tables of searches and heuristics ---------------------------------------------------------
-def _goal_kw(o: SolveOptions) -> dict[str, str]:
+class _GoalKw(TypedDict, total=False):
+    """The goal keyword of a search call (:func:`_goal_kw`)."""
+
+    is_goal: str
+
+
+def _goal_kw(o: SolveOptions) -> _GoalKw:
     """The goal keyword of a search call: none for the puzzle's own goal (every search's default)."""
     return {} if o.goal == SOLVED else {"is_goal": o.goal}
 
@@ -340,9 +346,7 @@ def _imaged(
     return with_images(run, puzzle, states, puzzle.image_names[:n_images])
 
 
-def _run_bwas(
-    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
-) -> Results:
+def _run_bwas(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic, o: SolveOptions) -> Results:
     n_images = o.option("images")
     if o.stages and n_images:
         from puzzlezero.search.images import anytime_images
@@ -391,6 +395,7 @@ def reads_beam_width(search: str) -> bool:
 def _run_gbfs(
     fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> Results:
+    assert o.max_nodes is not None  # gbfs has node_cap: resolve_options fills in the puzzle's cap
     steps = min(o.max_steps, max(0, (o.max_nodes - 1) // puzzle.num_actions))
     return fn(puzzle, states, h, max_steps=steps, time_limit=o.time_limit, **_goal_kw(o))
 
@@ -1050,7 +1055,10 @@ def resolve_options(
     the states left unsolved, in the last seconds of the time limit. ``options``: values of
     :data:`OPTIONS` taken by the search or the heuristic (another is an error). ``goal`` (default
     ``"solved"``): a name of ``puzzle.goal_predicates()`` to search for instead of the puzzle's own
-    goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``, ``qbeam``)."""
+    goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``, ``qbeam``).
+    ``heuristic=None`` is the default heuristic, ``"learned"``."""
+    if heuristic is None:
+        heuristic = "learned"
     d = defaults_for(puzzle)
     search = d.search if search is None else search
     spec = _lookup(SEARCHES, search, "search")

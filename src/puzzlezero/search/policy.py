@@ -96,7 +96,7 @@ def policy_value_from_q(puzzle: Puzzle, q_function: Heuristic, temperature: floa
     ``softmax(-Q / T)``, and ``Q`` itself; one Q call per state."""
     t = check_temperature(temperature)
 
-    def policy_value(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def policy_value(states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         q = np.asarray(q_function(states), dtype=np.float32)
         values = np.maximum(q.min(axis=1), 0.0)
         values[puzzle.is_goal(states)] = 0.0
@@ -116,10 +116,10 @@ def policy_value_from_heuristic(
     n_act = puzzle.num_actions
     cost = puzzle.action_costs.astype(np.float64)[None, :]
 
-    def policy_value(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def policy_value(states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         b = states.shape[0]
         if b == 0:
-            return np.zeros(0, np.float32), np.zeros((0, n_act), np.float32)
+            return np.zeros(0, np.float32), np.zeros((0, n_act), np.float32), np.zeros((0, n_act), np.float32)
         children = puzzle.expand(states)
         flat = children.reshape(b * n_act, *puzzle.state_shape)
         values = np.asarray(heuristic(np.concatenate([states, flat])), dtype=np.float32).reshape(-1)
