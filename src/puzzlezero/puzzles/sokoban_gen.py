@@ -166,16 +166,6 @@ def reverse_play(
     *,
     return_steps: Literal[True],
 ) -> tuple[np.ndarray, np.ndarray]: ...
-@overload
-def reverse_play(
-    states: np.ndarray,
-    rng: np.random.Generator,
-    depths: np.ndarray,
-    width: int,
-    pull_prob: float = ...,
-    chunk: int = ...,
-    return_steps: bool = ...,
-) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
 def reverse_play(
     states: np.ndarray,
     rng: np.random.Generator,
