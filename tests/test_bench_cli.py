@@ -102,7 +102,7 @@ def test_solve_says_when_moves_that_cancel_were_dropped(
         "stray",
     )
     assert rc == 0 and "solution: 24\n" in out
-    assert "length:   1 moves (the search's path had 3: moves that cancel dropped)" in out
+    assert "length:   1 moves (the search's path had 3: cancelling moves or detours taken out)" in out
 
 
 @pytest.mark.parametrize(

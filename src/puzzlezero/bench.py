@@ -319,6 +319,7 @@ def run_bench(
         beam_width=opts.beam_width if reads_beam_width(opts.search) else None,
         options=dict(opts.options) or None,  # the search's and heuristic's (mcts_c, wcd_depth, ...)
         fallback=opts.fallback,
+        shortcut=opts.shortcut or None,
         max_nodes=opts.max_nodes,
         time_limit=opts.time_limit,
         timing="per instance (one search call each)"
@@ -399,7 +400,7 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if rescued:  # solved by the fallback search after the puzzle's own search left them unsolved
         extra["fallback_pct"] = round(100.0 * len(rescued) / n, 2)
     reduced = [r for r in solved if "search_length" in r]
-    if reduced:  # paths the puzzle's algebra shortened (Puzzle.reduce_moves), and their own length
+    if reduced:  # paths shortened after the search (reduce_moves, shortcuts), and their own length
         extra["reduced_pct"] = round(100.0 * len(reduced) / n, 2)
         extra["mean_search_length"] = mean([r.get("search_length", r["length"]) for r in solved])
     first = [r["first_solution_seconds"] for r in solved if "first_solution_seconds" in r]

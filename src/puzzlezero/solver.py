@@ -30,6 +30,8 @@ from puzzlezero.errors import InvalidStateError, ModelFileError, PuzzleError, Un
 from puzzlezero.puzzles.base import SOLVED, Goal, Puzzle
 from puzzlezero.registry import make, spec
 from puzzlezero.search.result import SearchResult, check_positive
+from puzzlezero.search.shortcut import can_shortcut
+from puzzlezero.search.shortcut import shortcut as find_shortcuts
 
 __all__ = [
     "DEFAULTS",
@@ -81,6 +83,10 @@ class Defaults:
     fallback: str | None = None
     #: this puzzle's defaults of :data:`OPTIONS` (``(name, value)`` pairs; the table's elsewhere)
     options: tuple[tuple[str, Any], ...] = ()
+    #: shortcuts (:mod:`puzzlezero.search.shortcut`): each solved path's detours replaced by
+    #: shorter ways found by meeting in the middle, the balls around the path bounded by this many
+    #: states a round; 0: off
+    shortcut: int = 0
 
     @property
     def anytime(self) -> bool:
@@ -192,8 +198,19 @@ DEFAULTS: dict[str, Defaults] = {
     # the beam, W 500 first for an answer within a short limit (the web page's 20 s), on the board
     # alone; 12M nodes let the W 5000 beam take 565 steps (``--search bwas``: λ 0.6, N 2000, 12M).
     # Session 27's model (70.2M samples), ids 0-19, idle: 282.1 moves at a median of 65 s.
+    # Session 29: the beam's paths take detours that balls around them find (shortcuts, search/
+    # shortcut.py); on those 20 paths 2M states a round (radius 8) gave 281.5 moves, 6M (radius
+    # 9) 280.9 at a median of 2.9 s, 16M (radius 10) 280.5 at 13 s: 6M, about 0.7 GiB
     "puzzle48": Defaults(
-        0.6, 2000, 12_000_000, 300.0, 3000, (500, 5000), search="beam", fallback="reduction"
+        0.6,
+        2000,
+        12_000_000,
+        300.0,
+        3000,
+        (500, 5000),
+        search="beam",
+        fallback="reduction",
+        shortcut=6_000_000,
     ),
     # the shipped policy (EfficientCube's recipe with the press-set target, 263M samples on one
     # H200) searched by its policy beam: W 1000 solved all 250 shared benchmark boards, 99.6% of
@@ -286,6 +303,8 @@ class SolveOptions:
     #: seed 001's options (macro-actions): move sequences the search may take as one action
     #: (:mod:`puzzlezero.puzzles.macros`); empty: the puzzle's moves only
     macros: tuple[tuple[int, ...], ...] = ()
+    #: the shortcut pass's bound on states a round (:attr:`Defaults.shortcut`); 0: off
+    shortcut: int = 0
 
     def option(self, name: str) -> Any:
         """The value of option ``name`` (:data:`OPTIONS`), its default where not in :attr:`options`."""
@@ -950,8 +969,9 @@ class SolveResult:
     #: layered solving: ``{"goal", "solution", "length", "nodes_generated", "seconds", "status"}``
     #: of each stage, in order (each stage's end state checked against its goal by replay)
     stages: tuple[dict[str, Any], ...] = ()
-    #: the length of the search's own path where the puzzle's algebra shortened it
-    #: (``Puzzle.reduce_moves``: Lights Out drops presses made twice), else ``None``
+    #: the length of the search's own path where a pass after the search shortened it: the
+    #: puzzle's algebra (``Puzzle.reduce_moves``: Lights Out drops presses made twice) or the
+    #: shortcut pass (:mod:`puzzlezero.search.shortcut`); else ``None``
     search_length: int | None = None
 
     @property
@@ -970,8 +990,7 @@ class SolveResult:
         ``fallback`` when the fallback search found the solution, ``goal`` when it is not the
         puzzle's own, and for layered solving ``stages``: ``[{"goal", "solution", "length",
         "nodes_generated", "seconds", "status"}, ...]``, whose solutions concatenate to
-        ``solution``, and ``search_length`` where the puzzle's algebra shortened the search's
-        path); ``solution`` is the list of move names (``None`` when not solved)."""
+        ``solution``, and ``search_length`` where a pass after the search shortened its path); ``solution`` is the list of move names (``None`` when not solved)."""
         anytime = (
             {
                 "first_solution_seconds": self.first_solution_seconds,
@@ -1046,6 +1065,7 @@ def resolve_options(
     goal: str | None = None,
     options: Mapping[str, Any] | None = None,
     macros: Sequence[Sequence[int]] | None = None,
+    shortcut: int | None = None,
 ) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
@@ -1056,7 +1076,8 @@ def resolve_options(
     :data:`OPTIONS` taken by the search or the heuristic (another is an error). ``goal`` (default
     ``"solved"``): a name of ``puzzle.goal_predicates()`` to search for instead of the puzzle's own
     goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``, ``qbeam``).
-    ``heuristic=None`` is the default heuristic, ``"learned"``."""
+    ``heuristic=None`` is the default heuristic, ``"learned"``. ``shortcut`` (``None``: the puzzle's
+    own, under its own settings as for ``fallback``; 0: off) bounds the shortcut pass's rounds."""
     if heuristic is None:
         heuristic = "learned"
     d = defaults_for(puzzle)
@@ -1126,6 +1147,13 @@ def resolve_options(
         macros=bool(macros),
         own=search == d.search,
     )
+    check_positive("shortcut", shortcut, integer=True, allow_zero=True)
+    if shortcut is None:
+        shortcut = d.shortcut if own else 0
+    elif shortcut and not can_shortcut(puzzle):
+        raise PuzzleError(
+            f"shortcuts need moves that all have an inverse and cost the same; {puzzle.name}'s do not"
+        )
     cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
     if max_nodes is None and cap is not None and reads_beam_width(search) and beam_width is not None:
         # a wider beam than the default's keeps the default's number of steps: the default node
@@ -1146,6 +1174,7 @@ def resolve_options(
         goal=goal,
         options=chosen,
         macros=_check_macros(puzzle, search, spec, macros),
+        shortcut=shortcut,
     )
 
 
@@ -1454,6 +1483,7 @@ def solve(
     goal: str | None = None,
     options: Mapping[str, Any] | None = None,
     macros: Sequence[Sequence[int]] | None = None,
+    shortcut: int | None = None,
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
 
@@ -1468,7 +1498,9 @@ def solve(
     solves to every goal in turn (``model``: see :func:`stage_models`). ``macros``: seed 001's
     options, move sequences (action ids) the search may take as one action
     (:func:`puzzlezero.puzzles.macros.read_macros` reads a file of them); the solution is given in
-    the puzzle's own moves.
+    the puzzle's own moves. ``shortcut``: the bound on states a round of the shortcut pass run on
+    the solution (:mod:`puzzlezero.search.shortcut`; 0: none; ``None``: the puzzle's
+    ``Defaults.shortcut``); its time counts in the result's ``seconds``.
     """
     return solve_many(
         puzzle,
@@ -1487,6 +1519,7 @@ def solve(
         goal=goal,
         options=options,
         macros=macros,
+        shortcut=shortcut,
     )[0]
 
 
@@ -1509,6 +1542,7 @@ def solve_many(
     goal: str | None = None,
     options: Mapping[str, Any] | None = None,
     macros: Sequence[Sequence[int]] | None = None,
+    shortcut: int | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
 ) -> list[SolveResult]:
@@ -1535,6 +1569,7 @@ def solve_many(
         goal=goal,
         options=options,
         macros=macros,
+        shortcut=shortcut,
     )
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
@@ -1561,9 +1596,10 @@ def solve_many(
         chunk = arr[lo : lo + k]
         t0 = time.perf_counter()
         found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts, sp)
+        found, searched = _shortened(p, chunk, found, opts)
         wall = time.perf_counter() - t0
         results = _verified(
-            p, chunk, found, opts.search, wall if chunk.shape[0] > 1 else None, rescued, opts.goal
+            p, chunk, found, searched, opts.search, wall if chunk.shape[0] > 1 else None, rescued, opts.goal
         )
         out.extend(results)
         if on_results is not None:
@@ -1648,12 +1684,12 @@ def _verified(
     p: Puzzle,
     states: np.ndarray,
     found: Results,
+    searched: Sequence[int | None],
     search: str,
     wall: float | None,
     rescued: Sequence[str | None] | None = None,
     goal: str = SOLVED,
 ) -> list[SolveResult]:
-    found, searched = _reduced(p, found)
     good = verify(p, states, [r.actions if r.solved else () for r in found], goal)
     for i, r in enumerate(found):
         if r.stages and r.solved:  # layered: every stage must end on its own goal
@@ -1708,18 +1744,35 @@ def _stage_json(p: Puzzle, st: Any) -> dict[str, Any]:
     }
 
 
-def _reduced(p: Puzzle, found: Results) -> tuple[Results, list[int | None]]:
-    """Each solved path as ``p.reduce_moves`` shortens it, with the search's own length where it
+def _shortened(
+    p: Puzzle, states: np.ndarray, found: Results, o: SolveOptions
+) -> tuple[Results, list[int | None]]:
+    """Each solved path as the puzzle's algebra shortens it (``p.reduce_moves``), then the shortcut
+    pass (``o.shortcut``, :mod:`puzzlezero.search.shortcut`, its rounds started within what is left
+    of the time limit, its seconds added to the result's), with the search's own length where they
     did (else ``None``); layered results, whose stages must each end on their goal, as they are."""
     out: list[SearchResult] = []
     searched: list[int | None] = []
-    for r in found:
-        short = p.reduce_moves(r.actions) if r.solved and not r.stages else r.actions
+    for start, r in zip(states, found, strict=True):
+        if not r.solved or r.stages:
+            out.append(r)
+            searched.append(None)
+            continue
+        short: Sequence[int] = p.reduce_moves(r.actions)
+        seconds = r.seconds
+        if o.shortcut and len(short) > 1:
+            cut = find_shortcuts(
+                p, start, short, max_states=o.shortcut, time_limit=max(0.0, o.time_limit - r.seconds)
+            )
+            short, seconds = cut.actions, seconds + cut.seconds
         if len(short) < len(r.actions):
-            out.append(replace(r, actions=tuple(short), path_states=None))
+            improvements = r.improvements + ((seconds, len(short)),) if r.improvements else ()
+            out.append(
+                replace(r, actions=tuple(short), path_states=None, seconds=seconds, improvements=improvements)
+            )
             searched.append(len(r.actions))
         else:
-            out.append(r)
+            out.append(replace(r, seconds=seconds))
             searched.append(None)
     return out, searched
 

@@ -80,6 +80,16 @@ FallbackOpt = Annotated[
         show_default=False,
     ),
 ]
+ShortcutOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--shortcut",
+        help="Shorten the solution's detours by meeting in the middle around its path, with at most "
+        "this many states a round (0: off; default: the puzzle's own, under its own settings: "
+        "puzzle48 6,000,000, others off).",
+        show_default=False,
+    ),
+]
 GoalOpt = Annotated[
     str | None,
     typer.Option(
@@ -219,6 +229,7 @@ def solve_cmd(
     anytime: AnytimeOpt = None,
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
+    shortcut: ShortcutOpt = None,
     goal: GoalOpt = None,
     macros: MacrosOpt = None,
     mcts_c: MctsCOpt = None,
@@ -250,6 +261,7 @@ def solve_cmd(
         anytime=anytime,
         stages=parse_stages(stages),
         fallback=fallback,
+        shortcut=shortcut,
         goal=goal,
         macros=read_macros_file(p, macros),
         options=search_options(
@@ -271,7 +283,7 @@ def solve_cmd(
         searched = (
             ""
             if r.search_length is None
-            else f" (the search's path had {r.search_length}: moves that cancel dropped)"
+            else f" (the search's path had {r.search_length}: cancelling moves or detours taken out)"
         )
         typer.echo(f"length:   {r.length} moves{htm}{searched}")
         if not p.unit_costs:  # moves of unequal cost (a cube whose half turns cost more)
@@ -329,6 +341,7 @@ def bench_cmd(
     anytime: AnytimeOpt = None,
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
+    shortcut: ShortcutOpt = None,
     goal: GoalOpt = None,
     macros: MacrosOpt = None,
     mcts_c: MctsCOpt = None,
@@ -445,6 +458,7 @@ def bench_cmd(
             anytime=anytime,
             stages=parse_stages(stages),
             fallback=fallback,
+            shortcut=shortcut,
             goal=goal,
             macros=read_macros_file(p, macros),
             options=search_options(
