@@ -6,6 +6,7 @@ The searches never import torch: they take ``heuristic(states[B, *state_shape]) 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal, overload
 
 import numpy as np
 import torch
@@ -321,6 +322,28 @@ def make_policy_value(
     return policy_value
 
 
+@overload
+def make_policy(
+    puzzle: Puzzle,
+    model: CostToGoNet,
+    batch_size: int = ...,
+    device: str | torch.device = ...,
+    *,
+    int8: bool = ...,
+    temperature: float = ...,
+    source: Literal["policy", "q"],
+) -> Callable[[np.ndarray], np.ndarray]: ...
+@overload
+def make_policy(
+    puzzle: Puzzle,
+    model: CostToGoNet,
+    batch_size: int = ...,
+    device: str | torch.device = ...,
+    *,
+    int8: bool = ...,
+    temperature: float = ...,
+    source: str = ...,
+) -> Callable[[np.ndarray], np.ndarray] | None: ...
 def make_policy(
     puzzle: Puzzle,
     model: CostToGoNet,
@@ -337,7 +360,7 @@ def make_policy(
     distance does anyway)."""
     from puzzlezero.search.policy import policy_of
 
-    if policy_source(model, source) == "value":
+    if policy_source(model, source) == "value":  # "policy" and "q" name a head, or raise
         return None
     pv = make_policy_value(
         puzzle, model, batch_size, device, int8=int8, temperature=temperature, source=source

@@ -69,8 +69,7 @@ def searchers(puzzle, model) -> tuple[Callable, Callable]:  # noqa: ANN001
     """``(policy, policy_value)`` of a network: its favourite move for the greedy run (for a value
     network, one step of look-ahead on the value head) and the policy-value function MCTS calls."""
     if model.policy is not None:
-        policy = make_policy(puzzle, model)
-        assert policy is not None  # a policy head: make_policy reads it ("auto" source), never None
+        policy = make_policy(puzzle, model, source="policy")
     else:
         lookahead = make_policy_value(puzzle, model, source="value")
         policy = lambda states: lookahead(states)[1]  # noqa: E731

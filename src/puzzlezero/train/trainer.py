@@ -585,7 +585,6 @@ class Trainer:
             policy = make_policy(
                 self.puzzle, self.model, self.config.inference_batch, self.device, source="policy"
             )
-            assert policy is not None  # source="policy": the policy head (or ModelFileError), never None
             result = evaluate_policy(self.puzzle, policy, es, steps, is_goal=goal)
         else:
             h = make_heuristic(
