@@ -200,7 +200,8 @@ DEFAULTS: dict[str, Defaults] = {
     # Session 27's model (70.2M samples), ids 0-19, idle: 282.1 moves at a median of 65 s.
     # Session 29: the beam's paths take detours that balls around them find (shortcuts, search/
     # shortcut.py); on those 20 paths 2M states a round (radius 8) gave 281.5 moves, 6M (radius
-    # 9) 280.9 at a median of 2.9 s, 16M (radius 10) 280.5 at 13 s: 6M, about 0.7 GiB
+    # 9) 280.9 at a median of 2.9 s a path, 16M (radius 10) 280.5 at 13 s; so 6M, which took ids
+    # 20-49 from 299.8 to 298.4 (the bench's peak 1.2 GiB)
     "puzzle48": Defaults(
         0.6,
         2000,

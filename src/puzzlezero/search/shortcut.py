@@ -20,8 +20,9 @@ each new stretch is replayed (it must lead from ``s_i`` to ``s_j``: a hash colli
 there and skipped), and rounds repeat on the shorter path until one finds nothing.
 
 **Bounds.** A round stops growing the balls at the level that would take their entries past
-``max_states`` (the radius it reached is reported), so memory is bounded (about 40 bytes an entry,
-plus the last level's states); ``time_limit`` stops starting new rounds.
+``max_states`` (the radius it reached is reported), so memory is bounded: 23 bytes an entry (twice
+that while they are matched), plus the states of the level grown from and of the level being made
+(a last level, whose children could not fit, keeps none); ``time_limit`` stops starting new rounds.
 
 Sessions 17 and 24 found no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's
 beam paths have some (docs/results.md, session 29).
@@ -50,7 +51,7 @@ from puzzlezero.puzzles.base import Puzzle
 
 __all__ = ["MAX_STATES", "Shortened", "can_shortcut", "shortcut"]
 
-#: default bound on the entries of one round's balls (about 40 bytes each)
+#: default bound on the entries of one round's balls (23 bytes each, twice that while matched)
 MAX_STATES = 2_000_000
 #: states expanded per batch while the balls grow
 _CHUNK = 65_536
@@ -120,7 +121,7 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int) -> _Balls:
     front, front_idx, front_move = path, np.arange(n, dtype=np.int64), np.full(n, -1, np.int64)
     total, radius = n, 0
     while front.shape[0]:
-        lvl_states, lvl_parent, lvl_move = [], [], []
+        lvl_states, lvl_hash, lvl_parent, lvl_move = [], [], [], []
         count = 0
         for lo in range(0, front.shape[0], _CHUNK):
             f = front[lo : lo + _CHUNK]
@@ -134,22 +135,26 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int) -> _Balls:
             count += fi.size
             if total + count > max_states:
                 break
-            lvl_states.append(children[fi, ai])
+            kept = children[fi, ai]
+            lvl_states.append(kept)
+            lvl_hash.append(puzzle.hash64(kept))
             lvl_parent.append(front_idx[lo + fi])
             lvl_move.append(ai)
         if total + count > max_states or count == 0:
             break
-        states = np.concatenate(lvl_states)
         par = np.concatenate(lvl_parent)
         mv = np.concatenate(lvl_move)
         radius += 1
-        hashes.append(puzzle.hash64(states))
+        hashes.append(np.concatenate(lvl_hash))
         pos.append(_gather(pos, par))
-        depth.append(np.full(states.shape[0], radius, np.int16))
+        depth.append(np.full(count, radius, np.int16))
         parent.append(par)
         move.append(mv.astype(np.int8))
-        front, front_idx, front_move = states, np.arange(total, total + count, dtype=np.int64), mv
+        front_idx, front_move = np.arange(total, total + count, dtype=np.int64), mv
         total += count
+        # a next level of at least one child each cannot fit: its parents' states are not kept
+        front = np.concatenate(lvl_states) if total + count <= max_states else path[:0]
+        del lvl_states
     return _Balls(
         np.concatenate(hashes),
         np.concatenate(pos),
