@@ -991,7 +991,8 @@ class SolveResult:
         ``fallback`` when the fallback search found the solution, ``goal`` when it is not the
         puzzle's own, and for layered solving ``stages``: ``[{"goal", "solution", "length",
         "nodes_generated", "seconds", "status"}, ...]``, whose solutions concatenate to
-        ``solution``, and ``search_length`` where a pass after the search shortened its path); ``solution`` is the list of move names (``None`` when not solved)."""
+        ``solution``, and ``search_length`` where a pass after the search shortened its path);
+        ``solution`` is the list of move names (``None`` when not solved)."""
         anytime = (
             {
                 "first_solution_seconds": self.first_solution_seconds,
