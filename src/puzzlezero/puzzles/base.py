@@ -275,7 +275,12 @@ class Puzzle(ABC):
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         """``bool[B, A]``: which moves change the state."""
-        children = self.expand(states)
+        return self.moved(states, self.expand(states))
+
+    def moved(self, states: np.ndarray, children: np.ndarray) -> np.ndarray:
+        """``bool[B, A]``: which of the states' ``children`` (:meth:`expand`'s ``[B, A, ...]``, or
+        flattened to ``[B * A, ...]``) differ from their parent, for callers that have expanded
+        anyway (an impossible move gives the parent back)."""
         b = states.shape[0]
         return np.any(children.reshape(b, self.num_actions, -1) != states.reshape(b, 1, -1), axis=2)
 

@@ -128,7 +128,7 @@ def policy_value_from_heuristic(
         own, child_h = values[:b].copy(), values[b:].copy()
         own[puzzle.is_goal(states)] = 0.0
         child_h[puzzle.is_goal(flat)] = 0.0
-        moved = np.any(children.reshape(b, n_act, -1) != states.reshape(b, 1, -1), axis=2)
+        moved = puzzle.moved(states, children)
         q = (cost + child_h.reshape(b, n_act)).astype(np.float32)
         return own, softmin(q, t, moved), q
 

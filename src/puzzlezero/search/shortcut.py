@@ -126,8 +126,7 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int) -> _Balls:
         for lo in range(0, front.shape[0], _CHUNK):
             f = front[lo : lo + _CHUNK]
             children = puzzle.expand(f)  # [F, A, *shape]
-            b = f.shape[0]
-            changed = np.any(children.reshape(b, puzzle.num_actions, -1) != f.reshape(b, 1, -1), axis=2)
+            changed = puzzle.moved(f, children)
             back = front_move[lo : lo + _CHUNK]
             undo = np.where(back >= 0, inverse[np.maximum(back, 0)], -1)
             keep = changed & (arange_a[None, :] != undo[:, None])

@@ -61,7 +61,7 @@ def action_targets(
         parents = states[lo : lo + per]
         m = parents.shape[0]
         children = puzzle.expand(parents).reshape(m * n_act, *puzzle.state_shape)
-        moved = np.any(children.reshape(m, n_act, -1) != parents.reshape(m, 1, -1), axis=2)  # [m, A]
+        moved = puzzle.moved(parents, children)  # [m, A]
         if noop_when_stuck:
             moved[~moved.any(axis=1)] = True  # no real move at all: fall back to the no-op children
         moved = moved.ravel()

@@ -114,7 +114,7 @@ def descent_states(
             break
         children = puzzle.expand(cur).reshape(walkers, n_act, *shape)
         flat_children = children.reshape(walkers, n_act, -1)
-        moved = np.any(flat_children != cur.reshape(walkers, 1, -1), axis=2)
+        moved = puzzle.moved(cur, children)
         back = np.all(flat_children == prev.reshape(walkers, 1, -1), axis=2)
         allowed = moved & ~back
         allowed |= moved & ~allowed.any(axis=1, keepdims=True)  # a dead end: stepping back is allowed

@@ -61,7 +61,7 @@ def multigoal_targets(
         parents = states[lo : lo + per]
         m = parents.shape[0]
         children = puzzle.expand(parents).reshape(m * n_act, *puzzle.state_shape)
-        moved = np.any(children.reshape(m, n_act, -1) != parents.reshape(m, 1, -1), axis=2)
+        moved = puzzle.moved(parents, children)
         moved[~moved.any(axis=1)] = True
         values = np.asarray(value_fn(children), dtype=np.float32).reshape(m * n_act, n_goals).copy()
         for k, test in enumerate(tests):
