@@ -102,6 +102,36 @@ def test_balls_too_small_to_meet_leave_the_path() -> None:
     assert best <= len(cut.actions) < len(path) and _reaches(p, start, cut.actions, p.goal())
 
 
+def _walk_on(p, state, moves: list[int], n: int, rng) -> list[int]:  # noqa: ANN001
+    """``moves`` (a path from ``state``) and ``n`` more, none undoing the move before it."""
+    moves, cur = list(moves), p.apply_moves(state, moves)
+    while n:
+        a = int(rng.integers(0, p.num_actions))
+        nxt = p.apply_moves(cur, [a])
+        if not np.array_equal(nxt, cur) and (not moves or a != int(p.inverse_action[moves[-1]])):
+            moves, cur, n = moves + [a], nxt, n - 1
+    return moves
+
+
+def test_the_time_limit_stops_the_balls_growing_not_only_the_next_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    p = make("puzzle15")
+    rng = np.random.default_rng(0)
+    start = p.scramble(rng, 1, 60)[0]
+    path = _walk_on(p, start, [], 40, rng)  # no move undone, but ways round 2x2 blocks to cut short
+    unbounded = shortcut(p, start, path, max_states=300_000)
+    assert len(unbounded.actions) < len(path) and unbounded.radius >= 6
+    ticks = iter(range(10**6))  # a clock that moves one second each time it is read
+    monkeypatch.setattr(shortcut_module.time, "perf_counter", lambda: float(next(ticks)))
+    late = shortcut(p, start, path, max_states=300_000, time_limit=3.5)
+    # read at 0 (start), 1 (a round may start), 2 (level 1 may grow), 3, then 4 > 3.5: the balls stop
+    assert late.rounds == 1 and late.radius == 2 and late.states < unbounded.states
+    assert len(unbounded.actions) < len(late.actions) <= len(path)  # smaller balls, fewer ways met
+    assert _reaches(p, start, late.actions, p.apply_moves(start, path))
+    assert shortcut(p, start, path, max_states=300_000, time_limit=0.5).rounds == 0
+
+
 def test_which_puzzles_it_takes_and_bad_bounds() -> None:
     assert can_shortcut(make("puzzle15")) and can_shortcut(make("cube2"))
     sokoban = make("sokoban")

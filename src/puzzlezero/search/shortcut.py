@@ -22,7 +22,10 @@ there and skipped), and rounds repeat on the shorter path until one finds nothin
 **Bounds.** A round stops growing the balls at the level that would take their entries past
 ``max_states`` (the radius it reached is reported), so memory is bounded: 23 bytes an entry (twice
 that while they are matched), plus the states of the level grown from and of the level being made
-(a last level, whose children could not fit, keeps none); ``time_limit`` stops starting new rounds.
+(a last level, whose children could not fit, keeps none). Time is bounded the same way: no round
+starts after ``time_limit`` seconds, and a round's balls stop growing at that moment (the level
+being made is dropped; the levels grown so far are matched), so a pass overruns its limit by one
+batch of children and one sort of the entries at most, not by a whole round.
 
 Sessions 17 and 24 found no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's
 beam paths have some (docs/results.md, session 29).
@@ -108,8 +111,9 @@ class _Balls:
         return out[::-1]
 
 
-def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int) -> _Balls:
-    """Non-backtracking balls around every path state, level by level, within ``max_states``."""
+def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = np.inf) -> _Balls:
+    """Non-backtracking balls around every path state, level by level, within ``max_states`` and
+    until ``deadline`` (``time.perf_counter()`` seconds): the level that would pass either is dropped."""
     n = path.shape[0]
     inverse = puzzle.inverse_action
     arange_a = np.arange(puzzle.num_actions)
@@ -122,8 +126,11 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int) -> _Balls:
     total, radius = n, 0
     while front.shape[0]:
         lvl_states, lvl_hash, lvl_parent, lvl_move = [], [], [], []
-        count = 0
+        count, late = 0, False
         for lo in range(0, front.shape[0], _CHUNK):
+            if time.perf_counter() > deadline:
+                late = True
+                break
             f = front[lo : lo + _CHUNK]
             children = puzzle.expand(f)  # [F, A, *shape]
             changed = puzzle.moved(f, children)
@@ -139,7 +146,7 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int) -> _Balls:
             lvl_hash.append(puzzle.hash64(kept))
             lvl_parent.append(front_idx[lo + fi])
             lvl_move.append(ai)
-        if total + count > max_states or count == 0:
+        if late or total + count > max_states or count == 0:
             break
         par = np.concatenate(lvl_parent)
         mv = np.concatenate(lvl_move)
@@ -200,8 +207,8 @@ def shortcut(
 ) -> Shortened:
     """``actions`` (a path from ``start``) with its detours replaced by shorter ways between the
     same two path states, found by meeting in the middle (see the module); never longer, and
-    reaching the same final state. ``max_states`` bounds one round's balls; no round starts after
-    ``time_limit`` seconds. Puzzles that :func:`can_shortcut` rejects get the path back as it is."""
+    reaching the same final state. ``max_states`` bounds one round's balls; no round starts, and no
+    ball grows, after ``time_limit`` seconds. Puzzles that :func:`can_shortcut` rejects get the path back as it is."""
     t0 = time.perf_counter()
     acts = [int(a) for a in actions]
     if max_states < 1:
@@ -211,9 +218,10 @@ def shortcut(
         return Shortened(tuple(acts), 0, 0, 0, time.perf_counter() - t0)
     inverse = puzzle.inverse_action
     start = np.asarray(start, dtype=puzzle.dtype)
-    while time_limit is None or time.perf_counter() - t0 < time_limit:
+    deadline = np.inf if time_limit is None else t0 + time_limit
+    while time.perf_counter() < deadline:
         path = _path_states(puzzle, start, acts)
-        balls = _grow(puzzle, path, max_states)
+        balls = _grow(puzzle, path, max_states, deadline)
         rounds, states, radius = rounds + 1, states + balls.hashes.size, balls.radius
         taken: list[tuple[int, int, list[int]]] = []
         for _gain, i, j, near_i, near_j in sorted(_found(balls), reverse=True):
