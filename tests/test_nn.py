@@ -295,3 +295,72 @@ def test_puzzles_whose_one_hot_is_not_plain_are_encoded_by_numpy_on_any_device()
         encode_on(lights, board, "grid", "cpu", on_device=True),
         torch.from_numpy(lights.encode(board, "grid")),
     )
+
+
+def _trained_looking(puzzle, seed: int = 0) -> CostToGoNet:  # noqa: ANN001
+    """A small random network for ``puzzle`` with batch-norm statistics that are not the identity."""
+    torch.manual_seed(seed)
+    net = build_model(
+        NetConfig(
+            input_dim=puzzle.input_dim(),
+            h1=64,
+            h2=32,
+            num_res_blocks=1,
+            q_head=True,
+            num_actions=puzzle.num_actions,
+        )
+    )
+    states = puzzle.scramble(np.random.default_rng(seed), 512, (0, 200))
+    net.train()
+    with torch.no_grad():
+        net(torch.from_numpy(puzzle.encode(states)))  # batch statistics into the running ones
+    return net.eval()
+
+
+@pytest.mark.parametrize("name", ["puzzle24", "puzzle48"])
+def test_a_wide_one_hot_first_layer_is_a_sum_of_rows_with_the_same_values(name):
+    from puzzlezero.nn.fast import GATHER_MIN_VALUES, OneHotGather, gathers_onehot
+    from puzzlezero.nn.heuristic import make_q_function, network_input, predict
+
+    puzzle = make(name)
+    assert puzzle.onehot_values >= GATHER_MIN_VALUES
+    net = _trained_looking(puzzle)
+    states = puzzle.scramble(np.random.default_rng(1), 300, (0, 300))
+    with torch.inference_mode():
+        ref = net(torch.from_numpy(puzzle.encode(states))).numpy()
+    plain = inference_copy(net)
+    gather = inference_copy(net, onehot_values=puzzle.onehot_values)
+    assert gathers_onehot(plain) is None and gathers_onehot(gather) == puzzle.onehot_values
+    assert isinstance(gather.trunk[0], OneHotGather)
+    x = network_input(puzzle, gather, states, "cpu")
+    assert x.dtype == torch.int64 and x.shape == (300, puzzle.input_dim() // puzzle.onehot_values)
+    onehot = torch.from_numpy(puzzle.encode(states))
+    assert torch.equal(onehot.nonzero()[:, 1].reshape(x.shape), x)  # the positions of the ones
+    np.testing.assert_allclose(predict(puzzle, gather, states), ref, atol=1e-4)
+    with torch.inference_mode():  # the one-hot itself still works as the layer's input
+        np.testing.assert_allclose(gather(onehot).numpy(), ref, atol=1e-4)
+    # int8: the first layer stays float32 (not quantized), the others are int8
+    quant = inference_copy(net, int8=True, onehot_values=puzzle.onehot_values)
+    assert isinstance(quant.trunk[0], OneHotGather) and not any(
+        type(m) is torch.nn.Linear for m in quant.modules()
+    )
+    h = make_heuristic(puzzle, net, int8=True)
+    expect = np.where(puzzle.is_goal(states), 0.0, np.maximum(ref, 0.0))
+    assert np.abs(h(states) - expect).max() < 0.1
+    q = make_q_function(puzzle, net)
+    with torch.inference_mode():
+        q_ref = net(onehot, all_heads=True)["q"].numpy()
+    np.testing.assert_allclose(q(states), np.maximum(q_ref, 1.0), atol=1e-4)
+
+
+def test_narrow_one_hots_and_other_devices_keep_the_dense_first_layer():
+    from puzzlezero.nn.fast import gathers_onehot
+
+    for name in ("cube3", "puzzle15", "lightsout7"):  # 6, 16 and 2 values: the matrix product is faster
+        puzzle = make(name)
+        net = _trained_looking(puzzle)
+        assert gathers_onehot(inference_copy(net, onehot_values=puzzle.onehot_values)) is None
+    p48 = make("puzzle48")
+    net = _trained_looking(p48)
+    assert gathers_onehot(inference_copy(net)) is None  # no values given: the encoding is not known plain
+    assert gathers_onehot(inference_copy(net, device="meta", onehot_values=49)) is None  # not a CPU

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from puzzlezero.errors import ModelFileError
-from puzzlezero.nn.fast import inference_copy
+from puzzlezero.nn.fast import gathers_onehot, inference_copy
 from puzzlezero.nn.models import CPU_CHUNK, CostToGoNet
 from puzzlezero.puzzles.base import Puzzle
 
@@ -25,6 +25,7 @@ __all__ = [
     "make_policy_value",
     "make_policy_value_function",
     "make_q_function",
+    "network_input",
     "policy_source",
     "predict",
 ]
@@ -59,10 +60,9 @@ def predict(
     else:
         shape = (n, len(model.config.goal_names)) if model.config.multi_head else (n,)
     out = np.empty(shape, dtype=np.float32)
-    enc = model.config.encoding
     with torch.inference_mode():
         for lo in range(0, n, batch_size):
-            x = encode_on(puzzle, states[lo : lo + batch_size], enc, device)
+            x = network_input(puzzle, model, states[lo : lo + batch_size], device)
             y = model(x, all_heads=True)[head] if head != "value" else model(x)
             out[lo : lo + batch_size] = y.float().cpu().numpy()
     return out
@@ -123,6 +123,26 @@ def encode_on(
     index = flat.long() + torch.arange(flat.shape[1], device=device) * values
     x = torch.zeros((flat.shape[0], flat.shape[1] * values), dtype=torch.float32, device=device)
     return x.scatter_(1, index, 1.0)
+
+
+def network_input(
+    puzzle: Puzzle, model: CostToGoNet, states: np.ndarray, device: str | torch.device
+) -> torch.Tensor:
+    """What ``model`` reads for ``states``: its encoding (:func:`encode_on`), or, for an inference
+    copy that sums its one-hot input's rows (:func:`~puzzlezero.nn.fast.gathers_onehot`), the
+    positions of the ones, ``int64[B, E]`` (``e * V + state[:, e]``)."""
+    values = gathers_onehot(model)
+    if values is None:
+        return encode_on(puzzle, states, model.config.encoding, device)
+    flat = np.ascontiguousarray(np.asarray(states).reshape(states.shape[0], -1))
+    index = torch.from_numpy(flat).long() + torch.arange(flat.shape[1]) * values
+    return index.to(device)
+
+
+def inference_values(puzzle: Puzzle, model: CostToGoNet) -> int | None:
+    """The ``onehot_values`` to give :func:`~puzzlezero.nn.fast.inference_copy` for ``model`` on
+    ``puzzle``: the puzzle's where the model reads the plain one-hot encoding, else ``None``."""
+    return puzzle.onehot_values if model.config.encoding == "onehot" else None
 
 
 def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
@@ -190,7 +210,7 @@ def make_heuristic(
     check_compatible(puzzle, model)
     goal, column = goal_column(puzzle, model, goal)
     is_goal = puzzle.goal_test(goal)
-    model = inference_copy(model, int8=int8, device=device)
+    model = inference_copy(model, int8=int8, device=device, onehot_values=inference_values(puzzle, model))
     net_head = "q" if head == "qmin" else "value"
 
     def heuristic(states: np.ndarray) -> np.ndarray:
@@ -227,7 +247,7 @@ def make_q_function(
             f"this {puzzle.name} model has no Q head; Q* search needs one (train with "
             f"--set objective=qlearning), or use --search bwas"
         )
-    model = inference_copy(model, int8=int8, device=device)
+    model = inference_copy(model, int8=int8, device=device, onehot_values=inference_values(puzzle, model))
     cost = puzzle.action_costs.astype(np.float32)[None, :]
 
     def q_function(states: np.ndarray) -> np.ndarray:
@@ -290,8 +310,8 @@ def make_policy_value(
             puzzle, make_heuristic(puzzle, model, batch_size, device, int8=int8), t
         )
     check_compatible(puzzle, model)
-    net = inference_copy(model, int8=int8, device=device)
-    n_act, enc = puzzle.num_actions, model.config.encoding
+    net = inference_copy(model, int8=int8, device=device, onehot_values=inference_values(puzzle, model))
+    n_act = puzzle.num_actions
     ndim = len(puzzle.state_shape) + 1
     cost = puzzle.action_costs.astype(np.float32)[None, :]
 
@@ -305,7 +325,7 @@ def make_policy_value(
         q = np.empty((n, n_act), np.float32) if head == "q" else None
         with torch.inference_mode():
             for lo in range(0, n, batch_size):
-                x = encode_on(puzzle, states[lo : lo + batch_size], enc, device)
+                x = network_input(puzzle, net, states[lo : lo + batch_size], device)
                 out = net(x, all_heads=True)
                 values[lo : lo + batch_size] = out["value"].float().cpu().numpy()
                 raw = out[head].float().cpu().numpy()
