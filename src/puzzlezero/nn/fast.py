@@ -12,7 +12,7 @@ the bias plus ``E`` columns of its weight: :class:`OneHotGather` adds those up
 (``torch.nn.functional.embedding_bag``) from the elements' indices instead of multiplying an
 ``E V``-wide input, in float32. Where ``V`` is large that is the larger part of the network: the
 48-puzzle's first layer is 2,401 x 1,000 of its 3.9M weights. On this project's 2-core Xeon
-(``small`` preset, int8 elsewhere, 8,192 states, one thread) it made the whole network 1.40x faster
+(``small`` preset, int8 elsewhere, 8,192 states, one thread) it made the whole network 1.39x faster
 on puzzle48 (``V`` 49), 1.15x on puzzle35 (36), 1.13x on puzzle24 (25) and 1.03x on puzzle15
 (16), and 1.8x slower on cube3's first layer (``V`` 6, 324 inputs): so the copy uses it from
 :data:`GATHER_MIN_VALUES` values up. The float32 sum is also closer to the float32 network than
