@@ -26,6 +26,7 @@ __all__ = [
     "make_policy_value_function",
     "make_q_function",
     "network_input",
+    "onehot_index",
     "policy_source",
     "predict",
 ]
@@ -119,10 +120,16 @@ def encode_on(
         on_device = device.type != "cpu"
     if not on_device or values is None or states.ndim != len(puzzle.state_shape) + 1:
         return torch.from_numpy(encode_rows(puzzle, states, encoding)).to(device)
-    flat = torch.from_numpy(np.ascontiguousarray(states.reshape(states.shape[0], -1))).to(device)
-    index = flat.long() + torch.arange(flat.shape[1], device=device) * values
-    x = torch.zeros((flat.shape[0], flat.shape[1] * values), dtype=torch.float32, device=device)
+    index = onehot_index(states, values, device)
+    x = torch.zeros((index.shape[0], index.shape[1] * values), dtype=torch.float32, device=device)
     return x.scatter_(1, index, 1.0)
+
+
+def onehot_index(states: np.ndarray, values: int, device: str | torch.device) -> torch.Tensor:
+    """Where the ones of a plain one-hot of ``states`` are: ``int64[B, E]``, ``e * values +
+    state[:, e]``; the elements travel to ``device`` one byte each and are widened there."""
+    flat = torch.from_numpy(np.ascontiguousarray(states.reshape(states.shape[0], -1))).to(device)
+    return flat.long() + torch.arange(flat.shape[1], device=device) * values
 
 
 def network_input(
@@ -134,15 +141,16 @@ def network_input(
     values = gathers_onehot(model)
     if values is None:
         return encode_on(puzzle, states, model.config.encoding, device)
-    flat = np.ascontiguousarray(np.asarray(states).reshape(states.shape[0], -1))
-    index = torch.from_numpy(flat).long() + torch.arange(flat.shape[1]) * values
-    return index.to(device)
+    return onehot_index(np.asarray(states), values, device)
 
 
-def inference_values(puzzle: Puzzle, model: CostToGoNet) -> int | None:
-    """The ``onehot_values`` to give :func:`~puzzlezero.nn.fast.inference_copy` for ``model`` on
-    ``puzzle``: the puzzle's where the model reads the plain one-hot encoding, else ``None``."""
-    return puzzle.onehot_values if model.config.encoding == "onehot" else None
+def _inference_copy(
+    puzzle: Puzzle, model: CostToGoNet, int8: bool, device: str | torch.device
+) -> CostToGoNet:
+    """:func:`~puzzlezero.nn.fast.inference_copy` of ``model`` for ``puzzle``: told the puzzle's
+    ``onehot_values`` where the model reads the plain one-hot encoding (see :func:`network_input`)."""
+    values = puzzle.onehot_values if model.config.encoding == "onehot" else None
+    return inference_copy(model, int8=int8, device=device, onehot_values=values)
 
 
 def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
@@ -210,7 +218,7 @@ def make_heuristic(
     check_compatible(puzzle, model)
     goal, column = goal_column(puzzle, model, goal)
     is_goal = puzzle.goal_test(goal)
-    model = inference_copy(model, int8=int8, device=device, onehot_values=inference_values(puzzle, model))
+    model = _inference_copy(puzzle, model, int8, device)
     net_head = "q" if head == "qmin" else "value"
 
     def heuristic(states: np.ndarray) -> np.ndarray:
@@ -247,7 +255,7 @@ def make_q_function(
             f"this {puzzle.name} model has no Q head; Q* search needs one (train with "
             f"--set objective=qlearning), or use --search bwas"
         )
-    model = inference_copy(model, int8=int8, device=device, onehot_values=inference_values(puzzle, model))
+    model = _inference_copy(puzzle, model, int8, device)
     cost = puzzle.action_costs.astype(np.float32)[None, :]
 
     def q_function(states: np.ndarray) -> np.ndarray:
@@ -310,7 +318,7 @@ def make_policy_value(
             puzzle, make_heuristic(puzzle, model, batch_size, device, int8=int8), t
         )
     check_compatible(puzzle, model)
-    net = inference_copy(model, int8=int8, device=device, onehot_values=inference_values(puzzle, model))
+    net = _inference_copy(puzzle, model, int8, device)
     n_act = puzzle.num_actions
     ndim = len(puzzle.state_shape) + 1
     cost = puzzle.action_costs.astype(np.float32)[None, :]
