@@ -123,7 +123,8 @@ class Defaults:
 #: Session 19: the later stages as two searches side by side, a stage ending for the group once
 #: the others have searched as long again as its first solution (:class:`~.search.anytime.GroupLedger`):
 #: +1.50, +1.30 and +1.70 on the same ids (+1.50 on 60 cubes against +1.67), peak 4.4 GiB.
-#: Session 23's model (962M samples): +1.50, +1.50 and +1.40 (+1.47 on 60 cubes), peak 4.4 GiB.
+#: Session 23's model (962M samples): +1.50, +1.50 and +1.40 (+1.47 on 60 cubes), peak 4.4 GiB;
+#: on ids 60-99 +2.10 (session 32, AMD EPYC), so +1.72 on 100 cubes.
 #: Without a schedule (``--weight``/``--batch``) lambda 0.3, N 1000. Beam widths (``beam_width``)
 #: were sized on ids 0-9 with the previous cube3 model: W 1000 solved all 10 (+8.4 moves over
 #: optimal, median 53 s on a busy 2-core CPU), W 3000 9 of 10 within 120 s (+5.1 moves on those 9,
