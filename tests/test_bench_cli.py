@@ -276,6 +276,11 @@ def test_parse_ids_and_summary() -> None:
     assert s["solved_pct"] == pytest.approx(66.67) and s["mean_length"] == 21.5 and s["optimal_pct"] == 50.0
     assert s["mean_optimal_length"] == 20.5 and s["nodes_per_second"] == 100.0 and s["median_seconds"] == 3.0
     assert s["max_nodes_generated"] == 600 and summarize([])["max_nodes_generated"] is None
+    # excess 0 and 2 over the two solved cases: mean 1, sample deviation sqrt(2), standard error 1
+    assert s["mean_excess"] == 1.0 and s["excess_stderr"] == 1.0
+    assert s["length_stderr"] == 1.5  # lengths 20 and 23: deviation 3/sqrt(2), over sqrt(2)
+    one = summarize(rows[:1])
+    assert one["mean_excess"] == 0.0 and one["excess_stderr"] is None and one["length_stderr"] is None
     assert "reduced_pct" not in s and "mean_search_length" not in s
     rows[1]["search_length"] = 27  # the puzzle's algebra shortened this path from 27 moves to 23
     s = summarize(rows)

@@ -378,7 +378,10 @@ def stage_summary(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The summary block of a report from its per-case results (``None`` where undefined)."""
+    """The summary block of a report from its per-case results (``None`` where undefined).
+    ``mean_excess`` is over the solved cases with an optimal length; ``length_stderr`` and
+    ``excess_stderr`` are the standard errors of those means (sample deviation over the square
+    root of the count), which say whether two runs differ by more than their states' spread."""
     n = len(results)
     solved = [r for r in results if r["solved"]]
     with_opt = [r for r in results if r["optimal_length"] is not None]
@@ -388,6 +391,11 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     def mean(xs: Sequence[float]) -> float | None:
         return round(float(np.mean(xs)), 4) if xs else None
+
+    def stderr(xs: Sequence[float]) -> float | None:  # of the mean: how far another draw may put it
+        return round(float(np.std(xs, ddof=1) / np.sqrt(len(xs))), 4) if len(xs) > 1 else None
+
+    excess = [r["length"] - r["optimal_length"] for r in with_opt if r["solved"]]
 
     extra: dict[str, Any] = {}
     htm = [r["half_turn_length"] for r in solved if "half_turn_length" in r]
@@ -411,7 +419,10 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "cases": n,
         "solved_pct": round(100.0 * len(solved) / n, 2) if n else None,
         "mean_length": mean([r["length"] for r in solved]),
+        "length_stderr": stderr([r["length"] for r in solved]),
         "mean_optimal_length": mean([r["optimal_length"] for r in with_opt]),
+        "mean_excess": mean(excess),
+        "excess_stderr": stderr(excess),
         "optimal_pct": round(
             100.0 * sum(r["solved"] and r["length"] == r["optimal_length"] for r in with_opt) / len(with_opt),
             2,
