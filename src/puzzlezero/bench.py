@@ -395,6 +395,7 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def stderr(xs: Sequence[float]) -> float | None:  # of the mean: how far another draw may put it
         return round(float(np.std(xs, ddof=1) / np.sqrt(len(xs))), 4) if len(xs) > 1 else None
 
+    lengths = [r["length"] for r in solved]
     excess = [r["length"] - r["optimal_length"] for r in with_opt if r["solved"]]
 
     extra: dict[str, Any] = {}
@@ -418,8 +419,8 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "cases": n,
         "solved_pct": round(100.0 * len(solved) / n, 2) if n else None,
-        "mean_length": mean([r["length"] for r in solved]),
-        "length_stderr": stderr([r["length"] for r in solved]),
+        "mean_length": mean(lengths),
+        "length_stderr": stderr(lengths),
         "mean_optimal_length": mean([r["optimal_length"] for r in with_opt]),
         "mean_excess": mean(excess),
         "excess_stderr": stderr(excess),
