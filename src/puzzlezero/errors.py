@@ -16,6 +16,12 @@ __all__ = [
     "ModelFileError",
     "PluginError",
     "LevelFileError",
+    "MissingTableError",
+    "BudgetError",
+    "MemoryBudgetError",
+    "FileBusyError",
+    "CheckpointMismatchError",
+    "StorageFullError",
 ]
 
 
@@ -50,3 +56,33 @@ class PluginError(PuzzleError):
 class LevelFileError(PuzzleError):
     """A level file (Boxoban's ``; N`` text files of Sokoban levels) that cannot be read; the
     message starts with the file name and the line number (``000.txt: line 14: ...``)."""
+
+
+class MissingTableError(PuzzleError):
+    """A pattern-database or group table that is not built where building is not allowed (a web
+    request never builds one); the message names the command that builds it
+    (``puzzlezero pdb build ...``)."""
+
+
+class BudgetError(PuzzleError):
+    """A limit on nodes, seconds or memory that a request or an option asks to exceed; the message
+    names the limit and what to lower."""
+
+
+class MemoryBudgetError(BudgetError):
+    """The estimated peak memory of a search or of loading a model is above the memory budget; the
+    message gives the estimate, the budget and the option to lower."""
+
+
+class FileBusyError(PuzzleError):
+    """Another process holds the lock of a training run folder or a cache table."""
+
+
+class CheckpointMismatchError(ModelFileError):
+    """A checkpoint written for another configuration or package version than the one resuming it;
+    the message names what differs."""
+
+
+class StorageFullError(PuzzleError):
+    """A write failed because the disk is full or a file-size limit was reached; the file it would
+    have replaced is left intact, and the message names it."""
