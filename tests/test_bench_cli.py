@@ -405,3 +405,20 @@ def test_shipped_hard_cube3_cases_are_what_they_claim() -> None:
     assert len({p.format(s) for s in (p.goal(), four_spot, flip.state, spot.state)}) == 4
     _, spot_flips = edge_cubies(spot.state[None])
     assert spot_flips[0].tolist() == [1] * 12  # four-spot moves edges without flipping them
+
+
+def test_a_cases_file_without_puzzle_keeps_its_optimal_lengths(tmp_path: Path) -> None:
+    """Without ``"puzzle"`` the file holds cases of the puzzle named on the command line: their
+    optimal lengths are read (they were dropped as if of another metric), and bad numbers are named."""
+    rows = [{"id": 0, "scramble": "R U", "optimal_length": 2}, {"id": 1, "scramble": "F", "optimal_length": 1}]
+    for data in ({"cases": rows}, rows):
+        path = tmp_path / "cases.json"
+        path.write_text(json.dumps(data))
+        for name in ("cube3", "cube3htm"):
+            assert [c.optimal_length for c in load_cases(make(name), path)] == [2, 1]
+    path.write_text(json.dumps({"puzzle": "cube3", "cases": rows}))  # named: cube3htm counts another metric
+    assert [c.optimal_length for c in load_cases(make("cube3htm"), path)] == [None, None]
+    for bad in ({"puzzle": 3, "cases": rows}, {"cases": [{"scramble": "R", "optimal_length": "two"}]}):
+        path.write_text(json.dumps(bad))
+        with pytest.raises(PuzzleError, match="'puzzle' must be a puzzle name|'optimal_length' must be"):
+            load_cases(make("cube3"), path)

@@ -3,7 +3,9 @@ solution by replay, compare with optimal lengths, and summarise.
 
 Case files follow ``/work/shared/benchmarks/README.md``: ``{"puzzle": ..., "cases": [{"id": ...,
 <state>, "optimal_length": ...}, ...]}`` where the state is under the puzzle's ``json_key``
-(``facelets``, ``tiles``, ``lights``, ``grid``) or, for cubes, a ``scramble``.
+(``facelets``, ``tiles``, ``lights``, ``grid``) or, for cubes, a ``scramble``. A file without
+``"puzzle"`` (or a bare list of cases) holds cases of the puzzle being benched, optimal lengths
+included; a file of another puzzle is refused by name.
 
 Timing: instances are solved one per search call by default for BWAS, so ``seconds`` is each
 instance's own wall time and the median is honest. With ``together > 1`` (default for greedy
@@ -184,19 +186,38 @@ def load_cases(
     raw = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
         raise PuzzleError(f"{path}: expected {{'cases': [{{...}}, ...]}} or a list of case objects")
-    other_metric = isinstance(data, dict) and data.get("puzzle") == SAME_STATES.get(puzzle.name)
-    if isinstance(data, dict) and data.get("puzzle") not in (None, puzzle.name) and not other_metric:
-        raise PuzzleError(f"{path} holds {data['puzzle']!r} cases, not {puzzle.name!r}")
+    named = data.get("puzzle") if isinstance(data, dict) else None
+    if named is not None and not isinstance(named, str):
+        raise PuzzleError(f"{path}: 'puzzle' must be a puzzle name, got {named!r}")
+    # a file without "puzzle" holds cases of the puzzle named on the command line, lengths included
+    other_metric = named is not None and named == SAME_STATES.get(puzzle.name)
+    if named not in (None, puzzle.name) and not other_metric:
+        raise PuzzleError(f"{path} holds {named!r} cases, not {puzzle.name!r}")
     lo, hi = ids if ids is not None else (None, None)
     cases = []
     for pos, c in enumerate(raw):
-        cid = int(c.get("id", pos))
+        cid = _whole_number(c.get("id", pos), f"{path}: case {pos}: 'id'")
         if (lo is None or cid >= lo) and (hi is None or cid < hi):
             opt = None if other_metric else c.get("optimal_length")
-            cases.append(Case(cid, case_state(puzzle, c), None if opt is None else int(opt)))
+            length = None if opt is None else _whole_number(opt, f"{path}: case {cid}: 'optimal_length'")
+            cases.append(Case(cid, case_state(puzzle, c), length))
     if not cases:
         raise PuzzleError(f"{path}: no cases{'' if ids is None else f' with ids in {lo}:{hi}'}")
     return cases
+
+
+def _whole_number(value: Any, what: str) -> int:
+    """``value`` as an ``int`` when it is a whole number (``3``, ``3.0``, ``"3"``), else a
+    :class:`PuzzleError` naming ``what``."""
+    if isinstance(value, bool):
+        raise PuzzleError(f"{what} must be a whole number, got {value!r}")
+    try:
+        number = int(value)
+        if number != value and not isinstance(value, str):
+            raise ValueError(value)
+    except (TypeError, ValueError, OverflowError):
+        raise PuzzleError(f"{what} must be a whole number, got {str(value)[:40]!r}") from None
+    return number
 
 
 def _level_cases(
