@@ -410,7 +410,10 @@ def test_shipped_hard_cube3_cases_are_what_they_claim() -> None:
 def test_a_cases_file_without_puzzle_keeps_its_optimal_lengths(tmp_path: Path) -> None:
     """Without ``"puzzle"`` the file holds cases of the puzzle named on the command line: their
     optimal lengths are read (they were dropped as if of another metric), and bad numbers are named."""
-    rows = [{"id": 0, "scramble": "R U", "optimal_length": 2}, {"id": 1, "scramble": "F", "optimal_length": 1}]
+    rows = [
+        {"id": 0, "scramble": "R U", "optimal_length": 2},
+        {"id": 1, "scramble": "F", "optimal_length": 1},
+    ]
     for data in ({"cases": rows}, rows):
         path = tmp_path / "cases.json"
         path.write_text(json.dumps(data))
