@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +126,20 @@ def test_usage_errors_exit_2_without_traceback(capsys: pytest.CaptureFixture[str
     assert rc == 2 and "no-such-option" in (out + err) and "Traceback" not in (out + err)
     rc, out, err = run(capsys, "validate", "cube3")  # missing STATE
     assert rc == 2 and "Traceback" not in (out + err)
+
+
+def test_state_files_that_cannot_be_states_are_refused_by_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``@FILE``: undecodable bytes, a directory and a file over 1 MiB get one-line errors naming
+    the file (the first was a traceback; the last was read whole, whatever its size)."""
+    latin = tmp_path / "latin1.txt"
+    latin.write_bytes("R U \xe9".encode("latin-1"))
+    rc, _, err = run(capsys, "validate", "cube3", f"@{latin}")
+    assert rc == 2 and err == f"error: state file {latin} is not UTF-8 text (byte 4 is 0xe9)\n"
+    rc, _, err = run(capsys, "validate", "cube3", f"@{tmp_path}")
+    assert rc == 2 and err == f"error: cannot read state file {tmp_path}: it is a directory\n"
+    huge = tmp_path / "huge.txt"
+    huge.write_text("R " * (1 << 20))
+    rc, _, err = run(capsys, "validate", "cube3", f"@{huge}")
+    assert rc == 2 and err == f"error: state file {huge} is over 1 MiB, more than any state needs\n"

@@ -32,17 +32,41 @@ StateArg = Annotated[
 ]
 
 
+#: the most bytes a ``-`` or ``@FILE`` state argument may hold (the longest real state, a Sokoban
+#: level or a long scramble, is a few kilobytes)
+MAX_STATE_BYTES = 1 << 20
+
+
 def read_state_text(text: str) -> str:
-    """Resolve ``-`` (stdin) and ``@FILE`` state arguments to the text itself."""
+    """Resolve ``-`` (stdin) and ``@FILE`` state arguments to the text itself: UTF-8 text of at
+    most :data:`MAX_STATE_BYTES` (1 MiB). A missing file, a directory, undecodable bytes or a
+    larger input raise :class:`PuzzleError` naming the file."""
     if text == "-":
-        return sys.stdin.read()
+        stdin = getattr(sys.stdin, "buffer", None)  # a text-only stream (a test's) is read as text
+        data = stdin.read(MAX_STATE_BYTES + 1) if stdin is not None else sys.stdin.read(MAX_STATE_BYTES + 1)
+        return _decoded(data, "standard input")
     if text.startswith("@") and len(text) > 1:
         path = Path(text[1:])
         try:
-            return path.read_text(encoding="utf-8")
+            if path.is_dir():
+                raise PuzzleError(f"cannot read state file {path}: it is a directory")
+            with path.open("rb") as f:
+                data = f.read(MAX_STATE_BYTES + 1)
         except OSError as exc:
             raise PuzzleError(f"cannot read state file {path}: {exc.strerror or exc}") from None
+        return _decoded(data, f"state file {path}")
     return text
+
+
+def _decoded(data: bytes | str, what: str) -> str:
+    if len(data) > MAX_STATE_BYTES:
+        raise PuzzleError(f"{what} is over {MAX_STATE_BYTES >> 20} MiB, more than any state needs")
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PuzzleError(f"{what} is not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x})") from None
 
 
 def load_state(puzzle: Puzzle, text: str) -> np.ndarray:
