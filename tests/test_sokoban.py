@@ -224,3 +224,11 @@ def test_the_shipped_model_solves_benchmark_levels_with_default_settings(p: Soko
         assert p.parse_moves(" ".join(r.solution)) == list(r.actions)
         end = p.apply_moves(start, list(r.actions))
         assert p.is_goal(end[None])[0]
+
+
+def test_room_generation_gives_up_when_the_boxes_cannot_fit() -> None:
+    """60 boxes never fit in a 10x10 carved room (about 33 floor cells): a bounded number of draws,
+    then an error naming the parameter to lower (it drew rooms forever)."""
+    with pytest.raises(PuzzleError, match=r"2 of 2 random 10x10 rooms .* after 100 draws: lower num_boxes"):
+        generate_rooms(np.random.default_rng(0), 2, 10, 10, num_boxes=60)
+    assert generate_rooms(np.random.default_rng(0), 3, 10, 10, num_boxes=4).shape == (3, 100)

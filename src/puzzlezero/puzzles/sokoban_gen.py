@@ -29,7 +29,7 @@ from typing import Literal, overload
 import numba
 import numpy as np
 
-from puzzlezero.errors import InvalidStateError
+from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
 
 __all__ = ["generate_rooms", "reverse_play", "forward_solution", "carve_floor", "goal_configurations"]
@@ -132,16 +132,36 @@ def goal_configurations(levels: np.ndarray, rng: np.random.Generator, height: in
     return out
 
 
+#: rounds of :func:`generate_rooms` (each draws again every room still missing) before it gives up
+MAX_ROUNDS = 100
+
+
 def generate_rooms(
-    rng: np.random.Generator, n: int, height: int = 10, width: int = 10, num_boxes: int = 4
+    rng: np.random.Generator,
+    n: int,
+    height: int = 10,
+    width: int = 10,
+    num_boxes: int = 4,
+    max_rounds: int = MAX_ROUNDS,
 ) -> np.ndarray:
-    """``uint8[n, height*width]`` goal configurations of random rooms (every box on a target)."""
+    """``uint8[n, height*width]`` goal configurations of random rooms (every box on a target).
+
+    A room too small for the boxes is drawn again, at most ``max_rounds`` times in all; rooms that
+    still do not fit then raise :class:`PuzzleError` saying to lower ``num_boxes`` (a 10x10 room
+    has about 33 floor cells; 4 boxes fit in all but a few rooms in a thousand)."""
     out = np.empty((n, height * width), dtype=np.uint8)
     todo = np.arange(n)
-    while todo.size:
+    for _ in range(max_rounds):
+        if not todo.size:
+            return out
         states, ok = _place(rng, carve_floor(rng, todo.size, height, width), num_boxes)
         out[todo[ok]] = states[ok]
         todo = todo[~ok]
+    if todo.size:
+        raise PuzzleError(
+            f"{todo.size} of {n} random {height}x{width} rooms still had no space for {num_boxes} boxes "
+            f"and the agent after {max_rounds} draws: lower num_boxes (or use a larger board)"
+        )
     return out
 
 
