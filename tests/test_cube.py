@@ -131,13 +131,26 @@ def test_benchmark_facelets_parse_to_the_scrambled_state() -> None:
 def test_move_notation() -> None:
     assert C3.parse_moves("U2") == C3.parse_moves("U U") == [0, 0]
     assert C3.parse_moves("R2'") == C3.parse_moves("R'2") == C3.parse_moves("R' R'") == [7, 7]
-    assert C3.parse_moves("  r u,R'\tu'  ") == C3.parse_moves("R U R' U'") == [6, 0, 7, 1]
+    assert C3.parse_moves("  R U,R'\tU'  ") == C3.parse_moves("R U R' U'") == [6, 0, 7, 1]
     assert C3.parse_moves("RUR’U'") == [6, 0, 7, 1] and C3.parse_moves(["R2", "F'"]) == [6, 6, 9]
     assert C3.parse_moves("") == []
     with pytest.raises(InvalidMoveError, match="'X'"):
         C3.parse_moves("R U X")
     with pytest.raises(InvalidMoveError, match="'R3'"):
         C3.parse_moves("R3")
+
+
+@pytest.mark.parametrize("text", ["r u", "R u'", "Ru2", "r2"])
+def test_lower_case_is_a_wide_turn_and_refused_as_such(text: str) -> None:
+    """Cubers write ``r`` for a wide turn (two layers), which a cube of face turns has not: it was
+    read as ``R``; now it is refused, by name, by every cube and by the state parser."""
+    wide = next(ch for ch in text if ch.islower())
+    msg = f"'{wide}' is a wide turn in cubers' notation .*face turns U R F D L B"
+    for name in ("cube2", "cube3", "cube3htm"):
+        with pytest.raises(InvalidMoveError, match=msg):
+            pz.make(name).parse_moves(text)
+        with pytest.raises(InvalidStateError, match=msg):
+            pz.make(name).parse(text)
 
 
 @CUBES

@@ -83,7 +83,7 @@ def test_parse_and_format_round_trip(htm: pz.Puzzle, qtm: pz.Puzzle) -> None:
     names = htm.format_moves(moves)
     assert htm.parse_moves(" ".join(names)) == moves and htm.parse_moves(names) == moves
     assert htm.format_compact(moves) == names and htm.half_turn_length(moves) is None
-    assert htm.parse_moves("U2' u'2 R2 r") == htm.parse_moves("U2 U2 R2 R")  # X2' and X'2 are X2
+    assert htm.parse_moves("U2' U'2 R2 R") == htm.parse_moves("U2 U2 R2 R")  # X2' and X'2 are X2
     assert htm.format_moves(htm.parse_moves("RU2R'U'")) == ["R", "U2", "R'", "U'"]
     text = "R U2 F' D2 L B'"
     np.testing.assert_array_equal(htm.parse(text), qtm.parse(text))  # the same cube as cube3 reads it

@@ -304,8 +304,9 @@ def _validate_colours(colours: np.ndarray, n: int) -> None:
 
 
 # ---- move text -----------------------------------------------------------------------------------
-_MOVE_TOKEN = re.compile(r"(?:[URFDLB](?:2'|'2|2|')?)+", re.IGNORECASE)
-_ONE_MOVE = re.compile(r"([URFDLB])(2'|'2|2|')?", re.IGNORECASE)
+_MOVE_TOKEN = re.compile(r"(?:[URFDLB](?:2'|'2|2|')?)+")
+_ONE_MOVE = re.compile(r"([URFDLB])(2'|'2|2|')?")
+_WIDE_TOKEN = re.compile(r"(?:[URFDLBurfdlb](?:2'|'2|2|')?)+")  # lower case: cubers' wide turns
 _SEPARATORS = re.compile(r"[\s,]+")
 _MOVE_MARKS = re.compile("[2',\u2019\u2032]")
 _MOVE_HELP = (
@@ -330,9 +331,15 @@ def _read_turns(text: str | Sequence[str], help_text: str = _MOVE_HELP) -> list[
         if not tok:
             continue
         if not _MOVE_TOKEN.fullmatch(tok):
+            if _WIDE_TOKEN.fullmatch(tok):
+                wide = next(ch for ch in tok if ch.islower())
+                raise InvalidMoveError(
+                    f"{wide!r} is a wide turn in cubers' notation (two layers at once); puzzlezero's cubes "
+                    f"take face turns U R F D L B (with ' and 2): write {wide.upper()!r} for the face turn"
+                )
             raise InvalidMoveError(f"unknown move {tok!r}: {help_text}")
         for m in _ONE_MOVE.finditer(tok):
-            out.append((_FACE_ORDER.index(m.group(1).upper()), m.group(2) or ""))
+            out.append((_FACE_ORDER.index(m.group(1)), m.group(2) or ""))
     return out
 
 
@@ -483,8 +490,9 @@ class _Cube(Puzzle):
     # ---- text -----------------------------------------------------------------------------------
     def parse_moves(self, text: str | Sequence[str]) -> list[int]:
         """Read moves in standard notation: ``"R U R' U'"``, ``"R2"`` (= ``R R``), ``"R2'"`` (=
-        ``R' R'``), lower case, commas, extra or no whitespace (``"RUR'U'"``). Raises
-        :class:`InvalidMoveError` naming the unreadable token."""
+        ``R' R'``), commas, extra or no whitespace (``"RUR'U'"``). Raises :class:`InvalidMoveError`
+        naming the unreadable token; lower case (``r``, a wide turn in cubers' notation, which a
+        face-turn cube has not) is refused as such."""
         return read_moves(text)
 
     def format_compact(self, actions: Sequence[int]) -> list[str]:
@@ -785,7 +793,7 @@ class Cube3HTM(_Cube):
 
     def parse_moves(self, text: str | Sequence[str]) -> list[int]:
         """Read moves in standard notation, ``X2`` (and ``X2'``, ``X'2``) as one half turn; like
-        :meth:`Cube3.parse_moves` otherwise (lower case, commas, ``"RU2R'"``)."""
+        :meth:`Cube3.parse_moves` otherwise (commas, ``"RU2R'"``; no lower-case wide turns)."""
         return read_htm_moves(text)
 
     def format_compact(self, actions: Sequence[int]) -> list[str]:
