@@ -1,24 +1,78 @@
-"""Files: the cache directory, atomic writes, and checked NPZ tables.
+"""Files: the cache directory, atomic writes, checked NPZ tables, cache tables built once, and locks.
 
 Nothing is ever half-written: every write goes to a temporary file in the same directory, is
-flushed and fsynced, then renamed over the target (``os.replace`` is atomic on POSIX).
+flushed and fsynced, renamed over the target (``os.replace`` is atomic on POSIX), and the directory
+is fsynced so that the rename itself survives a power cut. A model folder is written the same way
+as a whole (:func:`atomic_folder`). Temporary names are recognisable
+(``.<name>.pz-<host>-<pid>-<random>.tmp``): those a killed process left behind are removed the next
+time this process writes into that folder, and at the start of training and of table building
+(:func:`clean_stale_temps`).
+
+A write that fails because the disk is full or a file-size limit was reached raises
+:class:`~puzzlezero.errors.StorageFullError` naming the file; the file it would have replaced is
+left as it was. (``SIGXFSZ``, which the kernel sends for a write past ``RLIMIT_FSIZE``, is ignored
+by writing processes, so that the write fails with ``EFBIG`` instead of killing the process.)
+
+Cache tables (pattern databases, group tables) are built at most once at a time:
+:func:`build_once` takes a lock file beside the table, so a second process that misses the same
+table waits for the first and then loads its file. A process that must never build one (a web
+worker) calls :func:`forbid_table_builds`; a missing table then raises
+:class:`~puzzlezero.errors.MissingTableError` naming the ``puzzlezero pdb build`` command.
 """
 
 from __future__ import annotations
 
-import io
+import errno
+import hashlib
 import json
 import os
-import tempfile
-from collections.abc import Callable
+import re
+import secrets
+import shutil
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
-from puzzlezero.errors import ModelFileError
+from puzzlezero.errors import FileBusyError, MissingTableError, ModelFileError, StorageFullError
 
-__all__ = ["cache_dir", "atomic_write", "atomic_write_text", "save_npz", "load_npz"]
+__all__ = [
+    "cache_dir",
+    "atomic_write",
+    "atomic_write_text",
+    "atomic_write_json",
+    "atomic_folder",
+    "save_npz",
+    "load_npz",
+    "clean_stale_temps",
+    "ignore_sigxfsz",
+    "naming_full_disk",
+    "forbid_table_builds",
+    "table_builds_forbidden",
+    "build_once",
+    "lock_folder",
+    "STALE_SECONDS",
+]
+
+T = TypeVar("T")
+
+#: a temporary file counts as left behind when its writer (a process of this machine) is gone, or
+#: after this many seconds without a change (a writer on another machine sharing the folder)
+STALE_SECONDS = 3600.0
+
+#: errors of a write that found no room: disk full, file-size limit (RLIMIT_FSIZE), quota
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+
+_TEMP_RE = re.compile(
+    r"^\.(?P<name>.+)\.pz-(?P<host>[0-9a-f]{6})-(?P<pid>\d+)-[0-9a-f]+\.(?P<kind>tmp|tmpdir|old)$"
+)
 
 
 def cache_dir(sub: str = "") -> Path:
@@ -35,31 +89,158 @@ def cache_dir(sub: str = "") -> Path:
     return path
 
 
+# ---- temporary names and what killed processes leave behind -------------------------------------
+def _host_id() -> str:
+    return hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
+
+
+def _temp_name(name: str, kind: str) -> str:
+    """``.<name>.pz-<host>-<pid>-<random>.<kind>``: who wrote it, recognisable by :data:`_TEMP_RE`."""
+    return f".{name}.pz-{_host_id()}-{os.getpid()}-{secrets.token_hex(4)}.{kind}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
+def _is_stale(entry: Path, match: re.Match[str], now: float) -> bool:
+    """Left behind: its writer (on this machine) is gone, or it has not changed for an hour."""
+    pid = int(match["pid"])
+    if match["host"] == _host_id() and pid != os.getpid() and not _pid_alive(pid):
+        return True
+    try:
+        return now - entry.lstat().st_mtime > STALE_SECONDS
+    except FileNotFoundError:
+        return False
+
+
+def clean_stale_temps(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files and folders that a killed writer left in ``folder`` (its process
+    is gone, or, from another machine, untouched for :data:`STALE_SECONDS`). A model folder that was
+    set aside for its replacement and whose replacement never arrived is put back. Returns what was
+    removed or restored."""
+    folder = Path(folder)
+    done: list[Path] = []
+    try:
+        entries = list(folder.iterdir())
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return done
+    now = time.time()
+    for entry in entries:
+        match = _TEMP_RE.match(entry.name)
+        if match is None or not _is_stale(entry, match, now):
+            continue
+        try:
+            target = folder / match["name"]
+            if match["kind"] == "old" and not target.exists():
+                os.replace(entry, target)  # killed between the two renames: the old folder returns
+            elif entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        except FileNotFoundError:
+            continue  # another process cleaned it first
+        except OSError:
+            continue  # not ours to remove (permissions): leave it
+        done.append(entry)
+    return done
+
+
+_PREPARED: set[str] = set()
+_PREPARED_LOCK = threading.Lock()
+
+
+def _before_writing(folder: Path) -> None:
+    """Ignore SIGXFSZ; once per folder and process, clean what killed writers left there."""
+    ignore_sigxfsz()
+    key = os.fspath(folder)
+    with _PREPARED_LOCK:
+        if key in _PREPARED:
+            return
+        _PREPARED.add(key)
+    clean_stale_temps(folder)
+
+
+def ignore_sigxfsz() -> None:
+    """Ignore ``SIGXFSZ`` in this process (from its main thread; elsewhere a no-op): a write past
+    ``RLIMIT_FSIZE`` then fails with ``EFBIG`` (:class:`StorageFullError`) instead of killing it."""
+    if not hasattr(signal, "SIGXFSZ") or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        if signal.getsignal(signal.SIGXFSZ) == signal.SIG_DFL:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+        pass
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (a no-op where directories cannot be fsynced)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _full_error(path: Path, exc: OSError, existed: bool, kept: str = "") -> StorageFullError:
+    kept = kept or (f"the previous {path.name} is intact" if existed else "nothing was written")
+    return StorageFullError(
+        f"{path}: cannot write it: {exc.strerror or os.strerror(exc.errno or 0)} (the disk is full "
+        f"or a file-size limit was reached); {kept}"
+    )
+
+
+# ---- atomic writes --------------------------------------------------------------------------------
 def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]) -> Path:
-    """Call ``write(f)`` on a temporary binary file, then atomically move it to ``path``."""
+    """Call ``write(f)`` on a temporary binary file beside ``path``, then atomically move it to
+    ``path`` and fsync the folder. A full disk or file-size limit raises :class:`StorageFullError`
+    naming ``path`` (the previous file stays as it was); any failure removes the temporary file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _before_writing(path.parent)
+    existed = path.exists()
+    tmp = path.parent / _temp_name(path.name, "tmp")
     try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600 files; give them the usual mode
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as usual
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+            raise _full_error(path, exc, existed) from None
         raise
+    _fsync_dir(path.parent)
     return path
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+@contextmanager
+def naming_full_disk(path: str | os.PathLike[str], kept: str) -> Iterator[None]:
+    """Turn a full disk or file-size limit inside the block into :class:`StorageFullError` naming
+    ``path`` and saying what is ``kept`` (for writes that are not atomic, such as log appends)."""
+    ignore_sigxfsz()
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in _FULL_ERRNOS:
+            raise _full_error(Path(path), exc, True, kept) from None
+        raise
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
@@ -70,12 +251,77 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
 
 
+def _write_synced(path: Path, data: bytes | memoryview) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def atomic_folder(
+    folder: str | os.PathLike[str], files: dict[str, bytes | memoryview], *, keep_others: bool = True
+) -> Path:
+    """Write ``files`` (name -> bytes) as the folder ``folder``, whole: into a temporary sibling
+    folder, which then takes the folder's place by rename. An existing folder is first renamed
+    aside and removed after; a process killed between the two renames leaves it aside, and the
+    next write into the parent folder puts it back (:func:`clean_stale_temps`). So ``folder`` is at
+    any moment the old one or the new one, never a mix. With ``keep_others`` the existing folder's
+    other entries (sub-folders of a layered model, an ONNX export) are carried over, hard-linked.
+    A full disk raises :class:`StorageFullError` naming the folder and leaves it as it was."""
+    folder = Path(folder)
+    if folder.is_symlink():
+        folder = folder.resolve()
+    parent = folder.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    _before_writing(parent)
+    existed = folder.is_dir()
+    if folder.exists() and not existed:
+        raise ModelFileError(f"{folder}: exists and is not a folder")
+    tmp = parent / _temp_name(folder.name, "tmpdir")
+    aside = parent / _temp_name(folder.name, "old")
+    try:
+        tmp.mkdir()
+        if existed and keep_others:
+            for entry in folder.iterdir():
+                if entry.name in files or _TEMP_RE.match(entry.name):
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.copytree(entry, tmp / entry.name, symlinks=True, copy_function=_link_or_copy)
+                else:
+                    _link_or_copy(entry, tmp / entry.name)
+        for name, data in files.items():
+            _write_synced(tmp / name, data)
+        _fsync_dir(tmp)
+        if existed:
+            os.rename(folder, aside)
+        os.rename(tmp, folder)
+    except BaseException as exc:
+        if existed and aside.exists() and not folder.exists():
+            os.rename(aside, folder)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+            raise _full_error(folder, exc, existed) from None
+        raise
+    _fsync_dir(parent)
+    if existed:
+        shutil.rmtree(aside, ignore_errors=True)
+    return folder
+
+
+def _link_or_copy(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(src, dst, follow_symlinks=False)
+
+
+# ---- NPZ tables -----------------------------------------------------------------------------------
 def save_npz(path: str | os.PathLike[str], meta: dict[str, Any], **arrays: np.ndarray) -> Path:
-    """Save arrays plus a JSON ``meta`` dict (kind, version, parameters) atomically."""
-    buf = io.BytesIO()
+    """Save arrays plus a JSON ``meta`` dict (kind, version, parameters) atomically, streamed into
+    the temporary file (no copy of the arrays is made)."""
+    header = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     # numpy's stubs match ``**arrays`` against the ``allow_pickle: bool`` keyword too
-    np.savez(buf, __meta__=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8), **arrays)  # type: ignore[arg-type]
-    return atomic_write(path, lambda f: f.write(buf.getvalue()))
+    return atomic_write(path, lambda f: np.savez(f, __meta__=header, **arrays))  # type: ignore[arg-type]
 
 
 def load_npz(path: str | os.PathLike[str], expect_meta: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -97,3 +343,110 @@ def load_npz(path: str | os.PathLike[str], expect_meta: dict[str, Any]) -> dict[
         if meta.get(key) != want:
             raise ModelFileError(f"{path}: {key} is {meta.get(key)!r}, expected {want!r}")
     return arrays
+
+
+# ---- tables built once ----------------------------------------------------------------------------
+_BUILDS_FORBIDDEN = False
+
+
+def forbid_table_builds(forbid: bool = True) -> None:
+    """From now on (process-wide), a table that :func:`build_once` would build raises
+    :class:`MissingTableError` naming the command that builds it. Web workers call this: a request
+    never starts a build of minutes and gigabytes."""
+    global _BUILDS_FORBIDDEN
+    _BUILDS_FORBIDDEN = bool(forbid)
+
+
+def table_builds_forbidden() -> bool:
+    """Whether :func:`forbid_table_builds` is in force in this process."""
+    return _BUILDS_FORBIDDEN
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def build_once(
+    path: str | os.PathLike[str],
+    load: Callable[[], T],
+    build: Callable[[], T],
+    *,
+    what: str,
+    command: str,
+) -> T:
+    """The table at ``path``: ``load()`` it (which raises :class:`ModelFileError` for a file that
+    is missing, corrupt or of other parameters), else ``build()`` it (which also saves it) under the
+    lock file ``<path>.lock``. A process that finds the lock taken waits for the build to end and
+    then loads that file instead of building again.
+
+    Where builds are forbidden (:func:`forbid_table_builds`), a table that cannot be loaded raises
+    :class:`MissingTableError`: ``"<what> is not built; build it with: <command>"``.
+    """
+    path = Path(path)
+    ignore_sigxfsz()
+    try:
+        return load()
+    except ModelFileError as exc:
+        reason = exc
+    if _BUILDS_FORBIDDEN:
+        state = "not built" if not path.exists() else f"not usable ({reason})"
+        raise MissingTableError(f"{what} is {state}; build it with: {command}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _table_lock(path, what):
+        try:
+            return load()  # another process built it while this one waited
+        except ModelFileError as exc:
+            if path.exists():
+                _log(f"{what} {path.name} is not usable, rebuilding it: {exc}")
+        clean_stale_temps(path.parent)
+        return build()
+
+
+@contextmanager
+def _table_lock(path: Path, what: str) -> Iterator[None]:
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(f"{path}.lock")
+    try:
+        lock.acquire(blocking=False)
+    except Timeout:
+        _log(f"waiting for another process that builds {what} ({path})")
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+# ---- folders one process at a time ----------------------------------------------------------------
+def _mark_holder(fd: int) -> None:
+    """Write the holder's pid into the lock file (read back by the process that finds it taken)."""
+    data = f"{os.getpid()}\n".encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)
+
+
+def lock_folder(folder: str | os.PathLike[str], what: str = "training run") -> Any:
+    """Take the lock of ``folder`` (the file ``folder/.lock``, created with the folder) without
+    waiting; returns the lock (``.release()`` it when done; the process's exit releases it too).
+    Raises :class:`FileBusyError` naming the folder and the pid of the process that holds it.
+    Within one process the lock is re-entrant: a second take counts and needs a second release."""
+    from filelock import FileLock, Timeout
+
+    ignore_sigxfsz()
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock_file = folder / ".lock"
+    lock = FileLock(lock_file, is_singleton=True, thread_local=False, on_acquired=_mark_holder)
+    try:
+        lock.acquire(blocking=False)
+    except Timeout:
+        try:
+            holder = f"pid {int(lock_file.read_text().strip())}"
+        except (OSError, ValueError):
+            holder = "another process"
+        raise FileBusyError(
+            f"{folder} is in use: {holder} holds its lock ({lock_file}), a {what} is going on there; "
+            f"wait for it to end, stop it, or choose another folder"
+        ) from None
+    return lock

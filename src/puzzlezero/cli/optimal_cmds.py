@@ -1,4 +1,15 @@
-"""``puzzlezero pdb``: build or check pattern databases."""
+"""``puzzlezero pdb build``: build the pattern databases and group tables that searches read.
+
+Tables are built here (or by ``serve --build-tables``), never inside a web request: a server that
+misses one answers 503 with the command that builds it. Each build runs under the table's lock file,
+so two commands (or a command and a solver process) that ask for the same table build it once; the
+second waits and loads it. Examples::
+
+    puzzlezero pdb build puzzle15            # the 7-8 additive databases (about a minute, 0.5 GB)
+    puzzlezero pdb build cube3               # Korf's corner and 2x6 edge databases (minutes)
+    puzzlezero pdb build cube2 cube3 --kind group      # the group tables of --search group
+    puzzlezero pdb build cube2 --kind all
+"""
 
 from __future__ import annotations
 
@@ -8,15 +19,37 @@ import typer
 
 from puzzlezero.cli.main import app
 
+pdb_app = typer.Typer(
+    help="Build the pattern databases and group tables that searches read (never built by a web request).",
+    no_args_is_help=True,
+)
+app.add_typer(pdb_app, name="pdb")
 
-@app.command("pdb")
-def pdb_cmd(
-    puzzles: Annotated[list[str], typer.Argument(help="Puzzles whose pattern databases to build or check.")],
+
+@pdb_app.command("build")
+def build_cmd(
+    puzzles: Annotated[
+        list[str],
+        typer.Argument(help="Puzzles whose tables to build (see `puzzlezero list`).", show_default=False),
+    ],
+    kind: Annotated[
+        str,
+        typer.Option(
+            "--kind",
+            help="pdb: the pattern databases of --heuristic pdb and the optimal solver (sliding "
+            "puzzles' additive databases, the cube's corner and edge databases, the cube2 distance "
+            "table); group: the group table of --search group; all: both.",
+        ),
+    ] = "pdb",
 ) -> None:
-    """Build (once) or load the pattern databases of PUZZLES and print their sizes."""
-    from puzzlezero.optimal import pdb_heuristic
+    """Build the tables of PUZZLES (or load them, where built already), with progress on stderr."""
+    from puzzlezero.optimal.tables import TABLE_KINDS, build_tables
     from puzzlezero.registry import make
 
-    for name in puzzles:
-        h = pdb_heuristic(make(name))
-        typer.echo(f"{name}: {getattr(h, 'name', 'pdb')}, {getattr(h, 'nbytes', 0) / 1e6:,.1f} MB")
+    if kind not in TABLE_KINDS:
+        from puzzlezero.errors import UnknownNameError
+
+        raise UnknownNameError(f"unknown --kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
+    for puzzle in [make(name) for name in puzzles]:  # an unknown name fails before any build
+        for line in build_tables(puzzle, kind):
+            typer.echo(line)

@@ -29,7 +29,7 @@ import torch
 
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model
-from puzzlezero.storage import atomic_write, atomic_write_json
+from puzzlezero.storage import atomic_folder, atomic_write_json
 
 __all__ = [
     "MODEL_FORMAT",
@@ -96,7 +96,9 @@ def save_model(
     card: dict[str, Any] | None = None,
     weights: str = "float32",
 ) -> Path:
-    """Write ``model.pt``, ``config.json`` and ``card.json`` into ``folder`` (each atomically).
+    """Write ``model.pt``, ``config.json`` and ``card.json`` as the folder ``folder``, whole: into a
+    temporary folder beside it, renamed into place (:func:`puzzlezero.storage.atomic_folder`; other
+    files of an existing folder are kept), so a kill leaves the old folder or the new one.
 
     ``card`` is free-form JSON (training config, samples seen, wall time, hardware, benchmarks).
     ``weights="float16"`` stores the floating-point tensors in half precision (integer buffers such
@@ -109,13 +111,16 @@ def save_model(
     state = {k: _stored(k, v.detach().cpu(), WEIGHT_DTYPES[weights]) for k, v in model.state_dict().items()}
     buf = io.BytesIO()
     torch.save(state, buf)
-    atomic_write(folder / WEIGHTS, lambda f: f.write(buf.getvalue()))
     config = {"format": MODEL_FORMAT, "puzzle": puzzle, "net": model.config.to_dict()}
     if weights != "float32":
         config["weights"] = weights
-    atomic_write_json(folder / CONFIG, config)
-    atomic_write_json(folder / CARD, dict(card or {}))
-    return folder
+    return atomic_folder(
+        folder, {WEIGHTS: buf.getbuffer(), CONFIG: _json_bytes(config), CARD: _json_bytes(dict(card or {}))}
+    )
+
+
+def _json_bytes(obj: dict[str, Any]) -> bytes:
+    return (json.dumps(obj, indent=2, sort_keys=False) + "\n").encode("utf-8")
 
 
 def _stored(name: str, tensor: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -130,6 +135,45 @@ def _stored(name: str, tensor: torch.Tensor, dtype: torch.dtype) -> torch.Tensor
             f"is beyond {limit:.4g}; keep this model in float32"
         )
     return stored
+
+
+#: the largest layer width, input size or action count a ``config.json`` may give (more is no
+#: network of this project: a file written by something else, or damaged)
+MAX_WIDTH = 1 << 24
+#: the most residual blocks, goal-specific layers or history states it may give
+MAX_DEPTH = 1 << 12
+#: bytes a parameter takes while a model is loaded and made ready to search: the network in float32,
+#: the weights read from ``model.pt`` and the inference copy (batch norm folded in; int8 layers)
+LOAD_BYTES_PER_PARAMETER = 16
+
+
+def check_network_size(config: NetConfig, path: Path) -> None:
+    """Refuse, before anything is allocated, a network ``config`` (read from ``path``) whose sizes
+    are not whole numbers in range (:class:`ModelFileError`) or whose parameters would take more
+    memory than the budget while it loads (:class:`~puzzlezero.errors.MemoryBudgetError`, from
+    :func:`puzzlezero.budget.check`; :data:`LOAD_BYTES_PER_PARAMETER` each). Calibrated with the
+    peak RSS of a process that loads an MLP of 33.4M parameters (h1 4000, h2 2000, 3 blocks, a Q
+    head), makes its int8 heuristic and evaluates 2,048 cubes: 416 MiB more, 13.0 bytes a
+    parameter, where the estimate says 510 MiB."""
+    from puzzlezero.budget import check
+    from puzzlezero.nn.models import config_parameters
+
+    limits = {name: MAX_WIDTH for name in ("input_dim", "h1", "h2", "channels", "num_actions")}
+    limits |= {name: MAX_DEPTH for name in ("num_res_blocks", "head_layers", "history")}
+    for name, most in limits.items():
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+            raise ModelFileError(f"{path}: net.{name} is {value!r}, not a whole number from 0 to {most:,}")
+    if any(isinstance(v, bool) or not 1 <= v <= MAX_WIDTH for v in config.input_shape):
+        raise ModelFileError(
+            f"{path}: net.input_shape is {list(config.input_shape)}, not sizes from 1 to {MAX_WIDTH:,}"
+        )
+    n = config_parameters(config)
+    check(
+        n * LOAD_BYTES_PER_PARAMETER,
+        f"the network of {path} ({n:,} parameters)",
+        "its layer sizes (net.h1, net.h2, net.num_res_blocks)",
+    )
 
 
 def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device = "cpu") -> CostToGoNet:
@@ -148,6 +192,7 @@ def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device 
         net_config = NetConfig.from_dict(cfg["net"])
     except ModelFileError as exc:
         raise ModelFileError(f"{folder / CONFIG}: {exc}") from None
+    check_network_size(net_config, folder / CONFIG)
     try:
         model = build_model(net_config)
     except PuzzleError as exc:

@@ -232,7 +232,8 @@ def load_cube_pdb(patterns: tuple[CubePattern, ...] = KORF) -> CubePDB:
         def build(pat: CubePattern = pat) -> dict[str, np.ndarray]:
             return {"table": build_pattern(pat)}
 
-        tables.append(load_or_build(pat.name, meta, build)["table"])
+        command = "puzzlezero pdb build cube3" if pat in KORF else None
+        tables.append(load_or_build(pat.name, meta, build, command=command)["table"])
         if tables[-1].shape != (pat.size,) or tables[-1].dtype != np.uint8:
             raise PuzzleError(
                 f"pattern database {pat.name} has shape {tables[-1].shape}, expected ({pat.size},)"

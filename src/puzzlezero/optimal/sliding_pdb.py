@@ -202,7 +202,8 @@ def load_sliding_pdb(size: int, partition: Partition | None = None, reflect: boo
         return {"table": np.concatenate(tables), "sizes": np.array([t.size for t in tables], dtype=np.int64)}
 
     meta = {"kind": "sliding-additive-pdb", "size": size, "partition": [list(g) for g in partition]}
-    arrays = load_or_build(partition_name(size, partition), meta, build, mmap=True)
+    command = f"puzzlezero pdb build puzzle{n - 1}" if partition == default_partition(size) else None
+    arrays = load_or_build(partition_name(size, partition), meta, build, mmap=True, command=command)
     sizes = [math.perm(n, len(partition[j])) for j in own]
     if arrays["sizes"].tolist() != sizes or arrays["table"].dtype != np.uint8:
         raise PuzzleError(

@@ -4,7 +4,11 @@ Every table lives in ``cache_dir("pdb")`` as an NPZ written by :func:`puzzlezero
 with a meta dict (``kind``, ``version``, parameters). :func:`load_or_build` loads it with
 :func:`puzzlezero.storage.load_npz`, which raises :class:`~puzzlezero.errors.ModelFileError` for a
 missing, corrupt, or other-version/other-parameter file; such a file is rebuilt (and the reason
-printed), never used. Builds print a progress bar and a one-line size/time report on stderr.
+printed), never used. Builds print a progress bar and a one-line size/time report on stderr; they
+run under a lock file beside the table (one build at a time, a second process waits and loads), and
+never in a process that forbade them (:func:`puzzlezero.storage.forbid_table_builds`: web workers),
+where a missing table raises :class:`~puzzlezero.errors.MissingTableError` naming the
+``puzzlezero pdb build`` command.
 
 Big tables can be memory-mapped instead of read (``mmap=True``): a process then starts in
 milliseconds instead of copying and checksumming hundreds of megabytes. Only a file that passed the
@@ -29,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import ModelFileError
-from puzzlezero.storage import atomic_write_text, cache_dir, load_npz, save_npz
+from puzzlezero.storage import atomic_write_text, build_once, cache_dir, load_npz, save_npz
 
 __all__ = ["PDB_VERSION", "table_path", "load_or_build", "level_progress", "concat_huge", "huge_zeros"]
 
@@ -47,41 +51,57 @@ def _log(message: str) -> None:
 
 
 def load_or_build(
-    name: str, meta: dict[str, Any], build: Callable[[], dict[str, np.ndarray]], *, mmap: bool = False
+    name: str,
+    meta: dict[str, Any],
+    build: Callable[[], dict[str, np.ndarray]],
+    *,
+    mmap: bool = False,
+    command: str | None = None,
 ) -> dict[str, np.ndarray]:
     """Arrays of the table ``name``: loaded if a valid file with exactly this ``meta`` exists,
     else ``build()`` is called, its arrays saved with ``meta`` (plus ``version``) and returned.
     With ``mmap``, a file already verified is memory-mapped (read-only arrays).
+
+    The build runs under the table's lock (:func:`puzzlezero.storage.build_once`): a second process
+    that misses the same table waits and then loads the first one's file. Where builds are
+    forbidden (web workers) a missing table raises :class:`~puzzlezero.errors.MissingTableError`
+    naming ``command`` (the ``puzzlezero pdb build ...`` line that builds it).
 
     ``meta`` values must be JSON types (lists, not tuples) so that they compare equal after a
     round trip through the file.
     """
     full_meta = {"version": PDB_VERSION, **meta}
     path = table_path(name)
-    if mmap:
-        try:
-            return _map_verified(path, full_meta)
-        except (ModelFileError, OSError, ValueError, KeyError, struct.error, zipfile.BadZipFile):
-            pass  # not verified yet (or changed): take the full check below
-    try:
+
+    def load() -> dict[str, np.ndarray]:
+        if mmap:
+            try:
+                return _map_verified(path, full_meta)
+            except (ModelFileError, OSError, ValueError, KeyError, struct.error, zipfile.BadZipFile):
+                pass  # not verified yet (or changed): take the full check below
         arrays = load_npz(path, full_meta)
-    except ModelFileError as exc:
-        if path.exists():
-            _log(f"pattern database {path.name} is not usable, rebuilding it: {exc}")
-    else:
         if mmap:
             _stamp(path)
         return arrays
-    _log(f"building pattern database {name} (once; it is cached in {path.parent})")
-    t0 = time.perf_counter()
-    arrays = build()
-    seconds = time.perf_counter() - t0
-    save_npz(path, {**full_meta, "build_seconds": round(seconds, 2)}, **arrays)
-    if mmap:
-        _stamp(path)
-    nbytes = sum(a.nbytes for a in arrays.values())
-    _log(f"built {name}: {nbytes / 1e6:,.1f} MB in {seconds:,.1f} s -> {path}")
-    return arrays
+
+    def build_and_save() -> dict[str, np.ndarray]:
+        _log(f"building pattern database {name} (once; it is cached in {path.parent})")
+        t0 = time.perf_counter()
+        arrays = build()
+        seconds = time.perf_counter() - t0
+        save_npz(path, {**full_meta, "build_seconds": round(seconds, 2)}, **arrays)
+        if mmap:
+            _stamp(path)
+        nbytes = sum(a.nbytes for a in arrays.values())
+        _log(f"built {name}: {nbytes / 1e6:,.1f} MB in {seconds:,.1f} s -> {path}")
+        return arrays
+
+    what = f"pattern database {name}"
+    return build_once(path, load, build_and_save, what=what, command=command or _python_command(name))
+
+
+def _python_command(name: str) -> str:
+    return f"the Python call that asked for {name}, run once in a process that may build tables"
 
 
 def _stamp_of(path: Path) -> dict[str, int]:
@@ -165,3 +185,46 @@ def concat_huge(arrays: list[np.ndarray]) -> np.ndarray:
         out[pos : pos + a.size] = a
         pos += a.size
     return out
+
+
+#: what ``puzzlezero pdb build --kind`` builds: the pattern databases of the puzzle's ``pdb``
+#: heuristic and optimal solver (sliding puzzles: the additive databases; cube3 and cube3htm: Korf's
+#: corner and edge databases; cube2: the exact distance table), the group table of ``--search
+#: group``, or both
+TABLE_KINDS = ("pdb", "group", "all")
+
+
+def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
+    """Build (or load, where they are built already) the tables of ``kind`` (:data:`TABLE_KINDS`)
+    that ``puzzle`` uses, under their locks; returns a line per table kind for people. A puzzle
+    without such a table raises :class:`~puzzlezero.errors.PuzzleError` (``kind="all"`` skips
+    the group table of a puzzle that has none)."""
+    from puzzlezero.errors import PuzzleError, UnknownNameError
+
+    if kind not in TABLE_KINDS:
+        raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
+    lines = []
+    if kind in ("pdb", "all"):
+        from puzzlezero.optimal import pdb_heuristic
+
+        t0 = time.perf_counter()
+        h = pdb_heuristic(puzzle)
+        h(puzzle.goals(1))  # loads what the heuristic reads lazily (the cube2 table)
+        name, nbytes = getattr(h, "name", "pdb"), int(getattr(h, "nbytes", 0))
+        lines.append(
+            f"{puzzle.name}: pdb: {name}, {nbytes / 1e6:,.1f} MB, ready in {time.perf_counter() - t0:,.1f} s"
+        )
+    if kind in ("group", "all"):
+        from puzzlezero.search.group import group_table
+
+        t0 = time.perf_counter()
+        try:
+            table = group_table(puzzle)
+        except PuzzleError:
+            if kind == "group":
+                raise
+        else:
+            lines.append(
+                f"{puzzle.name}: group table, order {table.order:,}, ready in {time.perf_counter() - t0:,.1f} s"
+            )
+    return lines

@@ -27,7 +27,7 @@ import numpy as np
 
 from puzzlezero.errors import InvalidStateError, ModelFileError
 from puzzlezero.puzzles.cube import Cube2, corner_cubies, corner_stickers
-from puzzlezero.storage import cache_dir, load_npz, save_npz
+from puzzlezero.storage import build_once, cache_dir, load_npz, save_npz
 
 __all__ = ["NUM_STATES", "MAX_DISTANCE", "coordinates", "build", "load_or_build", "distance", "table_path"]
 
@@ -134,13 +134,19 @@ _TABLE: np.ndarray | None = None
 
 def load_or_build(progress: bool = True) -> np.ndarray:
     """The distance table ``uint8[3674160]`` (read-only), loaded from the cache, or built and
-    saved when it is missing, corrupt or from another version. Kept in memory after the first call."""
+    saved when it is missing, corrupt or from another version (under the table's lock: a second
+    process waits and loads it; where builds are forbidden, :class:`~puzzlezero.errors.MissingTableError`
+    names ``puzzlezero pdb build cube2``). Kept in memory after the first call."""
     global _TABLE
     if _TABLE is not None:
         return _TABLE
     path = table_path()
-    try:
-        table = load_npz(path, _META)["distance"]
+
+    def load() -> np.ndarray:
+        try:
+            table = load_npz(path, _META)["distance"]
+        except KeyError:
+            raise ModelFileError(f"{path}: no distance array") from None
         if (
             table.shape != (NUM_STATES,)
             or table.dtype != np.uint8
@@ -148,11 +154,16 @@ def load_or_build(progress: bool = True) -> np.ndarray:
             or table.max() != MAX_DISTANCE
         ):
             raise ModelFileError(f"{path}: wrong contents")
-    except (ModelFileError, KeyError) as exc:
-        if progress and path.exists():
-            print(f"cube2 table: rebuilding ({exc})", file=sys.stderr)
+        return table
+
+    def build_and_save() -> np.ndarray:
         table = build(progress=progress)
         save_npz(path, _META, distance=table)
+        return table
+
+    table = build_once(
+        path, load, build_and_save, what="the cube2 distance table", command="puzzlezero pdb build cube2"
+    )
     table.flags.writeable = False
     _TABLE = table
     return table

@@ -69,7 +69,7 @@ import numpy as np
 from puzzlezero.errors import InvalidStateError, ModelFileError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult
-from puzzlezero.storage import cache_dir, load_npz, save_npz
+from puzzlezero.storage import build_once, cache_dir, load_npz, save_npz
 
 __all__ = [
     "GROUP_TABLE_VERSION",
@@ -516,7 +516,9 @@ _TABLES: dict[tuple[str, str], GroupTable] = {}
 
 def group_table(puzzle: Puzzle) -> GroupTable:
     """The puzzle's :class:`GroupTable`: from memory, else from ``cache_dir("group")``, else built
-    (a line per round on stderr; seconds) and saved atomically. A cached file is checked entry by
+    (a line per round on stderr; seconds) and saved atomically, under the table's lock (a second
+    process waits and loads it; where builds are forbidden, :class:`MissingTableError` names
+    ``puzzlezero pdb build NAME --kind group``). A cached file is checked entry by
     entry and rebuilt if it is off. Raises :class:`PuzzleError` for a puzzle that is not a
     permutation puzzle."""
     perms = move_permutations(puzzle)
@@ -531,11 +533,11 @@ def group_table(puzzle: Puzzle) -> GroupTable:
     reducer = MoveWords(images, actions, costs)
     path = cache_dir("group") / f"{puzzle.name}-{key}.npz"
     meta: dict[str, Any] = {"kind": "group table", "version": GROUP_TABLE_VERSION, "key": key}
-    try:
-        table = _from_arrays(puzzle.name, actions, images, reducer, load_npz(path, meta))
-    except ModelFileError as exc:
-        if path.exists():
-            _log(f"group table {path.name} is not usable, rebuilding it: {exc}")
+
+    def load() -> GroupTable:
+        return _from_arrays(puzzle.name, actions, images, reducer, load_npz(path, meta))
+
+    def build_and_save() -> GroupTable:
         _log(
             f"building the group table of {puzzle.name} (Schreier-Sims chain, words by Minkwitz's "
             f"algorithm; once, cached in {path.parent})"
@@ -547,6 +549,15 @@ def group_table(puzzle: Puzzle) -> GroupTable:
         table = GroupTable(puzzle.name, actions, built.base, words, images, reducer, seconds)
         save_npz(path, {**meta, "build_seconds": round(seconds, 2)}, **_to_arrays(table))
         _log(f"built the group table of {puzzle.name} in {seconds:.1f} s (order {table.order:,}) -> {path}")
+        return table
+
+    table = build_once(
+        path,
+        load,
+        build_and_save,
+        what=f"the group table of {puzzle.name}",
+        command=f"puzzlezero pdb build {puzzle.name} --kind group",
+    )
     _TABLES[(puzzle.name, key)] = table
     return table
 

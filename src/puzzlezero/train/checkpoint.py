@@ -6,13 +6,17 @@ counters and the byte length of ``log.jsonl`` at that moment (a resumed run cuts
 so the log never holds lines from iterations that are then repeated). It is a plain dict of tensors
 and JSON text, written with :func:`puzzlezero.storage.atomic_write` and read with
 ``torch.load(..., weights_only=True)``; ``config.json`` beside it is the run's :class:`TrainConfig`.
+The checkpoint also keeps that configuration, its hash and the package version: a resume with
+another configuration or version is refused by name (:func:`check_resumable`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,10 +24,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from puzzlezero.errors import ModelFileError
+from puzzlezero.errors import CheckpointMismatchError, ModelFileError
 from puzzlezero.storage import atomic_write
 
-__all__ = ["Counters", "Checkpoint", "save_checkpoint", "load_checkpoint", "CHECKPOINT_FORMAT"]
+__all__ = [
+    "Counters",
+    "Checkpoint",
+    "save_checkpoint",
+    "load_checkpoint",
+    "config_hash",
+    "check_resumable",
+    "CHECKPOINT_FORMAT",
+]
 
 CHECKPOINT_FORMAT = "puzzlezero-davi-checkpoint/1"
 
@@ -62,6 +74,12 @@ class Checkpoint:
     counters: Counters
     label_targets: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)
     """target weights (by version) that label jobs in flight were given, where not the current one"""
+    config: dict[str, Any] = field(default_factory=dict)
+    """the run's :class:`~puzzlezero.train.config.TrainConfig` as a dict (empty in old checkpoints)"""
+    config_hash: str = ""
+    """:func:`config_hash` of ``config``: the fields a resumed run may not change"""
+    package_version: str = ""
+    """the puzzlezero version that wrote the checkpoint (empty in old checkpoints)"""
 
 
 def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
@@ -75,10 +93,13 @@ def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
         "torch_rng": ckpt.torch_rng,
         "counters": json.dumps(asdict(ckpt.counters)),
         "label_targets": ckpt.label_targets,
+        "config": json.dumps(ckpt.config, sort_keys=True),
+        "config_hash": ckpt.config_hash,
+        "package_version": ckpt.package_version,
     }
     buf = io.BytesIO()
     torch.save(payload, buf)
-    return atomic_write(path, lambda f: f.write(buf.getvalue()))
+    return atomic_write(path, lambda f: f.write(buf.getbuffer()))
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
@@ -98,11 +119,50 @@ def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
             torch_rng=data["torch_rng"],
             counters=Counters(**json.loads(data["counters"])),
             label_targets=data.get("label_targets", {}),
+            config=json.loads(data.get("config", "{}")),
+            config_hash=str(data.get("config_hash", "")),
+            package_version=str(data.get("package_version", "")),
         )
     except Exception as exc:
         raise ModelFileError(
             f"{path}: unreadable or corrupt checkpoint ({type(exc).__name__}: {exc})"
         ) from None
+
+
+def config_hash(config: dict[str, Any], free: Iterable[str] = ()) -> str:
+    """A short digest of ``config`` without the ``free`` fields (those a resumed run may change)."""
+    kept = {k: v for k, v in sorted(config.items()) if k not in set(free)}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def check_resumable(
+    path: str | os.PathLike[str],
+    ckpt: Checkpoint,
+    config: dict[str, Any],
+    free: Iterable[str] = (),
+    *,
+    version: str | None = None,
+) -> None:
+    """Raise :class:`CheckpointMismatchError` naming what differs when ``ckpt`` was written for
+    another configuration (any field but the ``free`` ones) or, when ``version`` is given, by
+    another puzzlezero version: a run resumed across either would not repeat the iterations of an
+    uninterrupted one. Old checkpoints (without these records) pass."""
+    if ckpt.config_hash and ckpt.config_hash != config_hash(config, free):
+        free = set(free)
+        changed = sorted(
+            k for k in set(ckpt.config) | set(config) if k not in free and ckpt.config.get(k) != config.get(k)
+        )
+        detail = ", ".join(f"{k}: {ckpt.config.get(k)!r} -> {config.get(k)!r}" for k in changed) or "its hash"
+        raise CheckpointMismatchError(
+            f"{path} was written for another configuration ({detail}); resume it with its own "
+            f"config.json, or start a new run"
+        )
+    if version is not None and ckpt.package_version and ckpt.package_version != version:
+        raise CheckpointMismatchError(
+            f"{path} was written by puzzlezero {ckpt.package_version}, and this is {version}: a run "
+            f"resumed across versions would not repeat the same iterations; finish it with "
+            f"puzzlezero {ckpt.package_version}, or export it and start a new run with --init-from"
+        )
 
 
 def rng_state(rng: np.random.Generator) -> dict[str, Any]:

@@ -16,8 +16,10 @@ checkpoint then also keeps the target weights the jobs in flight were given.
 
 Run folder: ``config.json`` (the :class:`TrainConfig`), ``checkpoint.pt``
 (:mod:`puzzlezero.train.checkpoint`), ``log.jsonl`` (``"type": "train"`` lines with loss, lr,
-samples, target updates, wall time; ``"type": "eval"`` lines by scramble depth) and
-``training.png``.
+samples, target updates, wall time; ``"type": "eval"`` lines by scramble depth),
+``training.png`` and ``.lock``: a training process holds it (:func:`puzzlezero.storage.lock_folder`)
+from the start of the :class:`Trainer` to the end of :meth:`Trainer.run`, so a second one in the
+same folder fails at once with :class:`~puzzlezero.errors.FileBusyError` naming the holder's pid.
 """
 
 from __future__ import annotations
@@ -37,16 +39,19 @@ from typing import Any
 import numpy as np
 import torch
 
+from puzzlezero import __version__
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn.heuristic import encode_on, make_heuristic, make_policy
 from puzzlezero.nn.io import load_model, save_model
 from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters, grown_weights
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.storage import atomic_write_text
+from puzzlezero.storage import atomic_write_text, clean_stale_temps, lock_folder, naming_full_disk
 from puzzlezero.train.amp import autocast, check_amp, with_autocast
 from puzzlezero.train.checkpoint import (
     Checkpoint,
     Counters,
+    check_resumable,
+    config_hash,
     load_checkpoint,
     rng_state,
     save_checkpoint,
@@ -141,9 +146,36 @@ class Trainer:
         read_only: bool = False,
         command: str | None = None,
     ) -> None:
+        self.run_dir = Path(run_dir)
+        self.read_only = read_only
+        self._lock: Any = None
+        created = not self.run_dir.exists()
+        if not read_only:  # one writer per run folder: another process gets FileBusyError at once
+            self._lock = lock_folder(self.run_dir)
+            clean_stale_temps(self.run_dir)
+        try:
+            self._setup(config, puzzle=puzzle, resume=resume, read_only=read_only, command=command)
+        except BaseException:
+            self._release_lock()
+            if created and not read_only:  # leave no empty folder behind a refused start
+                (self.run_dir / ".lock").unlink(missing_ok=True)
+                try:
+                    self.run_dir.rmdir()
+                except OSError:
+                    pass
+            raise
+
+    def _setup(
+        self,
+        config: TrainConfig,
+        *,
+        puzzle: Puzzle | None,
+        resume: bool,
+        read_only: bool,
+        command: str | None,
+    ) -> None:
         from puzzlezero.registry import make
 
-        self.run_dir = Path(run_dir)
         self.puzzle = puzzle if puzzle is not None else make(config.puzzle)
         if config.rooms is not None:
             self.puzzle = _with_rooms(self.puzzle, config.rooms, config.seed)
@@ -261,7 +293,8 @@ class Trainer:
                     f"{self.run_dir} already holds a training run; resume it (--resume) or choose another --out"
                 )
             self.run_dir.mkdir(parents=True, exist_ok=True)
-            (self.run_dir / LOG_FILE).write_bytes(b"")
+            with naming_full_disk(self.run_dir / LOG_FILE, "nothing was written"):
+                (self.run_dir / LOG_FILE).write_bytes(b"")
             if get_objective(config.objective).head == "alphazero":  # self-play adapts its depth
                 self.counters.max_scramble_now = min(config.selfplay_start_depth, self.max_scramble)
             else:
@@ -310,7 +343,11 @@ class Trainer:
         return cls(config, run_dir, read_only=True)
 
     def _restore(self, truncate_log: bool = True) -> None:
-        ckpt = load_checkpoint(self.run_dir / CHECKPOINT_FILE)
+        path = self.run_dir / CHECKPOINT_FILE
+        ckpt = load_checkpoint(path)
+        # another configuration or (when training goes on) another package version: refused by name
+        version = None if self.read_only else __version__
+        check_resumable(path, ckpt, self.config.to_dict(), RESUMABLE_FIELDS, version=version)
         try:
             self.model.load_state_dict(ckpt.model)
             self.target.load_state_dict(ckpt.target)
@@ -341,6 +378,9 @@ class Trainer:
             torch_rng=torch.get_rng_state(),
             counters=c,
             label_targets={str(v): self._versions[v] for v in sorted(needed)},
+            config=self.config.to_dict(),
+            config_hash=config_hash(self.config.to_dict(), RESUMABLE_FIELDS),
+            package_version=__version__,
         )
         return save_checkpoint(self.run_dir / CHECKPOINT_FILE, ckpt)
 
@@ -607,6 +647,8 @@ class Trainer:
         SIGINT/SIGTERM, always ending on a chunk boundary with a checkpoint. Returns a summary."""
         from puzzlezero.train.loop import run_loop
 
+        if self._lock is None and not self.read_only:  # released by an earlier run: take it again
+            self._lock = lock_folder(self.run_dir)
         if self.command:
             entry = {"command": self.command, "at_iteration": self.counters.iteration, "date": _today()}
             if self.world_size > 1:
@@ -616,6 +658,13 @@ class Trainer:
             return run_loop(self, max_minutes)
         finally:
             self.close()
+            self._release_lock()
+
+    def _release_lock(self) -> None:
+        """Let another process train in the run folder (a later :meth:`run` takes the lock again)."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def recipe(self) -> str:
         """One line naming the objective and schedule of this run."""
@@ -698,8 +747,12 @@ class Trainer:
         return save_model(folder, self.model, puzzle=self.config.puzzle, card=self.card(), weights=weights)
 
     def append_log(self, record: dict[str, Any]) -> None:
-        with open(self.run_dir / LOG_FILE, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
+        path = self.run_dir / LOG_FILE
+        with naming_full_disk(
+            path, "the lines before are kept, and a resume cuts the log back to the checkpoint"
+        ):
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(record) + "\n")
 
 
 #: the name this class had when it only knew DAVI
