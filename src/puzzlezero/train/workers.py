@@ -10,17 +10,29 @@ weights they must use (:class:`~.objectives.LabelJob` names the version), so the
 depend on timing and a resumed run repeats them exactly.
 Workers are started with ``spawn`` (a fresh interpreter: no torch thread pools inherited across
 ``fork``) and ignore Ctrl-C, which the trainer handles.
+
+The trainer waits for a chunk's labels under supervision (:meth:`LabelPool.result`): a worker that
+dies (killed by the system for memory, say) or workers that give no labels within
+:data:`RESULT_TIMEOUT` seconds (hung, or stopped) raise :class:`LabelWorkerError` naming the pids
+and what became of them, and the pool's processes are then killed rather than waited for. The
+run's last checkpoint is intact, so ``--resume`` continues it exactly.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+
+from puzzlezero.errors import PuzzleError
 
 if TYPE_CHECKING:
     from puzzlezero.nn.models import NetConfig
@@ -28,7 +40,11 @@ if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
     from puzzlezero.train.objectives import LabelJob
 
-__all__ = ["LabelPool"]
+__all__ = ["RESULT_TIMEOUT", "LabelPool", "LabelTicket", "LabelWorkerError"]
+
+#: seconds the trainer waits for one chunk's labels before it calls the workers hung (a chunk takes
+#: seconds, a minute or two with search-tree labels on a slow CPU)
+RESULT_TIMEOUT = 1800.0
 
 _STATE: dict[str, Any] = {}  # per worker process: puzzle, config, net config, cached value function
 
@@ -57,19 +73,122 @@ def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.nd
     return make_labels(puzzle, job, value_fn, config)
 
 
-class LabelPool:
-    """``workers`` label processes; :meth:`submit` returns a future of ``(states, targets)``."""
+class LabelWorkerError(PuzzleError):
+    """A label worker process that died, or workers that gave no labels in time; the message names
+    the pids and what became of them."""
 
-    def __init__(self, workers: int, puzzle: Puzzle, config: TrainConfig, net_config: NetConfig) -> None:
+
+@dataclass(frozen=True)
+class LabelTicket:
+    """One submitted chunk: :meth:`result` waits for its labels under supervision."""
+
+    pool: LabelPool
+    job: LabelJob
+    future: Future
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.pool.result(self)
+
+
+class LabelPool:
+    """``workers`` label processes; :meth:`submit` returns a :class:`LabelTicket` of
+    ``(states, targets)``, waited for at most ``timeout`` seconds with a look at the workers every
+    ``poll`` seconds."""
+
+    def __init__(
+        self,
+        workers: int,
+        puzzle: Puzzle,
+        config: TrainConfig,
+        net_config: NetConfig,
+        timeout: float = RESULT_TIMEOUT,
+        poll: float = 1.0,
+    ) -> None:
         self._pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init,
             initargs=(puzzle, config, net_config),
         )
+        self.timeout, self.poll = float(timeout), float(poll)
+        self._processes: dict[int, Any] = {}  # pid -> multiprocessing.Process, every worker started
+        self._failed = False
 
-    def submit(self, job: LabelJob, weights: dict[str, torch.Tensor] | None) -> Future:
-        return self._pool.submit(_work, job, weights)
+    def submit(self, job: LabelJob, weights: dict[str, torch.Tensor] | None) -> LabelTicket:
+        future = self._pool.submit(_work, job, weights)
+        self._processes.update(getattr(self._pool, "_processes", None) or {})  # started by submit
+        return LabelTicket(self, job, future)
+
+    def pids(self) -> list[int]:
+        """The pids of the worker processes started so far."""
+        return sorted(self._processes)
+
+    def result(self, ticket: LabelTicket) -> tuple[np.ndarray, np.ndarray]:
+        """The labels of ``ticket``'s chunk. Raises :class:`LabelWorkerError` when a worker dies
+        (its pid and exit code or signal) or when no labels come within :attr:`timeout` seconds
+        (the workers' pids and states: running, sleeping, stopped); the workers are then killed."""
+        chunk = ticket.job.chunk
+        deadline = time.monotonic() + self.timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                return ticket.future.result(timeout=max(0.0, min(self.poll, left)))
+            except TimeoutError:
+                dead = self._dead()
+                if dead:
+                    self._fail(f"label worker {dead} while chunk {chunk} was labelled")
+                if left <= self.poll:
+                    states = ", ".join(f"pid {pid} ({_process_state(pid)})" for pid in self.pids())
+                    self._fail(
+                        f"no labels for chunk {chunk} within {self.timeout:g} s from the label workers "
+                        f"({states}): a worker hung or was stopped"
+                    )
+            except BrokenProcessPool:
+                self._fail(f"label worker {self._dead() or 'process'} while chunk {chunk} was labelled")
+
+    def _dead(self) -> str:
+        """``"pid N was killed by SIGKILL"`` (or ``"pid N exited with code C"``) for the first worker
+        that ended, else ``""``."""
+        for pid, proc in sorted(self._processes.items()):
+            code = proc.exitcode
+            if code is not None:
+                if code >= 0:
+                    return f"pid {pid} exited with code {code}"
+                try:
+                    return f"pid {pid} was killed by {signal.Signals(-code).name}"
+                except ValueError:
+                    return f"pid {pid} was killed by signal {-code}"
+        return ""
+
+    def _fail(self, what: str) -> None:
+        self._failed = True
+        self._kill()
+        raise LabelWorkerError(f"{what}; the workers are stopped (the last checkpoint is intact: --resume)")
+
+    def _kill(self) -> None:
+        for proc in self._processes.values():
+            if proc.exitcode is None:
+                try:
+                    os.kill(proc.pid, signal.SIGKILL)  # ends a stopped process too
+                except ProcessLookupError:
+                    pass
 
     def close(self) -> None:
+        """Stop the workers: a healthy pool finishes the chunks it is labelling, a failed one is killed."""
+        if self._failed:
+            self._kill()
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _process_state(pid: int) -> str:
+    """A process's state as ``/proc/PID/stat`` gives it (``running``, ``sleeping``, ``stopped``,
+    ...), ``"gone"`` once it has ended, ``"unknown"`` where there is no ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            code = f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "gone"
+    except (OSError, IndexError):
+        return "unknown"
+    names = {"R": "running", "S": "sleeping", "D": "waiting on disk", "T": "stopped", "t": "stopped"}
+    return names.get(code, "gone" if code in ("Z", "X") else code)
