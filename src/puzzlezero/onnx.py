@@ -17,7 +17,9 @@ evaluated by onnxruntime, without importing torch (a one-shot solve starts secon
 file they run (:func:`find_onnx`): ``model`` naming a file runs that file; a model folder (or a
 shipped model name, or none: the puzzle's shipped model) runs its ``model.onnx`` when it has one,
 else the export of its ``model.pt`` kept in the cache (``<cache>/onnx/<puzzle>-<sha>.onnx``, made on
-first use like the pattern databases; that one time needs torch and onnxscript). onnxruntime gets
+first use like the pattern databases, under a lock file, and never in a process that forbade table
+builds, a web worker, which names the ``puzzlezero export`` command instead; that one time needs
+torch and onnxscript). onnxruntime gets
 as many intra-op threads as torch is set to use (``torch.set_num_threads``, as the web workers and
 training do) when torch is loaded, else its own default, which is torch's too (the physical cores).
 
@@ -39,6 +41,7 @@ import inspect
 import json
 import logging
 import os
+import shlex
 import sys
 import warnings
 from collections.abc import Callable
@@ -51,7 +54,7 @@ import numpy as np
 
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.storage import atomic_write, cache_dir
+from puzzlezero.storage import atomic_write, build_once, cache_dir
 
 __all__ = [
     "ONNX_FORMAT",
@@ -363,10 +366,19 @@ def find_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None) -> Pa
         raise ModelFileError(f"{folder}: no {ONNX_FILE} and no {_WEIGHTS} to export one from")
     sha = _sha256(weights)
     cached = cache_dir("onnx") / f"{folder.name}-{sha[:16]}.onnx"
-    if not cached.is_file():
+
+    def load() -> Path:
+        if not cached.is_file():
+            raise ModelFileError(f"{cached}: no such file")
+        return cached
+
+    def export() -> Path:
         print(f"exporting {folder} to ONNX once: {cached}", file=sys.stderr, flush=True)
-        export_onnx(folder, cached)
-    return cached
+        return export_onnx(folder, cached)
+
+    # under the file's lock (one export at a time); never in a process that may not build tables
+    command = f"puzzlezero export {shlex.quote(str(folder))} --onnx {shlex.quote(str(cached))}"
+    return build_once(cached, load, export, what=f"the ONNX export of {folder}", command=command)
 
 
 # ---- heuristics --------------------------------------------------------------------------------
