@@ -84,6 +84,7 @@ def bfs_solve(puzzle: Puzzle, state: np.ndarray, *, max_depth: int = 4, **option
 def client_for(solve_fn: Any = bfs_solve, **config: Any) -> TestClient:
     config.setdefault("executor", "thread")
     config.setdefault("workers", 1)
+    config.setdefault("allowed_hosts", ("testserver",))  # TestClient's Host
     return TestClient(create_app(ServerConfig(**config), solve_fn=solve_fn), raise_server_exceptions=False)
 
 
@@ -399,8 +400,9 @@ def test_solver_bugs_become_a_short_500() -> None:
 
 
 def test_real_solver_in_worker_processes() -> None:
-    """The real solver in spawned worker processes: an optimal Lights Out solve, the solver's own
-    messages for an unknown search (400) and a missing model (503), and the shipped cube model."""
+    """The real solver in spawned worker processes: an optimal Lights Out solve, an unknown search
+    (422, the valid ones named), the solver's own message for a missing model (503), and the
+    shipped cube model."""
     pytest.importorskip("puzzlezero.solver")
     lights = pz.make("lightsout7")
     state = lights.format(lights.apply_moves(lights.goal(), lights.parse_moves("3 24 40")))
@@ -417,7 +419,8 @@ def test_real_solver_in_worker_processes() -> None:
     data = ok.json()
     assert ok.status_code == 200 and data["solved"] and data["status"] == "solved"
     assert sorted(data["solution"], key=int) == ["3", "24", "40"] and data["length"] == 3
-    assert bad.status_code == 400 and "unknown search 'astar'; choose one of bwas" in bad.json()["detail"]
+    # a name the solver does not register is refused by the schema, before anything runs
+    assert bad.status_code == 422 and "unknown search 'astar'; choose one of: bwas" in bad.json()["detail"]
     assert missing.status_code == 503 and "model" in missing.json()["detail"]
     if cube is not None:
         assert cube.status_code == 200 and cube.json()["solved"] and cube.json()["length"] == 4
@@ -483,7 +486,7 @@ def test_value_is_the_heuristics_estimate_beside_the_optimum(client: TestClient)
 def test_value_refuses_bad_input(client: TestClient) -> None:
     assert client.post("/api/value", json={"puzzle": "cube2", "state": "R Q"}).status_code == 400
     r = client.post("/api/value", json={"puzzle": "cube2", "state": "R", "heuristic": "nope"})
-    assert r.status_code == 400 and "unknown heuristic 'nope'" in r.json()["detail"]
+    assert r.status_code == 422 and "unknown heuristic 'nope'; choose one of: learned" in r.json()["detail"]
     board = "1 2 3 4 5 6 7 0 8"
     r = client.post("/api/value", json={"puzzle": "puzzle8", "state": board})
     assert r.status_code == 503 and "no model" in r.json()["detail"]  # no shipped 8-puzzle model

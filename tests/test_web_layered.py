@@ -12,7 +12,9 @@ from puzzlezero.web.config import ServerConfig
 
 
 def client() -> TestClient:
-    app = create_app(ServerConfig(executor="thread", workers=1), solve_fn=solve)
+    app = create_app(
+        ServerConfig(executor="thread", workers=1, allowed_hosts=("testserver",)), solve_fn=solve
+    )
     return TestClient(app, raise_server_exceptions=False)
 
 

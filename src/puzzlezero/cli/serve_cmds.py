@@ -1,7 +1,15 @@
-"""``puzzlezero serve``: the web app (JSON API, cube page, board page) on uvicorn."""
+"""``puzzlezero serve``: the web app (JSON API, cube page, board page) on uvicorn.
+
+Every limit the server enforces is an option here (``serve --help``), with the default of its
+:class:`~puzzlezero.web.config.ServerConfig` field, which documents it.
+"""
 
 from __future__ import annotations
 
+import ipaddress
+import math
+import socket
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +18,10 @@ import typer
 from puzzlezero.cli.main import app, fail
 from puzzlezero.errors import PuzzleError
 from puzzlezero.registry import spec
+from puzzlezero.web.config import LOOPBACK_HOSTS, ServerConfig
+
+#: bind addresses that mean "every interface"
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
 def parse_models(items: list[str]) -> dict[str, str]:
@@ -29,29 +41,178 @@ def parse_models(items: list[str]) -> dict[str, str]:
     return out
 
 
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _as_host(address: str) -> str:
+    """An address as a ``Host`` header names it (IPv6 in brackets)."""
+    return f"[{address}]" if ":" in address and not address.startswith("[") else address
+
+
+def machine_names() -> list[str]:
+    """This machine's host name, its fully qualified name and the addresses they resolve to."""
+    names = [socket.gethostname(), socket.getfqdn()]
+    for name in list(names):
+        try:
+            infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+        except OSError:
+            continue
+        names += [_as_host(str(info[4][0]).split("%")[0]) for info in infos]
+    return names
+
+
+def served_hosts(bind: str, extra: list[str]) -> tuple[tuple[str, ...], str]:
+    """The ``Host`` names a server bound to ``bind`` answers to, and a note for its start-up line.
+
+    Always the loopback names; a specific address or name it is bound to; the ``extra`` names
+    (``--allowed-host``). Bound to every interface with no ``extra``: this machine's host name and
+    its addresses as well (the note says so)."""
+    hosts = list(LOOPBACK_HOSTS)
+    note = ""
+    if bind in WILDCARD_HOSTS:
+        if not extra:
+            hosts += machine_names()
+            note = (
+                "; bound to every interface with no --allowed-host, so it answers to this machine's "
+                "names and addresses"
+            )
+    elif not _is_loopback(bind):
+        hosts.append(_as_host(bind))
+    hosts += extra
+    allowed = tuple(dict.fromkeys(h.lower() for h in hosts if h))
+    return allowed, note
+
+
+def _default(name: str) -> object:
+    """The default of a :class:`ServerConfig` field, for the help text."""
+    f = next(f for f in fields(ServerConfig) if f.name == name)
+    return f.default if f.default is not MISSING else None
+
+
 @app.command("serve")
 def serve(
     host: Annotated[
         str, typer.Option(help="Interface to listen on (0.0.0.0 = every interface).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0 = any free port).")] = 8000,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A host name (or address) the server is reached under, as browsers send it in the Host "
+            "header (repeatable; '*.example.org' for subdomains, '*' for any). Requests addressed to "
+            "another name get HTTP 400, so no web page can reach the server by rebinding a DNS name of "
+            "its own. Always allowed: localhost, 127.0.0.1, [::1]; needed to reach a server bound to "
+            "0.0.0.0 by name (without it: this machine's host name and addresses).",
+        ),
+    ] = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Solver worker processes [default: min(2, CPU cores)].")
+        int | None, typer.Option(min=1, help="Solver worker processes (default: min(2, CPU cores)).")
     ] = None,
     queue: Annotated[
         int | None,
         typer.Option(
             min=0,
-            help="Solves that may wait in line for a worker, first come first served (time in line does "
-            "not count against a solve's time limit); more get HTTP 429 [default: 64].",
+            help="Solves (and /api/value requests) that may wait in line for a worker, first come first "
+            "served (time in line does not count against a solve's time limit); more get HTTP 429 "
+            f"(default: {_default('queue')}).",
+        ),
+    ] = None,
+    client_waiting: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Requests one client (by its address) may have waiting in line; more get HTTP 429 "
+            f"(0 = no limit beyond --queue; default: {_default('client_waiting')}).",
+        ),
+    ] = None,
+    client_running: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Requests one client (by its address) may have running on workers at once; its others "
+            "wait while other clients' requests pass them in line (0 = no limit beyond --workers; "
+            f"default: {_default('client_running')}).",
+        ),
+    ] = None,
+    job_idle_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.1,
+            help="Seconds a queued job (POST /api/jobs) keeps its place without its client polling "
+            f"GET /api/jobs/ID; then it leaves the line (default: {_default('job_idle_timeout')}).",
         ),
     ] = None,
     time_limit: Annotated[
-        float, typer.Option(min=0.1, help="Largest time_limit (seconds) a request may ask for.")
+        float,
+        typer.Option(
+            min=0.1,
+            help="Largest time_limit (seconds) a request may ask for (422 above; a request naming none "
+            "gets min(this, 20)).",
+        ),
     ] = 60.0,
     max_nodes: Annotated[
-        int, typer.Option(min=1, help="Largest max_nodes a request may ask for.")
+        int,
+        typer.Option(
+            min=1,
+            help="Largest max_nodes a request may ask for (422 above; a request naming none gets "
+            "min(this, 2000000)).",
+        ),
     ] = 10_000_000,
+    grace_seconds: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            help="Seconds a running solve gets beyond its time_limit (model loading) before it is "
+            f"answered 504: its wall limit (default: {_default('grace_seconds')}).",
+        ),
+    ] = None,
+    overrun_margin: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            help="Seconds a running solve may overrun its wall limit (time limit plus start-up grace) "
+            "before its worker is terminated and replaced; it is answered 504 "
+            f"(default: {_default('overrun_margin')}).",
+        ),
+    ] = None,
+    worker_memory_mib: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Memory limit of each worker process in MiB (its address space: a search that needs "
+            "more fails by name instead of the machine swapping); 0 = no limit (default: half of the "
+            "machine's memory shared among the workers, at least 3072).",
+        ),
+    ] = None,
+    max_body_bytes: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help=f"Largest request body in bytes; larger ones get HTTP 413 (default: {_default('max_body_bytes')}).",
+        ),
+    ] = None,
+    shutdown_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            help="Seconds a shutdown (Ctrl-C, SIGTERM) waits for open requests and then for running "
+            f"solves before it ends them (default: {_default('shutdown_timeout')}).",
+        ),
+    ] = None,
+    respawn_backoff: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            help="Seconds before a worker that failed to start is tried again, doubled after each "
+            f"further failure (at most 5 minutes; default: {_default('respawn_backoff')}).",
+        ),
+    ] = None,
     executor: Annotated[
         str, typer.Option(help="'process' (default) or 'thread' solver workers.")
     ] = "process",
@@ -62,19 +223,25 @@ def serve(
         ),
     ] = None,
     node_modules: Annotated[
-        Path | None, typer.Option(help="Folder holding cubing.js [default: beside the repository or cwd].")
+        Path | None, typer.Option(help="Folder holding cubing.js (default: beside the repository or cwd).")
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
-    """Serve the web app: cube page at /, other puzzles at /board, API docs at /docs."""
+    """Serve the web app: cube page at /, other puzzles at /board, API docs at /docs.
+
+    Requests name only the server's registered searches and heuristics (GET /api/info lists them);
+    the module:factory form is for one's own code in the Python API and the CLI, and the server
+    refuses it (422). The limits below are per request, per client (by address) and per worker.
+    """
     try:
         import uvicorn
 
-        from puzzlezero.web import ServerConfig, create_app
+        from puzzlezero.web import create_app
     except ImportError as exc:
         raise fail(
             f"the web app needs FastAPI and uvicorn: pip install 'puzzlezero[web]' ({exc.name} missing)"
         ) from None
+    allowed, note = served_hosts(host, allowed_host or [])
     kwargs: dict[str, object] = {
         "models": parse_models(model or []),
         "executor": executor,
@@ -83,14 +250,32 @@ def serve(
         "max_max_nodes": max_nodes,
         "default_max_nodes": min(max_nodes, 2_000_000),
         "node_modules": node_modules,
+        "allowed_hosts": allowed,
     }
-    if workers is not None:
-        kwargs["workers"] = workers
-    if queue is not None:
-        kwargs["queue"] = queue
+    given = {
+        "workers": workers,
+        "queue": queue,
+        "client_waiting": client_waiting,
+        "client_running": client_running,
+        "job_idle_timeout": job_idle_timeout,
+        "grace_seconds": grace_seconds,
+        "overrun_margin": overrun_margin,
+        "worker_memory_mib": worker_memory_mib,
+        "max_body_bytes": max_body_bytes,
+        "shutdown_timeout": shutdown_timeout,
+        "respawn_backoff": respawn_backoff,
+    }
+    kwargs.update({name: value for name, value in given.items() if value is not None})
     config = ServerConfig(**kwargs)  # type: ignore[arg-type]
     typer.echo(
-        f"puzzlezero web app on http://{host}:{port}/ ({config.workers} {config.executor} workers, "
-        f"up to {config.queue} solves waiting in line)"
+        f"puzzlezero web app on http://{_as_host(host)}:{port}/ ({config.workers} {config.executor} "
+        f"workers, up to {config.queue} solves waiting in line, {config.client_waiting} waiting and "
+        f"{config.client_running} running per client); answering to Host: {', '.join(allowed)}{note}"
     )
-    uvicorn.run(create_app(config), host=host, port=port, log_level=log_level)
+    uvicorn.run(
+        create_app(config),
+        host=host,
+        port=port,
+        log_level=log_level,
+        timeout_graceful_shutdown=math.ceil(config.shutdown_timeout),
+    )

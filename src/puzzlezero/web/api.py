@@ -1,15 +1,23 @@
-"""The JSON API under ``/api``: puzzles, scramble, validate, move, render, solve, jobs, info.
+"""The JSON API under ``/api``: puzzles, scramble, validate, move, render, solve, jobs, value, info.
 
 Every handler turns bad input into the project's :class:`~puzzlezero.errors.PuzzleError` (answered
-400 with its message by ``app.py``) or an :class:`ApiError` with a status; solving is the only slow
-call and goes to the :class:`~puzzlezero.web.pool.SolvePool`, through its waiting line: either
-``POST /api/solve``, which answers when the solve ends, or ``POST /api/jobs``, which answers 202 at
-once and is polled at ``GET /api/jobs/{id}`` (place in line, expected wait, then the answer).
-The job endpoints are ``async``: the pool and the job store live on the event loop.
+400 with its message by ``app.py``) or an :class:`ApiError` with a status. The heavy calls, solving
+and ``/api/value``, go to the :class:`~puzzlezero.web.pool.SolvePool`, through its waiting line:
+``POST /api/solve`` and ``POST /api/value`` answer when their work ends, ``POST /api/jobs`` answers
+202 at once and is polled at ``GET /api/jobs/{id}`` (place in line, expected wait, then the answer).
+
+Admission comes first: each of the three asks the pool whether this client (its peer address) may
+add work (:meth:`SolvePool.admit <puzzlezero.web.pool.SolvePool.admit>`: the line, and this
+client's share of it) before its state is parsed, so a client over its share costs the server no
+parsing; the parse then runs off the event loop. A client that closes the connection while its
+``POST /api/solve`` or ``/api/value`` waits gives up its place (the handler watches for the
+disconnect), and a queued job that nobody polls leaves the line after ``job_idle_timeout``.
+These endpoints are ``async``: the pool and the job store live on the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from dataclasses import dataclass
 from functools import cache
@@ -17,6 +25,7 @@ from typing import Annotated, Any
 
 import numpy as np
 from fastapi import APIRouter, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 import puzzlezero
@@ -24,10 +33,12 @@ from puzzlezero.errors import InvalidMoveError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
 from puzzlezero.web.config import MODELS_DIR, ServerConfig, has_shipped_model, policy_only
-from puzzlezero.web.errors import ApiError
+from puzzlezero.web.errors import ApiError, http_error, worker_error
 from puzzlezero.web.jobs import Job, JobStore
 from puzzlezero.web.pool import SolveJob, SolvePool, Ticket
 from puzzlezero.web.schemas import (
+    HEURISTIC_NAMES,
+    SEARCH_NAMES,
     InfoResponse,
     JobResponse,
     MoveRequest,
@@ -43,17 +54,67 @@ from puzzlezero.web.schemas import (
     ValueResponse,
 )
 
-__all__ = ["router", "ApiError", "puzzle_kind", "random_walk"]
+__all__ = ["router", "ApiError", "client_key", "puzzle_kind", "random_walk"]
 
 router = APIRouter(prefix="/api")
 
 #: ``to_json`` key -> the page that shows such a puzzle
 KINDS = {"facelets": "cube", "tiles": "sliding", "lights": "lightsout", "grid": "sokoban"}
 
+#: seconds between two looks at whether the client of a waiting request is still connected
+DISCONNECT_POLL = 0.5
+
 
 # ---- helpers ---------------------------------------------------------------------------------
 def _config(request: Request) -> ServerConfig:
     return request.app.state.config
+
+
+def _pool(request: Request) -> SolvePool:
+    return request.app.state.pool
+
+
+def client_key(request: Request) -> str:
+    """Whose work a request adds, for the pool's per-client limits: the peer address (``""``
+    when the server does not know it)."""
+    return request.client.host if request.client is not None else ""
+
+
+def _admit(request: Request) -> str:
+    """Let abandoned jobs go, then ask the pool whether this client may add work (429 if not:
+    :class:`~puzzlezero.web.pool.QueueFullError` or its ``ClientLimitError``); returns the
+    client's key. Called before anything is parsed."""
+    _jobs(request).sweep()
+    client = client_key(request)
+    _pool(request).admit(client)
+    return client
+
+
+async def _outcome(request: Request, ticket: Ticket) -> dict[str, Any]:
+    """Wait for ``ticket``'s outcome while watching the connection: a client that goes away
+    (or a handler that is cancelled) takes the ticket out of the line, or off its worker.
+
+    A worker's ``SystemExit`` or other ``BaseException`` is never re-raised here (it would stop
+    the event loop): it is answered as a server error."""
+    pool = _pool(request)
+    outcome = ticket.outcome
+    try:
+        while not outcome.done():
+            await asyncio.wait((outcome,), timeout=DISCONNECT_POLL)
+            if not outcome.done() and await request.is_disconnected():
+                pool.cancel(ticket)
+                raise ApiError(499, "the client closed the connection; its request left the line")
+    except asyncio.CancelledError:
+        pool.cancel(ticket)
+        raise
+    if outcome.cancelled():
+        raise ApiError(503, "the request was cancelled: the server is shutting down")
+    exc = outcome.exception()
+    if exc is None:
+        return outcome.result()
+    if isinstance(exc, Exception):
+        raise exc
+    raise ApiError(*http_error(exc))  # logged; a 500 with a short message
 
 
 def puzzle_kind(p: Puzzle) -> str:
@@ -181,19 +242,18 @@ def list_puzzles(request: Request) -> list[dict[str, Any]]:
 
 @cache
 def _solver_tables() -> tuple[dict[str, str], dict[str, str]]:
-    try:
-        from puzzlezero import solver
-    except ImportError:  # pragma: no cover - the solver is part of the package
-        return {}, {}
+    """The searches and heuristics a request may name (:mod:`~puzzlezero.web.schemas`), described."""
+    from puzzlezero.solver import HEURISTICS, SEARCHES
+
     return (
-        {name: spec.description for name, spec in solver.SEARCHES.items()},
-        {name: spec.description for name, spec in solver.HEURISTICS.items()},
+        {name: SEARCHES[name].description for name in SEARCH_NAMES},
+        {name: HEURISTICS[name].description for name in HEURISTIC_NAMES},
     )
 
 
 @router.get("/info", response_model=InfoResponse, summary="Server limits, pool load, cubing.js presence")
 def info(request: Request) -> dict[str, Any]:
-    pool: SolvePool = request.app.state.pool
+    pool = _pool(request)
     searches, heuristics = _solver_tables()
     return {
         "version": puzzlezero.__version__,
@@ -237,23 +297,28 @@ def validate(req: ValidateRequest) -> dict[str, Any]:
 
 
 @router.post("/value", response_model=ValueResponse, summary="The estimated cost-to-go of a state")
-def value(request: Request, req: ValueRequest) -> dict[str, Any]:
+async def value(request: Request, req: ValueRequest) -> dict[str, Any]:
     """What the network (or ``heuristic``) estimates the state costs, each move's Q(s, a), and with
-    ``optimal`` the optimum within the server's limit. One network call, made in the server process
-    (not in the solve line: a value never waits behind solves); the model loads on first use."""
-    from puzzlezero.cost_to_go import value as estimate
-
+    ``optimal`` the optimum within the server's limit. One network call, made by a worker like a
+    solve (same admission and line, 429 alike); a worker never builds a table, so a heuristic or
+    optimal solver whose table is not built is a 503 naming the command that builds it."""
+    client = _admit(request)
     cfg = _config(request)
     p = make(req.puzzle)
-    v = estimate(
-        p,
-        read_state(p, req.state),
-        heuristic=req.heuristic or "learned",
-        model=cfg.models.get(p.name),
-        optimal=req.optimal,
-        optimal_time_limit=cfg.value_optimal_time_limit,
-    )
-    return v.to_json()
+    state = await run_in_threadpool(read_state, p, req.state)
+    options = {
+        "heuristic": req.heuristic or "learned",
+        "model": cfg.models.get(p.name),
+        "optimal": req.optimal,
+        "optimal_time_limit": cfg.value_optimal_time_limit,
+    }
+    wall_limit = cfg.grace_seconds + (cfg.value_optimal_time_limit if req.optimal else 0.0)
+    job = SolveJob(p.name, state, options, kind="value")
+    ticket = _pool(request).submit(job, wall_limit, client=client)
+    out = await _outcome(request, ticket)
+    if "error" in out:
+        raise worker_error(out["error"], out["kind"])
+    return out["ok"]
 
 
 @router.post("/move", response_model=MoveResponse, response_model_exclude_none=True, summary="Apply moves")
@@ -310,12 +375,11 @@ class _Solve:
     wall_limit: float
 
 
-def _prepare(request: Request, req: SolveRequest) -> _Solve:
+def _prepare(cfg: ServerConfig, req: SolveRequest) -> _Solve:
     """Parse the state and apply the server's caps and settings (bad input raises here, before the
-    request takes a place in line)."""
+    request takes a place in line; after admission, off the event loop)."""
     from puzzlezero.solver import SEARCHES, defaults_for
 
-    cfg = _config(request)
     p = make(req.puzzle)
     state = read_state(p, req.state)
     search = req.search if req.search is not None else defaults_for(p).search
@@ -345,7 +409,7 @@ def _prepare(request: Request, req: SolveRequest) -> _Solve:
 def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any]:
     """The response body of a solve from the worker's output, its solution checked by replay."""
     if "error" in out:
-        raise ApiError(503 if out["kind"] == "ModelFileError" else 400, out["error"])
+        raise worker_error(out["error"], out["kind"])
     p = solve.puzzle
     result = dict(out["ok"])
     solution = result.get("solution") or []  # the solver gives "U R' ..." (None when unsolved)
@@ -368,11 +432,12 @@ def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any
 @router.post("/solve", response_model=SolveResponse, summary="Solve a state (waits in line for a worker)")
 async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
     """Answers when the solve ends; while every worker is busy it waits its turn in the line
-    (its time limit starts when a worker takes it). 429 only when the line is full."""
-    prepared = _prepare(request, req)
-    pool: SolvePool = request.app.state.pool
-    ticket = pool.submit(prepared.job, prepared.wall_limit)
-    return _answer(prepared, ticket, await pool.result(ticket))
+    (its time limit starts when a worker takes it). 429 when the line is full or this client
+    already has its share of it waiting or running. Closing the connection gives up the place."""
+    client = _admit(request)
+    prepared = await run_in_threadpool(_prepare, _config(request), req)
+    ticket = _pool(request).submit(prepared.job, prepared.wall_limit, client=client)
+    return _answer(prepared, ticket, await _outcome(request, ticket))
 
 
 def _jobs(request: Request) -> JobStore:
@@ -396,9 +461,12 @@ JobId = Annotated[str, Path(max_length=64, description="the id POST /api/jobs ga
 async def create_job(request: Request, req: SolveRequest, response: Response) -> dict[str, Any]:
     """Takes the same body as ``POST /api/solve`` and answers 202 at once with the job's id, its
     place in line and the expected wait; poll ``GET /api/jobs/{id}`` (every second or two) until
-    its status is ``done``, ``failed`` or ``cancelled``. 429 only when the line is full."""
-    prepared = _prepare(request, req)
-    ticket = request.app.state.pool.submit(prepared.job, prepared.wall_limit)
+    its status is ``done``, ``failed`` or ``cancelled``. 429 when the line is full or this client
+    already has its share of it waiting or running. A job not polled for ``job_idle_timeout``
+    seconds while it waits leaves the line (``cancelled``)."""
+    client = _admit(request)
+    prepared = await run_in_threadpool(_prepare, _config(request), req)
+    ticket = _pool(request).submit(prepared.job, prepared.wall_limit, client=client)
     job = _jobs(request).add(ticket, lambda out: _answer(prepared, ticket, out))
     response.headers["Location"] = f"/api/jobs/{ticket.id}"
     return _jobs(request).view(job)
@@ -406,14 +474,18 @@ async def create_job(request: Request, req: SolveRequest, response: Response) ->
 
 @router.get("/jobs/{job_id}", response_model=JobResponse, summary="A queued solve: place, wait, answer")
 async def get_job(request: Request, job_id: JobId) -> dict[str, Any]:
-    return _jobs(request).view(_find_job(request, job_id))
+    """Polling a waiting job keeps its place (see ``job_idle_timeout`` in ``GET /api/info``)."""
+    job = _find_job(request, job_id)
+    _jobs(request).touch(job)
+    return _jobs(request).view(job)
 
 
 @router.delete("/jobs/{job_id}", response_model=JobResponse, summary="Take a queued solve out of the line")
 async def cancel_job(request: Request, job_id: JobId) -> dict[str, Any]:
-    """A waiting job leaves the line (status ``cancelled``); an ended one is left as it is; a
-    running one cannot be stopped early (409: it ends within its time limit)."""
+    """A waiting job leaves the line and a running one is stopped (its worker is replaced); either
+    way its status becomes ``cancelled``; an ended one is left as it is. 409 for a job running on
+    a worker thread (``executor="thread"``), which cannot be stopped: it ends within its limit."""
     job = _find_job(request, job_id)
     if not _jobs(request).cancel(job) and job.status == "running":
-        raise ApiError(409, f"job {job_id!r} is already running; it ends within its time limit")
+        raise ApiError(409, f"job {job_id!r} is running on a worker thread; it ends within its time limit")
     return _jobs(request).view(job)

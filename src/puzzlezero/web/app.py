@@ -5,26 +5,34 @@
 >>> # uvicorn.run(app, host="127.0.0.1", port=8000)
 
 Errors never leak a traceback: a :class:`~puzzlezero.errors.PuzzleError` is answered 400 with its
-message (a missing model 503), a malformed request 422 with the fields named, an oversized body 413,
-a full queue 429 (with ``Retry-After``), an overrunning solve 504, and anything unexpected 500 with a
-short message (the traceback goes to the server log only); :mod:`puzzlezero.web.errors` holds the
-table. Every error body is ``{"detail": "<message>"}``.
+message (a missing model or table 503, a memory or node budget 422), a malformed request 422 with
+the fields named, an oversized body 413, a full queue or a client over its share 429 (with
+``Retry-After``), an overrunning solve 504, a worker that died 503, and anything unexpected 500
+with a short message (the traceback goes to the server log only); :mod:`puzzlezero.web.errors`
+holds the table. Every error body is ``{"detail": "<message>"}``.
+
+A request whose ``Host`` header is not one of ``config.allowed_hosts`` is answered 400 before
+anything else (:class:`ServedHosts`): a page on another site that rebinds its DNS name to this
+machine's loopback address cannot talk to the server. ``/healthz`` reports the worker pool
+(:meth:`SolvePool.health <puzzlezero.web.pool.SolvePool.health>`), 503 when no worker can run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import puzzlezero
@@ -34,7 +42,7 @@ from puzzlezero.web.errors import INTERNAL, STATUS, ApiError, http_error
 from puzzlezero.web.jobs import JobStore
 from puzzlezero.web.pool import QueueFullError, SolveFn, SolvePool
 
-__all__ = ["create_app", "STATIC_DIR"]
+__all__ = ["create_app", "STATIC_DIR", "ServedHosts"]
 
 log = logging.getLogger("puzzlezero.web")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -75,6 +83,49 @@ class BodySizeLimit:
 
     def _message(self) -> str:
         return f"request body too large: this server accepts at most {self.max_bytes} bytes"
+
+
+class ServedHosts(TrustedHostMiddleware):
+    """Starlette's ``TrustedHostMiddleware`` answering in the API's own words: a request whose
+    ``Host`` (without its port) matches none of ``allowed_hosts`` gets 400 ``{"detail": ...}``
+    naming the host and the ``--allowed-host`` option; ``"*.example.org"`` matches subdomains."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...]) -> None:
+        super().__init__(app, allowed_hosts=list(allowed_hosts), www_redirect=False)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.allow_any or scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = Headers(scope=scope).get("host", "")
+        host = host_name(header)
+        if host is not None and any(
+            host == pattern or (pattern.startswith("*.") and host.endswith(pattern[1:]))
+            for pattern in self.allowed_hosts
+        ):
+            await self.app(scope, receive, send)
+            return
+        message = (
+            f"invalid Host header {header[:100]!r}: this server answers only to the names it is served "
+            "under (puzzlezero serve --allowed-host NAME adds one)"
+        )
+        await _error(400, message)(scope, receive, send)
+
+
+def host_name(header: str) -> str | None:
+    """The host of a ``Host`` header, lower case, without its port (``"[::1]:8000"`` ->
+    ``"[::1]"``); ``None`` when the header is malformed."""
+    if header.startswith("["):
+        end = header.find("]")
+        host, rest = header[: end + 1], header[end + 1 :]
+        if end < 0 or (rest and not rest.startswith(":")):
+            return None
+        port = rest[1:]
+    else:
+        host, _, port = header.partition(":")
+    if not host or (port and not port.isdigit()):
+        return None
+    return host.lower()
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -127,18 +178,28 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
 
     ``solve_fn`` replaces :func:`puzzlezero.solver.solve` (tests); with the process executor it must
     be a picklable module-level function. The worker pool starts with the app (lifespan) and stops
-    with it.
+    with it, within ``config.shutdown_timeout``; while it runs, waiting jobs nobody polls leave the
+    line (``config.job_idle_timeout``).
     """
     config = config or ServerConfig()
     pool = SolvePool(config, solve_fn)
+    jobs = JobStore(pool, config.result_ttl, config.max_results, config.job_idle_timeout)
+
+    async def sweep_idle_jobs() -> None:
+        every = min(5.0, max(0.5, config.job_idle_timeout / 4))
+        while True:
+            await asyncio.sleep(every)
+            jobs.sweep()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         pool.start()
+        sweeper = asyncio.create_task(sweep_idle_jobs())
         try:
             yield
         finally:
-            pool.close()
+            sweeper.cancel()
+            pool.close(config.shutdown_timeout)
 
     app = FastAPI(
         title="puzzlezero",
@@ -150,9 +211,10 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
     )
     app.state.config = config
     app.state.pool = pool
-    app.state.jobs = JobStore(pool, config.result_ttl, config.max_results)
+    app.state.jobs = jobs
     app.state.node_modules = find_node_modules(config.node_modules)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(ServedHosts, allowed_hosts=config.allowed_hosts)  # outermost: checked first
     _install_error_handlers(app)
     app.include_router(api.router)
 
@@ -165,8 +227,11 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
         return FileResponse(STATIC_DIR / "board.html")
 
     @app.get("/healthz", include_in_schema=False)
-    def healthz() -> dict[str, Any]:
-        return {"ok": True}
+    async def healthz() -> JSONResponse:
+        """The pool's health: workers alive, busy and overrun, solves waiting, restarts; 503 when
+        no worker can run."""
+        health = pool.health()
+        return JSONResponse(health, status_code=200 if health["ok"] else 503)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     _mount_vendor(app, app.state.node_modules)

@@ -1,17 +1,19 @@
 """The HTTP status and message of every error the API answers with, in one table.
 
-``app.py`` answers raised errors with it, and a queued job (``jobs.py``) records the same status
-and message for its poller, so both ways of solving fail alike.
+``app.py`` answers raised errors with it, a queued job (``jobs.py``) records the same status and
+message for its poller, and an error a worker reports by its class name (``{"error", "kind"}``)
+gets the status of that class, so every way of solving fails alike.
 """
 
 from __future__ import annotations
 
 import logging
 
-from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero import errors
+from puzzlezero.errors import BudgetError, MissingTableError, ModelFileError, PuzzleError
 from puzzlezero.web.pool import QueueFullError, SolveTimeoutError, WorkerCrashedError
 
-__all__ = ["ApiError", "STATUS", "http_error"]
+__all__ = ["ApiError", "STATUS", "http_error", "worker_error"]
 
 log = logging.getLogger("puzzlezero.web")
 
@@ -27,14 +29,26 @@ class ApiError(Exception):
         self.status = status
 
 
-#: exception type -> HTTP status, most specific first (a missing model is a PuzzleError too)
+#: exception type -> HTTP status, most specific first (a missing model is a PuzzleError too).
+#: 503: the server lacks something a request needs (a model file, a table its operator builds
+#: with ``puzzlezero pdb build``, a worker); 422: the request asks for more than a limit allows
+#: (memory, nodes, seconds); 429: the line, or this client's share of it, is full (``Retry-After``).
 STATUS: tuple[tuple[type[Exception], int], ...] = (
     (ModelFileError, 503),
+    (MissingTableError, 503),
+    (BudgetError, 422),
     (PuzzleError, 400),
     (QueueFullError, 429),
     (SolveTimeoutError, 504),
     (WorkerCrashedError, 503),
 )
+
+#: the project's error classes by name, as a worker reports them (``run_job``'s ``"kind"``)
+_PUZZLE_ERRORS: dict[str, type[PuzzleError]] = {
+    name: cls
+    for name in errors.__all__
+    if isinstance(cls := getattr(errors, name), type) and issubclass(cls, PuzzleError)
+}
 
 
 def http_error(exc: BaseException) -> tuple[int, str]:
@@ -46,3 +60,11 @@ def http_error(exc: BaseException) -> tuple[int, str]:
             return status, str(exc)
     log.error("internal error", exc_info=exc)
     return 500, INTERNAL
+
+
+def worker_error(message: str, kind: str) -> ApiError:
+    """The error to answer for a worker's ``{"error": message, "kind": class name}``: the status
+    of that :mod:`puzzlezero.errors` class (another class name, a plugin's own error: 400)."""
+    cls = _PUZZLE_ERRORS.get(kind, PuzzleError)
+    status = next(status for k, status in STATUS if issubclass(cls, k))
+    return ApiError(status, message)

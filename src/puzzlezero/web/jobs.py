@@ -6,7 +6,11 @@ sees its place in line and the expected wait (:meth:`SolvePool.estimate
 status the blocking ``POST /api/solve`` would have given) is kept for ``result_ttl`` seconds,
 and at most ``max_results`` ended jobs are kept at all (the oldest go first), so memory stays
 bounded however many clients never come back. Jobs still waiting or running are bounded by the
-pool (``workers + queue``).
+pool (``workers + queue``), and a waiting job whose client has not polled it for ``idle_timeout``
+seconds leaves the line (:meth:`JobStore.sweep`): a client that went away keeps no place.
+
+Whatever a worker's outcome is, a job settles it: even a ``SystemExit`` or ``KeyboardInterrupt``
+that comes back from a worker becomes a failed job (500), never an exception on the event loop.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from puzzlezero.web.errors import http_error
@@ -24,6 +28,8 @@ __all__ = ["Job", "JobStore"]
 
 #: turns the pool's outcome dict into the response body of a solve (may raise, like the endpoint)
 Finish = Callable[[dict[str, Any]], dict[str, Any]]
+#: seconds on a monotonic clock (``time.monotonic``; tests pass a fake one)
+Clock = Callable[[], float]
 
 
 @dataclass(eq=False)
@@ -33,10 +39,12 @@ class Job:
 
     ticket: Ticket
     finish: Finish
+    polled: float = field(default_factory=time.monotonic)
+    """When its client last asked for it (created, or ``GET /api/jobs/{id}``)."""
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     expires: float | None = None
-    """``time.monotonic()`` after which the ended job is forgotten."""
+    """Clock time after which the ended job is forgotten."""
 
     @property
     def status(self) -> str:
@@ -50,10 +58,19 @@ class Job:
 class JobStore:
     """The jobs of one app, by id. Use from the event loop only."""
 
-    def __init__(self, pool: SolvePool, result_ttl: float, max_results: int) -> None:
+    def __init__(
+        self,
+        pool: SolvePool,
+        result_ttl: float,
+        max_results: int,
+        idle_timeout: float = 120.0,
+        clock: Clock = time.monotonic,
+    ) -> None:
         self.pool = pool
         self.result_ttl = float(result_ttl)
         self.max_results = int(max_results)
+        self.idle_timeout = float(idle_timeout)
+        self.clock = clock
         self._jobs: dict[str, Job] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()  # ended job ids, oldest first
 
@@ -63,7 +80,7 @@ class JobStore:
     def add(self, ticket: Ticket, finish: Finish) -> Job:
         """Keep ``ticket`` as a job; ``finish`` makes its response body when it ends."""
         self.purge()
-        job = Job(ticket, finish)
+        job = Job(ticket, finish, polled=self.clock())
         self._jobs[ticket.id] = job
         ticket.outcome.add_done_callback(lambda _: self._settle(job))
         return job
@@ -73,9 +90,33 @@ class JobStore:
         self.purge()
         return self._jobs.get(job_id)
 
+    def touch(self, job: Job) -> None:
+        """Its client asked for it: a waiting job keeps its place for ``idle_timeout`` more."""
+        job.polled = self.clock()
+
     def cancel(self, job: Job) -> bool:
-        """Take a waiting job out of the line; ``False`` when it already runs or has ended."""
+        """Take a waiting job out of the line, or stop a running one (its worker process is
+        replaced); ``False`` when it has ended or runs on a worker thread, which cannot be stopped."""
         return self.pool.cancel(job.ticket)
+
+    def sweep(self) -> int:
+        """Take out of the line every waiting job not polled for ``idle_timeout`` seconds (its
+        status becomes ``cancelled``, with an error saying why); returns how many left."""
+        now = self.clock()
+        idle = [
+            job
+            for job in self._jobs.values()
+            if job.status == "queued" and now - job.polled > self.idle_timeout
+        ]
+        left = 0
+        for job in idle:
+            if self.pool.cancel(job.ticket):
+                job.error = {
+                    "status": 408,
+                    "detail": f"left the line: its client did not poll it for {self.idle_timeout:.0f} s",
+                }
+                left += 1
+        return left
 
     def view(self, job: Job) -> dict[str, Any]:
         """The body of ``GET /api/jobs/{id}`` (see :class:`~puzzlezero.web.schemas.JobResponse`)."""
@@ -93,14 +134,14 @@ class JobStore:
             "estimated_seconds": round(est.answer_seconds, 1) if live else None,
             "recent_solves": est.recent_solves,
             "waited_seconds": round(t.waited(now), 3),
-            "expires_in": None if job.expires is None else round(max(0.0, job.expires - now), 1),
+            "expires_in": None if job.expires is None else round(max(0.0, job.expires - self.clock()), 1),
             "result": job.result,
             "error": job.error,
         }
 
     def purge(self) -> None:
         """Forget ended jobs past their time, and the oldest beyond ``max_results``."""
-        now = time.monotonic()
+        now = self.clock()
         while self._ended:
             oldest = next(iter(self._ended))
             job = self._jobs[oldest]
@@ -116,9 +157,9 @@ class JobStore:
                 if exc is not None:
                     raise exc
                 job.result = job.finish(outcome.result())
-            except Exception as err:  # the blocking endpoint's status and message for it
-                status, detail = http_error(err)
+            except BaseException as err:  # noqa: BLE001 - a worker's SystemExit fails its job, not the server
+                status, detail = http_error(err)  # the blocking endpoint's status and message for it
                 job.error = {"status": status, "detail": detail}
-        job.expires = time.monotonic() + self.result_ttl
+        job.expires = self.clock() + self.result_ttl
         self._ended[job.ticket.id] = None
         self.purge()

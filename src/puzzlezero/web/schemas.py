@@ -1,17 +1,27 @@
 """Request and response bodies of the JSON API (they are also its OpenAPI documentation at ``/docs``).
 
 Requests forbid unknown fields, so a typo (``"timelimit"``) or an attempt to name a model file is a
-422 with the field named, not silently ignored. States travel as the puzzle's human text (what
-``puzzle.parse`` reads and ``puzzle.format`` writes); ``view`` is ``puzzle.to_json(state)``.
+422 with the field named, not silently ignored. A ``search`` or ``heuristic`` is one of the solver's
+registered names (:data:`SEARCH_NAMES`, :data:`HEURISTIC_NAMES`, listed by ``GET /api/info``);
+anything else, the ``"module:factory"`` form that the Python API and the CLI accept for one's own
+code included, is a 422 naming the valid ones, so no request chooses code to import. States travel
+as the puzzle's human text (what ``puzzle.parse`` reads and ``puzzle.format`` writes); ``view`` is
+``puzzle.to_json(state)``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from puzzlezero.solver import HEURISTICS, SEARCHES
 
 __all__ = [
+    "HEURISTIC_NAMES",
+    "SEARCH_NAMES",
     "Frame",
     "InfoResponse",
     "JobError",
@@ -39,6 +49,42 @@ StateText = Field(
 )
 
 
+#: the names a request may give as ``search`` / ``heuristic``: the solver's registries, fixed at import
+SEARCH_NAMES: tuple[str, ...] = tuple(name for name in SEARCHES if ":" not in name)
+HEURISTIC_NAMES: tuple[str, ...] = tuple(name for name in HEURISTICS if ":" not in name)
+
+
+def _registered(what: str, plural: str, valid: tuple[str, ...]) -> Callable[[str], str]:
+    """A validator that lets through only the names in ``valid`` (422 listing them otherwise)."""
+
+    def check(name: str) -> str:
+        if name in valid:
+            return name
+        if ":" in name:
+            message = (
+                f"{what} {name!r} names Python code: this server runs only its registered {plural}, "
+                f"not module:factory (that form is for one's own code, in the Python API and the CLI); "
+                f"choose one of: {', '.join(valid)}"
+            )
+        else:
+            message = f"unknown {what} {name!r}; choose one of: {', '.join(valid)}"
+        raise PydanticCustomError("unknown_name", "{message}", {"message": message})
+
+    return check
+
+
+SearchName = Annotated[
+    str,
+    Field(max_length=32, json_schema_extra={"enum": list(SEARCH_NAMES)}),
+    AfterValidator(_registered("search", "searches", SEARCH_NAMES)),
+]
+HeuristicName = Annotated[
+    str,
+    Field(max_length=32, json_schema_extra={"enum": list(HEURISTIC_NAMES)}),
+    AfterValidator(_registered("heuristic", "heuristics", HEURISTIC_NAMES)),
+]
+
+
 class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -46,8 +92,12 @@ class _Request(BaseModel):
 class SolveRequest(_Request):
     puzzle: str = PuzzleName
     state: str = StateText
-    search: str | None = Field(None, max_length=32, description="search name (solver default: bwas)")
-    heuristic: str | None = Field(None, max_length=32, description="heuristic name (solver default: learned)")
+    search: SearchName | None = Field(
+        None, description="a registered search, see GET /api/info (default: the puzzle's own)"
+    )
+    heuristic: HeuristicName | None = Field(
+        None, description="a registered heuristic, see GET /api/info (default: learned)"
+    )
     weight: float | None = Field(None, ge=0.0, le=100.0, description="weight of the path cost in A*")
     batch: int | None = Field(None, ge=1, description="nodes expanded per iteration (capped by the server)")
     max_nodes: int | None = Field(None, ge=1, description="generated-node limit (capped by the server)")
@@ -212,7 +262,9 @@ class InfoResponse(BaseModel):
 class ValueRequest(_Request):
     puzzle: str = PuzzleName
     state: str = StateText
-    heuristic: str | None = Field(None, max_length=32, description="heuristic name (default: learned)")
+    heuristic: HeuristicName | None = Field(
+        None, description="a registered heuristic, see GET /api/info (default: learned)"
+    )
     optimal: bool = Field(
         False, description="also find the optimal cost (within the server's limit; where a solver exists)"
     )
