@@ -92,7 +92,8 @@ def test_the_web_answer_names_the_fallback() -> None:
     from puzzlezero.web.app import create_app
     from puzzlezero.web.config import ServerConfig
 
-    with TestClient(create_app(ServerConfig(executor="thread", workers=1))) as client:
+    config = ServerConfig(executor="thread", workers=1, allowed_hosts=("testserver",))  # TestClient's Host
+    with TestClient(create_app(config)) as client:
         body = {"puzzle": "cube2", "state": DEEP, "heuristic": "pdb", "max_nodes": 13}
         r = client.post("/api/solve", json=body)
         assert r.status_code == 200 and r.json()["solved"] and r.json()["fallback"] == "group"

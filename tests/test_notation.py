@@ -147,7 +147,8 @@ def test_web_solve_response_carries_half_turn_length() -> None:
         options.pop("model", None)
         return solver.solve(puzzle, state, **(options | {"heuristic": "zero", "weight": 1.0}))
 
-    app = create_app(ServerConfig(executor="thread", workers=1), solve_fn=real_solve)
+    config = ServerConfig(executor="thread", workers=1, allowed_hosts=("testserver",))  # TestClient's Host
+    app = create_app(config, solve_fn=real_solve)
     with TestClient(app, raise_server_exceptions=False) as c:
         cube = c.post("/api/solve", json={"puzzle": "cube3", "state": "R2 U", "batch": 100}).json()
         tiles = c.post("/api/solve", json={"puzzle": "puzzle8", "state": "1 2 3 4 5 6 7 0 8"}).json()
