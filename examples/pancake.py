@@ -6,9 +6,9 @@ slides the spatula under the ``k``-th pancake and flips the top ``k`` (a prefix 
 moves, each its own inverse. Every stack can be sorted; for ``n = 8`` the longest optimal
 solutions take 9 flips.
 
-Load it before any command: ``puzzlezero --plugin examples/pancake.py list``, or name it in
-``PUZZLEZERO_PLUGINS`` (which also reaches worker processes). ``docs/adding-a-puzzle.md`` walks
-through this file.
+Load it before any command: ``puzzlezero --plugin examples/pancake.py list`` (which also reaches
+worker processes), or ``puzzlezero.plugins.load_plugin`` from Python. ``docs/adding-a-puzzle.md``
+walks through this file.
 
 Example:
     >>> import numpy as np, puzzlezero as pz
@@ -170,7 +170,7 @@ def gap_heuristic(puzzle: Pancake) -> Callable[[np.ndarray], Any]:
     return puzzle.gaps
 
 
-# ---- registration: what --plugin / PUZZLEZERO_PLUGINS runs ------------------------------------------
+# ---- registration: what --plugin / load_plugin runs -------------------------------------------------
 # defaults: this puzzle's solver settings (fields of puzzlezero.solver.Defaults; the others keep the
 # fallback values). BWAS pops N = 10 nodes a step: with a 2-minute tiny model it solved the 20 stacks
 # of examples/pancake8.json all optimally (docs/adding-a-puzzle.md compares other settings).

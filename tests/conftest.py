@@ -15,6 +15,23 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", ROOT.parent / "shared" / "benchmarks"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--puzzle-plugin",
+        action="append",
+        default=[],
+        metavar="FILE|MODULE",
+        help="load a puzzle plugin before collection, so that the conformance suite checks its puzzles",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--puzzle-plugin"):
+        from puzzlezero.plugins import load_plugins
+
+        load_plugins(config.getoption("--puzzle-plugin"))
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Tables built by tests go to a per-session cache unless PUZZLEZERO_CACHE is set already."""

@@ -34,7 +34,7 @@ PANCAKE8_LEVELS = [1, 7, 42, 251, 1191, 4281, 10561, 15011, 8520, 455]
 
 @pytest.fixture(autouse=True)
 def _plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """load_plugin adds to $PUZZLEZERO_PLUGINS for worker processes: undo that after each test."""
+    """load_plugin writes $PUZZLEZERO_PLUGINS for worker processes: undo that after each test."""
     monkeypatch.setenv(ENV_VAR, os.environ.get(ENV_VAR, ""))
 
 
@@ -82,12 +82,88 @@ def bfs_levels(p: Any) -> tuple[list[int], dict[int, int]]:
 
 # ---- registering from outside the package ----------------------------------------------------
 def test_the_example_registers_only_when_loaded_in_a_fresh_process() -> None:
+    """No environment variable chooses code: a hand-set $PUZZLEZERO_PLUGINS (read by every process
+    before) is not read, with a warning; the carrier a puzzlezero process writes for the processes
+    it spawns is read by a child of that process only."""
     code = "import puzzlezero as pz; print('pancake8' in pz.names(), pz.make('cube2').name)"
     env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
-    plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    env[ENV_VAR] = str(EXAMPLE)
-    loaded = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert plain.stdout.split() == ["False", "cube2"] and loaded.stdout.split() == ["True", "cube2"]
+
+    def run(value: str | None) -> subprocess.CompletedProcess[str]:
+        extra = {} if value is None else {ENV_VAR: value}
+        cmd = [sys.executable, "-c", code]
+        return subprocess.run(cmd, env=env | extra, capture_output=True, text=True, check=True)
+
+    plain, by_hand = run(None), run(str(EXAMPLE))
+    from_parent = run(os.pathsep.join([str(os.getpid()), str(EXAMPLE)]))  # as load_plugin writes it here
+    from_other = run(os.pathsep.join(["1", str(EXAMPLE)]))  # stamped by a process that is not the parent
+    assert plain.stdout.split() == ["False", "cube2"] and "PUZZLEZERO" not in plain.stderr
+    assert by_hand.stdout.split() == ["False", "cube2"]
+    assert (
+        f"$PUZZLEZERO_PLUGINS is not read (no environment variable chooses the code puzzlezero runs); load {EXAMPLE} with --plugin"
+        in " ".join(by_hand.stderr.split())
+    )
+    assert from_parent.stdout.split() == ["True", "cube2"] and "not read" not in from_parent.stderr
+    assert from_other.stdout.split() == ["False", "cube2"]
+
+
+def test_load_plugin_writes_the_carrier_under_this_pid() -> None:
+    load_plugin(EXAMPLE)
+    assert os.environ[ENV_VAR].split(os.pathsep)[:2] == [str(os.getpid()), str(EXAMPLE)]
+    assert str(EXAMPLE) in plugins.loaded_plugins() and plugins.env_plugins() == []  # not a child of itself
+
+
+def _serve(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """A real ``puzzlezero serve`` on a free loopback port, and its base URL once it answers."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    cmd = [sys.executable, "-m", "puzzlezero", *args, "serve", "--port", str(port), "--workers", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120  # generous: imports and a worker start on a busy machine
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url + "/api/puzzles", timeout=5):
+                return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise AssertionError(f"puzzlezero serve did not start: {proc.communicate()[1][-2000:]}")
+
+
+def _call(url: str, body: dict[str, Any] | None = None) -> Any:
+    import urllib.request
+
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return json.loads(resp.read())
+
+
+def test_serve_loads_only_the_plugins_its_operator_named() -> None:
+    """``puzzlezero serve`` in a process of its own: a plugin in the environment is not loaded (nor
+    by its worker processes); one named with --plugin is listed and solved in a worker process."""
+    env = {k: v for k, v in os.environ.items() if k != ENV_VAR} | {ENV_VAR: str(EXAMPLE)}
+    proc, url = _serve([], env)
+    try:
+        names = [p["name"] for p in _call(url + "/api/puzzles")]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert "cube3" in names and "pancake8" not in names
+    proc, url = _serve(["--plugin", str(EXAMPLE)], env)
+    try:
+        names = [p["name"] for p in _call(url + "/api/puzzles")]
+        body = {"puzzle": "pancake8", "state": "2 1 3 4 5 6 7 8", "search": "optimal"}
+        solved = _call(url + "/api/solve", body)  # the optimal solver the plugin registers, in a worker
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert "pancake8" in names and solved["solved"] and solved["solution"] == ["F2"]
 
 
 def test_cli_plugin_option_lists_shows_and_refuses_with_the_puzzles_own_message(
@@ -161,7 +237,7 @@ def test_a_module_and_an_entry_point_register_too(
 
 
 def test_unknown_puzzle_says_how_to_load_ones_own() -> None:
-    with pytest.raises(UnknownNameError, match=r"--plugin FILE or \$PUZZLEZERO_PLUGINS"):
+    with pytest.raises(UnknownNameError, match=r"load its file with --plugin FILE, docs/adding-a-puzzle.md"):
         pz.make("pancake9")
 
 
@@ -271,7 +347,8 @@ def test_a_puzzle_without_a_viewer_gets_a_text_board_and_json(scratch_registry: 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A few seconds of DAVI on pancake8 with the tiny net, one label worker process (the puzzle
-    reaches it pickled by name and the worker loads the plugin from $PUZZLEZERO_PLUGINS)."""
+    reaches it pickled by name and the worker loads the plugin its parent carried in
+    $PUZZLEZERO_PLUGINS)."""
     out = tmp_path_factory.mktemp("pancake8-run")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(ENV_VAR, os.environ.get(ENV_VAR, ""))
@@ -327,7 +404,9 @@ def test_web_api_serves_and_solves_the_plugin_puzzle_in_worker_processes(trained
 
     from puzzlezero.web import ServerConfig, create_app
 
-    config = ServerConfig(executor="process", workers=1, models={"pancake8": str(trained)})
+    config = ServerConfig(
+        executor="process", workers=1, models={"pancake8": str(trained)}, allowed_hosts=("testserver",)
+    )
     with TestClient(create_app(config), raise_server_exceptions=False) as c:
         info = next(p for p in c.get("/api/puzzles").json() if p["name"] == "pancake8")
         board = c.post("/api/move", json={"puzzle": "pancake8", "moves": ["F5"], "svg": True}).json()

@@ -1,27 +1,33 @@
 """Puzzles of one's own, registered from outside the package: plugins.
 
 A plugin is a Python file, or an importable module, that calls :func:`puzzlezero.register` when it
-is imported (``docs/adding-a-puzzle.md`` walks through ``examples/pancake.py``). There are three
-ways to load one; all of them reach the worker processes of training and of the web server:
+is imported (``docs/adding-a-puzzle.md`` walks through ``examples/pancake.py``). It is loaded only
+when someone names it, and reaches the worker processes of training and of the web server:
 
 * ``puzzlezero --plugin examples/pancake.py COMMAND ...``: a file or a module name, repeatable;
-* the environment variable :data:`ENV_VAR` (``PUZZLEZERO_PLUGINS``): files or module names
-  separated by ``os.pathsep`` (``:`` on Linux and macOS), read whenever a puzzle is looked up;
+* from Python, :func:`load_plugin` (or importing one's module);
 * an installed package's entry point in the group :data:`ENTRY_POINT_GROUP`
   (``puzzlezero.puzzles``), naming a module (imported) or a function (called with no arguments)::
 
       [project.entry-points."puzzlezero.puzzles"]
       pancake = "mypuzzles.pancake"
 
-The registry loads the entry points and the environment's plugins the first time a name is looked
-up (:func:`load_configured`). :func:`load_plugin` adds what it loads to ``PUZZLEZERO_PLUGINS``, and a
-registered puzzle is pickled as its name (``Puzzle.__reduce_ex__``), so a spawned process that
-receives the puzzle, or looks it up by name, loads the same plugin and gets the same registration.
+No environment variable chooses code: ``puzzlezero serve --plugin FILE`` runs the plugins its
+operator named and the installed packages' entry points, nothing else. The registry loads the entry
+points the first time a name is looked up (:func:`load_configured`).
+
+How a plugin reaches spawned processes: :func:`load_plugin` writes what this process loaded to
+:data:`ENV_VAR` (``PUZZLEZERO_PLUGINS``), stamped with this process's pid, and a registered puzzle is
+pickled as its name (``Puzzle.__reduce_ex__``). A process reads the variable only when the stamp is
+its parent's pid, i.e. only when puzzlezero itself spawned it (label workers, web solver workers,
+a subprocess puzzlezero runs), and then loads the same plugins and gets the same registrations. A
+value set by hand (``PUZZLEZERO_PLUGINS=file.py``, which older versions read everywhere) is not read;
+a warning says to use ``--plugin``. Ray workers get the list as an argument
+(:mod:`puzzlezero.ray_solve`).
 
 Loading is idempotent (a file by its resolved path, a module by its name). A plugin named on the
-command line or in the environment that cannot be loaded raises :class:`PluginError` with the file
-and line; a broken entry point of some installed package only warns, so that it cannot break every
-other puzzle.
+command line that cannot be loaded raises :class:`PluginError` with the file and line; a broken
+entry point of some installed package only warns, so that it cannot break every other puzzle.
 
 Example:
     >>> from puzzlezero.plugins import load_plugin          # doctest: +SKIP
@@ -34,6 +40,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import multiprocessing
 import os
 import re
 import sys
@@ -45,20 +52,53 @@ from types import ModuleType
 
 from puzzlezero.errors import PluginError
 
-__all__ = ["ENTRY_POINT_GROUP", "ENV_VAR", "env_plugins", "load_configured", "load_plugin", "load_plugins"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "ENV_VAR",
+    "env_plugins",
+    "load_configured",
+    "load_plugin",
+    "load_plugins",
+    "loaded_plugins",
+]
 
-#: environment variable listing plugin files or modules, separated by ``os.pathsep``
+#: environment variable that carries the loaded plugins to the processes puzzlezero spawns: the
+#: loading process's pid, then files or modules, separated by ``os.pathsep``; read only by a child
+#: of that pid
 ENV_VAR = "PUZZLEZERO_PLUGINS"
 #: entry-point group of installed packages that register puzzles
 ENTRY_POINT_GROUP = "puzzlezero.puzzles"
 
 _LOADED: dict[str, ModuleType] = {}  # resolved file path or module name -> module (or loading)
 _ENTRY_POINTS_DONE = False
+_WARNED = False
+
+
+def _carried() -> tuple[int | None, list[str]]:
+    """``$PUZZLEZERO_PLUGINS`` read as a carrier: ``(pid of the process that wrote it, plugins)``,
+    ``(None, [...])`` for a value without a pid stamp (written by hand)."""
+    parts = [part.strip() for part in os.environ.get(ENV_VAR, "").split(os.pathsep) if part.strip()]
+    if parts and parts[0].isdigit():
+        return int(parts[0]), parts[1:]
+    return None, parts
+
+
+def _parent_pids() -> set[int]:
+    parent = multiprocessing.parent_process()
+    return {os.getppid()} | ({parent.pid} if parent is not None and parent.pid is not None else set())
 
 
 def env_plugins() -> list[str]:
-    """The plugins named in ``$PUZZLEZERO_PLUGINS``, in order (empty entries skipped)."""
-    return [part.strip() for part in os.environ.get(ENV_VAR, "").split(os.pathsep) if part.strip()]
+    """The plugins this process inherited from the puzzlezero process that spawned it (the
+    carrier :data:`ENV_VAR` stamped with its parent's pid), in order; ``[]`` in any other process."""
+    pid, refs = _carried()
+    return refs if pid is not None and pid in _parent_pids() else []
+
+
+def loaded_plugins() -> list[str]:
+    """The plugins loaded in this process (named or inherited), as :func:`load_plugin` takes them:
+    files by their absolute paths, modules by name; entry points not included."""
+    return list(_LOADED)
 
 
 def _is_file_ref(ref: str) -> bool:
@@ -69,8 +109,8 @@ def load_plugin(ref: str | os.PathLike[str]) -> ModuleType:
     """Import one plugin, ``ref`` being a ``.py`` file or a module name, and return the module.
 
     A file is imported as a module named ``puzzlezero_plugin_<stem>``; either kind is imported once
-    per process. The plugin is added to ``$PUZZLEZERO_PLUGINS`` (a file by its absolute path) so
-    that spawned processes load it too. Raises :class:`PluginError` when the file or module does not
+    per process. The plugin is added to the carrier ``$PUZZLEZERO_PLUGINS`` (a file by its absolute
+    path) so that the processes this one spawns load it too. Raises :class:`PluginError` when the file or module does not
     exist or fails while it runs (the message gives the line in the plugin).
     """
     text = os.fspath(ref)
@@ -95,23 +135,38 @@ def load_plugins(refs: Iterable[str | os.PathLike[str]]) -> list[ModuleType]:
 
 
 def load_configured() -> None:
-    """Load the entry points (once per process) and every plugin in ``$PUZZLEZERO_PLUGINS`` not yet
-    loaded. The registry calls this before it answers a look-up; cheap after the first call."""
-    global _ENTRY_POINTS_DONE
+    """Load the entry points (once per process) and the plugins inherited from the puzzlezero
+    process that spawned this one (:func:`env_plugins`) not yet loaded. The registry calls this
+    before it answers a look-up; cheap after the first call. A ``$PUZZLEZERO_PLUGINS`` that is not
+    such a carrier is not read (a warning, once, says to use ``--plugin``)."""
+    global _ENTRY_POINTS_DONE, _WARNED
     if not _ENTRY_POINTS_DONE:
         _ENTRY_POINTS_DONE = True
         _load_entry_points()
-    for ref in env_plugins():
+    inherited = env_plugins()
+    for ref in inherited:
         key = str(Path(ref).expanduser().resolve()) if _is_file_ref(ref) else ref
         if key not in _LOADED:
             load_plugin(ref)
+    pid, refs = _carried()
+    if refs and not inherited and pid != os.getpid() and not _WARNED:
+        _WARNED = True
+        warnings.warn(
+            f"puzzlezero: ${ENV_VAR} is not read (no environment variable chooses the code puzzlezero "
+            f"runs); load {refs[0]} with --plugin before the command, or puzzlezero.plugins.load_plugin",
+            stacklevel=3,
+        )
 
 
 def _remember(key: str) -> None:
-    """Add a loaded plugin to ``$PUZZLEZERO_PLUGINS`` (spawned processes inherit the environment)."""
-    listed = env_plugins()
+    """Add a loaded plugin to the carrier ``$PUZZLEZERO_PLUGINS`` under this process's pid (the
+    processes it spawns inherit the environment and read it)."""
+    pid, listed = _carried()
+    if pid != os.getpid():
+        listed = [k for k in env_plugins() if k in _LOADED]
     if key not in listed:
-        os.environ[ENV_VAR] = os.pathsep.join([*listed, key])
+        listed.append(key)
+    os.environ[ENV_VAR] = os.pathsep.join([str(os.getpid()), *listed])
 
 
 def _module_name(path: Path) -> str:

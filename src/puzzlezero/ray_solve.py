@@ -12,7 +12,7 @@ or else starts a local Ray instance on this machine; ``"auto"`` joins the cluste
 part of (``ray start --head`` / ``ray start --address=HEAD:6379``), and ``"ray://HEAD:10001"``
 connects a remote client. Workers import ``puzzlezero`` by name, so every node needs it installed
 (and the models it solves with, which ship in the package); a puzzle registered from a plugin must
-be loadable there too (``$PUZZLEZERO_PLUGINS`` is passed on to the workers).
+be loadable there too (each task gets the driver's loaded plugins as an argument and loads them).
 
 >>> from puzzlezero.ray_solve import solve_on_ray  # doctest: +SKIP
 >>> [r.length for r in solve_on_ray("cube2", ["R U", "F"], heuristic="pdb")]  # doctest: +SKIP
@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
+from puzzlezero.plugins import loaded_plugins
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
 from puzzlezero.solver import SEARCHES, SolveResult, read_state, resolve_options
@@ -35,7 +36,7 @@ from puzzlezero.solver import SEARCHES, SolveResult, read_state, resolve_options
 __all__ = ["solve_on_ray", "ray_available"]
 
 #: environment variables a worker needs to see the same puzzles, models and caches as the driver
-FORWARDED_ENV = ("PUZZLEZERO_PLUGINS", "PUZZLEZERO_CACHE")
+FORWARDED_ENV = ("PUZZLEZERO_CACHE",)
 
 
 def _import_ray() -> Any:
@@ -74,10 +75,16 @@ def _connect(ray: Any, address: str | None) -> None:
         raise PuzzleError(f"cannot start or reach Ray at {where}: {exc}") from None
 
 
-def _solve_chunk(puzzle: str, states: np.ndarray, options: dict[str, Any]) -> tuple[list[SolveResult], str]:
-    """One Ray task: solve a chunk on this worker (heuristics load once per worker process)."""
+def _solve_chunk(
+    puzzle: str, states: np.ndarray, options: dict[str, Any], plugins: tuple[str, ...] = ()
+) -> tuple[list[SolveResult], str]:
+    """One Ray task: solve a chunk on this worker (heuristics load once per worker process), after
+    loading the driver's ``plugins`` (once per worker process)."""
     from puzzlezero.machine import hardware
+    from puzzlezero.plugins import load_plugins
     from puzzlezero.solver import solve_many
+
+    load_plugins(plugins)
 
     return solve_many(puzzle, states, together=len(states), **options), hardware()
 
@@ -109,7 +116,10 @@ def solve_on_ray(
     ray = _import_ray()
     _connect(ray, address)
     task = ray.remote(num_cpus=cpus_per_task, max_retries=0)(_solve_chunk)
-    pending = {task.remote(p.name, arr[lo : lo + k], solve_options): lo for lo in range(0, arr.shape[0], k)}
+    plugins = tuple(loaded_plugins())
+    pending = {
+        task.remote(p.name, arr[lo : lo + k], solve_options, plugins): lo for lo in range(0, arr.shape[0], k)
+    }
     done: dict[int, list[SolveResult]] = {}
     machines: dict[str, None] = {}
     while pending:

@@ -3,8 +3,9 @@
 A puzzle is registered as ``"module:Class"`` (imported on first use) or as the class itself, with
 the keyword arguments of its constructor; :func:`make` builds it once and caches it. Puzzles of
 one's own register from outside the package, in a plugin (:mod:`puzzlezero.plugins`,
-``docs/adding-a-puzzle.md``): the registry loads the plugins named in ``$PUZZLEZERO_PLUGINS`` and
-the ``puzzlezero.puzzles`` entry points before it answers a look-up.
+``docs/adding-a-puzzle.md``, loaded by ``--plugin`` or ``load_plugin``): the registry loads the
+``puzzlezero.puzzles`` entry points, and in a process puzzlezero spawned the plugins of its parent,
+before it answers a look-up.
 
 >>> from puzzlezero import make, names
 >>> "cube3" in names()
@@ -108,7 +109,7 @@ def spec(name: str) -> PuzzleSpec:
     except (KeyError, TypeError):
         raise UnknownNameError(
             f"unknown puzzle {name!r}; registered puzzles: {', '.join(_REGISTRY)} (a puzzle of your "
-            "own: load its file with --plugin FILE or $PUZZLEZERO_PLUGINS, docs/adding-a-puzzle.md)"
+            "own: load its file with --plugin FILE, docs/adding-a-puzzle.md)"
         ) from None
 
 

@@ -35,7 +35,8 @@ def global_options(
             "--plugin",
             metavar="FILE|MODULE",
             help="Load a puzzle of your own first: a .py file or module that calls "
-            "puzzlezero.register (repeatable; also $PUZZLEZERO_PLUGINS; docs/adding-a-puzzle.md).",
+            "puzzlezero.register (repeatable; docs/adding-a-puzzle.md). Only the plugins named here (and "
+            "installed packages' entry points) are loaded, by this command and the workers it starts.",
             show_default=False,
         ),
     ] = None,

@@ -38,6 +38,15 @@ def _default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+def _default_worker_memory(workers: int) -> int:
+    """Half of the machine's memory shared among ``workers``, at least 4 GiB, in MiB (0: unknown)."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return 0
+    return max(4096, int(total / 2 / max(1, workers)) >> 20)
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """Everything ``create_app`` needs; every field has a safe default for a laptop."""
@@ -53,8 +62,9 @@ class ServerConfig:
     max_results: int = 256
     """Ended jobs kept at most (the oldest are forgotten first): bounds their memory."""
     executor: Literal["process", "thread"] = "process"
-    """``process``: a spawn-context ``ProcessPoolExecutor`` (the search loop holds the GIL, so threads
-    would serialise; each process loads the network once). ``thread``: for tests and fakes."""
+    """``process``: supervised spawn-context worker processes (the search loop holds the GIL, so
+    threads would serialise; each process loads the network once; a stuck or dead one is replaced).
+    ``thread``: for tests and fakes (a thread cannot be stopped: an overrun keeps its worker)."""
     torch_threads: int = 0
     """Intra-op threads per worker process; 0 = ``max(1, cpu_count // workers)``."""
     default_time_limit: float = 20.0
@@ -70,6 +80,28 @@ class ServerConfig:
     grace_seconds: float = 15.0
     """Extra wall time after a running solve's ``time_limit`` (model loading) before it is answered
     504; counted from when a worker takes the solve, never while it waits in line."""
+    overrun_margin: float = 5.0
+    """Seconds a solve answered 504 (past its wall limit) may still hold its worker process before the
+    worker is terminated (SIGTERM, then SIGKILL) and replaced; a frozen or runaway search costs at
+    most this much beyond its limit."""
+    shutdown_timeout: float = 10.0
+    """Seconds a stopping server gives running solves to end (``SolvePool.aclose``); then their
+    workers are killed."""
+    worker_memory_mib: int | None = None
+    """Address-space limit of each worker process in MiB (``RLIMIT_AS``; 0 = none): a search that
+    needs more fails with a named error instead of the machine swapping or the OS killing a
+    worker. ``None``: half of the machine's memory shared among the workers, at least 4 GiB (a
+    cube3 worker with the shipped model maps 0.7 GiB when idle, at most 1.8 GiB during a default
+    2M-node solve and 3.3 GiB at the 10M-node cap); see :attr:`worker_memory_limit`."""
+    client_waiting: int = 4
+    """Solves one client (by peer address) may have waiting in line; one more gets HTTP 429
+    (0 = no limit beyond ``queue``)."""
+    client_running: int = 1
+    """Solves one client may have running at once; its others wait while other clients' solves
+    pass them in line (0 = no limit beyond ``workers``)."""
+    respawn_backoff: float = 1.0
+    """Seconds before a worker that failed to start is tried again; doubled after each further
+    failure (at most 5 minutes), so a broken install is retried, not respawned in a loop."""
     value_optimal_time_limit: float = 5.0
     """Seconds ``/api/value`` lets the optimal solver run when a request asks for the optimum."""
     max_body_bytes: int = 64 * 1024
@@ -103,6 +135,12 @@ class ServerConfig:
             )
         if self.queue < 0:
             raise PuzzleError(f"queue must be 0 or more, got {self.queue}")
+        for name in ("client_waiting", "client_running", "worker_memory_limit"):
+            if getattr(self, name) < 0:
+                raise PuzzleError(f"{name} must be 0 (no limit) or more, got {getattr(self, name)}")
+        for name in ("overrun_margin", "shutdown_timeout", "respawn_backoff"):
+            if not getattr(self, name) >= 0:
+                raise PuzzleError(f"{name} must be 0 or more seconds, got {getattr(self, name)}")
         if not self.result_ttl > 0 or self.max_results < 1:
             raise PuzzleError(
                 f"need result_ttl > 0 and max_results >= 1, got {self.result_ttl} and {self.max_results}"
@@ -117,6 +155,13 @@ class ServerConfig:
             raise PuzzleError(
                 f"need 0 < default_max_nodes ({self.default_max_nodes}) <= max_max_nodes ({self.max_max_nodes})"
             )
+
+    @property
+    def worker_memory_limit(self) -> int:
+        """Each worker's address-space limit in MiB (0 = none): ``worker_memory_mib`` resolved."""
+        if self.worker_memory_mib is not None:
+            return self.worker_memory_mib
+        return _default_worker_memory(self.workers)
 
     @property
     def threads_per_worker(self) -> int:
