@@ -281,7 +281,7 @@ def test_job_api_reports_place_and_wait_then_the_answer() -> None:
 
 def test_a_failed_job_reports_the_status_the_blocking_call_gives() -> None:
     with client_for(bfs_solve) as c:
-        body = {"puzzle": "cube3", "state": "R", "search": "astar"}
+        body = {"puzzle": "cube3", "state": "R", "search": "mcts"}  # registered; the fake refuses it
         job_id = c.post("/api/jobs", json=body).json()["id"]
         deadline = time.time() + 10
         while (view := c.get(f"/api/jobs/{job_id}").json())["status"] != "failed" and time.time() < deadline:
@@ -291,14 +291,15 @@ def test_a_failed_job_reports_the_status_the_blocking_call_gives() -> None:
             view["error"] == {"status": 400, "detail": blocking.json()["detail"]}
             and blocking.status_code == 400
         )
-        assert "unknown search 'astar'" in view["error"]["detail"]
+        assert "unknown search 'mcts'" in view["error"]["detail"]
         bad = c.post("/api/jobs", json={"puzzle": "cube3", "state": "UUUU"})  # refused before it queues
         assert bad.status_code == 400 and c.get("/api/info").json()["pool"]["completed"] == 2
 
 
 def test_concurrent_blocking_solves_wait_their_turn_at_default_settings() -> None:
-    """Eight simultaneous POST /api/solve on one worker at the default queue: every one answered
-    200 with a replayable solution, none refused; the later ones say how long they waited."""
+    """Eight simultaneous POST /api/solve from one client on one worker at the default queue (the
+    client's own waiting limit raised to let them all in): every one answered 200 with a
+    replayable solution, none refused; the later ones say how long they waited."""
     p = pz.make("puzzle8")
 
     def slow(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
@@ -309,7 +310,7 @@ def test_concurrent_blocking_solves_wait_their_turn_at_default_settings() -> Non
         p.format(p.apply_moves(p.goal(), p.parse_moves(m)))
         for m in ("D", "R", "D R", "R D", "D D", "R R", "D R U", "R D L")
     ]
-    with client_for(slow) as c:
+    with client_for(slow, client_waiting=len(states)) as c:
         results: list[Any] = [None] * len(states)
 
         def post(i: int) -> None:

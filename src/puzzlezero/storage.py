@@ -428,7 +428,8 @@ def _mark_holder(fd: int) -> None:
 
 def lock_folder(folder: str | os.PathLike[str], what: str = "training run") -> Any:
     """Take the lock of ``folder`` (the file ``folder/.lock``, created with the folder) without
-    waiting; returns the lock (``.release()`` it when done; the process's exit releases it too).
+    waiting; returns the lock, held while it is referenced (``.release()`` it when done; the
+    process's exit releases it too).
     Raises :class:`FileBusyError` naming the folder and the pid of the process that holds it.
     Within one process the lock is re-entrant: a second take counts and needs a second release."""
     from filelock import FileLock, Timeout

@@ -47,6 +47,15 @@ def _default_worker_memory(workers: int) -> int:
     return max(4096, int(total / 2 / max(1, workers)) >> 20)
 
 
+def _default_worker_memory(workers: int) -> int:
+    """Half of the machine's memory shared among ``workers``, at least 4 GiB, in MiB (0: unknown)."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return 0
+    return max(4096, int(total / 2 / max(1, workers)) >> 20)
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """Everything ``create_app`` needs; every field has a safe default for a laptop."""
@@ -80,6 +89,28 @@ class ServerConfig:
     grace_seconds: float = 15.0
     """Extra wall time after a running solve's ``time_limit`` (model loading) before it is answered
     504; counted from when a worker takes the solve, never while it waits in line."""
+    overrun_margin: float = 5.0
+    """Seconds a solve answered 504 (past its wall limit) may still hold its worker process before the
+    worker is terminated (SIGTERM, then SIGKILL) and replaced; a frozen or runaway search costs at
+    most this much beyond its limit."""
+    shutdown_timeout: float = 10.0
+    """Seconds a stopping server gives running solves to end (``SolvePool.aclose``); then their
+    workers are killed."""
+    worker_memory_mib: int | None = None
+    """Address-space limit of each worker process in MiB (``RLIMIT_AS``; 0 = none): a search that
+    needs more fails with a named error instead of the machine swapping or the OS killing a
+    worker. ``None``: half of the machine's memory shared among the workers, at least 4 GiB (a
+    cube3 worker with the shipped model maps 0.7 GiB when idle, at most 1.8 GiB during a default
+    2M-node solve and 3.3 GiB at the 10M-node cap); see :attr:`worker_memory_limit`."""
+    client_waiting: int = 4
+    """Solves one client (by peer address) may have waiting in line; one more gets HTTP 429
+    (0 = no limit beyond ``queue``)."""
+    client_running: int = 1
+    """Solves one client may have running at once; its others wait while other clients' solves
+    pass them in line (0 = no limit beyond ``workers``)."""
+    respawn_backoff: float = 1.0
+    """Seconds before a worker that failed to start is tried again; doubled after each further
+    failure (at most 5 minutes), so a broken install is retried, not respawned in a loop."""
     overrun_margin: float = 5.0
     """Seconds a solve answered 504 (past its wall limit) may still hold its worker process before the
     worker is terminated (SIGTERM, then SIGKILL) and replaced; a frozen or runaway search costs at
@@ -141,6 +172,12 @@ class ServerConfig:
         for name in ("overrun_margin", "shutdown_timeout", "respawn_backoff"):
             if not getattr(self, name) >= 0:
                 raise PuzzleError(f"{name} must be 0 or more seconds, got {getattr(self, name)}")
+        for name in ("client_waiting", "client_running", "worker_memory_limit"):
+            if getattr(self, name) < 0:
+                raise PuzzleError(f"{name} must be 0 (no limit) or more, got {getattr(self, name)}")
+        for name in ("overrun_margin", "shutdown_timeout", "respawn_backoff"):
+            if not getattr(self, name) >= 0:
+                raise PuzzleError(f"{name} must be 0 or more seconds, got {getattr(self, name)}")
         if not self.result_ttl > 0 or self.max_results < 1:
             raise PuzzleError(
                 f"need result_ttl > 0 and max_results >= 1, got {self.result_ttl} and {self.max_results}"
@@ -155,6 +192,13 @@ class ServerConfig:
             raise PuzzleError(
                 f"need 0 < default_max_nodes ({self.default_max_nodes}) <= max_max_nodes ({self.max_max_nodes})"
             )
+
+    @property
+    def worker_memory_limit(self) -> int:
+        """Each worker's address-space limit in MiB (0 = none): ``worker_memory_mib`` resolved."""
+        if self.worker_memory_mib is not None:
+            return self.worker_memory_mib
+        return _default_worker_memory(self.workers)
 
     @property
     def worker_memory_limit(self) -> int:
