@@ -511,6 +511,12 @@ class SearchSpec:
     #: the search's own settings where a puzzle's defaults (sized for its usual search) do not fit
     #: it: ``weight``, ``batch``, ``max_nodes``, ``time_limit``; a named setting overrides them
     defaults: tuple[tuple[str, Any], ...] = ()
+    #: its peak memory before it runs, ``"module:function"`` (or the function) called as
+    #: ``f(puzzle, options, instances) -> bytes`` (:mod:`puzzlezero.budget`); ``None``: a node
+    #: table of ``max_nodes`` a state where the node cap applies, else :data:`FIXED_SEARCH_BYTES`
+    memory: str | Callable | None = None
+    #: the option to lower when that estimate is above the memory budget
+    memory_lower: str = "--max-nodes"
 
 
 @dataclass(frozen=True)
@@ -621,12 +627,20 @@ SEARCHES: dict[str, SearchSpec] = {
         1,
         "batch weighted A* (DeepCubeA)",
         weighted=True,
+        memory="puzzlezero.search.bwas:memory_estimate",
         goals=True,
         macros=True,
         options=("images",),
     ),
     "gbfs": SearchSpec(
-        "puzzlezero.search:gbfs", _run_gbfs, True, 64, "greedy best-first", goals=True, macros=True
+        "puzzlezero.search:gbfs",
+        _run_gbfs,
+        True,
+        64,
+        "greedy best-first",
+        goals=True,
+        macros=True,
+        memory="puzzlezero.search.gbfs:memory_estimate",
     ),
     "qstar": SearchSpec(
         "puzzlezero.search.qstar:qstar",
@@ -635,6 +649,7 @@ SEARCHES: dict[str, SearchSpec] = {
         1,
         "Q* search: BWAS with one Q-network call per expansion",
         heuristic_kind="q",
+        memory="puzzlezero.search.bwas:memory_estimate",
         weighted=True,
         goals=True,
         options=("images",),
@@ -662,6 +677,8 @@ SEARCHES: dict[str, SearchSpec] = {
         1,
         "batched beam search (CayleyPy)",
         goals=True,
+        memory="puzzlezero.search.beam:memory_estimate",
+        memory_lower="--beam-width",
         macros=True,
         options=("images",),
     ),
@@ -672,6 +689,8 @@ SEARCHES: dict[str, SearchSpec] = {
         1,
         "beam search ranking children by one Q-network call per beam state",
         heuristic_kind="q",
+        memory="puzzlezero.search.beam:memory_estimate",
+        memory_lower="--beam-width",
         goals=True,
         options=("images",),
     ),
@@ -684,6 +703,8 @@ SEARCHES: dict[str, SearchSpec] = {
         "(EfficientCube; a model trained with objective=efficientcube)",
         heuristic_kind="policy",
         goals=True,
+        memory="puzzlezero.search.beam:memory_estimate",
+        memory_lower="--beam-width",
     ),
     "layered": SearchSpec(
         "puzzlezero.search.layered:layered",
@@ -694,6 +715,7 @@ SEARCHES: dict[str, SearchSpec] = {
         "heuristic per goal (--model layer1=DIR,layer2=DIR,solved=DIR, or one multi-head model)",
         per_goal=True,
         macros=True,
+        memory="puzzlezero.search.bwas:memory_estimate",
         # the seed's (lambda, B) = (0.2, 100); its 600,000 nodes per layer search left 6 of the first
         # 100 DeepCubeA test cubes unsolved with the shipped models, all in the last stage (the most
         # took 2.49M nodes, 44 s): 5M per stage and 120 s for the solve
@@ -706,6 +728,7 @@ SEARCHES: dict[str, SearchSpec] = {
         1,
         "Monte Carlo tree search (PUCT, virtual loss): the policy as prior, the value at leaves",
         heuristic_kind="policy_value",
+        memory="puzzlezero.search.mcts:memory_estimate",
         options=("mcts_c", "mcts_leaves", "mcts_virtual_loss", "mcts_max_value", "policy_temperature"),
     ),
     "group": SearchSpec(
@@ -724,6 +747,7 @@ SEARCHES: dict[str, SearchSpec] = {
         "sliding puzzles: rows and columns home a pair of tiles at a time, each pair by breadth-first "
         "search; any board, 1.6-1.8 times the optimal length, no model",
         node_cap=False,
+        memory="puzzlezero.search.reduction:memory_estimate",
     ),
 }
 
@@ -1162,7 +1186,10 @@ def resolve_options(
         # a wider beam than the default's keeps the default's number of steps: the default node
         # cap grows with the width (the time limit still bounds it); a cap given is kept as given
         cap = max(cap, -(-cap * _widest(beam_width) // _widest(d.beam_width)))
-    return SolveOptions(
+        scaled = cap > d.max_nodes
+    else:
+        scaled = False
+    opts = SolveOptions(
         search=search,
         heuristic=heuristic if spec.needs_heuristic else None,
         model=model,
@@ -1179,6 +1206,14 @@ def resolve_options(
         macros=_check_macros(puzzle, search, spec, macros),
         shortcut=shortcut,
     )
+    if scaled and cap is not None:  # the scaled cap, within the memory budget (not below the puzzle's)
+        from puzzlezero.budget import memory_budget
+        from puzzlezero.search.beam import max_nodes_within
+
+        room = memory_budget() - _network_bytes(spec, opts)
+        cap = max(d.max_nodes, min(cap, max_nodes_within(puzzle, opts, room)))
+        opts = replace(opts, max_nodes=cap)
+    return opts
 
 
 def _widths(beam_width: int | Sequence[int]) -> int | tuple[int, ...]:
@@ -1580,6 +1615,7 @@ def solve_many(
     if not checked:
         return []
     arr = np.stack(checked)
+    check_memory(p, opts, min(together or spec.together, arr.shape[0]))
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
     h: Any = None
     if spec.needs_heuristic and opts.heuristic and spec.per_goal:
@@ -1608,6 +1644,72 @@ def solve_many(
         if on_results is not None:
             on_results(results)
     return out
+
+
+#: the estimate of a search that has none and no node cap (group, optimal, kociemba: their tables
+#: are built ahead, ``puzzlezero pdb build``, and loaded as they are; the cube's group table takes
+#: tens of KiB)
+FIXED_SEARCH_BYTES = 256 << 20
+
+
+def memory_estimate(p: Puzzle, search: str, o: SolveOptions, instances: int = 1) -> int:
+    """Peak bytes of one call of ``search`` with options ``o`` on ``instances`` states: its
+    :attr:`SearchSpec.memory` estimate, plus a network's batch where the heuristic is a network
+    (:func:`puzzlezero.budget.check` compares it with the budget)."""
+    from puzzlezero import budget
+
+    spec = SEARCHES[search]
+    if spec.memory is not None:
+        out = int(resolve_entry(spec.memory, f"memory estimate of search {search!r}")(p, o, instances))
+    elif spec.node_cap and o.max_nodes is not None:
+        from puzzlezero.search.table import table_bytes
+
+        out = table_bytes(budget.state_bytes(p), max(1, instances) * o.max_nodes)
+    else:
+        out = FIXED_SEARCH_BYTES
+    return out + _network_bytes(spec, o)
+
+
+def _network_bytes(spec: SearchSpec, o: SolveOptions) -> int:
+    """What the search's heuristic adds at its peak: a network's batch, where it is a network."""
+    from puzzlezero.budget import NETWORK_BATCH_BYTES
+
+    h_spec = HEURISTICS.get(o.heuristic or "")
+    uses_network = spec.needs_heuristic and o.heuristic and (h_spec is None or h_spec.uses_model)
+    return NETWORK_BATCH_BYTES if uses_network else 0
+
+
+def check_memory(p: Puzzle, o: SolveOptions, instances: int = 1) -> None:
+    """Refuse, before anything is allocated, a solve whose search (on ``instances`` states a
+    call), fallback search or shortcut pass would need more memory than the budget
+    (:func:`puzzlezero.budget.memory_budget`): :class:`~puzzlezero.errors.MemoryBudgetError`
+    names the estimate, the budget and the option to lower. They run one after the other, so
+    each is checked on its own."""
+    from puzzlezero import budget
+
+    spec = SEARCHES[o.search]
+    if reads_beam_width(o.search):
+        what = f"{o.search} search of width {_widest(o.beam_width):,}"
+    elif o.max_nodes is not None and spec.node_cap:
+        what = f"{o.search} search of {o.max_nodes:,} nodes"
+    else:
+        what = f"{o.search} search"
+    n = budget.guises(p, o)
+    more = [f"{n} guises a state"] if n > 1 else []
+    more += [f"{instances} states a call"] if instances > 1 else []
+    what += f" on {p.name}" + (f" ({', '.join(more)})" if more else "")
+    budget.check(memory_estimate(p, o.search, o, instances), what, spec.memory_lower)
+    if o.fallback is not None:
+        fb = replace(o, search=o.fallback, heuristic=None, max_nodes=None, options=())
+        budget.check(
+            memory_estimate(p, o.fallback, fb), f"fallback search {o.fallback} on {p.name}", "--no-fallback"
+        )
+    if o.shortcut:
+        from puzzlezero.search.shortcut import memory_estimate as shortcut_bytes
+
+        budget.check(
+            shortcut_bytes(p, o.shortcut), f"shortcut pass of {o.shortcut:,} states on {p.name}", "--shortcut"
+        )
 
 
 _WARM: set[tuple[Any, ...]] = set()

@@ -133,7 +133,7 @@ BeamWidthOpt = Annotated[
         help="Beam search width W (states kept per step), or several, e.g. 500,5000: an anytime "
         "schedule of beams, each looking only for shorter solutions within the time limit; "
         "default: the puzzle's. A wider beam raises the default --max-nodes in proportion, so it "
-        "runs as many steps.",
+        "runs as many steps (as far as the memory budget allows).",
         show_default=False,
     ),
 ]
@@ -143,6 +143,29 @@ MaxNodesOpt = Annotated[
 TimeLimitOpt = Annotated[
     float | None, typer.Option("--time-limit", help="Seconds per search call.", show_default=False)
 ]
+MemoryBudgetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-budget",
+        help="Refuse a search or a model whose estimated peak memory is above this: 4GiB, 512MiB, "
+        "bytes, or off (default: $PUZZLEZERO_MEMORY_BUDGET, else half the machine's memory, at "
+        "most what is available).",
+        show_default=False,
+    ),
+]
+
+
+def use_memory_budget(text: str | None) -> None:
+    """Set the memory budget of ``--memory-budget`` (a bad size is a PuzzleError naming it), in
+    this process and for the processes it starts (Ray tasks)."""
+    if text is None:
+        return
+    import os
+
+    from puzzlezero.budget import ENV, parse_size, set_memory_budget
+
+    set_memory_budget(parse_size(text, "--memory-budget"))
+    os.environ[ENV] = text
 
 
 def _option(name: str, kind: type) -> Any:
@@ -226,6 +249,7 @@ def solve_cmd(
     beam_width: BeamWidthOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,
+    memory_budget: MemoryBudgetOpt = None,
     anytime: AnytimeOpt = None,
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
@@ -245,6 +269,7 @@ def solve_cmd(
     """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
     from puzzlezero.solver import read_state, solve
 
+    use_memory_budget(memory_budget)
     p = make(puzzle)
     start = read_state(p, read_state_text(state))
     r = solve(
@@ -338,6 +363,7 @@ def bench_cmd(
     beam_width: BeamWidthOpt = None,
     max_nodes: MaxNodesOpt = None,
     time_limit: TimeLimitOpt = None,
+    memory_budget: MemoryBudgetOpt = None,
     anytime: AnytimeOpt = None,
     stages: StagesOpt = None,
     fallback: FallbackOpt = None,
@@ -410,6 +436,7 @@ def bench_cmd(
 
     from puzzlezero.bench import cases_path, load_cases, parse_ids, run_bench
 
+    use_memory_budget(memory_budget)
     p = make(puzzle)
     if prune_dead_squares:
         from puzzlezero.puzzles.sokoban import Sokoban

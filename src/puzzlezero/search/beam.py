@@ -59,10 +59,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from puzzlezero.budget import SearchSettings, guises, state_bytes, widest
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate, evaluate_q
 
-__all__ = ["beam", "pbeam", "qbeam"]
+__all__ = ["beam", "memory_estimate", "pbeam", "qbeam"]
 
 Heuristic = Callable[[np.ndarray], np.ndarray]
 QFunction = Callable[[np.ndarray], np.ndarray]
@@ -156,6 +157,57 @@ def pbeam(
     results are those of :func:`beam`."""
     limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
     return _checked(puzzle, starts, policy, limits, mode="policy").run()
+
+
+#: bytes a child takes in a step beyond three copies of its state (the children, those kept, the
+#: next beam): its instance, parent, action, hash, key, path cost, rank key and the sort orders
+CHILD_BYTES = 144
+#: bytes a beam state keeps for the rest of the search: its key in the visited set (three times while
+#: the set is merged), its parent and its action
+KEPT_BYTES = 3 * 8 + 8 + 2
+
+
+def memory_estimate(puzzle: Puzzle, options: SearchSettings, instances: int = 1) -> int:
+    """Peak bytes of a beam search (beam, qbeam, pbeam; an anytime schedule's widest beam) on
+    ``instances`` states, each with its images: one step's children (``W * num_actions`` an
+    instance, :data:`CHILD_BYTES` and three copies of the state each) and what every step keeps
+    (:data:`KEPT_BYTES` a beam state) for as many steps as the node cap and ``max_steps`` allow
+    (a network's batch is the solver's to add). Calibrated with tracemalloc on cube3 with a NumPy
+    heuristic: W 10,000, 30 steps: estimated 46.9 MB, measured 37.8 MB; puzzle48 W 20,000, 100
+    steps: estimated 91.3 MB, measured 69.8 MB (tests/test_budget.py checks such settings within
+    0.8-3x)."""
+    b = max(1, int(instances)) * guises(puzzle, options)
+    width, a, s = widest(options.beam_width), puzzle.num_actions, state_bytes(puzzle)
+    steps = options.max_steps
+    if options.max_nodes is not None:
+        steps = min(steps, max(1, (options.max_nodes - 1) // (a * width)))
+    step = b * width * a * (3 * s + CHILD_BYTES)
+    kept = b * width * steps * KEPT_BYTES
+    return step + kept
+
+
+def max_nodes_within(puzzle: Puzzle, options: SearchSettings, nbytes: int, instances: int = 1) -> int:
+    """The largest node cap under which :func:`memory_estimate` stays within ``nbytes`` (at least
+    one step's nodes: a wider beam than that fits is refused by the estimate, not the cap)."""
+    b = max(1, int(instances)) * guises(puzzle, options)
+    width, a = widest(options.beam_width), puzzle.num_actions
+    fixed = memory_estimate(puzzle, _one_step(options), instances)
+    steps = max(1, (nbytes - fixed) // max(1, b * width * KEPT_BYTES))
+    return 1 + a * width * int(steps)
+
+
+class _OneStep:
+    """``options`` with one step: :func:`max_nodes_within`'s fixed part of the estimate."""
+
+    def __init__(self, options: SearchSettings) -> None:
+        self._o = options
+
+    def __getattr__(self, name: str) -> object:
+        return 1 if name == "max_steps" else getattr(self._o, name)
+
+
+def _one_step(options: SearchSettings) -> SearchSettings:
+    return _OneStep(options)  # type: ignore[return-value]
 
 
 def _checked(

