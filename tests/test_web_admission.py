@@ -285,19 +285,49 @@ def test_a_client_that_disconnects_leaves_the_line() -> None:
         url = f"http://127.0.0.1:{port}"
         try:
             assert httpx.post(f"{url}/api/jobs", json=BLOCKING).json()["status"] == "running"
-            body = json.dumps(BODY).encode()
-            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-                sock.sendall(
-                    f"POST /api/solve HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-                    f"Content-Length: {len(body)}\r\n\r\n".encode()
-                    + body
-                )
-                until(lambda: httpx.get(f"{url}/api/info").json()["pool"]["waiting"] == 1)
+            send_and_close(
+                port, "/api/solve", BODY, lambda: httpx.get(f"{url}/api/info").json()["pool"]["waiting"] == 1
+            )
             until(lambda: httpx.get(f"{url}/api/info").json()["pool"]["waiting"] == 0)  # closed: it left
             assert httpx.get(f"{url}/api/info").json()["pool"]["running"] == 1
             assert len(fake.calls) == 1  # the solve never ran
         finally:
             fake.open()
+
+
+def sleeps_its_time_limit(
+    puzzle: Puzzle, state: np.ndarray, *, time_limit: float, **options: Any
+) -> FakeResult:
+    """A search that uses its whole time limit (module level: worker processes import it)."""
+    time.sleep(time_limit)
+    return bfs_solve(puzzle, state)
+
+
+def send_and_close(port: int, path: str, body: dict[str, Any], sent: Callable[[], bool]) -> None:
+    """POST ``body`` on a raw connection, wait until ``sent()`` says the server has it, close."""
+    data = json.dumps(body).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
+        until(sent, 30)
+
+
+def test_a_client_that_disconnects_while_its_solve_runs_frees_the_worker() -> None:
+    """A real worker process: the running search of a client that went away is stopped and its
+    worker replaced, instead of searching for its whole minute."""
+    app = create_app(ServerConfig(workers=1, queue=4), solve_fn=sleeps_its_time_limit)
+    with uvicorn_server(app) as port:
+        url = f"http://127.0.0.1:{port}"
+        until(lambda: httpx.get(f"{url}/healthz").json()["ready"] == 1, 60)
+        first = httpx.get(f"{url}/healthz").json()["pids"]
+        busy = lambda: httpx.get(f"{url}/healthz").json()["busy"] == 1  # noqa: E731
+        send_and_close(port, "/api/solve", {**BODY, "time_limit": 60}, busy)
+        until(lambda: httpx.get(f"{url}/healthz").json()["restarts"] == 1)  # stopped, replaced
+        health = httpx.get(f"{url}/healthz").json()
+        assert health["busy"] == 0 and not set(first) & set(health["pids"])
 
 
 def test_a_waiting_job_nobody_polls_leaves_the_line() -> None:
