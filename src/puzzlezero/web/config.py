@@ -22,9 +22,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ServerConfig", "find_node_modules", "has_shipped_model", "policy_only"]
+__all__ = ["LOOPBACK_HOSTS", "ServerConfig", "find_node_modules", "has_shipped_model", "policy_only"]
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+
+#: the names of this machine seen from itself: the hosts a server bound to loopback answers to
+LOOPBACK_HOSTS: tuple[str, ...] = ("localhost", "127.0.0.1", "::1", "[::1]")
 
 #: the three folders of ``node_modules`` the cube page needs; nothing else under it is served
 VENDOR_DIRS: dict[str, str] = {
@@ -36,15 +39,6 @@ VENDOR_DIRS: dict[str, str] = {
 
 def _default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
-
-
-def _default_worker_memory(workers: int) -> int:
-    """Half of the machine's memory shared among ``workers``, at least 4 GiB, in MiB (0: unknown)."""
-    try:
-        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
-        return 0
-    return max(4096, int(total / 2 / max(1, workers)) >> 20)
 
 
 def _default_worker_memory(workers: int) -> int:
@@ -111,28 +105,6 @@ class ServerConfig:
     respawn_backoff: float = 1.0
     """Seconds before a worker that failed to start is tried again; doubled after each further
     failure (at most 5 minutes), so a broken install is retried, not respawned in a loop."""
-    overrun_margin: float = 5.0
-    """Seconds a solve answered 504 (past its wall limit) may still hold its worker process before the
-    worker is terminated (SIGTERM, then SIGKILL) and replaced; a frozen or runaway search costs at
-    most this much beyond its limit."""
-    shutdown_timeout: float = 10.0
-    """Seconds a stopping server gives running solves to end (``SolvePool.aclose``); then their
-    workers are killed."""
-    worker_memory_mib: int | None = None
-    """Address-space limit of each worker process in MiB (``RLIMIT_AS``; 0 = none): a search that
-    needs more fails with a named error instead of the machine swapping or the OS killing a
-    worker. ``None``: half of the machine's memory shared among the workers, at least 4 GiB (a
-    cube3 worker with the shipped model maps 0.7 GiB when idle, at most 1.8 GiB during a default
-    2M-node solve and 3.3 GiB at the 10M-node cap); see :attr:`worker_memory_limit`."""
-    client_waiting: int = 4
-    """Solves one client (by peer address) may have waiting in line; one more gets HTTP 429
-    (0 = no limit beyond ``queue``)."""
-    client_running: int = 1
-    """Solves one client may have running at once; its others wait while other clients' solves
-    pass them in line (0 = no limit beyond ``workers``)."""
-    respawn_backoff: float = 1.0
-    """Seconds before a worker that failed to start is tried again; doubled after each further
-    failure (at most 5 minutes), so a broken install is retried, not respawned in a loop."""
     value_optimal_time_limit: float = 5.0
     """Seconds ``/api/value`` lets the optimal solver run when a request asks for the optimum."""
     max_body_bytes: int = 64 * 1024
@@ -154,6 +126,16 @@ class ServerConfig:
     node_modules: Path | None = None
     """Where ``npm ci`` put ``node_modules``; ``None`` = look beside the repository and in the cwd; a
     folder without cubing.js turns the 3-D view off (the page draws SVG)."""
+    allowed_hosts: tuple[str, ...] = field(default_factory=lambda: LOOPBACK_HOSTS)
+    """Host names (or addresses) requests may be addressed to, without the port; a request with
+    another ``Host`` header gets HTTP 400 (a web page elsewhere cannot reach a loopback server
+    through a DNS name of its own: DNS rebinding). ``"*.example.org"`` allows the subdomains,
+    ``"*"`` any host. Default: the loopback names; ``puzzlezero serve`` adds the names it is served
+    under (``--allowed-host``)."""
+    job_idle_timeout: float = 120.0
+    """Seconds a waiting job (``POST /api/jobs``) keeps its place in line without its client
+    polling ``GET /api/jobs/{id}``; then it leaves the line (status ``cancelled``). The pages poll
+    every second."""
 
     def __post_init__(self) -> None:
         from puzzlezero.errors import PuzzleError
@@ -166,12 +148,6 @@ class ServerConfig:
             )
         if self.queue < 0:
             raise PuzzleError(f"queue must be 0 or more, got {self.queue}")
-        for name in ("client_waiting", "client_running", "worker_memory_limit"):
-            if getattr(self, name) < 0:
-                raise PuzzleError(f"{name} must be 0 (no limit) or more, got {getattr(self, name)}")
-        for name in ("overrun_margin", "shutdown_timeout", "respawn_backoff"):
-            if not getattr(self, name) >= 0:
-                raise PuzzleError(f"{name} must be 0 or more seconds, got {getattr(self, name)}")
         for name in ("client_waiting", "client_running", "worker_memory_limit"):
             if getattr(self, name) < 0:
                 raise PuzzleError(f"{name} must be 0 (no limit) or more, got {getattr(self, name)}")
@@ -192,13 +168,17 @@ class ServerConfig:
             raise PuzzleError(
                 f"need 0 < default_max_nodes ({self.default_max_nodes}) <= max_max_nodes ({self.max_max_nodes})"
             )
-
-    @property
-    def worker_memory_limit(self) -> int:
-        """Each worker's address-space limit in MiB (0 = none): ``worker_memory_mib`` resolved."""
-        if self.worker_memory_mib is not None:
-            return self.worker_memory_mib
-        return _default_worker_memory(self.workers)
+        if not self.job_idle_timeout > 0:
+            raise PuzzleError(f"job_idle_timeout must be positive, got {self.job_idle_timeout}")
+        for host in self.allowed_hosts:
+            if (
+                not host
+                or "*" in host[1:]
+                or (host.startswith("*") and host != "*" and not host.startswith("*."))
+            ):
+                raise PuzzleError(
+                    f"allowed host {host!r}: give a name or address, '*.domain' for its subdomains or '*' for any"
+                )
 
     @property
     def worker_memory_limit(self) -> int:
