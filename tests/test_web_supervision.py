@@ -259,6 +259,14 @@ def test_a_job_that_raises_system_exit_or_runs_out_of_memory_leaves_its_worker_s
         assert oom["kind"] == "MemoryBudgetError" and "each worker may map 1024 MiB" in oom["error"]
         again = (await pool.solve(job(), 60.0))["ok"]
         assert again["pid"] == limit["pid"] and pool.spawned == 1  # the same worker, never replaced
+        p8 = pz.make("puzzle8")
+        state = p8.apply_moves(p8.goal(), p8.parse_moves("D R"))
+        value = await pool.solve(
+            SolveJob("puzzle8", state, {"heuristic": "misplaced", "optimal": False}, "value"), 60
+        )
+        assert (
+            value["ok"]["puzzle"] == "puzzle8" and value["ok"]["value"] > 0
+        )  # cost_to_go.value in the worker
 
     run_pool(body, solve_fn=address_limit, worker_memory_mib=1024)
 

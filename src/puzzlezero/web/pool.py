@@ -183,7 +183,9 @@ def _init_worker(
                 spec = SEARCHES[opts.fallback]
                 spec.run(resolve_entry(spec.entry, opts.fallback), p, p.goals(1), None, opts)
         except BaseException as exc:  # noqa: BLE001 - a request will report it; the worker serves others
-            log.warning("could not preload the %s model: %s: %s", name, type(exc).__name__, exc)
+            log.warning(
+                "could not warm up %s (its requests will say why): %s: %s", name, type(exc).__name__, exc
+            )
 
 
 def run_job(job: SolveJob, solve_fn: SolveFn | None = None) -> dict[str, Any]:
