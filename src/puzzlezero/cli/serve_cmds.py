@@ -9,9 +9,11 @@ from __future__ import annotations
 import ipaddress
 import math
 import socket
+import time
 from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import Annotated
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +21,9 @@ from puzzlezero.cli.main import app, fail
 from puzzlezero.errors import PuzzleError
 from puzzlezero.registry import spec
 from puzzlezero.web.config import LOOPBACK_HOSTS, ServerConfig
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 #: bind addresses that mean "every interface"
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
@@ -87,6 +92,30 @@ def served_hosts(bind: str, extra: list[str]) -> tuple[tuple[str, ...], str]:
     hosts += extra
     allowed = tuple(dict.fromkeys(h.lower() for h in hosts if h))
     return allowed, note
+
+
+def run_server(app: FastAPI, host: str, port: int, log_level: str) -> None:
+    """Run ``app`` on uvicorn until SIGTERM or Ctrl-C. Open requests get the app's
+    ``shutdown_timeout`` to end, and the app notes when the stop began
+    (``app.state.stopping_since``), so its pool gets only what is left of the same timeout."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if app.state.stopping_since is None:
+                app.state.stopping_since = time.monotonic()
+            super().handle_exit(sig, frame)
+
+    timeout = math.ceil(app.state.config.shutdown_timeout)
+    server = Server(
+        uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=timeout)
+    )
+    try:
+        server.run()
+    except KeyboardInterrupt:  # a second Ctrl-C
+        pass
+    if not server.started:
+        raise fail("the web server did not start (see the log above)", 1)
 
 
 def _default(name: str) -> object:
@@ -187,7 +216,7 @@ def serve(
             min=0,
             help="Memory limit of each worker process in MiB (its address space: a search that needs "
             "more fails by name instead of the machine swapping); 0 = no limit (default: half of the "
-            "machine's memory shared among the workers, at least 3072).",
+            "machine's memory shared among the workers, at least 4096).",
         ),
     ] = None,
     max_body_bytes: Annotated[
@@ -234,7 +263,7 @@ def serve(
     refuses it (422). The limits below are per request, per client (by address) and per worker.
     """
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 - run_server's
 
         from puzzlezero.web import create_app
     except ImportError as exc:
@@ -272,10 +301,4 @@ def serve(
         f"workers, up to {config.queue} solves waiting in line, {config.client_waiting} waiting and "
         f"{config.client_running} running per client); answering to Host: {', '.join(allowed)}{note}"
     )
-    uvicorn.run(
-        create_app(config),
-        host=host,
-        port=port,
-        log_level=log_level,
-        timeout_graceful_shutdown=math.ceil(config.shutdown_timeout),
-    )
+    run_server(create_app(config), host, port, log_level)
