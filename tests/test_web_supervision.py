@@ -123,6 +123,7 @@ def test_a_killed_worker_fails_only_its_own_job_and_is_replaced() -> None:
     async def body(pool: SolvePool) -> None:
         await ready(pool, 2)
         first_pids = set(pool.health()["pids"])
+        fds = len(os.listdir("/proc/self/fd"))
         doomed = pool.submit(job(60.0, "doomed"), 120.0, "a")
         survivor = pool.submit(job(3.0, "survivor"), 120.0, "b")
         await until(lambda: doomed.status == survivor.status == "running")
@@ -139,6 +140,7 @@ def test_a_killed_worker_fails_only_its_own_job_and_is_replaced() -> None:
         after = [pool.submit(job(0.0, f"after{i}"), 60.0, f"c{i}") for i in range(2)]
         pids = {(await pool.result(t))["ok"]["pid"] for t in after}
         assert pids <= set(health["pids"]) and pool.completed == 4
+        assert len(os.listdir("/proc/self/fd")) == fds  # the dead worker's pipe and handle were freed
 
     run_pool(body, workers=2)
 

@@ -346,10 +346,7 @@ class _Worker:
     start_error: str | None = None
     alive: bool = True
     """Its process has not been seen to exit."""
-
-    @property
-    def pid(self) -> int | None:
-        return None if self.process is None else self.process.pid
+    pid: int | None = None
 
 
 class SolvePool:
@@ -427,7 +424,7 @@ class SolvePool:
         process = ctx.Process(target=_worker_main, args=args, name=f"pz-solve-{self.spawned}")
         process.start()
         theirs.close()  # the worker holds the only other end: its death closes the pipe
-        worker = _Worker(process=process, conn=ours)
+        worker = _Worker(process=process, conn=ours, pid=process.pid)
         self._workers.append(worker)
         threading.Thread(
             target=self._read, args=(worker,), name=f"pz-pipe-{process.pid}", daemon=True
@@ -793,8 +790,11 @@ class SolvePool:
             self._workers.remove(worker)
         if self._closed:
             return
-        assert worker.process is not None
+        assert worker.process is not None and worker.conn is not None
         how = _exit_text(worker.process.exitcode)
+        worker.conn.close()  # its reader thread has ended: free the pipe and the process handle
+        with contextlib.suppress(ValueError):
+            worker.process.close()
         if worker.ticket is not None:
             ticket = self._release(worker)
             if worker.stopping is None:
