@@ -478,24 +478,52 @@ def test_serve_help_documents_every_limit(capsys: pytest.CaptureFixture[str]) ->
 def test_serve_applies_the_limits_and_the_host_names(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import signal
+
     import uvicorn
 
     from puzzlezero.cli.main import main
 
-    ran: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append({"app": app, **kw}))
+    ran: list[Any] = []
+
+    def run(server: Any, sockets: Any = None) -> None:  # started, then stopped by SIGTERM
+        server.started = True
+        ran.append(server.config)
+        server.handle_exit(signal.SIGTERM, None)
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     args = ["serve", "--executor", "thread", "--client-waiting", "3", "--client-running", "2"]
     args += ["--shutdown-timeout", "7", "--job-idle-timeout", "30", "--allowed-host", "pz.example.org"]
     assert main(args) == 0
-    config = ran[0]["app"].state.config
-    assert ran[0]["timeout_graceful_shutdown"] == 7 and ran[0]["host"] == "127.0.0.1"
+    app = ran[0].app
+    config = app.state.config
+    assert ran[0].timeout_graceful_shutdown == 7 and ran[0].host == "127.0.0.1"
+    assert app.state.stopping_since is not None  # the pool's share of the 7 s counts from here
     assert (config.client_waiting, config.client_running, config.job_idle_timeout) == (3, 2, 30.0)
     assert config.allowed_hosts == (*LOOPBACK_HOSTS, "pz.example.org")
     assert "answering to Host: localhost, 127.0.0.1, ::1, [::1], pz.example.org" in capsys.readouterr().out
     assert main(["serve", "--host", "0.0.0.0", "--executor", "thread"]) == 0
-    config = ran[1]["app"].state.config
+    config = ran[1].app.state.config
     assert socket.gethostname().lower() in config.allowed_hosts
     assert "answers to this machine's names and addresses" in capsys.readouterr().out
+
+
+def test_the_pool_gets_what_is_left_of_the_shutdown_timeout() -> None:
+    waited: list[float] = []
+    for stopping_for in (None, 3.0, 60.0):
+        c = client_for(Gate(), shutdown_timeout=10.0)
+        pool = c.app.state.pool  # type: ignore[attr-defined]
+        aclose = pool.aclose
+
+        async def spy(timeout: float, aclose: Any = aclose) -> None:
+            waited.append(timeout)
+            await aclose(timeout)
+
+        pool.aclose = spy
+        with c:
+            if stopping_for is not None:  # as the server notes it on SIGTERM
+                c.app.state.stopping_since = time.monotonic() - stopping_for  # type: ignore[attr-defined]
+    assert waited[0] == 10.0 and 0.0 < waited[1] <= 7.0 and waited[2] == 0.0
 
 
 def test_served_hosts_follow_the_bind_address() -> None:

@@ -92,10 +92,12 @@ def _admit(request: Request) -> str:
 
 async def _outcome(request: Request, ticket: Ticket) -> dict[str, Any]:
     """Wait for ``ticket``'s outcome while watching the connection: a client that goes away
-    (or a handler that is cancelled) takes the ticket out of the line, or off its worker.
+    takes the ticket out of the line, or off its worker.
 
-    A worker's ``SystemExit`` or other ``BaseException`` is never re-raised here (it would stop
-    the event loop): it is answered as a server error."""
+    The handler is cancelled only when a stopping server's ``shutdown_timeout`` runs out (uvicorn
+    does not cancel it when the client goes away): the ticket is cancelled too and the client is
+    answered 503. A worker's ``SystemExit`` or other ``BaseException`` is never re-raised here (it
+    would stop the event loop): it is answered as a server error."""
     pool = _pool(request)
     outcome = ticket.outcome
     try:
@@ -106,7 +108,9 @@ async def _outcome(request: Request, ticket: Ticket) -> dict[str, Any]:
                 raise ApiError(499, "the client closed the connection; its request left the line")
     except asyncio.CancelledError:
         pool.cancel(ticket)
-        raise
+        raise ApiError(
+            503, "the server is shutting down and stopped this request; try again shortly"
+        ) from None
     if outcome.cancelled():
         raise ApiError(503, "the request was cancelled: the server is shutting down")
     exc = outcome.exception()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -178,8 +179,10 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
 
     ``solve_fn`` replaces :func:`puzzlezero.solver.solve` (tests); with the process executor it must
     be a picklable module-level function. The worker pool starts with the app (lifespan) and stops
-    with it, within ``config.shutdown_timeout``; while it runs, waiting jobs nobody polls leave the
-    line (``config.job_idle_timeout``).
+    with it: running jobs may end within ``config.shutdown_timeout``, counted from when the server
+    began to stop (``app.state.stopping_since``, which ``puzzlezero serve`` sets on SIGTERM or
+    Ctrl-C, before uvicorn waits for the open requests), so the whole stop takes no longer. While
+    it runs, waiting jobs nobody polls leave the line (``config.job_idle_timeout``).
     """
     config = config or ServerConfig()
     pool = SolvePool(config, solve_fn)
@@ -192,14 +195,16 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
             jobs.sweep()
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         pool.start()
         sweeper = asyncio.create_task(sweep_idle_jobs())
         try:
             yield
         finally:
             sweeper.cancel()
-            pool.close(config.shutdown_timeout)
+            since = app.state.stopping_since
+            spent = 0.0 if since is None else time.monotonic() - since
+            await pool.aclose(max(0.0, config.shutdown_timeout - spent))
 
     app = FastAPI(
         title="puzzlezero",
@@ -212,6 +217,7 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
     app.state.config = config
     app.state.pool = pool
     app.state.jobs = jobs
+    app.state.stopping_since = None  # time.monotonic() when a shutdown began, set by the server
     app.state.node_modules = find_node_modules(config.node_modules)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
     app.add_middleware(ServedHosts, allowed_hosts=config.allowed_hosts)  # outermost: checked first
