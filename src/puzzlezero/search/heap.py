@@ -20,12 +20,13 @@ ENTRY_BYTES = 8 + 8 + 8 + 4
 
 
 def heap_bytes(entries: int) -> int:
-    """Peak bytes of :class:`OpenList` heaps holding ``entries`` entries in all: the arrays double
-    from 1024 (the old and new ones side by side while they are copied)."""
+    """Peak bytes of an :class:`OpenList` that grows to ``entries`` entries a few at a time: the
+    arrays double from 1024 entries, twice a full array's entries while it is copied (pages of the
+    new one are committed as they are written)."""
     cap, peak = 1024, 1024
     while cap < entries:
-        peak, cap = cap + 2 * cap, 2 * cap
-    return ENTRY_BYTES * max(peak, cap)
+        peak, cap = max(entries, 2 * cap), 2 * cap
+    return ENTRY_BYTES * peak
 
 
 @nb.njit(cache=True, inline="always")

@@ -259,17 +259,18 @@ NODE_BYTES = 8 + 4 + 8 + 2 + 4 + 4 + 4
 
 
 def table_bytes(row_bytes: int, nodes: int, capacity: int | None = None) -> int:
-    """Peak bytes of a :class:`NodeTable` that grows to ``nodes`` nodes of ``row_bytes`` bytes
-    from ``capacity`` (the constructor's; ``None``: ``nodes``): the node arrays (old and new ones
-    side by side while they double) and the index (its old and new slots while it grows eightfold,
-    8 to 16 slots a node after the last growth), as :meth:`NodeTable.reserve` allocates them."""
+    """Peak bytes of a :class:`NodeTable` that fills ``nodes`` nodes of ``row_bytes`` bytes a few
+    at a time from ``capacity`` (the constructor's; ``None``: ``nodes``), as
+    :meth:`NodeTable.reserve` grows it: the node arrays as far as they are written (pages of
+    ``np.empty`` are committed only then), twice a full array's nodes while it is copied into one
+    of double the size; and the index, its old and new slots while it grows eightfold (8 to 16
+    slots a node after the last growth, every page of them written by the rebuild)."""
     nodes = max(int(nodes), 1)
-    cap = min(max(int(nodes if capacity is None else capacity), 16), _MAX_NODES)
-    arrays = cap
+    start = cap = min(max(int(nodes if capacity is None else capacity), 16), _MAX_NODES)
+    arrays = min(nodes, cap)
     while cap < nodes and cap < _MAX_NODES:
-        new = min(max(nodes, 2 * cap), _MAX_NODES)
-        arrays, cap = max(arrays, cap + new), new
-    slots = peak_slots = _pow2(2 * min(cap, 1 << 18))
+        arrays, cap = max(nodes, 2 * cap), min(2 * cap, _MAX_NODES)
+    slots = peak_slots = _pow2(2 * min(start, 1 << 18))
     while 2 * nodes > slots:
         new = _pow2(8 * (slots // 2 + 1))
         peak_slots, slots = max(peak_slots, slots + new), new
