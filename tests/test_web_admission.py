@@ -140,6 +140,16 @@ def test_a_request_naming_code_is_refused_and_nothing_is_imported(
     assert not probe_module.exists() and "pz_probe_code" not in sys.modules
 
 
+def test_with_the_real_solver_a_code_name_is_never_imported(probe_module: Path) -> None:
+    """The real solver would import ``module:factory`` (the Python API and CLI feature): through
+    the server it never gets the name."""
+    with client_for(None) as c:
+        for path in ("/api/solve", "/api/jobs", "/api/value"):
+            r = c.post(path, json={**BODY, "heuristic": "pz_probe_code:factory"})
+            assert r.status_code == 422 and "names Python code" in r.json()["detail"]
+    assert not probe_module.exists() and "pz_probe_code" not in sys.modules
+
+
 def test_only_registered_names_are_accepted_and_info_lists_them() -> None:
     fake = Gate()
     with client_for(fake) as c:
