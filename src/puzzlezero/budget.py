@@ -16,6 +16,13 @@ The budget, first found of:
    memory available now, nor more than the address space left under ``RLIMIT_AS`` (a web
    worker's limit).
 
+An estimate is of the memory a search writes at its peak, the bound its options set (every node
+its cap allows, every step its width and ``max_steps`` allow), not what a time limit usually leaves
+of it: a 30-second cube3 solve with the default schedule, estimated at 9.7 GiB for four guises of
+10M nodes, peaked at 0.9 GiB on a 2-core CPU. Arrays that double reserve up to half as much
+address space again before they are written, which a limit on address space (``RLIMIT_AS``)
+counts; its headroom, not the estimate, covers that.
+
 Sizes are read with binary units for ``K``, ``M``, ``G``, ``T`` and ``KiB`` ... ``TiB``, decimal
 ones for ``kB``, ``MB``, ``GB``, ``TB``.
 
