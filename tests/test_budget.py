@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from puzzlezero import budget, solver
 from puzzlezero.budget import format_size, memory_budget, parse_size, set_memory_budget, use_memory_budget
@@ -86,6 +88,42 @@ def test_parse_size_reads_units(text: str | int, nbytes: int) -> None:
 def test_parse_size_refuses_bad_text_by_name(text: str) -> None:
     with pytest.raises(PuzzleError, match="--memory-budget"):
         parse_size(text, "--memory-budget")
+
+
+def _never_raises_other_than_puzzle_error(text: str) -> None:
+    try:
+        out = parse_size(text, "--memory-budget")
+    except PuzzleError as exc:
+        assert "--memory-budget" in str(exc)
+    else:
+        assert isinstance(out, int) and 1 <= out <= budget.UNLIMITED
+
+
+_SIZE_TEXT = st.one_of(
+    st.text(max_size=30),
+    st.from_regex(r"\s*[-+]?[0-9.e]{0,12}\s*[kKmMgGtTpPbBiI]{0,4}\s*", fullmatch=True),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SIZE_TEXT)
+def test_parse_size_answers_any_text_with_a_size_or_a_named_error(text: str) -> None:
+    _never_raises_other_than_puzzle_error(text)
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, deadline=None)
+@given(_SIZE_TEXT)
+def test_parse_size_answers_any_text_with_a_size_or_a_named_error_at_length(text: str) -> None:
+    _never_raises_other_than_puzzle_error(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**6), st.sampled_from(["", "K", "KiB", "kB", "M", "MiB", "MB", "G", "GiB", "GB"]))
+def test_parse_size_reads_whole_numbers_in_every_unit(n: int, unit: str) -> None:
+    factor = {"": 1, "K": 1024, "KiB": 1024, "kB": 1000, "M": MiB, "MiB": MiB, "MB": 10**6}
+    factor |= {"G": GiB, "GiB": GiB, "GB": 10**9}
+    assert parse_size(f"{n}{unit}") == parse_size(f" {n} {unit.lower()} ") == n * factor[unit]
 
 
 def test_parse_size_refuses_non_positive_ints() -> None:
