@@ -115,7 +115,8 @@ def test_five_random_sigkills_then_resume_is_bit_identical(tmp_path, cfg_file, r
     run = tmp_path / "run"
     rng = np.random.default_rng()
     for attempt in range(6):
-        argv = _train_argv(run, cfg_file) if attempt == 0 else _train_argv(run)
+        # killed before its first checkpoint, a run is started again; after it, resumed
+        argv = _train_argv(run) if (run / "checkpoint.pt").exists() else _train_argv(run, cfg_file)
         hook = ["--die-in-checkpoint", str(int(rng.integers(1, 5)))] if attempt % 2 else []
         proc = subprocess.Popen([*CRASH, *hook, "--", *argv], stderr=subprocess.DEVNULL, env=_env())
         try:
@@ -127,6 +128,7 @@ def test_five_random_sigkills_then_resume_is_bit_identical(tmp_path, cfg_file, r
         [*CRASH, "--", *_train_argv(run)], capture_output=True, text=True, timeout=180, env=_env()
     )
     assert done.returncode == 0, done.stderr
+    assert _temps(run) == []
     final, ref = load_checkpoint(run / "checkpoint.pt"), load_checkpoint(reference / "checkpoint.pt")
     assert _same(final.model, ref.model) and _same(final.target, ref.target)
     assert _train_lines(run) == _train_lines(reference)
