@@ -277,6 +277,16 @@ def test_node_cap_and_shortcut_and_images_are_checked() -> None:
         solver.check_memory(p48, solver.resolve_options(p48, shortcut=2_000_000))
 
 
+def test_macros_count_as_actions_of_the_search() -> None:
+    cube = make("cube3")
+    plain = solver.resolve_options(cube, search="beam", beam_width=20_000)
+    macros = solver.resolve_options(cube, search="beam", beam_width=20_000, macros=[[0, 2], [2, 4], [4, 6]])
+    with use_memory_budget(solver.memory_estimate(cube, "beam", plain)):
+        solver.check_memory(cube, plain)
+        with pytest.raises(MemoryBudgetError, match="^beam search of width 20,000 on cube3"):
+            solver.check_memory(cube, macros)
+
+
 def test_every_shipped_puzzle_default_fits_the_default_budget_of_a_24gib_machine() -> None:
     """Solve's and bench's defaults (bench: the search's own instances a call) and every search
     at the puzzle's default settings: nothing that works today is refused."""

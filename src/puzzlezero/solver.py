@@ -1700,7 +1700,12 @@ def check_memory(p: Puzzle, o: SolveOptions, instances: int = 1) -> None:
     more = [f"{n} guises a state"] if n > 1 else []
     more += [f"{instances} states a call"] if instances > 1 else []
     what += f" on {p.name}" + (f" ({', '.join(more)})" if more else "")
-    budget.check(memory_estimate(p, o.search, o, instances), what, spec.memory_lower)
+    sp = p
+    if o.macros:  # the search's actions: the moves and the macros
+        from puzzlezero.puzzles.macros import MacroPuzzle
+
+        sp = MacroPuzzle(p, o.macros)
+    budget.check(memory_estimate(sp, o.search, o, instances), what, spec.memory_lower)
     if o.fallback is not None:
         fb = replace(o, search=o.fallback, heuristic=None, max_nodes=None, options=())
         budget.check(
