@@ -138,5 +138,7 @@ def test_pdb_build_command_builds_loads_and_refuses_by_name(cache, capsys):
     assert "error: unknown --kind 'nosuch'; the kinds are pdb, group, all" in capsys.readouterr().err
     assert main(["pdb", "build", "lightsout7", "--kind", "group"]) == 2
     assert "error: the group solver needs a permutation puzzle" in capsys.readouterr().err
+    assert main(["pdb", "build", "sokoban", "--kind", "all"]) == 0  # what serve --build-tables asks
+    assert capsys.readouterr().out == "sokoban: no pattern database and no group table (nothing to build)\n"
     assert main(["pdb", "build", "nosuch"]) == 2
     assert "unknown puzzle 'nosuch'" in capsys.readouterr().err

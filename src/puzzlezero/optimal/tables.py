@@ -197,8 +197,8 @@ TABLE_KINDS = ("pdb", "group", "all")
 def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
     """Build (or load, where they are built already) the tables of ``kind`` (:data:`TABLE_KINDS`)
     that ``puzzle`` uses, under their locks; returns a line per table kind for people. A puzzle
-    without such a table raises :class:`~puzzlezero.errors.PuzzleError` (``kind="all"`` skips
-    the group table of a puzzle that has none)."""
+    without such a table raises :class:`~puzzlezero.errors.PuzzleError`; ``kind="all"`` builds
+    what the puzzle has and skips the rest (what ``serve --build-tables`` wants)."""
     from puzzlezero.errors import PuzzleError, UnknownNameError
 
     if kind not in TABLE_KINDS:
@@ -208,12 +208,17 @@ def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
         from puzzlezero.optimal import pdb_heuristic
 
         t0 = time.perf_counter()
-        h = pdb_heuristic(puzzle)
-        h(puzzle.goals(1))  # loads what the heuristic reads lazily (the cube2 table)
-        name, nbytes = getattr(h, "name", "pdb"), int(getattr(h, "nbytes", 0))
-        lines.append(
-            f"{puzzle.name}: pdb: {name}, {nbytes / 1e6:,.1f} MB, ready in {time.perf_counter() - t0:,.1f} s"
-        )
+        try:
+            h = pdb_heuristic(puzzle)
+        except UnknownNameError:
+            if kind == "pdb":
+                raise
+        else:
+            h(puzzle.goals(1))  # loads what the heuristic reads lazily (the cube2 table)
+            name, nbytes = getattr(h, "name", "pdb"), int(getattr(h, "nbytes", 0))
+            lines.append(
+                f"{puzzle.name}: pdb: {name}, {nbytes / 1e6:,.1f} MB, ready in {time.perf_counter() - t0:,.1f} s"
+            )
     if kind in ("group", "all"):
         from puzzlezero.search.group import group_table
 
@@ -227,4 +232,4 @@ def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
             lines.append(
                 f"{puzzle.name}: group table, order {table.order:,}, ready in {time.perf_counter() - t0:,.1f} s"
             )
-    return lines
+    return lines or [f"{puzzle.name}: no pattern database and no group table (nothing to build)"]
