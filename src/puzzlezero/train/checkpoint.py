@@ -146,13 +146,18 @@ def check_resumable(
     """Raise :class:`CheckpointMismatchError` naming what differs when ``ckpt`` was written for
     another configuration (any field but the ``free`` ones) or, when ``version`` is given, by
     another puzzlezero version: a run resumed across either would not repeat the iterations of an
-    uninterrupted one. Old checkpoints (without these records) pass."""
-    if ckpt.config_hash and ckpt.config_hash != config_hash(config, free):
-        free = set(free)
+    uninterrupted one. Fields that one side does not know (added in a later version) are not
+    compared, and old checkpoints (without these records) pass."""
+    free = set(free)
+    config = json.loads(json.dumps(config))  # tuples as lists, as the checkpoint keeps them
+    if ckpt.config:
         changed = sorted(
-            k for k in set(ckpt.config) | set(config) if k not in free and ckpt.config.get(k) != config.get(k)
+            k for k in ckpt.config if k in config and k not in free and ckpt.config[k] != config[k]
         )
-        detail = ", ".join(f"{k}: {ckpt.config.get(k)!r} -> {config.get(k)!r}" for k in changed) or "its hash"
+        detail = ", ".join(f"{k}: {ckpt.config[k]!r} -> {config[k]!r}" for k in changed)
+    else:
+        detail = "its hash" if ckpt.config_hash and ckpt.config_hash != config_hash(config, free) else ""
+    if detail:
         raise CheckpointMismatchError(
             f"{path} was written for another configuration ({detail}); resume it with its own "
             f"config.json, or start a new run"
