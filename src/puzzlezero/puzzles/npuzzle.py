@@ -276,7 +276,13 @@ class NPuzzle(Puzzle):
             if tok in ("_", "."):
                 values.append(0)
             elif tok.isascii() and tok.isdigit():
-                values.append(int(tok))
+                digits = tok.lstrip("0") or "0"
+                if len(digits) > 6:  # int() of thousands of digits is slow, then refused
+                    raise InvalidStateError(
+                        f"tile {digits[:20]}... ({len(digits)} digits) is out of range: a {self.name} has "
+                        f"tiles 1..{nn - 1} and 0 for the blank"
+                    )
+                values.append(int(digits))
             else:
                 raise InvalidStateError(
                     f"cannot read {tok[:20]!r} as a tile: write the {nn} tiles as numbers 0..{nn - 1} "
