@@ -456,3 +456,20 @@ def test_shortcut_and_reduction_estimates_against_measured_peaks() -> None:
         format_size(estimate),
         format_size(shortcut_peak),
     )
+
+
+def test_a_default_node_cap_is_lowered_to_fit_a_small_budget_but_a_given_one_is_refused() -> None:
+    p = make("cube3")
+    full = solver.resolve_options(p)
+    with use_memory_budget(2 << 30):
+        lowered = solver.resolve_options(p)
+        assert full.max_nodes is not None and lowered.max_nodes is not None
+        assert solver.MIN_BUDGET_NODES <= lowered.max_nodes < full.max_nodes
+        solver.check_memory(p, lowered)  # the lowered default fits
+        assert solver.memory_estimate(p, lowered.search, lowered) <= 2 << 30
+        bigger = solver.replace(lowered, max_nodes=lowered.max_nodes + 1_000_000)
+        assert solver.memory_estimate(p, bigger.search, bigger) > 2 << 30  # the largest that fits
+        given = solver.resolve_options(p, max_nodes=full.max_nodes)
+        with pytest.raises(MemoryBudgetError, match="lower --max-nodes"):
+            solver.check_memory(p, given)
+    assert solver.resolve_options(p).max_nodes == full.max_nodes  # a roomy budget keeps the default

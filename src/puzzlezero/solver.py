@@ -1215,7 +1215,37 @@ def resolve_options(
         room = memory_budget() - _network_bytes(spec, opts)
         cap = max(d.max_nodes, min(cap, max_nodes_within(puzzle, opts, room)))
         opts = replace(opts, max_nodes=cap)
+    if max_nodes is None and opts.max_nodes is not None and spec.node_cap:
+        opts = replace(opts, max_nodes=_cap_within_budget(puzzle, opts))
     return opts
+
+
+#: the smallest node cap a default is lowered to for the memory budget (below it the search is
+#: refused by :func:`check_memory` instead, naming what to lower)
+MIN_BUDGET_NODES = 100_000
+
+
+def _cap_within_budget(puzzle: Puzzle, o: SolveOptions) -> int:
+    """A node cap that came from the puzzle's defaults, lowered where needed so that the search's
+    memory estimate fits :func:`puzzlezero.budget.memory_budget` (a cap the caller gave is kept as
+    given and refused by :func:`check_memory` when it does not fit). The estimates are worst cases
+    (every node kept), so on a small machine a default solve runs with a smaller cap rather than
+    being refused; the search then says ``node limit`` when it reaches it."""
+    from puzzlezero.budget import memory_budget
+
+    cap = o.max_nodes
+    assert cap is not None
+    room = memory_budget()
+    if memory_estimate(puzzle, o.search, o) <= room:
+        return cap
+    lo, hi = 0, cap  # the largest cap whose estimate fits, by bisection (estimates grow with it)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if memory_estimate(puzzle, o.search, replace(o, max_nodes=mid)) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo if lo >= MIN_BUDGET_NODES else cap
 
 
 def _widths(beam_width: int | Sequence[int]) -> int | tuple[int, ...]:
