@@ -549,3 +549,27 @@ def test_served_hosts_follow_the_bind_address() -> None:
     assert named == (*LOOPBACK_HOSTS, "class.example.org")
     every, note = served_hosts("0.0.0.0", [])
     assert socket.gethostname().lower() in every and "no --allowed-host" in note
+
+
+def test_serve_prepares_the_default_solves_tables_and_those_asked_for_before_the_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workers never build a table, so ``serve`` builds the group tables the cubes' default solves
+    fall back to, and with ``--build-tables`` every table of the puzzles named; an unknown name is
+    refused before anything is built."""
+    import puzzlezero.optimal.tables as tables
+    from puzzlezero.cli.serve_cmds import prepare_tables
+    from puzzlezero.errors import UnknownNameError
+    from puzzlezero.web.config import ServerConfig
+
+    built: list[tuple[str, str]] = []
+    monkeypatch.setattr(tables, "build_tables", lambda p, kind: built.append((p.name, kind)) or [p.name])
+    config = ServerConfig(executor="thread")
+    with pytest.raises(UnknownNameError):
+        prepare_tables(config, ["puzzle15", "nope"])
+    assert built == []
+    prepare_tables(config, ["puzzle15", "cube2", "puzzle15"])
+    groups = {name for name, kind in built if kind == "group"}
+    assert "cube3" in groups and "puzzle15" not in groups
+    assert [(n, k) for n, k in built if k == "all"] == [("puzzle15", "all"), ("cube2", "all")]
+    assert ("cube2", "group") not in built  # its "all" build includes the group table

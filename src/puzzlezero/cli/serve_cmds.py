@@ -94,6 +94,25 @@ def served_hosts(bind: str, extra: list[str]) -> tuple[tuple[str, ...], str]:
     return allowed, note
 
 
+def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
+    """Before the workers start (they never build a table): the group tables of the served puzzles
+    whose default solve falls back to the group solver (seconds each), and every table of the
+    puzzles in ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
+    from puzzlezero.optimal.tables import build_tables
+    from puzzlezero.registry import make, names
+    from puzzlezero.solver import resolve_options
+
+    wanted = [make(name) for name in dict.fromkeys(build)]  # an unknown name fails before any build
+    lines: list[str] = []
+    for name, _ in config.served_models(names()):
+        p = make(name)
+        if resolve_options(p).fallback == "group" and name not in build:
+            lines += build_tables(p, "group")
+    for p in wanted:
+        lines += build_tables(p, "all")
+    return lines
+
+
 def run_server(app: FastAPI, host: str, port: int, log_level: str) -> None:
     """Run ``app`` on uvicorn until SIGTERM or Ctrl-C. Open requests get the app's
     ``shutdown_timeout`` to end, and the app notes when the stop began
@@ -254,6 +273,19 @@ def serve(
     node_modules: Annotated[
         Path | None, typer.Option(help="Folder holding cubing.js (default: beside the repository or cwd).")
     ] = None,
+    build_tables: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--build-tables",
+            metavar="PUZZLE",
+            help="Build (or load) PUZZLE's pattern databases and group table before serving, so that "
+            "requests for the optimal solver or the pdb heuristic can be answered (repeatable; minutes "
+            "and gigabytes for the big ones, see `puzzlezero pdb build`). Requests never build tables: "
+            "one that needs a missing table is answered 503 with the command that builds it. The small "
+            "tables the served puzzles' default solves need (the cubes' group tables) are always "
+            "prepared at start.",
+        ),
+    ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
     """Serve the web app: cube page at /, other puzzles at /board, API docs at /docs.
@@ -296,6 +328,8 @@ def serve(
     }
     kwargs.update({name: value for name, value in given.items() if value is not None})
     config = ServerConfig(**kwargs)  # type: ignore[arg-type]
+    for line in prepare_tables(config, build_tables or []):
+        typer.echo(line)
     typer.echo(
         f"puzzlezero web app on http://{_as_host(host)}:{port}/ ({config.workers} {config.executor} "
         f"workers, up to {config.queue} solves waiting in line, {config.client_waiting} waiting and "
