@@ -84,7 +84,9 @@ def profiles(strategy: st.SearchStrategy[Any]) -> Callable[[Callable[..., None]]
     def make(fn: Callable[..., None]) -> tuple[Any, Any]:
         common = {"deadline": None, "suppress_health_check": list(HealthCheck)}
         quick = settings(max_examples=QUICK, **common)(given(case=strategy)(fn))
-        slow = pytest.mark.slow(settings(max_examples=SLOW, **common)(given(case=strategy)(fn)))
+        slow = pytest.mark.timeout(3600)(
+            pytest.mark.slow(settings(max_examples=SLOW, **common)(given(case=strategy)(fn)))
+        )
         return quick, slow
 
     return make

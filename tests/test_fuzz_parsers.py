@@ -41,7 +41,9 @@ def profiles(strategy: st.SearchStrategy[Any]) -> Callable[[Callable[..., None]]
     def make(fn: Callable[..., None]) -> tuple[Any, Any]:
         common = {"deadline": None, "suppress_health_check": list(HealthCheck), "derandomize": False}
         quick = settings(max_examples=QUICK, **common)(given(strategy)(fn))
-        slow = pytest.mark.slow(settings(max_examples=SLOW, **common)(given(strategy)(fn)))
+        slow = pytest.mark.timeout(3600)(
+            pytest.mark.slow(settings(max_examples=SLOW, **common)(given(strategy)(fn)))
+        )
         return quick, slow
 
     return make
@@ -143,8 +145,12 @@ level_lines = st.lists(
     ),
     max_size=40,
 )
+#: numbers of more digits than Python converts (4,300): json.loads raises ValueError, not JSONDecodeError
+huge_numbers = st.integers(4_290, 4_400).map(lambda n: "1" * n)
 raw_bytes = st.one_of(
     st.binary(max_size=300),
+    huge_numbers.map(str.encode),
+    huge_numbers.map(lambda n: f'{{"cases": [{{"id": {n}, "optimal_length": {n}}}], "net": {n}}}'.encode()),
     texts.map(lambda t: t.encode("utf-8", "surrogatepass")),
     level_lines.map(lambda lines: "\n".join(lines).encode()),
     json_values.map(lambda v: json.dumps(v).encode()),
@@ -304,7 +310,10 @@ def _config_keys() -> list[str]:
 assignments = st.tuples(
     st.sampled_from(_config_keys() + ["nope", ""]),
     st.one_of(
-        texts, json_values.map(json.dumps), st.sampled_from(["none", "null", "true", "1e400", "-1", "nan"])
+        texts,
+        json_values.map(json.dumps),
+        huge_numbers,
+        st.sampled_from(["none", "null", "true", "1e400", "-1", "nan", "[" * 5000]),
     ),
 ).map(lambda kv: f"{kv[0]}={kv[1]}")
 
@@ -333,3 +342,28 @@ def _sizes_and_ids(text: Any) -> None:
 
 
 test_sizes_and_ids, test_sizes_and_ids_slow = _sizes_and_ids
+
+
+# ---- what the properties found, kept as plain tests -----------------------------------------------
+def test_inputs_the_properties_found_are_named_errors(tmp_path: Path) -> None:
+    """Numbers of thousands of digits (``int()`` and ``json.loads`` raise a bare ``ValueError``
+    past 4,300 digits) in tile text, case files, a model's config.json and ``--set``."""
+    from puzzlezero.bench import load_cases
+    from puzzlezero.nn.io import load_model
+    from puzzlezero.train import TrainConfig
+
+    digits = "1" * 4_400
+    for name, text in [("puzzle8", "0" * 4_301), ("puzzle15", digits)]:
+        with pytest.raises(PuzzleError):
+            pz.make(name).parse(text)
+    cases = tmp_path / "cases.json"
+    cases.write_text(f'{{"cases": [{{"scramble": "R", "optimal_length": {digits}}}]}}')
+    with pytest.raises(PuzzleError, match="unreadable cases file"):
+        load_cases(pz.make("cube3"), cases)
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text(digits)
+    with pytest.raises(PuzzleError, match="unreadable or corrupt JSON"):
+        load_model(tmp_path / "model")
+    for item in (f"batch_size={digits}", "batch_size=" + "[" * 5_000):
+        with pytest.raises(PuzzleError, match="batch_size"):
+            TrainConfig(puzzle="cube2").with_overrides([item])

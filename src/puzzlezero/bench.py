@@ -181,7 +181,7 @@ def load_cases(
         return _level_cases(puzzle, path, ids, text)
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # a JSONDecodeError, or a number of 4,300+ digits
         raise PuzzleError(f"{path}: unreadable cases file ({exc})") from None
     raw = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):

@@ -1486,7 +1486,7 @@ def _stages_file(path: Any, goals: Sequence[str]) -> dict[str, str]:
 
     try:
         table = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8, JSON or numbers
         raise ModelFileError(f"{path}: not readable as JSON ({exc})") from None
     if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
         raise ModelFileError(f'{path}: expected {{"GOAL": "MODEL", ...}}')

@@ -55,7 +55,7 @@ def _read_earlier(path: Path | None, what: str, check: Callable[[dict], object] 
     try:
         earlier = json.loads(path.read_text(encoding="utf-8"))
         check(earlier)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, RecursionError, KeyError, TypeError) as exc:
         raise PuzzleError(f"{path}: not a {what} report ({exc})") from None
     return earlier
 

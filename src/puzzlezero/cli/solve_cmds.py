@@ -541,6 +541,8 @@ def plot_bench_cmd(
             raise PuzzleError(
                 f"{path} is not a bench report (bad JSON: {exc.msg}, line {exc.lineno})"
             ) from None
+        except (ValueError, RecursionError) as exc:  # not UTF-8, or a number of 4,300+ digits
+            raise PuzzleError(f"{path} is not a bench report ({exc})") from None
     typer.echo(f"plot written to {plot_bench(loaded, out, labels=label or None)}")
 
 

@@ -81,7 +81,7 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise ModelFileError(f"{path}: no such file (a model folder needs {WEIGHTS}, {CONFIG}, {CARD})")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8, JSON or numbers
         raise ModelFileError(f"{path}: unreadable or corrupt JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ModelFileError(f"{path}: expected a JSON object, found {type(data).__name__}")

@@ -231,10 +231,11 @@ class LightsOut(Puzzle):
         out: list[int] = []
         for tok in tokens:
             s = str(tok).strip()
-            if not (s.isascii() and s.isdigit()) or int(s) >= self.num_cells:
+            digits = s.lstrip("0") or "0"  # thousands of digits: out of range, not int()'s error
+            if not (s.isascii() and s.isdigit()) or len(digits) > 6 or int(digits) >= self.num_cells:
                 raise InvalidMoveError(
                     f"unknown press {str(tok)[:20]!r} for {self.name}: a press is a cell index "
                     f"0..{self.num_cells - 1} (row*{self.size} + col)"
                 )
-            out.append(int(s))
+            out.append(int(digits))
         return out

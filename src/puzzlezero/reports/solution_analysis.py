@@ -148,7 +148,7 @@ def read_solutions(puzzle: Puzzle, path: str | os.PathLike[str]) -> list[list[in
     entries: list[Any]
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON: one solution per line
         data = None
         entries = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
         entries = [e for e in entries if e]

@@ -455,7 +455,7 @@ class TrainConfig:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ModelFileError(f"{path}: no such config file") from None
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8, JSON or numbers
             raise ModelFileError(f"{path}: unreadable config ({exc})") from None
         if not isinstance(data, dict):
             raise ModelFileError(f"{path}: a config must be a JSON object")
@@ -480,7 +480,7 @@ def _coerce(key: str, raw: str, hint: Any) -> Any:
     """Parse ``raw`` for a field annotated ``hint`` (int, float, str, bool, tuple, optional)."""
     try:
         value = json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON (or a number of 4,300+ digits): the text itself
         value = raw
     is_union = isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union
     args = typing.get_args(hint) if is_union else ()
@@ -508,7 +508,7 @@ def _coerce(key: str, raw: str, hint: Any) -> Any:
             item_type = (typing.get_args(base) or (int,))[0]
             return tuple(str(x) if item_type is str else int(x) for x in items)
         return str(value)
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, OverflowError):
         raise PuzzleError(
-            f"--set {key}: cannot read {raw!r} as {getattr(origin, '__name__', origin)}"
+            f"--set {key}: cannot read {raw[:40]!r} as {getattr(origin, '__name__', origin)}"
         ) from None

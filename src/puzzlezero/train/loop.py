@@ -175,7 +175,7 @@ def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     for line in lines:
         try:
             out.append(json.loads(line))
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # a line cut short by a kill, or damaged
             continue
     return out
 
