@@ -573,3 +573,11 @@ def test_serve_prepares_the_default_solves_tables_and_those_asked_for_before_the
     assert "cube3" in groups and "puzzle15" not in groups
     assert [(n, k) for n, k in built if k == "all"] == [("puzzle15", "all"), ("cube2", "all")]
     assert ("cube2", "group") not in built  # its "all" build includes the group table
+
+
+def test_a_refused_body_is_not_sent_back() -> None:
+    app = create_app(ServerConfig(executor="thread", workers=1, allowed_hosts=("testserver",)))
+    with TestClient(app) as c:
+        r = c.post("/api/validate", json={"puzzle": "cube3", "state": "R" * 20_001})
+    assert r.status_code == 422 and "state" in r.json()["detail"]
+    assert "RRRRRRRRRR" not in r.text and len(r.content) < 2_000

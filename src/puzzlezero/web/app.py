@@ -141,6 +141,13 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "invalid request: " + "; ".join(parts)
 
 
+def _errors_without_input(exc: RequestValidationError) -> list[dict[str, Any]]:
+    """The fields' errors as JSON, without the input they refused (a 20,000-character state is not
+    sent back) or pydantic's documentation links."""
+    errors = [{k: v for k, v in err.items() if k not in ("input", "url")} for err in exc.errors()]
+    return json.loads(json.dumps(errors, default=str))
+
+
 def _install_error_handlers(app: FastAPI) -> None:
     async def known(_: Request, exc: Exception) -> JSONResponse:
         status, message = http_error(exc)
@@ -150,7 +157,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def validation_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         return JSONResponse(
-            {"detail": _validation_message(exc), "errors": json.loads(json.dumps(exc.errors(), default=str))},
+            {"detail": _validation_message(exc), "errors": _errors_without_input(exc)},
             status_code=422,
         )
 
