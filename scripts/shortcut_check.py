@@ -7,7 +7,7 @@ replayed from its case's state: it must reach the same goal.
 
 Example (docs/results.md, "Session 29")::
 
-    python scripts/shortcut_check.py docs/bench/puzzle48_s27_0_20.json --states 2e6,6e6,16e6
+    python scripts/shortcut_check.py docs/bench/puzzle48_default-dense-input-no-shortcut_ids0-19.json --states 2e6,6e6,16e6
 """
 
 from __future__ import annotations

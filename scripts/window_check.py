@@ -11,7 +11,7 @@ replayed: it must make the same cube as the moves it replaces).
 
 Example (docs/results.md, "Session 24")::
 
-    python scripts/window_check.py docs/bench/cube3_s23_0_20.json --window 14
+    python scripts/window_check.py docs/bench/cube3_default_ids0-19.json --window 14
 """
 
 from __future__ import annotations
