@@ -16,6 +16,7 @@ from puzzlezero.bench import by_seconds, cases_path, load_cases, parse_ids, summ
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.solver import HeuristicSpec
+from puzzlezero.solver.searches import _run_each
 
 JSON_KEYS = {"puzzle", "solved", "solution", "length", "nodes_generated", "seconds"}
 SUMMARY_KEYS = {
@@ -89,9 +90,7 @@ def test_solve_says_when_moves_that_cancel_were_dropped(
     def stray(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
         return SearchResult(True, (9, 24, 9), 150, 3, 0.0, "solved")  # 9 pressed twice
 
-    monkeypatch.setitem(
-        solver.SEARCHES, "stray", solver.SearchSpec(stray, solver._run_each, needs_heuristic=False)
-    )
+    monkeypatch.setitem(solver.SEARCHES, "stray", solver.SearchSpec(stray, _run_each, needs_heuristic=False))
     lights = make("lightsout7")
     rc, out, _ = run(
         capsys,

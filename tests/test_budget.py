@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -307,7 +308,7 @@ def test_every_shipped_puzzle_default_fits_the_default_budget_of_a_24gib_machine
 def _model_folder(tmp_path: Path, **net: object) -> Path:
     folder = tmp_path / "model"
     folder.mkdir()
-    cfg = json.loads((Path(solver.__file__).parent / "models" / "cube3" / "config.json").read_text())
+    cfg = json.loads((Path(solver.__file__).parent.parent / "models" / "cube3" / "config.json").read_text())
     cfg["net"].update(net)
     (folder / "config.json").write_text(json.dumps(cfg))
     (folder / "model.pt").write_bytes(b"not read: the sizes are refused first")
@@ -403,7 +404,7 @@ def _peak(puzzle: str, search: str, n: int, **settings: object) -> tuple[int, in
     fn = solver.resolve_entry(spec.entry, search)
     h = solver.get_heuristic(p, "misplaced", None, spec.heuristic_kind, "solved", o.options)
     starts = p.scramble(np.random.default_rng(0), n, 300)
-    spec.run(fn, p, starts[:1], h, solver.replace(o, max_nodes=200, max_steps=2))
+    spec.run(fn, p, starts[:1], h, replace(o, max_nodes=200, max_steps=2))
     estimate = solver.memory_estimate(p, search, o, n)
     tracemalloc.start()
     try:
@@ -467,7 +468,7 @@ def test_a_default_node_cap_is_lowered_to_fit_a_small_budget_but_a_given_one_is_
         assert solver.MIN_BUDGET_NODES <= lowered.max_nodes < full.max_nodes
         solver.check_memory(p, lowered)  # the lowered default fits
         assert solver.memory_estimate(p, lowered.search, lowered) <= 2 << 30
-        bigger = solver.replace(lowered, max_nodes=lowered.max_nodes + 1_000_000)
+        bigger = replace(lowered, max_nodes=lowered.max_nodes + 1_000_000)
         assert solver.memory_estimate(p, bigger.search, bigger) > 2 << 30  # the largest that fits
         given = solver.resolve_options(p, max_nodes=full.max_nodes)
         with pytest.raises(MemoryBudgetError, match="lower --max-nodes"):

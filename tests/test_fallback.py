@@ -18,11 +18,11 @@ from puzzlezero.solver import (
     FALLBACK_RESERVE,
     SEARCHES,
     SearchSpec,
-    _run_with_fallback,
     read_state,
     resolve_options,
     solve,
 )
+from puzzlezero.solver.run import _run_with_fallback
 
 DEEP = "R U F' D2 L B' R2 U' F D L' B2 U"
 

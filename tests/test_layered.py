@@ -15,7 +15,8 @@ from puzzlezero.nn.io import save_model
 from puzzlezero.nn.models import NetConfig, build_model
 from puzzlezero.search.layered import layered
 from puzzlezero.search.result import SearchResult, StageResult
-from puzzlezero.solver import SEARCHES, _stages_ok, solve, solve_many, stage_models
+from puzzlezero.solver import SEARCHES, solve, solve_many, stage_models
+from puzzlezero.solver.result import _stages_ok
 
 CUBE_SCRAMBLES = ["R U F'", "L' B D2", "F R' U'", "D R", "U"]
 

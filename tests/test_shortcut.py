@@ -14,7 +14,8 @@ from puzzlezero.optimal import solve_optimal
 from puzzlezero.search import shortcut as shortcut_module
 from puzzlezero.search.result import SearchResult
 from puzzlezero.search.shortcut import can_shortcut, shortcut
-from puzzlezero.solver import _shortened, resolve_options
+from puzzlezero.solver import resolve_options
+from puzzlezero.solver.run import _shortened
 
 
 def _reaches(p, start, actions, end) -> bool:  # noqa: ANN001

@@ -128,6 +128,12 @@ class Goal:
         return np.count_nonzero(flat[:, self.positions] != self.values[None, :], axis=1).astype(np.float32)
 
 
+#: how a registered puzzle pickles: ``(make, (name,))`` for the instance the registry's ``make``
+#: returns, else ``None``; set by :mod:`puzzlezero.registry` (which sits above this module) when
+#: it is imported, so that the rules never import the registry
+REBUILD_BY_NAME: Callable[[Puzzle], tuple[Any, ...] | None] | None = None
+
+
 class Puzzle(ABC):
     """Base class of every puzzle. Subclasses set the class constants and implement the abstract
     methods; all methods take and return batched NumPy arrays unless they deal in human text.
@@ -591,11 +597,8 @@ class Puzzle(ABC):
         """A registered puzzle (the instance ``make(name)`` returns) pickles as its name, so that a
         spawned process (label workers, web solver workers) rebuilds it from the registry, loading
         the plugin that registered it (:mod:`puzzlezero.plugins`); any other instance pickles as usual."""
-        from puzzlezero.registry import is_registered, make
-
-        if is_registered(self):
-            return (make, (self.name,))
-        return super().__reduce_ex__(protocol)
+        by_name = REBUILD_BY_NAME(self) if REBUILD_BY_NAME is not None else None
+        return by_name if by_name is not None else super().__reduce_ex__(protocol)
 
     def __copy__(self) -> Puzzle:
         """A new instance with the same attributes (cached ones included), never the registered

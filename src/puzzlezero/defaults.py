@@ -1,0 +1,84 @@
+"""The search settings of a puzzle (:class:`Defaults`): plain data, declared where a puzzle is
+registered (:func:`puzzlezero.registry.register`) and read by the solver when it resolves a solve's
+options (:func:`puzzlezero.solver.defaults_for`). Imports nothing of the solver, so that the registry
+can check a puzzle's defaults without it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+__all__ = ["Defaults", "FALLBACK_DEFAULTS", "check_defaults"]
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Search settings of one puzzle (paper's weights; batch sizes scaled down for a CPU)."""
+
+    weight: float  #: lambda in f = lambda * g + h
+    batch: int  #: N, nodes expanded per iteration
+    max_nodes: int  #: cap on nodes generated per instance
+    time_limit: float  #: seconds per search call
+    max_steps: int  #: greedy and beam search: cap on moves
+    #: beam search: states kept per instance and step; several (``(500, 5000)``): an anytime
+    #: schedule of widths, each beam looking only for shorter solutions (:func:`~.anytime.anytime_beam`)
+    beam_width: int | tuple[int, ...] = 1000
+    search: str = "bwas"  #: the search ``solve`` runs when none is named
+    #: anytime schedule of ``search``: ``(weight, batch)`` stages run in turn within the time limit,
+    #: the shortest solution kept (:mod:`puzzlezero.search.anytime`); empty: one search
+    stages: tuple[tuple[float, int], ...] = ()
+    #: a search that needs no heuristic and always answers (cubes: ``"group"``, sliding puzzles:
+    #: ``"reduction"``), run on the states the puzzle's own search left unsolved, in the last
+    #: :data:`puzzlezero.solver.run.FALLBACK_RESERVE` seconds
+    fallback: str | None = None
+    #: this puzzle's defaults of :data:`puzzlezero.solver.OPTIONS` (``(name, value)`` pairs; the table's elsewhere)
+    options: tuple[tuple[str, Any], ...] = ()
+    #: shortcuts (:mod:`puzzlezero.search.shortcut`): each solved path's detours replaced by
+    #: shorter ways found by meeting in the middle, the balls around the path bounded by this many
+    #: states a round; 0: off
+    shortcut: int = 0
+
+    @property
+    def anytime(self) -> bool:
+        """Does the puzzle's own search run an anytime schedule: ``stages``, or beam widths?"""
+        from puzzlezero.solver.searches import reads_beam_width
+
+        return bool(self.stages) or (not isinstance(self.beam_width, int) and reads_beam_width(self.search))
+
+
+#: the settings of a puzzle registered without defaults; a puzzle registered with some
+#: (``register(name, Class, defaults={...})``) gets these with its own in place
+FALLBACK_DEFAULTS = Defaults(0.6, 1000, 1_000_000, 300.0, 1000)
+
+
+def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
+    """The fallback settings with ``fields`` in place (``register(..., defaults=fields)``);
+    ``ValueError`` names an unknown field or a value of the wrong kind."""
+    known = {f.name: f.type for f in dataclasses.fields(Defaults)}
+    unknown = sorted(set(fields) - set(known))
+    if unknown:
+        raise ValueError(f"puzzle {name!r}: unknown defaults {unknown}; the fields are {', '.join(known)}")
+    out = dict(fields)
+    widths = out.get("beam_width")
+    if isinstance(widths, list | tuple):  # an anytime schedule of beams
+        if not widths or any(isinstance(w, bool) or not isinstance(w, int) for w in widths):
+            raise ValueError(
+                f"puzzle {name!r}: defaults beam_width must be int or a list of int, got {widths!r}"
+            )
+        out["beam_width"] = tuple(widths)
+    for key in ("weight", "time_limit", "batch", "max_nodes", "max_steps", "beam_width"):
+        kind = float if key in ("weight", "time_limit") else int
+        value = out.get(key, 0)
+        if isinstance(value, tuple):  # beam widths, checked above
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or kind(value) != value:
+            raise ValueError(f"puzzle {name!r}: defaults {key} must be {kind.__name__}, got {value!r}")
+        if key in out:
+            out[key] = kind(value)
+    if "stages" in out:
+        out["stages"] = tuple((float(w), int(n)) for w, n in out["stages"])
+    if "options" in out:
+        out["options"] = tuple(sorted(dict(out["options"]).items()))
+    return replace(FALLBACK_DEFAULTS, **out)

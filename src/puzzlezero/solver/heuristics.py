@@ -1,0 +1,224 @@
+"""The heuristics by name (:data:`HEURISTICS`) and :func:`get_heuristic`, which builds one once
+per process and adapts it to the kind a search calls (value, Q function, policy)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.base import SOLVED, Goal, Puzzle
+from puzzlezero.solver.learned import (
+    learned_heuristic,
+    learned_heuristic_fp32,
+    learned_policy,
+    learned_policy_value,
+    learned_q_function,
+    learned_wcd,
+    stage_models,
+)
+from puzzlezero.solver.names import Heuristic, lookup, resolve_entry
+from puzzlezero.solver.search_options import OPTIONS
+
+
+@dataclass(frozen=True)
+class HeuristicSpec:
+    """A heuristic by name: ``entry`` builds it, called as ``entry(puzzle, model)`` when
+    ``uses_model`` else ``entry(puzzle)``, and returns ``states[B] -> float32[B]`` (``kind="value"``)
+    or a Q function ``states[B] -> float32[B, A]`` (``kind="q"``) or a policy-value function
+    ``states[B] -> (float32[B], float32[B, A])`` (``kind="policy_value"``, MCTS). The
+    :data:`OPTIONS` named in ``options`` are passed to ``entry`` as keyword arguments. ``uses_goal``:
+    it is called with ``goal=NAME`` too and estimates the cost to that goal (the others estimate the
+    cost to the puzzle's own goal, whatever goal is searched for). ``torch``: it runs a network
+    on torch's intra-op threads, so searches run side by side in threads (a state's images) give
+    each thread one of them."""
+
+    entry: str | Callable
+    uses_model: bool = False
+    description: str = ""
+    kind: str = "value"
+    uses_goal: bool = False
+    options: tuple[str, ...] = ()
+    torch: bool = False
+
+
+def misplaced_heuristic(puzzle: Puzzle, *, goal: str = SOLVED) -> Heuristic:
+    """How many of the goal's cells (stickers, tiles) are not yet right: ``Goal.misplaced`` of a
+    goal made of positions, else (``"solved"``) of the whole state against ``puzzle.goal()``.
+    Cheap, 0 at the goal (at ``goal()`` itself where a puzzle has several solved states), not
+    admissible (one move fixes several cells): for tests, demos and sub-goals without a trained
+    model."""
+    target = puzzle.goal_named(goal)
+    if target.positions is None:
+        if target.name != SOLVED:
+            raise PuzzleError(f"the misplaced heuristic needs a goal made of cells; {goal!r} is a test")
+        whole = puzzle.goal().reshape(-1)
+        target = Goal(SOLVED, "every cell", positions=np.arange(whole.size), values=whole)
+    return target.misplaced
+
+
+HEURISTICS: dict[str, HeuristicSpec] = {
+    "learned": HeuristicSpec(
+        learned_heuristic,
+        uses_model=True,
+        description="DeepCubeA cost-to-go network (int8 inference)",
+        uses_goal=True,
+        torch=True,
+    ),
+    "learned-fp32": HeuristicSpec(
+        learned_heuristic_fp32,
+        uses_model=True,
+        description="DeepCubeA cost-to-go network (float32)",
+        uses_goal=True,
+        torch=True,
+    ),
+    "learned-q": HeuristicSpec(
+        learned_q_function,
+        uses_model=True,
+        kind="q",
+        description="the network's Q head (for Q*)",
+        uses_goal=True,
+        torch=True,
+    ),
+    "learned-onnx": HeuristicSpec(
+        "puzzlezero.onnx:onnx_heuristic",
+        uses_model=True,
+        description="the network on onnxruntime (float32; the onnx extra): --model FILE.onnx, or a "
+        "model folder's model.onnx, else its export cached on first use",
+    ),
+    "learned-onnx-q": HeuristicSpec(
+        "puzzlezero.onnx:onnx_q_function",
+        uses_model=True,
+        kind="q",
+        description="the network's Q head on onnxruntime (for Q*)",
+    ),
+    "learned-pv": HeuristicSpec(
+        learned_policy_value,
+        uses_model=True,
+        kind="policy_value",
+        description="the network's value head with a policy (policy head, else softmax(-Q / T)) (for MCTS)",
+        options=("policy_temperature",),
+    ),
+    "learned-policy": HeuristicSpec(
+        learned_policy,
+        uses_model=True,
+        kind="policy",
+        description="the network's move probabilities: its policy head (else softmax(-Q / T), else "
+        "of its values of the children) (for pbeam)",
+        options=("policy_temperature",),
+    ),
+    "wcd": HeuristicSpec(
+        learned_wcd,
+        uses_model=True,
+        description="weighted convolutional distance of the network (Yao and Lee 2024): --wcd-depth, "
+        "--wcd-mu; the policy from its Q head",
+        options=("wcd_depth", "wcd_mu", "policy_temperature"),
+    ),
+    "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
+    "misplaced": HeuristicSpec(
+        misplaced_heuristic,
+        description="cells (stickers, tiles) of the goal not yet right: cheap, inadmissible, any goal",
+        uses_goal=True,
+    ),
+}
+#: names that stand for one network read as each kind of search needs it: Q* reads the Q head
+BY_KIND: dict[str, dict[str, str]] = {
+    "learned": {
+        "value": "learned",
+        "q": "learned-q",
+        "policy_value": "learned-pv",
+        "policy": "learned-policy",
+    },
+    "learned-onnx": {"value": "learned-onnx", "q": "learned-onnx-q"},
+}
+#: the heuristic a search of each kind gets for ``"learned"`` (the default)
+LEARNED_BY_KIND = BY_KIND["learned"]
+
+
+@lru_cache(maxsize=8)
+def get_heuristic(
+    puzzle: Puzzle,
+    name: str,
+    model: str | None = None,
+    kind: str = "value",
+    goal: str = SOLVED,
+    options: tuple[tuple[str, Any], ...] = (),
+) -> Heuristic:
+    """The heuristic ``name`` for ``puzzle`` (a :data:`HEURISTICS` name or ``"module:factory"``),
+    built once per process (a network is loaded once), as a search of ``kind`` calls it: a value
+    heuristic asked for as a Q function becomes ``Q(s, a) = cost + h(A(s, a))``
+    (:func:`~puzzlezero.search.qstar.q_from_value`); a Q function asked for as a value heuristic
+    becomes ``min_a Q(s, a)``, 0 at goals; either asked for as a policy-value function (MCTS)
+    gets a policy ``softmax(-Q / T)`` or ``softmax(-(cost + h(child)) / T)``
+    (:mod:`puzzlezero.search.policy`). ``options``: :data:`OPTIONS` values, ``(name, value)``
+    pairs; the factory gets those its :class:`HeuristicSpec` names. ``goal``: the goal searched
+    for; heuristics that know goals (``uses_goal``: the learned ones, ``misplaced``) estimate the
+    cost to it."""
+    if name in HEURISTICS or ":" not in name:
+        spec = lookup(HEURISTICS, name, "heuristic")
+    else:
+        spec = HeuristicSpec(name)  # "module:factory", called as factory(puzzle)
+    factory = resolve_entry(spec.entry, f"heuristic {name!r}")
+    given = dict(options)
+    kw = {n: given.get(n, OPTIONS[n].default) for n in spec.options}
+    if spec.uses_goal and goal != SOLVED:
+        kw["goal"] = goal
+    fn = factory(puzzle, model, **kw) if spec.uses_model else factory(puzzle, **kw)
+    if spec.kind == kind:
+        return fn
+    goal_test = puzzle.goal_test(goal)
+    if spec.kind == "policy":
+        raise PuzzleError(
+            f"heuristic {name!r} gives move probabilities, which only a search over a policy (pbeam) "
+            "can use; this search needs cost-to-go estimates"
+        )
+    if spec.kind == "policy_value":  # read as a value heuristic (then, if asked, as a Q function)
+        pv = fn
+
+        def fn(states: np.ndarray) -> np.ndarray:
+            return np.asarray(pv(states)[0], dtype=np.float32)
+
+        if kind == "value":
+            return fn
+    if kind in ("policy_value", "policy"):
+        from puzzlezero.search import policy
+
+        if spec.kind != "policy_value":
+            temperature = given.get("policy_temperature", OPTIONS["policy_temperature"].default)
+            if spec.kind == "q":
+                pv = policy.policy_value_from_q(puzzle, fn, temperature)
+            else:
+                pv = policy.policy_value_from_heuristic(puzzle, fn, temperature)
+        return pv if kind == "policy_value" else policy.policy_of(pv)
+    if kind == "q":
+        from puzzlezero.search.qstar import q_from_value
+
+        return q_from_value(puzzle, fn, goal_test)
+
+    def value_from_q(states: np.ndarray) -> np.ndarray:
+        values = np.maximum(np.asarray(fn(states), dtype=np.float32).min(axis=1), 0.0)
+        values[goal_test(states)] = 0.0
+        return values
+
+    return value_from_q
+
+
+#: the folder of a puzzle's layered models when ``--model`` is not given: a shipped model (or
+
+
+def stage_heuristics(
+    puzzle: Puzzle, name: str, model: str | None, kind: str = "value"
+) -> dict[str, Heuristic]:
+    """One heuristic per goal of a layered solve, in solving order (``puzzle.goal_predicates()``):
+    heuristic ``name`` with each goal's model (:func:`stage_models`) where it uses models."""
+    goals = tuple(puzzle.goal_predicates())
+    spec = HEURISTICS.get(name)
+    if spec is not None and spec.uses_model:
+        models: dict[str, str | None] = dict(stage_models(puzzle, model, goals))
+    else:
+        models = dict.fromkeys(goals, model)
+    return {g: get_heuristic(puzzle, name, models[g], kind, g) for g in goals}

@@ -1,0 +1,196 @@
+"""The network heuristics (``learned_*``: a model loaded once, int8 inference by default) and the
+models of a layered solve, one per goal (:func:`stage_models`). torch is imported only here, and
+only when one of them is built."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.solver.names import Heuristic
+
+
+def _load_net(puzzle: Puzzle, model: str | None) -> Any:
+    from puzzlezero import nn  # torch: only when a learned heuristic is asked for
+
+    try:
+        net = nn.load_model(model or puzzle.name)
+    except ModelFileError as exc:
+        if model is not None:
+            raise
+        raise ModelFileError(
+            f"{exc}. The learned heuristic needs a model: name a model or model folder (`model`, "
+            f"--model on the command line), train one with `puzzlezero train {puzzle.name}`, or use "
+            f"the pdb heuristic or the optimal search"
+        ) from None
+    return net
+
+
+def learned_heuristic(
+    puzzle: Puzzle, model: str | None, *, int8: bool = True, goal: str | None = None
+) -> Heuristic:
+    """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_model(model or puzzle.name))``,
+    with int8 linear layers by default (about 3x faster on a CPU, errors of a few hundredths;
+    ``"learned-fp32"`` keeps float32); ``goal``: the cost-to-go to that goal (the model must have
+    been trained for it: one head, or one of a multi-head network's)."""
+    from puzzlezero import nn
+
+    return nn.make_heuristic(puzzle, _value_net(puzzle, model), int8=int8, goal=goal)
+
+
+def _value_net(puzzle: Puzzle, model: str | None) -> Any:
+    """:func:`_load_net`, refusing a network whose card says its last training taught the policy
+    only (``policy_only``: ``objective=efficientcube``, the value head never learned), with what to
+    search it with."""
+    net = _load_net(puzzle, model)
+    if net.card.get("policy_only"):  # written by the trainer
+        objective = (net.card.get("train_config") or {}).get("objective", "?")
+        raise ModelFileError(
+            f"this model was trained with objective={objective}: it has a policy but no value, "
+            "so search it with its policy beam (--search pbeam)"
+        )
+    return net
+
+
+def learned_q_function(puzzle: Puzzle, model: str | None, *, goal: str | None = None) -> Heuristic:
+    """The network's Q head as a Q function (int8 inference): ``nn.make_q_function``; ``goal``
+    must be the one the network was trained for (a Q head learns the cost to one goal)."""
+    from puzzlezero import nn
+    from puzzlezero.nn.heuristic import goal_column
+
+    net = _value_net(puzzle, model)
+    goal_column(puzzle, net, goal)  # another goal: ModelFileError naming the network's
+    return nn.make_q_function(puzzle, net, int8=True)
+
+
+def learned_policy_value(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Any:
+    """The network as a policy-value function for MCTS (int8 inference): its value head and a
+    policy from its policy head, else its Q head, else its value head on the children
+    (``nn.make_policy_value``). A policy-only model is refused: MCTS backs up its values."""
+    from puzzlezero import nn
+
+    return nn.make_policy_value(puzzle, _value_net(puzzle, model), int8=True, temperature=policy_temperature)
+
+
+def learned_policy(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Heuristic:
+    """The network's move probabilities (int8 inference), as :func:`learned_policy_value` reads
+    them, from any model, policy-only ones included: ``states[B] -> float32[B, A]``."""
+    from puzzlezero import nn
+    from puzzlezero.search.policy import policy_of
+
+    net = _load_net(puzzle, model)
+    return policy_of(nn.make_policy_value(puzzle, net, int8=True, temperature=policy_temperature))
+
+
+def learned_wcd(
+    puzzle: Puzzle,
+    model: str | None,
+    *,
+    wcd_depth: int = 1,
+    wcd_mu: float = 0.5,
+    policy_temperature: float = 1.0,
+) -> Heuristic:
+    """The network's weighted convolutional distance (:func:`puzzlezero.search.wcd.wcd`, int8
+    inference): ``d0`` its value head, the policy its policy or Q head (else from the children's
+    values)."""
+    from puzzlezero import nn
+    from puzzlezero.search.wcd import wcd
+
+    net = _value_net(puzzle, model)
+    value = nn.make_heuristic(puzzle, net, int8=True)
+    policy = nn.make_policy(puzzle, net, int8=True, temperature=policy_temperature)
+    return wcd(puzzle, value, depth=wcd_depth, mu=wcd_mu, policy=policy, temperature=policy_temperature)
+
+
+def learned_heuristic_fp32(puzzle: Puzzle, model: str | None, *, goal: str | None = None) -> Heuristic:
+    """The network heuristic evaluated in float32 (slower, bit-faithful to the trained weights)."""
+    return learned_heuristic(puzzle, model, int8=False, goal=goal)
+
+
+#: model folder) of this name, a multi-head model or one sub-folder per goal
+LAYERED_MODEL = "{puzzle}-layered"
+#: in a layered model folder: which model serves each goal (``{"layer1": "layer1", "solved": "cube3"}``)
+STAGES_FILE = "stages.json"
+
+
+def stage_models(puzzle: Puzzle, model: str | None, goals: Sequence[str]) -> dict[str, str]:
+    """The model of each goal of a layered solve, from ``model``:
+
+    * ``"layer1=DIR,layer2=DIR,solved=DIR"``: one model (folder or shipped name) per goal;
+    * a model folder (or shipped name) with a ``config.json``: that model for every goal (a
+      multi-head model with a head per goal);
+    * a folder of sub-folders named after the goals (``DIR/layer1``, ``DIR/layer2``,
+      ``DIR/solved``): each goal's own; or a folder with a ``stages.json`` naming each goal's model
+      (a sub-folder, or any model name or folder: the shipped ``cube3-layered`` serves ``solved``
+      with the shipped ``cube3``);
+    * ``None``: the shipped ``<puzzle>-layered`` model, in either of the two forms above.
+
+    A goal without a model raises :class:`ModelFileError` naming the ways to give one."""
+    from pathlib import Path
+
+    from puzzlezero.nn.io import CONFIG, resolve_model_dir
+
+    if model is not None and "=" in model:
+        out: dict[str, str] = {}
+        for part in model.split(","):
+            name, sep, where = part.partition("=")
+            name, where = name.strip(), where.strip()
+            if not sep or not name or not where:
+                raise PuzzleError(f"--model: {part!r} is not GOAL=MODEL (e.g. layer1=runs/layer1-model)")
+            puzzle.goal_named(name)
+            out[name] = where
+        missing = [g for g in goals if g not in out]
+        if missing:
+            raise ModelFileError(
+                f"--model names no model for {', '.join(missing)}; a layered solve of {puzzle.name} "
+                f"needs one for each of {', '.join(goals)} (or one multi-head model)"
+            )
+        return {g: out[g] for g in goals}
+    name = model if model is not None else LAYERED_MODEL.format(puzzle=puzzle.name)
+    try:
+        folder = resolve_model_dir(name)
+    except ModelFileError as exc:
+        raise ModelFileError(
+            f"{exc}. A layered solve of {puzzle.name} needs a cost-to-go to each of "
+            f"{', '.join(goals)}: --model {','.join(g + '=DIR' for g in goals)} (train each with "
+            f"`puzzlezero train {puzzle.name} --set goal=NAME`), a multi-head model (--set "
+            f"goals={','.join(goals)} --set objective=multigoal), a folder of one sub-folder per "
+            f"goal, or --heuristic misplaced to try it without models"
+        ) from None
+    if (folder / CONFIG).is_file():
+        return {g: str(folder) for g in goals}
+    if (folder / STAGES_FILE).is_file():
+        return _stages_file(folder / STAGES_FILE, goals)
+    per_goal = {g: Path(folder) / g for g in goals}
+    missing = [g for g, sub in per_goal.items() if not (sub / CONFIG).is_file()]
+    if missing:
+        raise ModelFileError(
+            f"{folder}: neither a model folder nor one sub-folder per goal (no model in "
+            f"{', '.join(str(per_goal[g]) for g in missing)})"
+        )
+    return {g: str(sub) for g, sub in per_goal.items()}
+
+
+def _stages_file(path: Any, goals: Sequence[str]) -> dict[str, str]:
+    """A layered model folder's ``stages.json``: ``{goal: model}``, each model a sub-folder of that
+    folder or any model name or folder (so that a shipped solved model serves without a copy)."""
+    import json
+
+    from puzzlezero.nn.io import resolve_model_dir
+
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8, JSON or numbers
+        raise ModelFileError(f"{path}: not readable as JSON ({exc})") from None
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise ModelFileError(f'{path}: expected {{"GOAL": "MODEL", ...}}')
+    missing = [g for g in goals if g not in table]
+    if missing:
+        raise ModelFileError(f"{path}: no model for {', '.join(missing)}")
+    out = {}
+    for g in goals:
+        local = path.parent / table[g]
+        out[g] = str(local) if local.is_dir() else str(resolve_model_dir(table[g]))
+    return out

@@ -1,0 +1,277 @@
+"""The driver: :func:`solve_many` runs a search on resolved options, the fallback search on what it
+left unsolved, shortens the solutions and verifies them; :func:`solve` is one state of it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.registry import make
+from puzzlezero.search.result import SearchResult, check_positive
+from puzzlezero.search.shortcut import shortcut as find_shortcuts
+from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
+from puzzlezero.solver.memory import check_memory
+from puzzlezero.solver.names import Heuristic, Results, resolve_entry
+from puzzlezero.solver.options import SolveOptions, resolve_options
+from puzzlezero.solver.result import SolveResult, verified
+from puzzlezero.solver.searches import SEARCHES, SearchSpec
+from puzzlezero.solver.states import read_state
+
+#: seconds of the time limit kept for the fallback search (at most a tenth of the limit): the
+#: group solver answers any cube in about 0.25 s once its table is cached, reduction a 48-puzzle
+#: board in about 0.7 s
+FALLBACK_RESERVE = 2.0
+
+
+def solve(
+    puzzle: str | Puzzle,
+    state: str | np.ndarray | Sequence[int],
+    *,
+    model: str | None = None,
+    search: str | None = None,
+    heuristic: str = "learned",
+    weight: float | None = None,
+    batch: int | None = None,
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+    beam_width: int | Sequence[int] | None = None,
+    anytime: bool | None = None,
+    stages: Sequence[tuple[float, int]] | None = None,
+    fallback: bool | None = None,
+    goal: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    macros: Sequence[Sequence[int]] | None = None,
+    shortcut: int | None = None,
+) -> SolveResult:
+    """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
+
+    ``search``: a :data:`SEARCHES` name; ``heuristic``: a :data:`HEURISTICS` name or
+    ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
+    name); ``beam_width``: the beam search's ``W``; ``anytime``: run the puzzle's schedule and
+    keep the shortest solution, or ``stages`` of one's own; ``fallback``: a search that always
+    answers for states left unsolved (see :func:`resolve_options`); ``options``: settings of the
+    search or heuristic by :data:`OPTIONS` name (``{"mcts_c": 1.0}``, ``{"wcd_depth": 2}``).
+    ``goal``: a goal name of the puzzle to solve to (``"layer1"``...; default its own). ``None``
+    settings take the puzzle's :data:`DEFAULTS` (its own search included). ``search="layered"``
+    solves to every goal in turn (``model``: see :func:`stage_models`). ``macros``:
+    options (macro-actions), move sequences (action ids) the search may take as one action
+    (:func:`puzzlezero.puzzles.macros.read_macros` reads a file of them); the solution is given in
+    the puzzle's own moves. ``shortcut``: the bound on states a round of the shortcut pass run on
+    the solution (:mod:`puzzlezero.search.shortcut`; 0: none; ``None``: the puzzle's
+    ``Defaults.shortcut``); its time counts in the result's ``seconds``.
+    """
+    return solve_many(
+        puzzle,
+        [state],
+        model=model,
+        search=search,
+        heuristic=heuristic,
+        weight=weight,
+        batch=batch,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        beam_width=beam_width,
+        anytime=anytime,
+        stages=stages,
+        fallback=fallback,
+        goal=goal,
+        options=options,
+        macros=macros,
+        shortcut=shortcut,
+    )[0]
+
+
+def solve_many(
+    puzzle: str | Puzzle,
+    states: Iterable[Any] | np.ndarray,
+    *,
+    model: str | None = None,
+    search: str | None = None,
+    heuristic: str = "learned",
+    weight: float | None = None,
+    batch: int | None = None,
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+    max_steps: int | None = None,
+    beam_width: int | Sequence[int] | None = None,
+    anytime: bool | None = None,
+    stages: Sequence[tuple[float, int]] | None = None,
+    fallback: bool | None = None,
+    goal: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    macros: Sequence[Sequence[int]] | None = None,
+    shortcut: int | None = None,
+    together: int | None = None,
+    on_results: Callable[[list[SolveResult]], None] | None = None,
+) -> list[SolveResult]:
+    """Solve many states, ``together`` of them per search call (default: the search's own, 1 for
+    BWAS). Instances of one call share expansions and heuristic calls, and ``time_limit`` applies
+    to the call; each result's ``seconds`` is then the call's wall time divided by the number of
+    instances (amortised), and exactly its own time when ``together == 1``. ``on_results`` is
+    called after each call (progress bars)."""
+    p = make(puzzle) if isinstance(puzzle, str) else puzzle
+    opts = resolve_options(
+        p,
+        search=search,
+        heuristic=heuristic,
+        model=model,
+        weight=weight,
+        batch=batch,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        max_steps=max_steps,
+        beam_width=beam_width,
+        anytime=anytime,
+        stages=stages,
+        fallback=fallback,
+        goal=goal,
+        options=options,
+        macros=macros,
+        shortcut=shortcut,
+    )
+    check_positive("together", together, integer=True)
+    spec: SearchSpec = SEARCHES[opts.search]
+    checked = [read_state(p, s) for s in states]
+    if not checked:
+        return []
+    arr = np.stack(checked)
+    check_memory(p, opts, min(together or spec.together, arr.shape[0]))
+    fn = resolve_entry(spec.entry, f"search {opts.search!r}")
+    h: Any = None
+    if spec.needs_heuristic and opts.heuristic and spec.per_goal:
+        h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
+    elif spec.needs_heuristic and opts.heuristic:
+        h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal, opts.options)
+    sp = p
+    if opts.macros:
+        from puzzlezero.puzzles.macros import MacroPuzzle
+
+        sp = MacroPuzzle(p, opts.macros)
+    if h is not None:
+        _warm_up(spec, fn, sp, arr[:1], h, opts)
+    k = together or spec.together
+    out: list[SolveResult] = []
+    for lo in range(0, arr.shape[0], k):
+        chunk = arr[lo : lo + k]
+        t0 = time.perf_counter()
+        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts, sp)
+        found, searched = _shortened(p, chunk, found, opts)
+        wall = time.perf_counter() - t0
+        results = verified(
+            p, chunk, found, searched, opts.search, wall if chunk.shape[0] > 1 else None, rescued, opts.goal
+        )
+        out.extend(results)
+        if on_results is not None:
+            on_results(results)
+    return out
+
+
+_WARM: set[tuple[Any, ...]] = set()
+
+
+def _warm_up(
+    spec: SearchSpec, fn: Callable, p: Puzzle, start: np.ndarray, h: Heuristic, o: SolveOptions
+) -> None:
+    """Once per process and setting, run one expansion untimed, so that one-time costs (numba
+    kernels loaded from their cache, tables or networks loaded lazily by the heuristic) are not
+    charged to the first instance."""
+    key = (p, o.search, o.heuristic, o.model, o.goal, o.options)
+    if key not in _WARM:
+        # two expansions: MCTS's second one runs its selection kernel
+        spec.run(fn, p, start, h, replace(o, max_nodes=1 + 2 * p.num_actions, max_steps=1))
+        _WARM.add(key)
+
+
+def _primitive(sp: Puzzle, results: Results) -> Results:
+    """Results found on a :class:`~puzzlezero.puzzles.macros.MacroPuzzle` in the wrapped puzzle's
+    moves (stages too); other results as they are."""
+    to_moves = getattr(sp, "primitive", None)
+    if to_moves is None:
+        return results
+    return [
+        replace(
+            r,
+            actions=tuple(to_moves(r.actions)),
+            stages=tuple(replace(st, actions=tuple(to_moves(st.actions))) for st in r.stages),
+            path_states=None,
+        )
+        for r in results
+    ]
+
+
+def _run_with_fallback(
+    spec: SearchSpec,
+    fn: Callable,
+    p: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    sp: Puzzle | None = None,
+) -> tuple[Results, list[str | None]]:
+    """Run the search (on ``sp``, the puzzle with options, where given; its results come back in
+    ``p``'s moves); with ``o.fallback`` it gets the time limit less a reserve
+    (:data:`FALLBACK_RESERVE`, at most a tenth), and the fallback search solves in the reserve what
+    it left unsolved: its result then carries both searches' nodes and seconds. Returns the
+    results and, for each, the fallback's name where the fallback found it."""
+    sp = p if sp is None else sp
+    if o.fallback is None:
+        return _primitive(sp, spec.run(fn, sp, states, h, o)), [None] * states.shape[0]
+    reserve = min(FALLBACK_RESERVE, 0.1 * o.time_limit)
+    found = _primitive(sp, spec.run(fn, sp, states, h, replace(o, time_limit=o.time_limit - reserve)))
+    rescued: list[str | None] = [None] * len(found)
+    todo = [i for i, r in enumerate(found) if not r.solved]
+    if todo:
+        fb = SEARCHES[o.fallback]
+        fb_fn = resolve_entry(fb.entry, f"fallback search {o.fallback!r}")
+        rescue = fb.run(fb_fn, p, states[todo], None, replace(o, time_limit=reserve, max_nodes=None))
+        for i, r in zip(todo, rescue, strict=True):
+            if r.solved:
+                first = found[i]
+                seconds = first.seconds + r.seconds
+                found[i] = replace(
+                    r,
+                    nodes_generated=first.nodes_generated + r.nodes_generated,
+                    iterations=first.iterations + r.iterations,
+                    seconds=seconds,
+                    improvements=((seconds, len(r.actions)),),
+                )
+                rescued[i] = o.fallback
+    return found, rescued
+
+
+def _shortened(
+    p: Puzzle, states: np.ndarray, found: Results, o: SolveOptions
+) -> tuple[Results, list[int | None]]:
+    """Each solved path as the puzzle's algebra shortens it (``p.reduce_moves``), then the shortcut
+    pass (``o.shortcut``, :mod:`puzzlezero.search.shortcut`, its rounds started within what is left
+    of the time limit, its seconds added to the result's), with the search's own length where they
+    did (else ``None``); layered results, whose stages must each end on their goal, as they are."""
+    out: list[SearchResult] = []
+    searched: list[int | None] = []
+    for start, r in zip(states, found, strict=True):
+        if not r.solved or r.stages:
+            out.append(r)
+            searched.append(None)
+            continue
+        short: Sequence[int] = p.reduce_moves(r.actions)
+        seconds = r.seconds
+        if o.shortcut and len(short) > 1:
+            cut = find_shortcuts(
+                p, start, short, max_states=o.shortcut, time_limit=max(0.0, o.time_limit - r.seconds)
+            )
+            short, seconds = cut.actions, seconds + cut.seconds
+        if len(short) < len(r.actions):
+            improvements = r.improvements + ((seconds, len(short)),) if r.improvements else ()
+            out.append(
+                replace(r, actions=tuple(short), path_states=None, seconds=seconds, improvements=improvements)
+            )
+            searched.append(len(r.actions))
+        else:
+            out.append(replace(r, seconds=seconds))
+            searched.append(None)
+    return out, searched

@@ -1,0 +1,90 @@
+"""Options of searches and heuristics by name (``solve(..., options={name: value})``, on the
+command line ``--name-with-dashes``): their defaults, kinds and ranges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from puzzlezero.errors import PuzzleError
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """An option of some searches or heuristics: ``solve(..., options={name: value})``, on the
+    command line ``--name-with-dashes``. ``kind`` is ``float``, ``int`` or ``bool``; numbers must lie
+    in ``[low, high]`` (``low`` excluded where ``above_low``)."""
+
+    default: Any
+    kind: type
+    help: str
+    low: float | None = None
+    high: float | None = None
+    above_low: bool = False
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` as this option's kind; :class:`PuzzleError` names the option and the range."""
+        flag = "--" + name.replace("_", "-")
+        if self.kind is bool:
+            if not isinstance(value, bool | np.bool_):
+                raise PuzzleError(f"{flag} must be true or false, got {value!r}")
+            return bool(value)
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise PuzzleError(f"{flag} must be a number, got {value!r}")
+        if self.kind is int and int(value) != value:
+            raise PuzzleError(f"{flag} must be an integer, got {value!r}")
+        value = self.kind(value)
+        low_bad = self.low is not None and (value < self.low or (self.above_low and value == self.low))
+        if not np.isfinite(value) or low_bad or (self.high is not None and value > self.high):
+            lo = "" if self.low is None else f"{'>' if self.above_low else '>='} {self.low:g}"
+            hi = "" if self.high is None else f"<= {self.high:g}"
+            raise PuzzleError(f"{flag} must be {' and '.join(x for x in (lo, hi) if x)}, got {value!r}")
+        return value
+
+
+def _option_table() -> dict[str, OptionSpec]:
+    # NumPy only: the defaults live with the algorithms
+    from puzzlezero.search.mcts import LEAVES, MAX_VALUE, VIRTUAL_LOSS, C
+    from puzzlezero.search.wcd import DEPTH, MAX_DEPTH, MU
+
+    return {
+        "mcts_c": OptionSpec(C, float, "MCTS: PUCT exploration constant c, in moves", low=0.0),
+        "mcts_leaves": OptionSpec(
+            LEAVES, int, "MCTS: paths selected (leaves evaluated together) per iteration", low=1
+        ),
+        "mcts_virtual_loss": OptionSpec(
+            VIRTUAL_LOSS, float, "MCTS: moves added to an edge per path in flight through it", low=0.0
+        ),
+        "mcts_max_value": OptionSpec(
+            MAX_VALUE,
+            bool,
+            "MCTS: back up the least cost seen through an edge (max action value), not the mean",
+        ),
+        "policy_temperature": OptionSpec(
+            1.0,
+            float,
+            "temperature T of the policy (MCTS prior, WCD weights): softmax(logits / T), "
+            "softmax(-Q / T) or softmax(-(cost + h(child)) / T), in moves",
+            low=0.0,
+            above_low=True,
+        ),
+        "images": OptionSpec(
+            0,
+            int,
+            "search the state's first N images too, the same problem in other guises (cubes: "
+            "inverse, mirror, inverse-mirror; sliding puzzles: transpose), and keep the shortest "
+            "solution: in an anytime schedule's stages after the first (BWAS, Q*), or as more "
+            "instances of one search (beam search, one BWAS or Q* setting; images made from the "
+            "state alone); 0: the state alone",
+            low=0,
+        ),
+        "wcd_depth": OptionSpec(DEPTH, int, "WCD: convolution levels K", low=0, high=MAX_DEPTH),
+        "wcd_mu": OptionSpec(MU, float, "WCD: weight mu of a state's own value", low=0.0, high=1.0),
+    }
+
+
+#: options of searches and heuristics by name (see :class:`OptionSpec`); each search or heuristic
+#: lists the ones it reads (``SearchSpec.options``, ``HeuristicSpec.options``)
+OPTIONS: dict[str, OptionSpec] = _option_table()
