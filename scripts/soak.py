@@ -17,9 +17,11 @@ only the kinds named; a wrong name lists them all):
   a foreign ``Host`` header, unknown job ids.
 
 Every kind has its expected statuses (429 wherever admission can refuse; 4xx for invalid input);
-anything else is counted as unexpected, with the first bodies kept. All the clients come from one
-address, so the server sees one client: its per-client limits answer many requests 429, which is
-expected. Latency of a solve includes its time in line.
+anything else is counted as unexpected, with the first bodies kept. By default all the clients come
+from one address, so the server sees one client: its per-client limits answer many requests 429,
+which is expected. With ``--own-addresses`` (a loopback server only) client i sends from 127.0.0.(2+i),
+so the server sees that many clients and its per-client limits apply to each. Latency of a solve
+includes its time in line.
 
 Memory: with ``--pid`` (the ``serve`` process), the resident memory of that process and of all its
 descendants (the solver workers) is sampled every ``--sample-seconds`` from ``/proc`` (psutil when
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextvars
 import json
 import math
 import os
@@ -50,6 +53,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+#: the connection pool of the simulated client running in this task (``--own-addresses``)
+_CLIENT: contextvars.ContextVar[httpx.AsyncClient | None] = contextvars.ContextVar("client", default=None)
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MIB = 1024 * 1024
@@ -168,10 +174,10 @@ class Soak:
         self.solved: Counter[str] = Counter()
         self.samples: list[dict[str, Any]] = []
         self.abandoned = 0
-        self.client = httpx.AsyncClient(
-            base_url=self.url,
-            timeout=httpx.Timeout(args.timeout, connect=10.0),
-            limits=httpx.Limits(max_connections=args.clients * 2 + 4),
+        self.client = self._http_client(None)
+        #: with --own-addresses, each simulated client's own connection pool (by its source address)
+        self.own: list[httpx.AsyncClient] = (
+            [self._http_client(f"127.0.0.{2 + i}") for i in range(args.clients)] if args.own_addresses else []
         )
         self.kinds: dict[str, Kind] = {
             "solve-cube3": Kind(4, self.solve_cube3),
@@ -218,7 +224,7 @@ class Soak:
         endpoint = endpoint or f"{method} {path.split('?')[0]}"
         t0 = time.monotonic()
         try:
-            r = await self.client.request(method, path, **kwargs)
+            r = await (_CLIENT.get() or self.client).request(method, path, **kwargs)
         except httpx.TransportError as exc:
             self.by_endpoint[endpoint]["error"] += 1
             key = f"{kind} {type(exc).__name__}"
@@ -494,7 +500,18 @@ class Soak:
             self.stopping = True
         return self.stopping
 
-    async def simulated_client(self) -> None:
+    def _http_client(self, local_address: str | None) -> httpx.AsyncClient:
+        transport = httpx.AsyncHTTPTransport(local_address=local_address) if local_address else None
+        return httpx.AsyncClient(
+            base_url=self.url,
+            timeout=httpx.Timeout(self.args.timeout, connect=10.0),
+            limits=httpx.Limits(max_connections=self.args.clients * 2 + 4),
+            transport=transport,
+        )
+
+    async def simulated_client(self, index: int = 0) -> None:
+        if self.own:
+            _CLIENT.set(self.own[index])
         names = list(self.kinds)
         weights = [self.kinds[n].weight for n in names]
         while not self.over():
@@ -542,7 +559,7 @@ class Soak:
     async def run(self) -> dict[str, Any]:
         sampler = asyncio.create_task(self.sampler())
         progress = asyncio.create_task(self.progress())
-        clients = [asyncio.create_task(self.simulated_client()) for _ in range(self.args.clients)]
+        clients = [asyncio.create_task(self.simulated_client(i)) for i in range(self.args.clients)]
         while not self.over() and not all(c.done() for c in clients):
             await asyncio.sleep(0.2)
         self.stopping = True
@@ -557,7 +574,8 @@ class Soak:
         progress.cancel()
         await asyncio.gather(progress, return_exceptions=True)
         await sampler
-        await self.client.aclose()
+        for c in [self.client, *self.own]:
+            await c.aclose()
         return self.report()
 
     def report(self) -> dict[str, Any]:
@@ -649,7 +667,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     ap.add_argument("--minutes", type=float, required=True, help="how long to send traffic (the bound)")
     ap.add_argument("--max-requests", type=int, default=None, help="stop after this many requests as well")
-    ap.add_argument("--clients", type=int, default=4, help="concurrent simulated clients (one address)")
+    ap.add_argument("--clients", type=int, default=4, help="concurrent simulated clients")
+    ap.add_argument(
+        "--own-addresses",
+        action="store_true",
+        help="each client sends from its own loopback address 127.0.0.(2+i) (a loopback server only)",
+    )
     ap.add_argument(
         "--pid", type=int, default=None, help="the serve process: sample its and its workers' RSS"
     )
