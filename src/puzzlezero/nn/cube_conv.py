@@ -1,4 +1,5 @@
-"""The convolutional cube network of seed 004 (J. Rute's AlphaZero-style cube solver).
+"""The convolutional cube network of J. Rute, "Solving the puzzle cube with deep reinforcement
+learning and tree search" (an AlphaZero-style cube solver).
 
 The ``6n²`` stickers of an ``n``-cube are embedded in an ``(n+2)³`` grid (cube3: 54 stickers in a
 5x5x5 grid): a sticker on face X sits one step outside the ``n³`` block of cubies, on X's side, at
@@ -10,21 +11,21 @@ one-hot, the same weights see every sticker's neighbourhood; unlike the cube's s
 offsets are told apart, so the network is not symmetric itself (training adds the 48 symmetries,
 :mod:`puzzlezero.puzzles.cube_symmetry`).
 
-Architecture (seed 004, "Neural network architecture")::
+Architecture (Rute, "Neural network architecture")::
 
-    input: the last H states, one-hot over 6 colours  -> [B, S, 6H]     (seed: H = 8, S = 54)
-    stem: gather-conv F -> BN -> ReLU                                    (seed: F = 64)
+    input: the last H states, one-hot over 6 colours  -> [B, S, 6H]     (Rute: H = 8, S = 54)
+    stem: gather-conv F -> BN -> ReLU                                    (Rute: F = 64)
     R residual blocks: gather-conv F -> BN -> ReLU -> gather-conv F -> BN, + skip, ReLU   (R = 4)
     value head:  gather-conv F -> BN -> ReLU -> flatten -> FC h -> ReLU -> FC 1   (h = 64)
     policy head: gather-conv F -> BN -> ReLU -> flatten -> FC h -> ReLU -> FC A
 
 The value head outputs a **cost-to-go** ``J`` (moves to the goal), as every network of this
-project does, not the seed's sigmoid value ``v ~ gamma^distance``; the self-play trainer reads
+project does, not Rute's sigmoid value ``v ~ gamma^distance``; the self-play trainer reads
 ``v = gamma^J`` (:mod:`puzzlezero.train.selfplay`), so A*, beam search and MCTS all use one head.
 
 **History.** The input is the current state and the ``H - 1`` states before it, newest first,
 as ``H * 6S`` one-hot columns. Where no earlier state exists its planes are **zeros**, as in the
-seed's code (a history slot of ``None`` is an all-zero bit array): before an episode's first
+Rute's code (a history slot of ``None`` is an all-zero bit array): before an episode's first
 state in self-play, and behind every state a search passes alone (``6S`` columns; every search in
 this project passes single states), so training and search see the same input for a state whose
 past is unknown. In a states array with a history axis a missing state is a row of the dtype's
@@ -66,9 +67,9 @@ def cube_size(num_stickers: int) -> int:
 def grid_coordinates(n: int) -> np.ndarray:
     """``int64[6n², 3]``: each sticker's cell in the ``(n+2)³`` grid (x right, y up, z front; 0 is
     the left / bottom / back outside layer, ``n + 1`` the right / top / front one)."""
-    from puzzlezero.puzzles.cube import _sticker_points
+    from puzzlezero.puzzles.cube_geometry import sticker_points
 
-    pts = _sticker_points(n)  # normal coordinate +-n, the others odd numbers in [-(n-1), n-1]
+    pts = sticker_points(n)  # normal coordinate +-n, the others odd numbers in [-(n-1), n-1]
     grid = np.where(pts == n, n + 1, np.where(pts == -n, 0, (pts + n - 1) // 2 + 1))
     grid.flags.writeable = False
     return grid
@@ -141,7 +142,7 @@ class _Head(nn.Module):
 
 
 class CubeConvNet(nn.Module):
-    """The seed-004 network (``NetConfig.arch == "cubeconv"``); the interface of
+    """Rute's cube network (``NetConfig.arch == "cubeconv"``); the interface of
     :class:`~puzzlezero.nn.models.CostToGoNet`: ``forward(x[B, D or H*D]) -> float32[B]``
     cost-to-go, ``all_heads=True`` -> ``{"value": [B], "policy": [B, A]}``.
 
