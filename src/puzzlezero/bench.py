@@ -40,7 +40,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -50,13 +50,15 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver import (
     HEURISTICS,
     SEARCHES,
+    SolveOptions,
     SolveResult,
+    SolveSettings,
     read_state,
     reads_beam_width,
     resolve_entry,
-    resolve_options,
     solve_many,
 )
+from puzzlezero.solver.options import options_for
 from puzzlezero.storage import atomic_write_json
 
 __all__ = [
@@ -258,10 +260,13 @@ def run_bench(
     cases_file: str | None = None,
     ray: bool = False,
     ray_address: str | None = None,
-    **solve_options: Any,
+    opts: SolveOptions | None = None,
+    **given: Unpack[SolveSettings],
 ) -> BenchReport:
-    """Solve ``cases`` with :func:`~puzzlezero.solver.solve_many` (``solve_options``: ``search``,
-    ``heuristic``, ``model``, ``weight``, ``batch``, ``max_nodes``, ``time_limit``, ``max_steps``).
+    """Solve ``cases`` with :func:`~puzzlezero.solver.solve_many`, with ``opts`` resolved by the
+    caller or else the settings ``given`` (:class:`~puzzlezero.solver.SolveSettings`: ``search``,
+    ``heuristic``, ``model``, ``weight``, ``batch``, ``max_nodes``, ``time_limit``, ...), resolved
+    here once and passed down as they are.
 
     ``reference="optimal"`` fills in missing optimal lengths with
     ``puzzlezero.optimal:optimal_length(puzzle, state, time_limit)``.
@@ -272,7 +277,7 @@ def run_bench(
     """
     if reference not in (None, "optimal"):
         raise PuzzleError(f"--reference must be 'optimal', got {reference!r}")
-    opts = resolve_options(puzzle, **solve_options)
+    opts = options_for(puzzle, opts, given)
     optimal = [c.optimal_length for c in cases]
     if opts.goal != "solved":  # the cases' optimal lengths are to the solved state, not to this goal
         if reference == "optimal":
@@ -296,10 +301,10 @@ def run_bench(
             together=together,
             on_results=on_results,
             hardware=machines,
-            **solve_options,
+            opts=opts,
         )
     else:
-        solved = solve_many(puzzle, states, together=together, on_results=on_results, **solve_options)
+        solved = solve_many(puzzle, states, opts, together=together, on_results=on_results)
     results = [
         {
             "id": c.id,

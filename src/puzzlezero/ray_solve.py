@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -31,7 +31,8 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.plugins import loaded_plugins
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
-from puzzlezero.solver import SEARCHES, SolveResult, read_state, resolve_options
+from puzzlezero.solver import SEARCHES, SolveOptions, SolveResult, SolveSettings, read_state
+from puzzlezero.solver.options import options_for
 
 __all__ = ["solve_on_ray", "ray_available"]
 
@@ -76,17 +77,17 @@ def _connect(ray: Any, address: str | None) -> None:
 
 
 def _solve_chunk(
-    puzzle: str, states: np.ndarray, options: dict[str, Any], plugins: tuple[str, ...] = ()
+    puzzle: str, states: np.ndarray, opts: SolveOptions, plugins: tuple[str, ...] = ()
 ) -> tuple[list[SolveResult], str]:
-    """One Ray task: solve a chunk on this worker (heuristics load once per worker process), after
-    loading the driver's ``plugins`` (once per worker process)."""
+    """One Ray task: solve a chunk on this worker with the driver's resolved options (heuristics
+    load once per worker process), after loading the driver's ``plugins`` (once per worker process)."""
     from puzzlezero.machine import hardware
     from puzzlezero.plugins import load_plugins
     from puzzlezero.solver import solve_many
 
     load_plugins(plugins)
 
-    return solve_many(puzzle, states, together=len(states), **options), hardware()
+    return solve_many(puzzle, states, opts, together=len(states)), hardware()
 
 
 def solve_on_ray(
@@ -98,14 +99,15 @@ def solve_on_ray(
     cpus_per_task: float = 1.0,
     on_results: Callable[[list[SolveResult]], None] | None = None,
     hardware: list[str] | None = None,
-    **solve_options: Any,
+    opts: SolveOptions | None = None,
+    **given: Unpack[SolveSettings],
 ) -> list[SolveResult]:
-    """Solve ``states`` like :func:`~puzzlezero.solver.solve_many` (same ``solve_options``, same
-    chunks of ``together``), one Ray task per chunk; ``on_results`` is called as chunks finish (in
+    """Solve ``states`` like :func:`~puzzlezero.solver.solve_many` (the same ``opts``, or settings
+    ``given`` resolved here once; the same chunks of ``together``), one Ray task per chunk; ``on_results`` is called as chunks finish (in
     finishing order), the returned list is in input order. ``hardware``, if given, receives the
     description of each distinct machine that ran a task."""
     p = make(puzzle) if isinstance(puzzle, str) else puzzle
-    opts = resolve_options(p, **solve_options)  # names and numbers checked here, before any task
+    opts = options_for(p, opts, given)  # names and numbers checked here, before any task
     if not cpus_per_task > 0:
         raise PuzzleError(f"cpus_per_task must be positive, got {cpus_per_task}")
     checked = [read_state(p, s) for s in states]
@@ -117,9 +119,7 @@ def solve_on_ray(
     _connect(ray, address)
     task = ray.remote(num_cpus=cpus_per_task, max_retries=0)(_solve_chunk)
     plugins = tuple(loaded_plugins())
-    pending = {
-        task.remote(p.name, arr[lo : lo + k], solve_options, plugins): lo for lo in range(0, arr.shape[0], k)
-    }
+    pending = {task.remote(p.name, arr[lo : lo + k], opts, plugins): lo for lo in range(0, arr.shape[0], k)}
     done: dict[int, list[SolveResult]] = {}
     machines: dict[str, None] = {}
     while pending:

@@ -237,6 +237,65 @@ def read_macros_file(puzzle: Any, path: Path | None) -> tuple[tuple[int, ...], .
     return read_macros(puzzle, path)
 
 
+def command_line_options(
+    p: Any,
+    *,
+    model: str | None,
+    search: str | None,
+    heuristic: str,
+    weight: float | None,
+    batch: int | None,
+    max_nodes: int | None,
+    time_limit: float | None,
+    beam_width: str | None,
+    anytime: bool | None,
+    stages: str | None,
+    fallback: bool | None,
+    shortcut: int | None,
+    goal: str | None,
+    macros: Path | None,
+    mcts_c: float | None,
+    mcts_leaves: int | None,
+    mcts_virtual_loss: float | None,
+    mcts_max_value: bool | None,
+    policy_temperature: float | None,
+    wcd_depth: int | None,
+    wcd_mu: float | None,
+    images: int | None,
+) -> Any:
+    """The one :class:`~puzzlezero.solver.SolveOptions` of `solve` and `bench`, from their
+    options as typed (widths, stages and the macros file read here)."""
+    from puzzlezero.solver import resolve_options
+
+    return resolve_options(
+        p,
+        model=model,
+        search=search,
+        heuristic=heuristic,
+        weight=weight,
+        batch=batch,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        beam_width=parse_widths(beam_width),
+        anytime=anytime,
+        stages=parse_stages(stages),
+        fallback=fallback,
+        shortcut=shortcut,
+        goal=goal,
+        macros=read_macros_file(p, macros),
+        options=search_options(
+            mcts_c=mcts_c,
+            mcts_leaves=mcts_leaves,
+            mcts_virtual_loss=mcts_virtual_loss,
+            mcts_max_value=mcts_max_value,
+            policy_temperature=policy_temperature,
+            wcd_depth=wcd_depth,
+            wcd_mu=wcd_mu,
+            images=images,
+        ),
+    )
+
+
 @app.command("solve")
 def solve_cmd(
     puzzle: PuzzleArg,
@@ -272,9 +331,8 @@ def solve_cmd(
     use_memory_budget(memory_budget)
     p = make(puzzle)
     start = read_state(p, read_state_text(state))
-    r = solve(
+    opts = command_line_options(
         p,
-        start,
         model=model,
         search=search,
         heuristic=heuristic,
@@ -282,24 +340,23 @@ def solve_cmd(
         batch=batch,
         max_nodes=max_nodes,
         time_limit=time_limit,
-        beam_width=parse_widths(beam_width),
+        beam_width=beam_width,
         anytime=anytime,
-        stages=parse_stages(stages),
+        stages=stages,
         fallback=fallback,
         shortcut=shortcut,
         goal=goal,
-        macros=read_macros_file(p, macros),
-        options=search_options(
-            mcts_c=mcts_c,
-            mcts_leaves=mcts_leaves,
-            mcts_virtual_loss=mcts_virtual_loss,
-            mcts_max_value=mcts_max_value,
-            policy_temperature=policy_temperature,
-            wcd_depth=wcd_depth,
-            wcd_mu=wcd_mu,
-            images=images,
-        ),
+        macros=macros,
+        mcts_c=mcts_c,
+        mcts_leaves=mcts_leaves,
+        mcts_virtual_loss=mcts_virtual_loss,
+        mcts_max_value=mcts_max_value,
+        policy_temperature=policy_temperature,
+        wcd_depth=wcd_depth,
+        wcd_mu=wcd_mu,
+        images=images,
     )
+    r = solve(p, start, opts)
     if as_json:
         typer.echo(json.dumps(r.to_json()))
     elif r.solved:  # as people write it (cubes: R R -> R2); the JSON keeps the quarter turns
@@ -450,6 +507,31 @@ def bench_cmd(
         figure_format(plot)  # a bad suffix fails before the bench, not after it
     cases = cases_path(p, cases)
     chosen = load_cases(p, cases, parse_ids(ids))
+    opts = command_line_options(
+        p,
+        model=model,
+        search=search,
+        heuristic=heuristic,
+        weight=weight,
+        batch=batch,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        beam_width=beam_width,
+        anytime=anytime,
+        stages=stages,
+        fallback=fallback,
+        shortcut=shortcut,
+        goal=goal,
+        macros=macros,
+        mcts_c=mcts_c,
+        mcts_leaves=mcts_leaves,
+        mcts_virtual_loss=mcts_virtual_loss,
+        mcts_max_value=mcts_max_value,
+        policy_temperature=policy_temperature,
+        wcd_depth=wcd_depth,
+        wcd_mu=wcd_mu,
+        images=images,
+    )
     err = Console(stderr=True)
     columns = (
         TextColumn("{task.description}"),
@@ -474,30 +556,7 @@ def bench_cmd(
             together=together,
             on_results=advance,
             cases_file=str(cases),
-            model=model,
-            search=search,
-            heuristic=heuristic,
-            weight=weight,
-            batch=batch,
-            max_nodes=max_nodes,
-            time_limit=time_limit,
-            beam_width=parse_widths(beam_width),
-            anytime=anytime,
-            stages=parse_stages(stages),
-            fallback=fallback,
-            shortcut=shortcut,
-            goal=goal,
-            macros=read_macros_file(p, macros),
-            options=search_options(
-                mcts_c=mcts_c,
-                mcts_leaves=mcts_leaves,
-                mcts_virtual_loss=mcts_virtual_loss,
-                mcts_max_value=mcts_max_value,
-                policy_temperature=policy_temperature,
-                wcd_depth=wcd_depth,
-                wcd_mu=wcd_mu,
-                images=images,
-            ),
+            opts=opts,
             ray=ray,
             ray_address=ray_address,
         )

@@ -9,7 +9,7 @@ it on the start state.
 The package, a file per job:
 
 * :mod:`.options`: :class:`SolveOptions`, resolved once from the puzzle's defaults and the
-  caller's overrides (:func:`resolve_options`);
+  caller's settings (:class:`SolveSettings`, by keyword) by :func:`resolve_options`;
 * :mod:`.searches` and :mod:`.heuristics`: the name tables and their specs;
   :mod:`.search_options`: the options some of them take (:data:`OPTIONS`);
 * :mod:`.learned`: the network heuristics and the models of a layered solve;
@@ -56,7 +56,7 @@ from puzzlezero.solver.memory import (
     memory_estimate,
 )
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
-from puzzlezero.solver.options import SolveOptions, defaults_for, resolve_options
+from puzzlezero.solver.options import SETTINGS, SolveOptions, SolveSettings, defaults_for, resolve_options
 from puzzlezero.solver.result import SolveResult, verify
 from puzzlezero.solver.run import FALLBACK_RESERVE, solve, solve_many
 from puzzlezero.solver.search_options import OPTIONS, OptionSpec
@@ -75,6 +75,7 @@ __all__ = [
     "MIN_BUDGET_NODES",
     "OPTIONS",
     "SEARCHES",
+    "SETTINGS",
     "STAGES_FILE",
     "Defaults",
     "Heuristic",
@@ -84,6 +85,7 @@ __all__ = [
     "SearchSpec",
     "SolveOptions",
     "SolveResult",
+    "SolveSettings",
     "check_defaults",
     "check_memory",
     "defaults_for",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from puzzlezero.defaults import FALLBACK_DEFAULTS, Defaults
 from puzzlezero.errors import PuzzleError, UnknownNameError
@@ -69,26 +69,50 @@ class SolveOptions:
         return dict(self.options).get(name, OPTIONS[name].default)
 
 
-def resolve_options(
-    puzzle: Puzzle,
-    *,
-    search: str | None = None,
-    heuristic: str | None = "learned",
-    model: str | None = None,
-    weight: float | None = None,
-    batch: int | None = None,
-    max_nodes: int | None = None,
-    time_limit: float | None = None,
-    max_steps: int | None = None,
-    beam_width: int | Sequence[int] | None = None,
-    anytime: bool | None = None,
-    stages: Sequence[tuple[float, int]] | None = None,
-    fallback: bool | None = None,
-    goal: str | None = None,
-    options: Mapping[str, Any] | None = None,
-    macros: Sequence[Sequence[int]] | None = None,
-    shortcut: int | None = None,
-) -> SolveOptions:
+class SolveSettings(TypedDict, total=False):
+    """What a caller may set for a solve, by keyword (``solve``, ``solve_many``, ``resolve_options``,
+    ``run_bench``, ``solve_on_ray``); each left out or ``None`` takes the puzzle's default
+    (:func:`defaults_for`). :func:`resolve_options` turns them into one :class:`SolveOptions`."""
+
+    #: a :data:`SEARCHES` name (default: the puzzle's own, ``Defaults.search``)
+    search: str | None
+    #: a :data:`HEURISTICS` name or ``"module:factory"`` (default ``"learned"``)
+    heuristic: str | None
+    #: a shipped model name or a model folder (default: the puzzle's name)
+    model: str | None
+    #: BWAS/Q*: lambda in f = lambda * g + h
+    weight: float | None
+    #: BWAS/Q*: N, nodes expanded per iteration
+    batch: int | None
+    #: cap on nodes generated per instance
+    max_nodes: int | None
+    #: seconds per search call
+    time_limit: float | None
+    #: greedy and beam search: cap on moves
+    max_steps: int | None
+    #: beam search: W, or several widths (an anytime schedule of beams)
+    beam_width: int | Sequence[int] | None
+    #: run the puzzle's anytime schedule (``None``: where it has one)
+    anytime: bool | None
+    #: an anytime schedule of one's own, ``(weight, batch)`` stages (BWAS, Q*)
+    stages: Sequence[tuple[float, int]] | None
+    #: run the puzzle's fallback search on states left unsolved (``None``: under its own settings)
+    fallback: bool | None
+    #: a goal name of the puzzle to solve to (default its own, ``"solved"``)
+    goal: str | None
+    #: values of :data:`OPTIONS` taken by the search or the heuristic
+    options: Mapping[str, Any] | None
+    #: options (macro-actions): move sequences, as action ids, the search may take as one action
+    macros: Sequence[Sequence[int]] | None
+    #: the shortcut pass's bound on states a round (0: off; ``None``: the puzzle's own)
+    shortcut: int | None
+
+
+#: the names of :class:`SolveSettings`
+SETTINGS: tuple[str, ...] = tuple(SolveSettings.__annotations__)
+
+
+def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
     runs the puzzle's ``Defaults.stages`` for its own search, unless ``weight`` or ``batch`` names
@@ -100,6 +124,25 @@ def resolve_options(
     goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``, ``qbeam``).
     ``heuristic=None`` is the default heuristic, ``"learned"``. ``shortcut`` (``None``: the puzzle's
     own, under its own settings as for ``fallback``; 0: off) bounds the shortcut pass's rounds."""
+    unknown = sorted(set(given) - set(SETTINGS))
+    if unknown:
+        raise TypeError(f"unknown solve settings {unknown}; the settings are {', '.join(SETTINGS)}")
+    search = given.get("search")
+    heuristic = given.get("heuristic")
+    model = given.get("model")
+    weight = given.get("weight")
+    batch = given.get("batch")
+    max_nodes = given.get("max_nodes")
+    time_limit = given.get("time_limit")
+    max_steps = given.get("max_steps")
+    beam_width = given.get("beam_width")
+    anytime = given.get("anytime")
+    stages = given.get("stages")
+    fallback = given.get("fallback")
+    goal = given.get("goal")
+    options = given.get("options")
+    macros = given.get("macros")
+    shortcut = given.get("shortcut")
     if heuristic is None:
         heuristic = "learned"
     d = defaults_for(puzzle)
@@ -210,6 +253,16 @@ def resolve_options(
         opts = replace(opts, max_nodes=cap)
     if max_nodes is None and opts.max_nodes is not None and spec.node_cap:
         opts = replace(opts, max_nodes=cap_within_budget(puzzle, opts))
+    return opts
+
+
+def options_for(puzzle: Puzzle, opts: SolveOptions | None, given: Mapping[str, Any]) -> SolveOptions:
+    """``opts`` as they are (resolved by the caller), else the settings ``given`` resolved
+    (:func:`resolve_options`); both at once is a ``TypeError``."""
+    if opts is None:
+        return resolve_options(puzzle, **given)
+    if given:
+        raise TypeError(f"resolved options and settings {sorted(given)} both given: give one of them")
     return opts
 
 

@@ -4,9 +4,9 @@ left unsolved, shortens the solutions and verifies them; :func:`solve` is one st
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from puzzlezero.search.shortcut import shortcut as find_shortcuts
 from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
 from puzzlezero.solver.memory import check_memory
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
-from puzzlezero.solver.options import SolveOptions, resolve_options
+from puzzlezero.solver.options import SolveOptions, SolveSettings, options_for
 from puzzlezero.solver.result import SolveResult, verified
 from puzzlezero.solver.searches import SEARCHES, SearchSpec
 from puzzlezero.solver.states import read_state
@@ -31,109 +31,49 @@ FALLBACK_RESERVE = 2.0
 def solve(
     puzzle: str | Puzzle,
     state: str | np.ndarray | Sequence[int],
-    *,
-    model: str | None = None,
-    search: str | None = None,
-    heuristic: str = "learned",
-    weight: float | None = None,
-    batch: int | None = None,
-    max_nodes: int | None = None,
-    time_limit: float | None = None,
-    beam_width: int | Sequence[int] | None = None,
-    anytime: bool | None = None,
-    stages: Sequence[tuple[float, int]] | None = None,
-    fallback: bool | None = None,
-    goal: str | None = None,
-    options: Mapping[str, Any] | None = None,
-    macros: Sequence[Sequence[int]] | None = None,
-    shortcut: int | None = None,
+    opts: SolveOptions | None = None,
+    **given: Unpack[SolveSettings],
 ) -> SolveResult:
-    """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution.
+    """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution:
+    :func:`solve_many` of that one state, with the same options.
 
-    ``search``: a :data:`SEARCHES` name; ``heuristic``: a :data:`HEURISTICS` name or
-    ``"module:factory"``; ``model``: a shipped model name or a model folder (default: the puzzle's
-    name); ``beam_width``: the beam search's ``W``; ``anytime``: run the puzzle's schedule and
-    keep the shortest solution, or ``stages`` of one's own; ``fallback``: a search that always
-    answers for states left unsolved (see :func:`resolve_options`); ``options``: settings of the
-    search or heuristic by :data:`OPTIONS` name (``{"mcts_c": 1.0}``, ``{"wcd_depth": 2}``).
-    ``goal``: a goal name of the puzzle to solve to (``"layer1"``...; default its own). ``None``
-    settings take the puzzle's :data:`DEFAULTS` (its own search included). ``search="layered"``
-    solves to every goal in turn (``model``: see :func:`stage_models`). ``macros``:
-    options (macro-actions), move sequences (action ids) the search may take as one action
-    (:func:`puzzlezero.puzzles.macros.read_macros` reads a file of them); the solution is given in
-    the puzzle's own moves. ``shortcut``: the bound on states a round of the shortcut pass run on
-    the solution (:mod:`puzzlezero.search.shortcut`; 0: none; ``None``: the puzzle's
-    ``Defaults.shortcut``); its time counts in the result's ``seconds``.
+    The settings (:class:`SolveSettings`) are given by keyword, each ``None`` or left out for the
+    puzzle's default: ``search``, a :data:`SEARCHES` name; ``heuristic``, a :data:`HEURISTICS` name
+    or ``"module:factory"``; ``model``, a shipped model name or a model folder (default: the
+    puzzle's name); ``beam_width``, the beam search's ``W``; ``anytime``, run the puzzle's schedule
+    and keep the shortest solution, or ``stages`` of one's own; ``fallback``, a search that always
+    answers for states left unsolved (see :func:`resolve_options`); ``options``, settings of the
+    search or heuristic by :data:`OPTIONS` name (``{"mcts_c": 1.0}``, ``{"wcd_depth": 2}``);
+    ``goal``, a goal name of the puzzle to solve to (``"layer1"``...; default its own).
+    ``search="layered"`` solves to every goal in turn (``model``: see :func:`stage_models`).
+    ``macros``: options (macro-actions), move sequences (action ids) the search may take as one
+    action (:func:`puzzlezero.puzzles.macros.read_macros` reads a file of them); the solution is
+    given in the puzzle's own moves. ``shortcut``: the bound on states a round of the shortcut pass
+    run on the solution (:mod:`puzzlezero.search.shortcut`; 0: none; ``None``: the puzzle's
+    ``Defaults.shortcut``); its time counts in the result's ``seconds``. Or ``opts``: options
+    resolved already (:func:`resolve_options`), used as they are.
     """
-    return solve_many(
-        puzzle,
-        [state],
-        model=model,
-        search=search,
-        heuristic=heuristic,
-        weight=weight,
-        batch=batch,
-        max_nodes=max_nodes,
-        time_limit=time_limit,
-        beam_width=beam_width,
-        anytime=anytime,
-        stages=stages,
-        fallback=fallback,
-        goal=goal,
-        options=options,
-        macros=macros,
-        shortcut=shortcut,
-    )[0]
+    return solve_many(puzzle, [state], opts, **given)[0]
 
 
 def solve_many(
     puzzle: str | Puzzle,
     states: Iterable[Any] | np.ndarray,
+    opts: SolveOptions | None = None,
     *,
-    model: str | None = None,
-    search: str | None = None,
-    heuristic: str = "learned",
-    weight: float | None = None,
-    batch: int | None = None,
-    max_nodes: int | None = None,
-    time_limit: float | None = None,
-    max_steps: int | None = None,
-    beam_width: int | Sequence[int] | None = None,
-    anytime: bool | None = None,
-    stages: Sequence[tuple[float, int]] | None = None,
-    fallback: bool | None = None,
-    goal: str | None = None,
-    options: Mapping[str, Any] | None = None,
-    macros: Sequence[Sequence[int]] | None = None,
-    shortcut: int | None = None,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
+    **given: Unpack[SolveSettings],
 ) -> list[SolveResult]:
     """Solve many states, ``together`` of them per search call (default: the search's own, 1 for
-    BWAS). Instances of one call share expansions and heuristic calls, and ``time_limit`` applies
-    to the call; each result's ``seconds`` is then the call's wall time divided by the number of
-    instances (amortised), and exactly its own time when ``together == 1``. ``on_results`` is
-    called after each call (progress bars)."""
+    BWAS), with ``opts`` (resolved by the caller: :func:`resolve_options`) or else the settings
+    ``given`` (:class:`SolveSettings`, as for :func:`solve`), resolved here, once. Instances of one
+    call share expansions and heuristic calls, and ``time_limit`` applies to the call; each
+    result's ``seconds`` is then the call's wall time divided by the number of instances
+    (amortised), and exactly its own time when ``together == 1``. ``on_results`` is called after
+    each call (progress bars)."""
     p = make(puzzle) if isinstance(puzzle, str) else puzzle
-    opts = resolve_options(
-        p,
-        search=search,
-        heuristic=heuristic,
-        model=model,
-        weight=weight,
-        batch=batch,
-        max_nodes=max_nodes,
-        time_limit=time_limit,
-        max_steps=max_steps,
-        beam_width=beam_width,
-        anytime=anytime,
-        stages=stages,
-        fallback=fallback,
-        goal=goal,
-        options=options,
-        macros=macros,
-        shortcut=shortcut,
-    )
+    opts = options_for(p, opts, given)
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
     checked = [read_state(p, s) for s in states]

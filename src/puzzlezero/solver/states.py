@@ -1,5 +1,6 @@
 """States from their callers: text read by the puzzle's own parser, arrays checked by its own
-validator."""
+validator. The one reader of states: the Python API, the command line, the web server, bench and
+Ray all read them here."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from puzzlezero.puzzles.base import Puzzle
 
 def read_state(puzzle: Puzzle, state: str | np.ndarray | Sequence[int]) -> np.ndarray:
     """A checked state ``[*state_shape]``: text goes through ``puzzle.parse``, arrays through
-    ``puzzle.validate``. Raises :class:`InvalidStateError` with the puzzle's reason."""
+    ``puzzle.validate`` (and parsed text too, for a puzzle whose parser does not check all that
+    its validator does). Raises :class:`InvalidStateError` with the puzzle's reason."""
     if isinstance(state, str):
-        return np.asarray(puzzle.parse(state), dtype=puzzle.dtype)
+        parsed = np.asarray(puzzle.parse(state), dtype=puzzle.dtype)
+        puzzle.validate(parsed)
+        return parsed
     try:
         raw = np.asarray(state)
         if (

@@ -131,12 +131,11 @@ def _reversible(p: Puzzle) -> bool:
 
 
 def read_state(p: Puzzle, text: str | None) -> np.ndarray:
-    """Parse and validate a state text (``None`` = the goal); raises ``InvalidStateError``."""
-    if text is None:
-        return p.goal()
-    state = p.parse(text)
-    p.validate(state)
-    return state
+    """Parse and validate a state text (``None`` = the goal) with the solver's reader
+    (:func:`puzzlezero.solver.read_state`); raises ``InvalidStateError``."""
+    from puzzlezero.solver.states import read_state as read
+
+    return p.goal() if text is None else read(p, text)
 
 
 def frame(p: Puzzle, state: np.ndarray, svg: bool = False) -> dict[str, Any]:
