@@ -2,7 +2,7 @@
 
 Reads a curves file (``docs/bench/floor_curves.json``: per puzzle its floor, DeepCubeA's figure and
 series of models, each point a model's mean length with one search on fixed benchmark ids, as
-measured in the session that trained it) and draws one panel per puzzle: the points of each series
+measured when it was trained) and draws one panel per puzzle: the points of each series
 against the millions of samples behind the model (log scale), models whose last run was on a GPU as triangles, the
 shipped model ringed, the floor and DeepCubeA's figure as lines. Points more than a tenth above the
 floor (runs that made a model much worse) are named above the panel instead of stretching it, as is
@@ -31,9 +31,9 @@ def ceiling(spec: dict[str, Any]) -> float:
 
 
 def panel_title(name: str, spec: dict[str, Any]) -> str:
-    """The puzzle, its note, and the points above :func:`ceiling` with their sessions."""
+    """The puzzle, its note, and the points above :func:`ceiling` with the dates they were measured."""
     off_scale = [
-        f"{p['mean']:g} (session {p['session']})"
+        f"{p['mean']:g} ({p['date']})"
         for points in spec["series"].values()
         for p in points
         if p["mean"] > ceiling(spec)

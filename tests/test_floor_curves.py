@@ -47,7 +47,7 @@ def test_the_plot_names_the_points_off_its_scale(tmp_path, capsys):
                 "series": {
                     "s": [
                         {
-                            "session": 1,
+                            "date": "2026-11-01",
                             "model": "a",
                             "samples_m": 10,
                             "cpu_minutes": 1,
@@ -56,7 +56,7 @@ def test_the_plot_names_the_points_off_its_scale(tmp_path, capsys):
                             "shipped": True,
                         },
                         {
-                            "session": 2,
+                            "date": "2026-11-02",
                             "model": "b",
                             "samples_m": 20,
                             "cpu_minutes": 2,
@@ -76,4 +76,4 @@ def test_the_plot_names_the_points_off_its_scale(tmp_path, capsys):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert str(out) in capsys.readouterr().out
     title = plot.panel_title("puzzle35", data["puzzles"]["puzzle35"])
-    assert "off the scale: 500 (session 2)" in title and "131" not in title
+    assert "off the scale: 500 (2026-11-02)" in title and "131" not in title
