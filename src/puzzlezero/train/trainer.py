@@ -40,6 +40,7 @@ import numpy as np
 import torch
 
 from puzzlezero import __version__
+from puzzlezero.cards import SCHEMA_VERSION, network_section
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn.heuristic import encode_on, make_heuristic, make_policy
 from puzzlezero.nn.io import load_model, save_model
@@ -697,9 +698,10 @@ class Trainer:
             parts.append(f"curriculum {cfg.curriculum} from K={cfg.curriculum_start}")
         return ", ".join(parts)
 
-    def card(self) -> dict[str, Any]:
-        """The model card: how this model was trained, including the runs it was initialised from
-        (``bench`` is filled in by benchmarks)."""
+    def card(self, name: str | None = None) -> dict[str, Any]:
+        """The model card (:mod:`puzzlezero.cards`): how this model was trained, including the runs
+        it was initialised from. ``name`` names the model (default: the run folder's name, whichever
+        folder the model is exported to); benchmarks add to its ``evaluations``."""
         from puzzlezero.train.loop import hardware_info, last_eval
 
         c = self.counters
@@ -717,12 +719,22 @@ class Trainer:
             "hardware": hardware,
             "train_config": self.config.to_dict(),
         }
+        this_run = {"date": _run_date(this_run) or _today(), **this_run}
         runs = _previous_runs(self.init_card) + [this_run]
+        policy_only = get_objective(self.config.objective).policy_only
         return {
+            "schema_version": SCHEMA_VERSION,
             "puzzle": self.config.puzzle,
+            "name": name or self.run_dir.name,
+            "date": this_run["date"],
+            "description": f"A {self.config.puzzle} network trained by {self.recipe()}.",
+            "intended_use": (
+                f"the policy beam search on {self.config.puzzle} (its value head is untrained)"
+                if policy_only
+                else f"a learned heuristic for the searches on {self.config.puzzle}"
+            ),
+            "network": network_section(self.net_config.to_dict(), count_parameters(self.model)),
             "algorithm": self.recipe(),
-            "parameters": count_parameters(self.model),
-            "network": self.net_config.to_dict(),
             "max_scramble": self.max_scramble,
             "iterations": c.iteration,
             "samples_seen": c.samples,
@@ -735,10 +747,11 @@ class Trainer:
             "train_config": self.config.to_dict(),
             # the last run taught the policy head only (its value head is untrained): searches over
             # values refuse such a model (solver) and name the policy beam
-            "policy_only": get_objective(self.config.objective).policy_only,
+            "policy_only": policy_only,
             "last_eval": last_eval(self.run_dir / LOG_FILE),
             "runs": runs,
-            "bench": {},
+            "evaluations": [],
+            "notes": [],
         }
 
     def export(self, folder: str | os.PathLike[str], weights: str = "float32") -> Path:
@@ -787,14 +800,21 @@ def _today() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
 
 
+def _run_date(run: dict[str, Any]) -> str | None:
+    """The date a run started: its own, else its first command's (None when neither is known)."""
+    dates = [c.get("date") for c in run.get("commands") or [] if isinstance(c, dict) and c.get("date")]
+    return run.get("date") or (dates[0] if dates else None)
+
+
 def _previous_runs(card: dict[str, Any]) -> list[dict[str, Any]]:
     """The training history of the model a run started from: its card's ``runs``, or one entry
     made from an older card's top-level fields."""
     if not card:
         return []
     if isinstance(card.get("runs"), list):
-        return list(card["runs"])
+        return [{"date": _run_date(r), **r} if "date" not in r else dict(r) for r in card["runs"]]
     entry = {
+        "date": None,
         "commands": [{"command": card["command"]}] if card.get("command") else [],
         "recipe": card.get("history") or card.get("algorithm"),
         "iterations": card.get("iterations"),
