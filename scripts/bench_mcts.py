@@ -1,4 +1,4 @@
-"""MCTS on random scrambles: the solve rate within a time limit (issue 14's floor: >= 90% of random
+"""MCTS on random scrambles: the solve rate within a time limit (the target: >= 90% of random
 12-move cube3 scrambles within 60 s each), every solution verified by replay.
 
     OMP_NUM_THREADS=1 python scripts/bench_mcts.py cube3 --n 30 --depth 12 --seed 0 --time-limit 60

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Solve rates by scramble depth of a self-play model (seed 004's plot), beside the same network
+"""Solve rates by scramble depth of a self-play model (Rute's plot), beside the same network
 untrained (a benchmark, not a test).
 
 Usage: python scripts/selfplay_eval.py MODEL [--states 50] [--depths 1,2,3,4,5,6,8,10]

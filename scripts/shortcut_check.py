@@ -5,7 +5,7 @@ given to :func:`puzzlezero.search.shortcut.shortcut` at each ``--states`` bound;
 balls reached, the rounds, and the median and largest seconds a path took. Every shortened path is
 replayed from its case's state: it must reach the same goal.
 
-Example (docs/results.md, "Session 29")::
+Example (docs/results.md)::
 
     python scripts/shortcut_check.py docs/bench/puzzle48_default-dense-input-no-shortcut_ids0-19.json --states 2e6,6e6,16e6
 """

@@ -9,7 +9,7 @@ scan goes back half a window. Printed: the mean length before and after, the win
 that ran into the node cap (undecided), and every solution that got shorter (each new window is
 replayed: it must make the same cube as the moves it replaces).
 
-Example (docs/results.md, "Session 24")::
+Example (docs/results.md)::
 
     python scripts/window_check.py docs/bench/cube3_default_ids0-19.json --window 14
 """

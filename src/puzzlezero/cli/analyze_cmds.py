@@ -128,9 +128,9 @@ def macros_cmd(
         ),
     ],
     lengths: Annotated[
-        str, typer.Option("--lengths", help="Option lengths LO:HI, inclusive (seed 001: 4:12).")
+        str, typer.Option("--lengths", help="Option lengths LO:HI, inclusive (Dong et al.: 4:12).")
     ] = "4:12",
-    top: Annotated[int, typer.Option("--top", min=1, help="Options of each length (seed 001: 10).")] = 10,
+    top: Annotated[int, typer.Option("--top", min=1, help="Options of each length (Dong et al.: 10).")] = 10,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write the options file here (else print it).", show_default=False),

@@ -4,9 +4,9 @@ Examples::
 
     puzzlezero report tables --cases 5 --out docs/report.md          # DeepCubeA Tables 1-5
     puzzlezero report analysis cube3 --solutions bench.json          # = puzzlezero analyze
-    puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth   # seed 004's plot
-    puzzlezero report wcd --n 200 --out docs/bench/wcd_table1           # seed 003's Table 1
-    puzzlezero report layered --out docs/bench/layered_table1           # seed 001's Table 1
+    puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth   # Rute's plot
+    puzzlezero report wcd --n 200 --out docs/bench/wcd_table1           # Yao's Table 1
+    puzzlezero report layered --out docs/bench/layered_table1           # Dong et al.'s Table 1
 """
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ def solve_rate_cmd(
 
 @report_app.command("wcd")
 def wcd_cmd(
-    n: Annotated[int, typer.Option("--n", min=1, help="Distinct random scrambles (the seed: 200).")] = 200,
+    n: Annotated[int, typer.Option("--n", min=1, help="Distinct random scrambles (the paper: 200).")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the scrambles.")] = 0,
     min_depth: Annotated[int, typer.Option("--min-depth", min=1, help="Fewest scramble moves.")] = 5,
     max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Most scramble moves.")] = 12,
@@ -227,7 +227,7 @@ def wcd_cmd(
 ) -> None:
     """Seed 003's Table 1: A* (lambda 1, one node per iteration) with the plain value heuristic
     against 1- and 2-level weighted convolutional distance on distinct random cube3 scrambles, beside
-    the seed's figures. Every solution is replayed."""
+    the paper's figures. Every solution is replayed."""
     import torch
 
     from puzzlezero.reports.wcd_table1 import markdown, wcd_table1
@@ -267,7 +267,7 @@ def layered_cmd(
             "'SingleH=cube3-layered' and 'DeepCubeA Baseline=cube3'.",
         ),
     ] = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="Random cubes (the seed: 100).")] = 100,
+    n: Annotated[int, typer.Option("--n", min=1, help="Random cubes (the paper: 100).")] = 100,
     depth: Annotated[int, typer.Option("--depth", min=1, help="Random quarter turns per cube.")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the cubes.")] = 0,
     cases: Annotated[
@@ -302,7 +302,7 @@ def layered_cmd(
 ) -> None:
     """Seed 001's Table 1: layer-by-layer solving with single- and multi-head networks against a
     whole-cube DeepCubeA baseline at (lambda, B) = (0.2, 100) and (0.6, 1000), on the same cubes,
-    beside the seed's figures. Every solution is replayed, each stage against its goal."""
+    beside the paper's figures. Every solution is replayed, each stage against its goal."""
     import numpy as np
     import torch
 

@@ -71,7 +71,7 @@ def train(
             "--preset",
             help="Network preset: tiny, small, medium, paper (fully connected); conv-tiny, conv, "
             "conv-large (residual convolutional, grid puzzles: Lights Out, Sokoban); cubeconv, "
-            "cubeconv-small (seed 004, cubes).",
+            "cubeconv-small (Rute's cube network, cubes).",
         ),
     ] = None,
     set_: Annotated[

@@ -4,7 +4,7 @@
 rounding, ~5% faster) and optionally quantizes the linear layers to int8 with dynamic activation
 quantization (fbgemm, VNNI): measured 2.5-3x more states/s on this project's 2-core Xeon for the
 ``small`` preset, with output errors of a few hundredths of a move on trained cube nets (mean
-|diff| 0.035 at outputs around 15). The copy is frozen: it does not follow later training.
+|diff| 0.035 at outputs near 15). The copy is frozen: it does not follow later training.
 
 **A one-hot first layer as a sum of rows.** A plain one-hot input (``E`` state elements, each one
 of ``V`` values) has ``E`` ones among its ``E V`` numbers, so the first linear layer's output is
@@ -16,7 +16,7 @@ the bias plus ``E`` columns of its weight: :class:`OneHotGather` adds those up
 on puzzle48 (``V`` 49), 1.15x on puzzle35 (36), 1.13x on puzzle24 (25) and 1.03x on puzzle15
 (16), and 1.8x slower on cube3's first layer (``V`` 6, 324 inputs): so the copy uses it from
 :data:`GATHER_MIN_VALUES` values up. The float32 sum is also closer to the float32 network than
-the int8 layer it replaces (puzzle48: mean |diff| 0.29 against 0.37 moves at outputs around 300).
+the int8 layer it replaces (puzzle48: mean |diff| 0.29 against 0.37 moves at outputs near 300).
 """
 
 from __future__ import annotations

@@ -8,15 +8,16 @@ Architecture (DeepCubeA, Methods, "Neural network architecture", Supplementary F
                    optional policy head: FC A  (logits over actions, float32[B, A])
                    optional Q head: FC A       (cost-to-go after each action, float32[B, A])
 
-Multi-head networks (seed 001, §4.2.2) learn one cost-to-go per goal (cube3: ``layer1``,
+Multi-head networks (Dong, Hao and Nakayama, "Solving the Rubik's Cube with Deep Reinforcement
+Learning Using Multi-Headed Models", §4.2.2) learn one cost-to-go per goal (cube3: ``layer1``,
 ``layer2``, ``solved``): ``goals`` names the heads, the trunk above is shared, and each goal gets
-``head_layers`` hidden layers of its own before its output (two layers form a residual block, an
-odd one is FC -> BN -> ReLU), so ``forward`` returns ``float32[B, G]``. With ``head_layers = 0``
-only the output layer differs (the seed's "MultiH Baseline"). The seed's variants, for its 4-block
-network: :data:`MULTIHEAD_VARIANTS` (``"4+1"``: 4 shared blocks and one FC layer per goal; ``"3+2"``:
-3 shared blocks and a residual block per goal; ``"4+2"``: 4 shared blocks and a residual block per
-goal). A network with no ``goals`` (every model before them) or one goal has the single value
-output ``float32[B]``.
+``head_layers`` hidden layers of its own before its output (two layers form a residual block, an odd
+one is FC -> BN -> ReLU), so ``forward`` returns ``float32[B, G]``. With ``head_layers = 0`` only
+the output layer differs (Dong et al.'s "MultiH Baseline"). Their variants, for their 4-block
+network: :data:`MULTIHEAD_VARIANTS` (``"4+1"``: 4 shared blocks and one FC layer per goal;
+``"3+2"``: 3 shared blocks and a residual block per goal; ``"4+2"``: 4 shared blocks and a residual
+block per goal). A network with no ``goals`` (every model before them) or one goal has the single
+value output ``float32[B]``.
 
 Batch normalisation and ReLU are used in every hidden layer, no regularisation. The paper's network
 (``"paper"`` preset: 5000 / 1000 / 4 blocks of 1000) has 14.7 M parameters for the cube's 324 one-hot
@@ -85,8 +86,8 @@ PRESETS: dict[str, tuple[int, int, int]] = {
     "small": (1000, 500, 2),  # ~1.8 M: ~30 k states/s inference on 2 CPU threads
     "medium": (1500, 700, 3),  # ~4.5 M
     "paper": (5000, 1000, 4),  # DeepCubeA: 14.7 M
-    # seed 004's convolutional cube network (nn/cube_conv.py): h1 = heads' hidden width, h2 = filters
-    "cubeconv": (64, 64, 4),  # the seed's: 4 residual blocks of 64 filters, 8 states of history
+    # Rute's convolutional cube network (nn/cube_conv.py): h1 = heads' hidden width, h2 = filters
+    "cubeconv": (64, 64, 4),  # Rute's: 4 residual blocks of 64 filters, 8 states of history
     "cubeconv-small": (32, 32, 2),  # the same with 32 filters and 2 blocks, for CPU runs and tests
 }
 #: presets of another architecture than the fully connected one: preset -> NetConfig fields
@@ -95,7 +96,7 @@ PRESET_FIELDS: dict[str, dict[str, Any]] = {
     "cubeconv-small": {"arch": "cubeconv", "history": 8},
 }
 
-#: seed 001's multi-head networks: name -> (shared residual blocks, goal-specific hidden layers);
+#: Dong et al.'s multi-head networks: name -> (shared residual blocks, goal-specific hidden layers);
 #: set them with ``num_res_blocks`` and ``head_layers`` (training: ``--set num_res_blocks=4
 #: --set head_layers=1``). "baseline" shares every layer of the 4-block network but the output.
 MULTIHEAD_VARIANTS: dict[str, tuple[int, int]] = {
@@ -114,7 +115,7 @@ CONV_PRESETS: dict[str, tuple[int, int, int]] = {
 }
 
 #: network architectures: ``mlp`` (the paper's, on a flat encoding, any puzzle), ``conv`` (on a
-#: grid encoding: Lights Out, Sokoban) and ``cubeconv`` (seed 004's, cubes only)
+#: grid encoding: Lights Out, Sokoban) and ``cubeconv`` (Rute's, cubes only)
 ARCHS = ("mlp", "conv", "cubeconv")
 
 #: :func:`puzzlezero.nn.predict` feeds a conv net on a CPU at most this many states per pass: on
@@ -184,7 +185,7 @@ class NetConfig:
     head_layers: int = 0
     #: ``"mlp"`` (the paper's fully connected net, the default; configs written before this field
     #: existed), ``"conv"`` (residual convolutional net on a grid encoding; ``h1`` is then unused
-    #: and ``h2`` is the head's width) or ``"cubeconv"`` (seed 004's cube network,
+    #: and ``h2`` is the head's width) or ``"cubeconv"`` (Rute's cube network,
     #: :mod:`puzzlezero.nn.cube_conv`)
     arch: str = "mlp"
     #: ``conv``: channels of every convolution

@@ -1,4 +1,5 @@
-"""Options (macro-actions) for the search: seed 001 §2.2 and §4.3 (Dong, Hao, Nakayama).
+"""Options (macro-actions) for the search: Dong, Hao and Nakayama, "Solving the Rubik's Cube with
+Deep Reinforcement Learning Using Multi-Headed Models", §2.2 and §4.3.
 
 An *option* here is a fixed sequence of the puzzle's moves that the search may take as one
 action. Seed 001 used options "to expand our action set to speed up solving", never to train the
@@ -16,7 +17,7 @@ the puzzle's moves (the solver replays those). Searches whose networks score the
 themselves (Q*, Q-beam, MCTS) do not take options: their heads have one output per move.
 
 The options file is text, one option per line in the puzzle's move notation (``#`` starts a
-comment); :func:`mine_macros` finds the seed's "top ``k`` of each length" in any solutions
+comment); :func:`mine_macros` finds the paper's "top ``k`` of each length" in any solutions
 (``puzzlezero macros PUZZLE --solutions FILE``).
 """
 
@@ -34,7 +35,7 @@ from puzzlezero.puzzles.base import Goal, Puzzle
 
 __all__ = ["MacroPuzzle", "read_macros", "format_macros", "mine_macros", "MINE_LENGTHS", "MINE_TOP"]
 
-#: the option lengths seed 001 mined (4 <= m <= 12) and how many of each (its top 10)
+#: the option lengths Dong et al. mined (4 <= m <= 12) and how many of each (its top 10)
 MINE_LENGTHS = range(4, 13)
 MINE_TOP = 10
 

@@ -9,13 +9,13 @@ and the networks; nothing below imports it). ``puzzlezero report NAME`` runs any
 ========================  ==============================================================  ===============
 ``tables``                DeepCubeA Tables 1-5: learned BWAS vs PDB BWAS vs optimal,      :mod:`.deepcubea_tables`
                           memory, heuristic speed
-``analysis``              seed 001 §5 / DeepCubeA: 3- and 4-move patterns of solutions,   :mod:`.solution_analysis`
-                          conjugates and commutators, heuristic vs optimal
-``solve-rate``            seed 004's plot: solve rate by scramble depth, policy-greedy    :mod:`.solve_rate`
+``analysis``              Dong et al. §5 and DeepCubeA: 3- and 4-move patterns of         :mod:`.solution_analysis`
+                          solutions, conjugates and commutators, heuristic vs optimal
+``solve-rate``            Rute's plot: solve rate by scramble depth, policy-greedy        :mod:`.solve_rate`
                           and MCTS, ADI vs self-play vs DAVI networks
-``wcd``                   seed 003's Table 1: A* with the plain value heuristic against   :mod:`.wcd_table1`
+``wcd``                   Yao's Table 1: A* with the plain value heuristic against        :mod:`.wcd_table1`
                           1- and 2-level weighted convolutional distance
-``layered``               seed 001's Table 1: layer-by-layer BWAS with single- and        :mod:`.layered_table1`
+``layered``               Dong et al.'s Table 1: layer-by-layer BWAS with single- and     :mod:`.layered_table1`
                           multi-head networks against whole-cube DeepCubeA
 ========================  ==============================================================  ===============
 """

@@ -1,12 +1,12 @@
 """Seed 001's Table 1 (Dong, Hao, Nakayama): layer-by-layer solving with single-head (SingleH) and
 multi-head (MultiH Baseline, 3+2, 4+1, 4+2) networks against a whole-cube DeepCubeA baseline, each
-at (lambda, B) = (0.2, 100) and (0.6, 1000), on the same random cubes, printed beside the seed's
+at (lambda, B) = (0.2, 100) and (0.6, 1000), on the same random cubes, printed beside the paper's
 figures and written to ``OUT.md`` and ``OUT.json``.
 
     puzzlezero report layered --row SingleH=cube3-layered --row "MultiH 4+1=runs/mh41" \\
         --n 100 --out docs/bench/layered_table1
 
-As in the seed:
+As in the paper:
 
 * a layered row runs BWAS goal by goal (``layer1``, ``layer2``, ``solved``: :mod:`puzzlezero.search.layered`),
   at most ``layer_nodes`` (600,000) nodes generated per layer search;
@@ -17,9 +17,9 @@ As in the seed:
   of a file (``cases``).
 
 Every solution is replayed, stage by stage for layered rows (each stage's end state must meet its
-goal). Length, seconds and nodes are means over the solved cubes (the seed's DeepCubeA row at (0.6,
+goal). Length, seconds and nodes are means over the solved cubes (the paper's DeepCubeA row at (0.6,
 1000) solves 19% with 1,046,799 nodes on average, below its cap: solved cubes only). There is no
-fallback search and no time limit beyond ``time_limit`` per cube (the seed had none: the node caps
+fallback search and no time limit beyond ``time_limit`` per cube (the paper had none: the node caps
 bound every search).
 """
 
@@ -38,13 +38,13 @@ from puzzlezero.solver import solve_many
 
 __all__ = ["SEED", "SETTINGS", "WHOLE", "random_cubes", "layered_table1", "markdown"]
 
-#: the (lambda, B) pairs of the seed's table
+#: the (lambda, B) pairs of the paper's table
 SETTINGS: tuple[tuple[float, int], ...] = ((0.2, 100), (0.6, 1000))
 
 #: the label that marks a whole-cube (not layered) row
 WHOLE = "DeepCubeA"
 
-#: the seed's Table 1: (model, lambda, B) -> (solving rate %, seconds, nodes, length); 100 random
+#: the paper's Table 1: (model, lambda, B) -> (solving rate %, seconds, nodes, length); 100 random
 #: cubes, networks trained 14k iterations of 1000 states (about 8 h each on the authors' GPU)
 SEED: dict[tuple[str, float, int], tuple[float, float, int, float]] = {
     ("DeepCubeA Original", 0.2, 100): (100, 2.37, 60684, 27),
@@ -189,8 +189,8 @@ def layered_table1(
 
 
 def _seed_key(label: str, weight: float, batch: int) -> tuple[str, float, int]:
-    """The seed's row a label compares with: ``DeepCubeA ...`` rows with its DeepCubeA Baseline
-    (trained by the seed's authors for as long as their other models), others by name."""
+    """The paper's row a label compares with: ``DeepCubeA ...`` rows with its DeepCubeA Baseline
+    (trained by the paper's authors for as long as their other models), others by name."""
     name = "DeepCubeA Baseline" if label.startswith(WHOLE) else label
     return name, weight, batch
 
@@ -201,7 +201,7 @@ def _num(x: float | None, fmt: str) -> str:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    """Our rows beside the seed's, one table per (lambda, B)."""
+    """Our rows beside the paper's, one table per (lambda, B)."""
     s = report["settings"]
     where = (
         f"{s['n']} random cubes ({s['depth']} random quarter turns each, seed {s['seed']})"
@@ -222,7 +222,7 @@ def markdown(report: dict[str, Any]) -> str:
             f"**(λ, B) = ({weight:g}, {batch})**",
             "",
             "| model | solved | seconds | nodes | length | layer1 + layer2 + solved | "
-            "seed: solved | seed: seconds | seed: nodes | seed: length |",
+            "paper: solved | paper: seconds | paper: nodes | paper: length |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in report["rows"]:

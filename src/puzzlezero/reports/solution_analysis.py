@@ -1,4 +1,5 @@
-"""Analyses of solutions and heuristics, as the papers report them (seed 001 §5; DeepCubeA).
+"""Analyses of solutions and heuristics, as the papers report them (Dong et al. §5;
+DeepCubeA).
 
 * :func:`move_patterns`: the most common 3- and 4-move subsequences of a set of solutions and
   which of them are **conjugates** ``a b a⁻¹`` (3 moves) or **commutators** ``a b a⁻¹ b⁻¹``

@@ -1,6 +1,7 @@
-"""Solve rate by scramble depth (seed 004's plot): policy-greedy and MCTS at a fixed budget, for
-networks trained by ADI (seed 002), by AlphaZero-style self-play (seed 004) and, for reference, by
-DAVI (the shipped ``cube3``).
+"""Solve rate by scramble depth (the plot of J. Rute, "Solving the puzzle cube with deep
+reinforcement learning and tree search"): policy-greedy and MCTS at a fixed budget, for networks
+trained by ADI (A. Agarwal, "Solving Rubik's cube using Reinforcement Learning"), by AlphaZero-style
+self-play (Rute) and, for reference, by DAVI (the shipped ``cube3``).
 
     puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth
 
@@ -12,7 +13,7 @@ network, including one added later with ``--add-to``, gets the same ones) and so
 * **policy-greedy**: play the network's favourite move (its policy head; for a value network such
   as ``cube3``, the child of least ``1 + J``: one step of look-ahead) until the cube is solved or
   ``greedy_moves`` (30) moves are played. No search: one network call per move.
-* **MCTS** (``--search mcts``, :mod:`puzzlezero.search.mcts`: seed 002's PUCT with the policy as
+* **MCTS** (``--search mcts``, :mod:`puzzlezero.search.mcts`: Agarwal's PUCT with the policy as
   prior and the value at the leaves; the solver's defaults c = 2, 32 leaves per iteration, virtual
   loss 1) with a fixed budget of ``mcts_nodes`` generated nodes per cube (100,000: about 8,300
   expansions), all cubes of one depth searched in one batched call.

@@ -1,18 +1,18 @@
 """Seed 003's Table 1 (Yao and Lee 2024): A* (lambda = 1, one node per iteration) on distinct random
 cube3 scrambles of 5-12 moves with the plain value heuristic against 1- and 2-level weighted
-convolutional distance (``--heuristic wcd``), printed beside the seed's figures and written to
+convolutional distance (``--heuristic wcd``), printed beside the paper's figures and written to
 ``OUT.md`` and ``OUT.json``.
 
     puzzlezero report wcd --n 200 --out docs/bench/wcd_table1
 
-(the seed's 200 scrambles; ``--n 60`` takes a few minutes of one core for depths 0-1 and about as
+(the paper's 200 scrambles; ``--n 60`` takes a few minutes of one core for depths 0-1 and about as
 long again for depth 2). Every solution is verified by replay. The heuristics are the solver's own
 (``get_heuristic``: int8 inference of the shipped model; WCD's policy is ``softmax(-Q / T)`` of its
 Q head). All scrambles of one heuristic are searched in one batched loop (``together``): node
 counts are each instance's own, and the time column is the loop's wall time divided by the
-number of scrambles (amortised; the seed's times are per solve). "Searched" nodes are the
-expanded ones (the seed's A* closes one node per step); generated nodes are ``1 + 12 *
-expanded``. The last rows repeat the means on the scrambles of 8-12 moves (issue 14's floor: WCD
+number of scrambles (amortised; the paper's times are per solve). "Searched" nodes are the
+expanded ones (the paper's A* closes one node per step); generated nodes are ``1 + 12 *
+expanded``. The last rows repeat the means on the scrambles of 8-12 moves (the claim checked: WCD
 depth 1 searches fewer nodes than the plain heuristic there).
 """
 
@@ -32,7 +32,7 @@ from puzzlezero.solver import OPTIONS, get_heuristic, verify
 
 __all__ = ["SEED", "random_moves", "distinct_scrambles", "wcd_table1", "markdown"]
 
-#: the seed's Table 1: length, seconds, searched nodes (200 scrambles of 5-12 moves, its hardware)
+#: the paper's Table 1: length, seconds, searched nodes (200 scrambles of 5-12 moves, its hardware)
 SEED = {0: (6.875, 11.467, 2938.885), 1: (6.525, 51.757, 1097.345), 2: (6.455, 326.613, 535.000)}
 
 
@@ -140,15 +140,15 @@ def wcd_table1(
 
 
 def markdown(report: dict) -> str:
-    """The table beside the seed's figures, and the means on the scrambles of 8-12 moves."""
+    """The table beside the paper's figures, and the means on the scrambles of 8-12 moves."""
     s, rows = report["settings"], report["rows"]
     lines = [
         f"A* (lambda 1, batch 1) on {s['n']} distinct random cube3 scrambles of {s['min_depth']}-"
         f"{s['max_depth']} moves (seed {s['seed']}), shipped cube3 model (int8), WCD policy softmax(-Q / "
         f"{s['temperature']:g}) of its Q head; {report['hardware']}.",
         "",
-        "| heuristic | solved | length | s / scramble | expanded (searched) | generated | seed: length | seed: s "
-        "| seed: searched |",
+        "| heuristic | solved | length | s / scramble | expanded (searched) | generated | paper: length | paper: s "
+        "| paper: searched |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:

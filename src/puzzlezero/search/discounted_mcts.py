@@ -1,10 +1,11 @@
-"""Discounted PUCT tree search: the Monte Carlo tree search of seed 004's self-play.
+"""Discounted PUCT tree search: the Monte Carlo tree search of the self-play of J. Rute, "Solving
+the puzzle cube with deep reinforcement learning and tree search".
 
 A search grows one tree per start state, all trees in lockstep: each simulation walks every tree
 from its root to a new leaf, evaluates all the new leaves in **one** call of the network function,
-and backs the values up. Values live on seed 004's scale, ``v = gamma^distance`` in ``[0, 1]``
+and backs the values up. Values live on Rute's scale, ``v = gamma^distance`` in ``[0, 1]``
 (1 at a goal, higher is closer); a cost-to-go ``J`` from the network becomes ``v = gamma^J``.
-The two changes of the seed to AlphaZero's PUCT:
+Rute's two changes to AlphaZero's PUCT:
 
 * **discounted backups**: a value ``v`` backed up from a child is worth ``gamma * v`` to its parent,
   so the mean action value ``Q(s, a) = W(s, a) / N(s, a)`` estimates ``gamma^(1 + distance of the
@@ -15,9 +16,9 @@ The two changes of the seed to AlphaZero's PUCT:
 
   ``v(s)`` the network's value of ``s`` and ``P`` its policy. (Far from the goal all Q are small, and
   the exploration term shrinks with them.) ``max(1, .)`` makes the first visit of a fresh node go
-  to the action of highest prior, as the seed's code does.
+  to the action of highest prior, as Rute's code does.
 
-**Unvisited actions.** The seed's code gives them ``Q = 0`` (``unvisited="zero"``). With its 800-1600
+**Unvisited actions.** Rute's code gives them ``Q = 0`` (``unvisited="zero"``). With its 800-1600
 simulations per move the exploration term eventually reaches them, but with a few dozen the first
 action tried keeps every later visit (its Q, about ``gamma * v``, beats ``c * v * P``), so a search
 from one move away need not even try the winning move. The default ``unvisited="parent"`` values
@@ -85,7 +86,7 @@ def discounted_mcts(
 
     ``history``: ``[E, H - 1, *state_shape]``, the states before each root (newest first) that the
     network sees behind the root; ``None`` = the network takes one state (``H = 1``).
-    ``unvisited``: the Q of untried actions, ``"parent"`` (the node's value) or ``"zero"`` (seed 004).
+    ``unvisited``: the Q of untried actions, ``"parent"`` (the node's value) or ``"zero"`` (Rute's).
     """
     if unvisited not in ("parent", "zero"):
         raise PuzzleError(f"unvisited must be 'parent' or 'zero', got {unvisited!r}")

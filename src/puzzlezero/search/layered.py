@@ -1,4 +1,4 @@
-"""Layer-by-layer search (seed 001: Dong, Hao, Nakayama, "Solving the Rubik's Cube with Deep
+"""Layer-by-layer search (Dong, Hao and Nakayama, "Solving the Rubik's Cube with Deep
 Reinforcement Learning Using Multi-Headed Models"): one search per goal, each starting where the
 previous one ended.
 
@@ -11,7 +11,7 @@ fails (node or time limit); its result then has the status of that stage and no 
 stage's end state is checked against its goal before the next stage starts.
 
 ``time_limit`` is for the whole call (each stage gets what is left); ``max_nodes`` and the other
-keywords are passed to every stage's search (seed 001: 600,000 nodes per layer search).
+keywords are passed to every stage's search (Dong et al.: 600,000 nodes per layer search).
 
 Example:
     >>> import numpy as np

@@ -27,8 +27,8 @@ starts after ``time_limit`` seconds, and a round's balls stop growing at that mo
 being made is dropped; the levels grown so far are matched), so a pass overruns its limit by one
 batch of children and one sort of the entries at most, not by a whole round.
 
-Sessions 17 and 24 found no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's
-beam paths have some (docs/results.md, session 29).
+Measured: there are no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's beam
+paths have some (docs/results.md).
 
 >>> import numpy as np
 >>> from puzzlezero import make

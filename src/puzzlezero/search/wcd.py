@@ -11,7 +11,7 @@ the value heuristic on every state within ``K`` moves. Goal states keep 0 at eve
 that leave a state unchanged (a tile against the border) are not neighbours: the policy is
 renormalised over the moves that change the state, and a state without any keeps its value.
 
-The seed's complaint was speed (326 s a solve at depth 2): here each level is one batched call.
+The paper's complaint was speed (326 s a solve at depth 2): here each level is one batched call.
 For the states of one heuristic call, the neighbourhood is built level by level
 (``expand``), deduplicated by the puzzle's ``hash64`` across the whole neighbourhood (the cube's
 inverse moves lead back to the level before, commuting moves to the same state), and the value
@@ -53,7 +53,7 @@ Policy = Callable[[np.ndarray], np.ndarray]
 
 #: default number of convolution levels K
 DEPTH = 1
-#: default weight mu of a state's own value (the seed leaves it open)
+#: default weight mu of a state's own value (the paper leaves it open)
 MU = 0.5
 #: the most levels allowed: the neighbourhood grows about ``num_actions ** K``
 MAX_DEPTH = 4

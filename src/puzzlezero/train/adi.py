@@ -1,4 +1,5 @@
-"""Autodidactic iteration (ADI; McAleer, Agostinelli, Shmakov, Baldi 2018, seed 002 §"Training").
+"""Autodidactic iteration (ADI; McAleer, Agostinelli, Shmakov, Baldi 2018; A. Agarwal, "Solving
+Rubik's cube using Reinforcement Learning", "Training").
 
 ADI trains one network with a value and a policy output on states scrambled backwards from the goal.
 For each training state ``x`` every child ``A(x, a)`` is valued by the current network, and

@@ -67,7 +67,7 @@ class TrainConfig:
     """Network preset: the paper's fully connected net (``tiny``, ``small``, ``medium``, ``paper``;
     ``nn.models.PRESETS``), for grid puzzles (Lights Out, Sokoban) the residual convolutional
     net (``conv-tiny``, ``conv``, ``conv-large``; ``nn.models.CONV_PRESETS``), and for the cubes
-    seed 004's convolutional cube network with 8 states of history (``cubeconv``,
+    Rute's convolutional cube network with 8 states of history (``cubeconv``,
     ``cubeconv-small``)."""
     h1: int | None = None
     """Override of the preset's first hidden width (fully connected presets only)."""
@@ -92,12 +92,13 @@ class TrainConfig:
     still scrambled from the solved state; the targets are 0 exactly at the states that meet the
     goal (objectives marked goal-aware: ``davi``)."""
     goals: tuple[str, ...] = ()
-    """A multi-head network (seed 001): one value output per goal, trained jointly with
-    ``objective=multigoal`` (each head its own Bellman targets); ``()``: a single head for
+    """A multi-head network (Dong, Hao and Nakayama, "Solving the Rubik's Cube with Deep
+    Reinforcement Learning Using Multi-Headed Models"): one value output per goal, trained jointly
+    with ``objective=multigoal`` (each head its own Bellman targets); ``()``: a single head for
     ``goal``. E.g. ``--set goals=layer1,layer2,solved``."""
     head_layers: int = 0
     """Multi-head networks: hidden layers of each goal's own between the shared trunk
-    (``num_res_blocks`` residual blocks) and its output; 0 = only the output differs (seed 001's
+    (``num_res_blocks`` residual blocks) and its output; 0 = only the output differs (Dong et al.'s
     MultiH Baseline). Its 4+1, 3+2, 4+2 are ``num_res_blocks``/``head_layers`` 4/1, 3/2, 4/2."""
 
     batch_size: int = 1000
@@ -189,28 +190,28 @@ class TrainConfig:
     paper's Q-learning; on cube2 it drifted to over-estimates, see :mod:`puzzlezero.train.qlearning`)."""
 
     selfplay_simulations: int = 100
-    """``selfplay``: tree-search simulations per move of an episode (seed 004: 800 in its text, 1600 in its code's config, on a GPU)."""
+    """``selfplay``: tree-search simulations per move of an episode (Rute: 800 in the text, 1600 in the code's config, on a GPU)."""
     selfplay_episodes: int = 64
     """``selfplay``: episodes played in lockstep (their tree searches share network calls); a chunk
     plays batches of them until it has ``chunk_iterations * batch_size / target_reuse`` rows."""
     selfplay_gamma: float = 0.95
     """``selfplay``: the discount: value targets are ``gamma^distance``, backups multiply by it."""
     selfplay_c_puct: float = 1.0
-    """``selfplay``: the PUCT exploration constant (scaled by each node's value; seed 004: 1.0)."""
+    """``selfplay``: the PUCT exploration constant (scaled by each node's value; Rute: 1.0)."""
     selfplay_max_moves: int | None = None
     """``selfplay``: moves an episode may take before it counts as unsolved (value target 0);
-    ``None`` = K (seed 004: 100)."""
+    ``None`` = K (Rute: 100)."""
     selfplay_unvisited: str = "parent"
     """``selfplay``: the Q of untried actions in the tree search: ``parent`` (the node's value) or
-    ``zero`` (the seed's code, made for 800-1600 simulations; see ``search.discounted_mcts``)."""
+    ``zero`` (Rute's code, made for 800-1600 simulations; see ``search.discounted_mcts``)."""
     selfplay_start_depth: int = 1
     """``selfplay``: the scramble depth of the first chunk; later chunks adapt it."""
     selfplay_target_solved: float = 0.5
     """``selfplay``: the scramble depth grows by one after a chunk that solved more than this share
-    of its episodes and shrinks by one after one that solved fewer (seed 004: 0.5)."""
+    of its episodes and shrinks by one after one that solved fewer (Rute: 0.5)."""
     selfplay_symmetry: bool = True
     """``selfplay`` on the cubes: move each training row by a random one of the 48 symmetries and
-    evaluate each tree node under a random symmetry (seed 004); other puzzles ignore it."""
+    evaluate each tree node under a random symmetry (as Rute does); other puzzles ignore it."""
 
     warmup_iterations: int = 0
     """Optional supervised warm start: this many iterations of ``warmup_objective`` before
@@ -222,14 +223,14 @@ class TrainConfig:
 
     curriculum: str = "off"
     """Scramble-depth curriculum: ``off`` (k ~ U[1, K] throughout), ``double`` or ``plus1``: start
-    at ``curriculum_start`` and grow the depth bound (doubling it, or by one: seed 001) whenever
+    at ``curriculum_start`` and grow the depth bound (doubling it, or by one: Dong et al.) whenever
     greedy search with the trained net solves at least ``curriculum_threshold`` of fresh states at
     the current bound; checked every C iterations, never above K."""
     curriculum_start: int = 1
     """Depth bound the curriculum starts from."""
     curriculum_threshold: float = 0.5
     """Greedy solve rate at the current bound that lets the curriculum grow it (DeepXube: 0.5;
-    seed 001: 0.25)."""
+    Dong et al.: 0.25)."""
 
     init_from: str | None = None
     """Start from the weights of this model folder or shipped model name (the optimizer starts

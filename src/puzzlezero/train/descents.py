@@ -9,7 +9,7 @@ A search that trusts a hole never leaves it, and no amount of training on scramb
 
 The remedy is old: learn the heuristic on the states that searching with it visits (bootstrapping,
 Arfaee, Zilles & Holte, "Learning heuristic functions for large state spaces", AIJ 2011; AlphaZero
-trains on the positions of its own play, as seed 004 does). Here a share of each chunk's training
+trains on the positions of its own play, as Rute's cube solver does). Here a share of each chunk's training
 states comes from **greedy descents under the target network**:
 
 1. Start ``R`` walkers at scrambles drawn like the training states (``k ~ U[1, K]``, or the

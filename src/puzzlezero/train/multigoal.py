@@ -1,5 +1,6 @@
-"""Multi-goal DAVI (seed 001, §4.2.2): one-step Bellman targets for every head of a multi-head
-network at once.
+"""Multi-goal DAVI (Dong, Hao and Nakayama, "Solving the Rubik's Cube with Deep Reinforcement
+Learning Using Multi-Headed Models", §4.2.2): one-step Bellman targets for every head of a
+multi-head network at once.
 
 A multi-head network (``NetConfig.goals``, e.g. cube3's ``layer1``, ``layer2``, ``solved``) has
 one cost-to-go output per goal over a shared trunk. Each head ``g`` gets its own DAVI target on
@@ -77,7 +78,7 @@ def multigoal_targets(
 @register_objective(
     "multigoal",
     needs_target=True,
-    summary="one-step Bellman targets of every goal's head (seed 001's multi-head networks)",
+    summary="one-step Bellman targets of every goal's head (Dong et al.'s multi-head networks)",
     head="goals",
     goal_aware=True,
 )

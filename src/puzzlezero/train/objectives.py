@@ -23,7 +23,7 @@ name               labels                                                       
 ``scramble_depth`` the scramble depth ``k`` (the earlier warm start, kept for old runs)   random_walk.py
 ``qlearning``      ``cost + J_target(A(s, a))`` for every action (a Q head, for Q*)      qlearning.py
 ``adi``            DAVI's target, its argmin for a policy head, weight 1/depth (ADI)      adi.py
-``multigoal``      one-step Bellman targets of every goal's head (seed 001's multi-head)  multigoal.py
+``multigoal``      one-step Bellman targets of every goal's head (Dong et al.'s networks) multigoal.py
 ``selfplay``       discounted-MCTS visit counts and ``gamma^distance`` of episodes        selfplay.py
 =================  =====================================================================  ==========
 

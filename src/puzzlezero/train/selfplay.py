@@ -1,4 +1,4 @@
-"""AlphaZero-style self-play (seed 004: J. Rute, "Solving the puzzle cube with deep reinforcement
+"""AlphaZero-style self-play (J. Rute, "Solving the puzzle cube with deep reinforcement
 learning and tree search"), the training objective ``selfplay``.
 
 Each chunk of labels comes from **episodes**: a state scrambled ``D`` moves from the goal is solved
@@ -19,10 +19,10 @@ keep their colours, the policy target's moves mapped with them; :mod:`puzzlezero
 and the tree search evaluates every node under a random symmetry (its policy mapped back). Other
 puzzles train without symmetries.
 
-**Value scale.** The seed's value head is a sigmoid ``v ~ gamma^distance`` (higher is closer); this
+**Value scale.** Rute's value head is a sigmoid ``v ~ gamma^distance`` (higher is closer); this
 project's heads are costs-to-go (lower is closer), which A*, beam search and the evaluation read.
 So the value head stays a cost-to-go ``J`` and self-play reads it as ``v = gamma^J`` (``J = log v /
-log gamma``): the loss is the seed's squared error on ``v``, ``(gamma^J - v_target)^2``, plus the
+log gamma``): the loss is Rute's squared error on ``v``, ``(gamma^J - v_target)^2``, plus the
 cross-entropy of the policy against the visit distribution (the trainer's ``"alphazero"`` head,
 :meth:`puzzlezero.train.trainer.Trainer._step`). A target of 0 (unsolved) pushes ``J`` up without
 bound but with a vanishing gradient, so states beyond the network's reach read as far. The
@@ -31,7 +31,7 @@ policy-greedy solving.
 
 **History.** A network with ``history = H`` (the ``cubeconv`` presets: 8) sees each state with the
 ``H - 1`` states before it on the episode (or, inside the tree, on the path from the root), newest
-first; before an episode's first state there is nothing, and those planes are zeros (the seed's
+first; before an episode's first state there is nothing, and those planes are zeros (Rute's
 choice, and what :mod:`puzzlezero.nn.cube_conv` gives a search that passes single states).
 
 Rows are ``(v_target, weight, first, p_0 .. p_{A-1})``, ``first`` = 1 on each episode's first state
@@ -214,7 +214,7 @@ def selfplay_rows(
     "selfplay",
     needs_target=True,
     head="alphazero",
-    summary="AlphaZero-style self-play: discounted-MCTS visit counts and gamma^distance (seed 004)",
+    summary="AlphaZero-style self-play: discounted-MCTS visit counts and gamma^distance (Rute)",
 )
 def selfplay_labels(
     puzzle: Puzzle,
@@ -258,7 +258,7 @@ def selfplay_labels(
 
 
 def init_value_head(model: torch.nn.Module, gamma: float, value: float = 0.5) -> None:
-    """Start a fresh network's value head at ``gamma^J = value`` (0.5: the seed's sigmoid at zero;
+    """Start a fresh network's value head at ``gamma^J = value`` (0.5: Rute's sigmoid at zero;
     ``J = log 0.5 / log 0.95 = 13.5`` moves) by setting the bias of its last layer. A cost-to-go
     head starts near ``J = 0``, which self-play would read as ``v = 1`` everywhere: every state as
     good as the goal, and the tree search blind to it."""
