@@ -27,7 +27,7 @@ def _job(chunk: int) -> LabelJob:
 
 @pytest.fixture
 def pool() -> Iterator[LabelPool]:
-    """One spawned worker that has labelled a first chunk (so it is up), with a short timeout."""
+    """One spawned worker that has labelled a first chunk (so it is up), then a short timeout."""
     from puzzlezero.nn.models import NetConfig
 
     config = tiny_train_config(objective="scramble_depth", label_workers=1)
@@ -37,12 +37,13 @@ def pool() -> Iterator[LabelPool]:
         puzzle,
         config,
         NetConfig.from_preset("tiny", puzzle.input_dim(config.encoding)),
-        timeout=3.0,
+        timeout=300.0,  # the first chunk waits for the worker to start (imports: seconds on a busy machine)
         poll=0.2,
     )
     try:
         states, targets = p.submit(_job(0), None).result()
         assert states.shape[0] == targets.shape[0] == 50 and np.all(targets <= 5)
+        p.timeout = 3.0  # then a chunk of 50 states takes milliseconds
         yield p
     finally:
         p.close()

@@ -144,7 +144,11 @@ class LabelPool:
                         f"({states}): a worker hung or was stopped"
                     )
             except BrokenProcessPool:
-                self._fail(f"label worker {self._dead() or 'process'} while chunk {chunk} was labelled")
+                dead, until = self._dead(), time.monotonic() + 5.0
+                while not dead and time.monotonic() < until:  # the pool may be reaping it right now
+                    time.sleep(0.05)
+                    dead = self._dead()
+                self._fail(f"label worker {dead or 'process ended'} while chunk {chunk} was labelled")
 
     def _dead(self) -> str:
         """``"pid N was killed by SIGKILL"`` (or ``"pid N exited with code C"``) for the first worker
