@@ -67,9 +67,9 @@ def cube_size(num_stickers: int) -> int:
 def grid_coordinates(n: int) -> np.ndarray:
     """``int64[6n², 3]``: each sticker's cell in the ``(n+2)³`` grid (x right, y up, z front; 0 is
     the left / bottom / back outside layer, ``n + 1`` the right / top / front one)."""
-    from puzzlezero.puzzles.cube import _sticker_points
+    from puzzlezero.puzzles.cube_geometry import sticker_points
 
-    pts = _sticker_points(n)  # normal coordinate +-n, the others odd numbers in [-(n-1), n-1]
+    pts = sticker_points(n)  # normal coordinate +-n, the others odd numbers in [-(n-1), n-1]
     grid = np.where(pts == n, n + 1, np.where(pts == -n, 0, (pts + n - 1) // 2 + 1))
     grid.flags.writeable = False
     return grid

@@ -43,6 +43,7 @@ import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Goal, Puzzle
+from puzzlezero.puzzles.cube_geometry import FACES, FRAMES, StickerCube, perm_of, sticker_points
 
 __all__ = [
     "ACTION_NAMES",
@@ -61,45 +62,12 @@ __all__ = [
     "read_moves",
 ]
 
-FACES = "URFDLB"
 #: action names, index = action id; a move and its inverse are neighbours (``a ^ 1``)
 ACTION_NAMES = ("U", "U'", "D", "D'", "L", "L'", "R", "R'", "F", "F'", "B", "B'")
 _FACE_ORDER = "UDLRFB"  # face of action 2k and 2k+1
 #: half-turn metric (``cube3htm``): ``X, X', X2`` for each face of ``UDLRFB``, action ``3k + j``
 HTM_ACTION_NAMES = tuple(f"{face}{mark}" for face in _FACE_ORDER for mark in ("", "'", "2"))
 _FACE_SET = frozenset(FACES)
-
-# ---- geometry: stickers as integer points on a cube of side 2n ------------------------------------
-# per face: outward normal, then "right" and "down" as seen looking at the face (reading order)
-_FRAMES = {
-    "U": ((0, 1, 0), (1, 0, 0), (0, 0, 1)),
-    "R": ((1, 0, 0), (0, 0, -1), (0, -1, 0)),
-    "F": ((0, 0, 1), (1, 0, 0), (0, -1, 0)),
-    "D": ((0, -1, 0), (1, 0, 0), (0, 0, -1)),
-    "L": ((-1, 0, 0), (0, 0, 1), (0, -1, 0)),
-    "B": ((0, 0, -1), (-1, 0, 0), (0, -1, 0)),
-}
-
-
-def _sticker_points(n: int) -> np.ndarray:
-    """``int64[6n², 3]``: the centre of every sticker (x right, y up, z front), facelet order."""
-    pts = []
-    for face in FACES:
-        nrm, right, down = (np.array(v) for v in _FRAMES[face])
-        for i in range(n):
-            for j in range(n):
-                pts.append(n * nrm + (2 * j - n + 1) * right + (2 * i - n + 1) * down)
-    return np.array(pts, dtype=np.int64)
-
-
-def _perm_of(points: np.ndarray, moved: np.ndarray) -> np.ndarray:
-    """The gather permutation (``new_state = state[perm]``) that carries the sticker at
-    ``points[i]`` to ``moved[i]`` for every ``i``."""
-    index = {tuple(p): i for i, p in enumerate(points.tolist())}
-    perm = np.empty(len(points), dtype=np.intp)
-    for i, q in enumerate(moved.tolist()):
-        perm[index[tuple(q)]] = i
-    return perm
 
 
 def _clockwise(axis: np.ndarray) -> np.ndarray:
@@ -110,27 +78,27 @@ def _clockwise(axis: np.ndarray) -> np.ndarray:
 
 def _move_perms(n: int) -> np.ndarray:
     """``intp[12, 6n²]``: the sticker permutation of each action (``ACTION_NAMES`` order)."""
-    pts = _sticker_points(n)
+    pts = sticker_points(n)
     perms = []
     for face in _FACE_ORDER:
-        axis = np.array(_FRAMES[face][0])
+        axis = np.array(FRAMES[face][0])
         turn = pts @ axis > 0
         for rot in (_clockwise(axis), _clockwise(axis).T):  # clockwise, then counter-clockwise
             moved = np.where(turn[:, None], pts @ rot.T, pts)
-            perms.append(_perm_of(pts, moved))
+            perms.append(perm_of(pts, moved))
     return np.stack(perms)
 
 
 def _rotation_perms(n: int) -> np.ndarray:
     """``intp[24, 6n²]``: the 24 whole-cube rotations as sticker permutations (identity first)."""
-    gens = [_clockwise(np.array(_FRAMES[f][0])) for f in "UR"]
+    gens = [_clockwise(np.array(FRAMES[f][0])) for f in "UR"]
     mats = [np.eye(3, dtype=np.int64)]
     for m in mats:  # closure; the list grows while we walk it
         for g in gens:
             if not any((g @ m == x).all() for x in mats):
                 mats.append(g @ m)
-    pts = _sticker_points(n)
-    return np.stack([_perm_of(pts, pts @ m.T) for m in mats])
+    pts = sticker_points(n)
+    return np.stack([perm_of(pts, pts @ m.T) for m in mats])
 
 
 # ---- pieces (Kociemba's cubie definitions; stickers listed clockwise, U/D sticker first) ---------
@@ -384,7 +352,7 @@ def compact_moves(names: Sequence[str]) -> list[str]:
 # ---- the puzzles ---------------------------------------------------------------------------------
 
 
-class _Cube(Puzzle):
+class _Cube(Puzzle, StickerCube):
     """Shared rules of the ``n``-cubes; see the module docstring for the conventions."""
 
     n: int = 3
@@ -637,7 +605,7 @@ class _Cube(Puzzle):
 def _layer_goals() -> tuple[tuple[str, str, np.ndarray], ...]:
     """cube3's layer goals: the stickers of the U layer's pieces (height ``y > 0``: the U face and
     the top row of R, F, L, B), then of the U and middle layers (``y >= 0``: the top two rows)."""
-    height = _sticker_points(3)[:, 1]
+    height = sticker_points(3)[:, 1]
     layer1, layer2 = np.flatnonzero(height > 0), np.flatnonzero(height >= 0)
     layer1.flags.writeable = layer2.flags.writeable = False  # cached: shared by every Goal
     return (

@@ -34,12 +34,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.puzzles.cube import _FRAMES, FACES, _Cube, _perm_of, _sticker_points
+from puzzlezero.puzzles.cube_geometry import FACES, FRAMES, StickerCube, perm_of, sticker_points
 
 __all__ = ["NUM_SYMMETRIES", "CubeSymmetries", "cube_symmetries", "symmetries_for", "symmetry_matrices"]
 
@@ -66,7 +67,7 @@ def symmetry_matrices() -> np.ndarray:
 
 def _face_of(normal: np.ndarray) -> int:
     for i, face in enumerate(FACES):
-        if tuple(normal.tolist()) == _FRAMES[face][0]:
+        if tuple(normal.tolist()) == FRAMES[face][0]:
             return i
     raise AssertionError(normal)  # pragma: no cover - every M n_c is a face normal
 
@@ -143,25 +144,26 @@ def _check_index(k: int | np.ndarray) -> np.ndarray:
 def cube_symmetries(puzzle: Puzzle) -> CubeSymmetries:
     """The 48 symmetries of a cube puzzle (``cube3``, ``cube2``, ``cube3htm``); any other puzzle
     raises :class:`PuzzleError`."""
-    if not isinstance(puzzle, _Cube):
+    if not isinstance(puzzle, StickerCube):
         raise PuzzleError(
             f"the 48 cube symmetries apply to the cube puzzles (cube3, cube2, cube3htm), not to "
             f"{puzzle.name or type(puzzle).__name__!r}"
         )
-    key = (type(puzzle).__name__, puzzle.n, np.asarray(puzzle.perms).tobytes())
+    cube: Any = puzzle  # a cube puzzle: ``n`` and ``perms`` (:class:`StickerCube`)
+    key = (type(cube).__name__, cube.n, np.asarray(cube.perms).tobytes())
     if key not in _CACHE:
-        _CACHE[key] = _tables(puzzle)
+        _CACHE[key] = _tables(cube)
     return _CACHE[key]
 
 
 _CACHE: dict[tuple[str, int, bytes], CubeSymmetries] = {}
 
 
-def _tables(puzzle: _Cube) -> CubeSymmetries:
+def _tables(puzzle: Any) -> CubeSymmetries:
     mats = symmetry_matrices()
-    pts = _sticker_points(puzzle.n)
-    perms = np.stack([_perm_of(pts, pts @ m.T) for m in mats])  # the sticker at p goes to M p
-    normals = np.array([_FRAMES[f][0] for f in FACES])
+    pts = sticker_points(puzzle.n)
+    perms = np.stack([perm_of(pts, pts @ m.T) for m in mats])  # the sticker at p goes to M p
+    normals = np.array([FRAMES[f][0] for f in FACES])
     recolour = np.tile(np.arange(256, dtype=np.uint8), (NUM_SYMMETRIES, 1))
     recolour[:, :6] = [[_face_of(m @ nrm) for nrm in normals] for m in mats]
     move_perms = np.asarray(puzzle.perms)
@@ -186,4 +188,4 @@ def _tables(puzzle: _Cube) -> CubeSymmetries:
 def symmetries_for(puzzle: Puzzle) -> CubeSymmetries | None:
     """The cube symmetries of ``puzzle`` where it is a cube, else ``None`` (training then skips
     symmetry augmentation)."""
-    return cube_symmetries(puzzle) if isinstance(puzzle, _Cube) else None
+    return cube_symmetries(puzzle) if isinstance(puzzle, StickerCube) else None
