@@ -103,7 +103,7 @@ MacrosOpt = Annotated[
     Path | None,
     typer.Option(
         "--macros",
-        help="Options (seed 001's macro-actions): a text file of move sequences, one per line, the "
+        help="Options (the macro-actions of Dong, Hao and Nakayama): a text file of move sequences, one per line, the "
         "search may take as one action (bwas, gbfs, beam, layered; `puzzlezero macros` mines them).",
         show_default=False,
     ),
