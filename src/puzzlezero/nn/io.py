@@ -1,5 +1,5 @@
 """Model folders: ``model.pt`` (a ``state_dict``), ``config.json`` (how to rebuild the net) and
-``card.json`` (how it was trained and how well it does).
+``card.json`` (how it was trained and how well it does: :mod:`puzzlezero.cards`).
 
 Weights are stored in float32, or in float16 (``save_model(..., weights="float16")``, ``puzzlezero
 export --half``): half the file, for shipping a larger network under the repository's size limit.
@@ -100,7 +100,7 @@ def save_model(
     temporary folder beside it, renamed into place (:func:`puzzlezero.storage.atomic_folder`; other
     files of an existing folder are kept), so a kill leaves the old folder or the new one.
 
-    ``card`` is free-form JSON (training config, samples seen, wall time, hardware, benchmarks).
+    ``card`` is JSON, written as given (the trainer writes the shape of :mod:`puzzlezero.cards`).
     ``weights="float16"`` stores the floating-point tensors in half precision (integer buffers such
     as batch-norm counters stay as they are); a value beyond float16's range raises
     :class:`ModelFileError` rather than being stored as infinity. Returns the folder.
@@ -222,7 +222,7 @@ def read_card(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def update_card(folder: str | os.PathLike[str], **fields: Any) -> dict[str, Any]:
-    """Merge ``fields`` into a folder's ``card.json`` (e.g. ``bench={...}``); returns the new card."""
+    """Merge ``fields`` into a folder's ``card.json`` (e.g. ``evaluations=[...]``); returns the new card."""
     path = Path(folder) / CARD
     card = _read_json(path) if path.exists() else {}
     card.update(fields)
