@@ -40,13 +40,6 @@ class Defaults:
     #: states a round; 0: off
     shortcut: int = 0
 
-    @property
-    def anytime(self) -> bool:
-        """Does the puzzle's own search run an anytime schedule: ``stages``, or beam widths?"""
-        from puzzlezero.solver.searches import reads_beam_width
-
-        return bool(self.stages) or (not isinstance(self.beam_width, int) and reads_beam_width(self.search))
-
 
 #: the settings of a puzzle registered without defaults; a puzzle registered with some
 #: (``register(name, Class, defaults={...})``) gets these with its own in place

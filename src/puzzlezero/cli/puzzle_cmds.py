@@ -107,13 +107,18 @@ def list_cmd(
 ) -> None:
     """Print every registered puzzle name, one per line."""
     if as_json:
-        from puzzlezero.solver import defaults_for
+        from puzzlezero.solver import defaults_for, runs_anytime
 
         rows = []
         for n in names():
             d = defaults_for(n)
             rows.append(
-                {"name": n, "description": spec(n).description, "search": d.search, "anytime": d.anytime}
+                {
+                    "name": n,
+                    "description": spec(n).description,
+                    "search": d.search,
+                    "anytime": runs_anytime(d),
+                }
             )
         typer.echo(json.dumps(rows, indent=1))
         return

@@ -56,7 +56,15 @@ from puzzlezero.solver.memory import (
     memory_estimate,
 )
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
-from puzzlezero.solver.options import SETTINGS, SolveOptions, SolveSettings, defaults_for, resolve_options
+from puzzlezero.solver.options import (
+    SETTINGS,
+    SolveOptions,
+    SolveSettings,
+    defaults_for,
+    options_for,
+    resolve_options,
+    runs_anytime,
+)
 from puzzlezero.solver.result import SolveResult, verify
 from puzzlezero.solver.run import FALLBACK_RESERVE, solve, solve_many
 from puzzlezero.solver.search_options import OPTIONS, OptionSpec
@@ -98,10 +106,12 @@ __all__ = [
     "learned_wcd",
     "memory_estimate",
     "misplaced_heuristic",
+    "options_for",
     "read_state",
     "reads_beam_width",
     "resolve_entry",
     "resolve_options",
+    "runs_anytime",
     "solve",
     "solve_many",
     "stage_heuristics",

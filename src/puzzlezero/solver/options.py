@@ -35,6 +35,12 @@ def defaults_for(puzzle: Puzzle | str) -> Defaults:
     return own if own is not None else FALLBACK_DEFAULTS
 
 
+def runs_anytime(d: Defaults) -> bool:
+    """Does a puzzle's own search (its :class:`Defaults`) run an anytime schedule: ``stages``, or
+    several beam widths for a search that reads them?"""
+    return bool(d.stages) or (not isinstance(d.beam_width, int) and reads_beam_width(d.search))
+
+
 @dataclass(frozen=True)
 class SolveOptions:
     """Fully resolved options of a solve call (names checked, defaults filled in)."""
