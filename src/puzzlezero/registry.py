@@ -147,51 +147,54 @@ def _by_name(puzzle: Puzzle) -> tuple[Any, ...] | None:
 base.REBUILD_BY_NAME = _by_name
 
 
-# The shipped puzzles, each with its search settings and one line of why (weights as in the
-# DeepCubeA paper; its batch sizes N cut to what a CPU evaluates in about a second; the figures
-# behind each choice: docs/results.md and docs/training.md).
+# The shipped puzzles with their search settings, a line of reason for each that has one.
+# Weights are the DeepCubeA paper's; its batch sizes N are cut to what a CPU network evaluates in
+# about a second. The measurements behind them: docs/results.md and docs/training.md.
+_CUBE_STAGES = ((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000))
 register(
     "cube3",
     "puzzlezero.puzzles.cube:Cube3",
     "3x3x3 Rubik's cube, quarter-turn metric",
-    # Q* on the model's Q head (one network call per expansion, not twelve); an anytime schedule
-    # from lambda 0.1 (a first answer in seconds, hard cubes included) to 0.5/10000, the later
-    # stages over the cube's three images too (each misjudged differently); the group solver for the rest
     defaults=Defaults(
-        0.3,
-        1000,
-        10_000_000,
-        30.0,
-        100,
-        1000,
-        search="qstar",
-        stages=((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000)),
-        fallback="group",
-        options=(("images", 3),),
+        weight=0.3,  # one BWAS or Q* setting (--weight/--batch): lambda 0.3, N 1000
+        batch=1000,
+        max_nodes=10_000_000,
+        time_limit=30.0,  # the schedule's first answer comes in seconds, its best within 30 s
+        max_steps=100,
+        beam_width=1000,  # --search beam: W 1000 solved every cube tried, wider beams took minutes
+        search="qstar",  # the model has a Q head: one network call per expansion, not twelve
+        stages=_CUBE_STAGES,  # lambda 0.1 first (it alone solves the hardest cubes), then stronger
+        fallback="group",  # answers any cube in about 0.25 s
+        options=(("images", 3),),  # later stages also search the inverse, mirror and inverse-mirror
     ),
 )
 register(
     "cube2",
     "puzzlezero.puzzles.cube:Cube2",
     "2x2x2 cube, quarter-turn metric",
-    # a small cube: BWAS leaning on the network (lambda 0.9), the group solver for the rest
-    defaults=Defaults(0.9, 300, 4_000_000, 60.0, 50, 1000, fallback="group"),
+    defaults=Defaults(
+        weight=0.9,  # a small cube: lean on the network
+        batch=300,
+        max_nodes=4_000_000,
+        time_limit=60.0,
+        max_steps=50,
+        beam_width=1000,
+        fallback="group",
+    ),
 )
 register(
     "cube3htm",
     "puzzlezero.puzzles.cube:Cube3HTM",
     "3x3x3 cube, half-turn metric",
-    # cube3's schedule (its model has a Q head too); no images by default: 18 children an
-    # expansion make their peak memory 2.7 times higher for half a move (--images 3)
     defaults=Defaults(
-        0.3,
-        1000,
-        10_000_000,
-        30.0,
-        100,
-        1000,
-        search="qstar",
-        stages=((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000)),
+        weight=0.3,
+        batch=1000,
+        max_nodes=10_000_000,
+        time_limit=30.0,
+        max_steps=100,
+        beam_width=1000,
+        search="qstar",  # its model has a Q head too: cube3's schedule
+        stages=_CUBE_STAGES,  # no images: 18 moves make their peak memory 2.7x for half a move
         fallback="group",
     ),
 )
@@ -199,26 +202,45 @@ register(
     "puzzle8",
     "puzzlezero.puzzles.npuzzle:NPuzzle",
     "8-puzzle (3x3), for tests and tables",
-    # the paper's tile weight 0.8 with a small batch: boards are short
-    defaults=Defaults(0.8, 100, 1_000_000, 60.0, 200, 100, fallback="reduction"),
+    defaults=Defaults(
+        weight=0.8,  # the paper's weight for tiles
+        batch=100,  # short boards: a small batch
+        max_nodes=1_000_000,
+        time_limit=60.0,
+        max_steps=200,
+        beam_width=100,
+        fallback="reduction",  # answers any board in well under a second
+    ),
     size=3,
 )
 register(
     "puzzle15",
     "puzzlezero.puzzles.npuzzle:NPuzzle",
     "15-puzzle (4x4)",
-    # the paper's tile weight 0.8, N 1000 for a CPU; reduction answers what is left
-    defaults=Defaults(0.8, 1000, 3_000_000, 300.0, 500, 1000, fallback="reduction"),
+    defaults=Defaults(
+        weight=0.8,  # the paper's weight for tiles
+        batch=1000,
+        max_nodes=3_000_000,
+        time_limit=300.0,
+        max_steps=500,
+        beam_width=1000,
+        fallback="reduction",
+    ),
     size=4,
 )
 register(
     "puzzle24",
     "puzzlezero.puzzles.npuzzle:NPuzzle",
     "24-puzzle (5x5)",
-    # BWAS 0.8/2000 over the board and its transpose in one call, the shorter kept (more optimal
-    # solutions than the board alone at the same nodes)
     defaults=Defaults(
-        0.8, 2000, 4_000_000, 300.0, 1000, 2000, fallback="reduction", options=(("images", 1),)
+        weight=0.8,
+        batch=2000,
+        max_nodes=4_000_000,
+        time_limit=300.0,
+        max_steps=1000,
+        beam_width=2000,
+        fallback="reduction",
+        options=(("images", 1),),  # the board and its transpose in one call: more optimal solutions
     ),
     size=5,
 )
@@ -226,18 +248,16 @@ register(
     "puzzle35",
     "puzzlezero.puzzles.npuzzle:NPuzzle",
     "35-puzzle (6x6)",
-    # beam search over the board and its transpose (shorter than BWAS 0.6/6000, which --search bwas
-    # keeps), a beam of 500 first so that a short time limit still gets an answer, then 5000
     defaults=Defaults(
-        0.6,
-        6000,
-        8_000_000,
-        300.0,
-        2000,
-        (500, 5000),
-        search="beam",
+        weight=0.6,  # --search bwas: lambda 0.6, N 6000
+        batch=6000,
+        max_nodes=8_000_000,
+        time_limit=300.0,
+        max_steps=2000,
+        beam_width=(500, 5000),  # a beam of 500 answers a short time limit, then 5000
+        search="beam",  # shorter solutions than BWAS
         fallback="reduction",
-        options=(("images", 1),),
+        options=(("images", 1),),  # the board and its transpose, the shorter kept
     ),
     size=6,
 )
@@ -245,18 +265,16 @@ register(
     "puzzle48",
     "puzzlezero.puzzles.npuzzle:NPuzzle",
     "48-puzzle (7x7)",
-    # beam search (BWAS left boards unsolved), 500 then 5000 wide, on the board alone; 12M nodes
-    # let the wide beam take its steps; shortcuts of 6M states a round cut its detours
     defaults=Defaults(
-        0.6,
-        2000,
-        12_000_000,
-        300.0,
-        3000,
-        (500, 5000),
-        search="beam",
+        weight=0.6,  # --search bwas: lambda 0.6, N 2000
+        batch=2000,
+        max_nodes=12_000_000,  # lets the W 5000 beam take its steps
+        time_limit=300.0,
+        max_steps=3000,
+        beam_width=(500, 5000),  # a beam of 500 answers a short time limit, then 5000
+        search="beam",  # BWAS left boards unsolved
         fallback="reduction",
-        shortcut=6_000_000,
+        shortcut=6_000_000,  # the beam's paths take detours that balls around them cut
     ),
     size=7,
 )
@@ -264,11 +282,15 @@ register(
     "lightsout7",
     "puzzlezero.puzzles.lightsout:LightsOut",
     "7x7 Lights Out",
-    # the policy beam of the shipped policy model (every benchmark board solved, nearly all
-    # optimally, in about a second); 3M nodes allow about 60 presses at W 1000; MCTS backs up the
-    # least cost seen (it solved more boards than the mean)
     defaults=Defaults(
-        0.2, 100, 3_000_000, 120.0, 100, 1000, search="pbeam", options=(("mcts_max_value", True),)
+        weight=0.2,  # the paper's weight for Lights Out
+        batch=100,
+        max_nodes=3_000_000,  # about 60 presses at W 1000 (a board needs at most 49)
+        time_limit=120.0,
+        max_steps=100,
+        beam_width=1000,  # solved every benchmark board, nearly all optimally, in about a second
+        search="pbeam",  # the shipped model is a policy
+        options=(("mcts_max_value", True),),  # MCTS: the least cost seen solved more than the mean
     ),
     size=7,
 )
@@ -276,9 +298,14 @@ register(
     "sokoban",
     "puzzlezero.puzzles.sokoban:Sokoban",
     "Sokoban, 10x10 with 4 boxes (Boxoban)",
-    # N 100 (one network call per 400 children; the same levels as N 10, faster); 5M nodes cover
-    # the hardest benchmark levels, the 120 s bound the rest
-    defaults=Defaults(0.8, 100, 5_000_000, 120.0, 500, 100),
+    defaults=Defaults(
+        weight=0.8,  # the paper's weight for Sokoban
+        batch=100,  # one network call per 400 children: faster than N 10, the same levels solved
+        max_nodes=5_000_000,  # the hardest benchmark levels took up to 2.2M
+        time_limit=120.0,
+        max_steps=500,
+        beam_width=100,
+    ),
     height=10,
     width=10,
     num_boxes=4,
