@@ -129,7 +129,12 @@ def test_a_forbidden_build_names_the_command_that_builds_the_table(cache, forbid
     assert os.listdir(path.parent) == ["locktest.npz"]  # nothing written, no lock file either
 
 
-def test_pdb_build_command_builds_loads_and_refuses_by_name(cache, capsys):
+def test_pdb_build_command_builds_loads_and_refuses_by_name(cache, capsys, monkeypatch):
+    from puzzlezero.puzzles import cube2_table
+    from puzzlezero.search import group
+
+    monkeypatch.setattr(cube2_table, "_TABLE", None)  # tables an earlier test left in this process
+    monkeypatch.setattr(group, "_TABLES", {})
     assert main(["pdb", "build", "cube2", "--kind", "all"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("cube2: pdb: exact table, 3.7 MB") and out[1].startswith("cube2: group table")
