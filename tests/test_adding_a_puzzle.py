@@ -1,8 +1,8 @@
 """docs/adding-a-puzzle.md: the pancake puzzle, one file outside the package (examples/pancake.py),
 registered as a plugin, then trained, solved, benchmarked and served unchanged; plus the plugin
 machinery itself (files, modules, entry points, errors, pickling by name, registered defaults) and
-the board every puzzle gets without a viewer of its own. The conformance suite covers the example
-too (tests/test_conformance.py)."""
+the board every puzzle gets without a viewer of its own. The example passes the public conformance
+checks (puzzlezero.testing.check_puzzle), as the docs tell plugin authors to check theirs."""
 
 from __future__ import annotations
 
@@ -272,6 +272,13 @@ def test_optimal_solver_agrees_with_breadth_first_search(pancake: Any) -> None:
         exact = dist[int((state.astype(np.uint64) * weights).sum())]
         assert case["optimal_length"] == exact == optimal_length(pancake, state)
     assert np.all(pancake.gaps(pancake.scramble(np.random.default_rng(0), 500, (1, 16))) >= 0)
+
+
+def test_the_example_passes_the_conformance_checks(pancake: Any) -> None:
+    """What the docs tell a plugin author to write (tests/test_conformance.py runs it per check)."""
+    from puzzlezero.testing import CHECKS, check_puzzle
+
+    assert check_puzzle(pancake) == dict.fromkeys(CHECKS, "passed")
 
 
 def test_registered_puzzles_pickle_as_their_name(pancake: Any) -> None:
