@@ -31,7 +31,7 @@ def main() -> None:
     states = p.scramble(np.random.default_rng(args.seed), args.n, tuple(args.depth))
     optimal = None
     if args.puzzle == "cube2":
-        from puzzlezero.puzzles.cube2_table import distance
+        from puzzlezero.puzzles.cube.table import distance
 
         optimal = distance(states)
     cases = []

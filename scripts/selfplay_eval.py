@@ -55,7 +55,7 @@ def row(puzzle: pz.Puzzle, model, starts: np.ndarray, depth: int, sims: int, gam
     out["mcts"] = float(ep.solved.mean())
     out["mcts_s"] = (time.perf_counter() - t) / len(starts)
     if puzzle.name == "cube2":
-        from puzzlezero.puzzles.cube2_table import distance
+        from puzzlezero.puzzles.cube.table import distance
 
         d = distance(starts)
         best = policy(starts).argmax(axis=1)

@@ -13,7 +13,7 @@ from conftest import tiny_train_config
 from puzzlezero import make
 from puzzlezero.errors import ModelFileError
 from puzzlezero.nn import load_model, make_heuristic, make_policy, save_model
-from puzzlezero.puzzles.cube2_table import distance
+from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.train import Trainer
 from puzzlezero.train.adi import adi_targets
 from puzzlezero.train.objectives import get_objective

@@ -23,7 +23,7 @@ from puzzlezero.solver import HeuristicSpec, solve, verify
 # ---- helpers -------------------------------------------------------------------------------------
 def exact_cube2(puzzle: Any = None) -> Any:
     """The exact cube2 distance table as a heuristic (a perfect one)."""
-    table = pytest.importorskip("puzzlezero.puzzles.cube2_table")
+    table = pytest.importorskip("puzzlezero.puzzles.cube.table")
     return lambda s: table.distance(s).astype(np.float32)
 
 

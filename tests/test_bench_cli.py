@@ -36,7 +36,7 @@ RESULT_KEYS = {"id", "solved", "solution", "length", "optimal_length", "nodes_ge
 
 
 def exact_cube2(puzzle: Any) -> Any:
-    table = pytest.importorskip("puzzlezero.puzzles.cube2_table")
+    table = pytest.importorskip("puzzlezero.puzzles.cube.table")
     return lambda s: table.distance(s).astype(np.float32)
 
 

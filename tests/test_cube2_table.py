@@ -8,8 +8,8 @@ import pytest
 
 import puzzlezero as pz
 from puzzlezero.errors import InvalidStateError
-from puzzlezero.puzzles import cube2_table
-from puzzlezero.puzzles.cube2_table import MAX_DISTANCE, NUM_STATES, coordinates, distance, load_or_build
+from puzzlezero.puzzles.cube import table as cube2_table
+from puzzlezero.puzzles.cube.table import MAX_DISTANCE, NUM_STATES, coordinates, distance, load_or_build
 
 CUBE = pz.make("cube2")
 # positions at each quarter-turn distance (Wikipedia, "Pocket Cube"; computed by many since 1981)

@@ -7,8 +7,8 @@ import pytest
 
 import puzzlezero as pz
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles.cube2_table import distance
-from puzzlezero.puzzles.cube_symmetry import cube_symmetries, symmetries_for, symmetry_matrices
+from puzzlezero.puzzles.cube.symmetry import cube_symmetries, symmetries_for, symmetry_matrices
+from puzzlezero.puzzles.cube.table import distance
 
 CUBES = pytest.mark.parametrize("name", ["cube3", "cube2", "cube3htm"])
 ALL = np.arange(48)

@@ -105,7 +105,7 @@ def test_davi_learns_cube2_in_seconds(tmp_path):
 
 @pytest.mark.parametrize("solver", [greedy_rollout, greedy_solved])
 def test_greedy_search_with_the_exact_distance_solves_everything(solver):
-    from puzzlezero.puzzles.cube2_table import distance
+    from puzzlezero.puzzles.cube.table import distance
 
     puzzle = make("cube2")
     es = make_eval_set(puzzle, (2, 5, 9), 30, seed=1)

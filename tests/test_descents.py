@@ -10,7 +10,7 @@ from conftest import tiny_train_config
 
 from puzzlezero import make
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles.cube2_table import distance
+from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.train.descents import descent_states, training_states
 from puzzlezero.train.objectives import get_objective
 

@@ -8,7 +8,7 @@ import pytest
 
 from puzzlezero import make
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles.cube2_table import distance
+from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.search.discounted_mcts import _histories, discounted_mcts
 
 G = 0.95

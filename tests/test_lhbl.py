@@ -10,7 +10,7 @@ import pytest
 
 from puzzlezero import make
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.puzzles.cube2_table import distance as cube2_distance
+from puzzlezero.puzzles.cube.table import distance as cube2_distance
 from puzzlezero.puzzles.npuzzle import NPuzzle
 from puzzlezero.train.lhbl import lhbl_labels
 

@@ -13,7 +13,7 @@ import torch
 from puzzlezero import make
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.nn import NetConfig, build_model, make_policy_value
-from puzzlezero.puzzles.cube2_table import distance
+from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.search import SearchStats
 from puzzlezero.search.mcts import mcts
 from puzzlezero.search.policy import policy_value_from_heuristic, policy_value_from_q, softmin

@@ -17,7 +17,7 @@ from puzzlezero import make
 from puzzlezero.cli.main import main
 from puzzlezero.errors import ModelFileError, PuzzleError, UnknownNameError
 from puzzlezero.nn import load_model, make_heuristic
-from puzzlezero.puzzles.cube2_table import distance
+from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.train import TrainConfig, Trainer, one_step_targets
 from puzzlezero.train.evaluate import make_eval_set
 from puzzlezero.train.objectives import LabelJob, get_objective, make_labels, objective_names

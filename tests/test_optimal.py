@@ -309,7 +309,7 @@ def _cube2_check(fraction: float) -> None:
     """With DBL held, a 2x2x2 position is the corners of a cube3 and its exact distance bounds every
     corner pattern (with the parity correction): check a ``fraction`` of the 3,674,160 positions."""
     from puzzlezero.puzzles.cube import corner_stickers
-    from puzzlezero.puzzles.cube2_table import distance
+    from puzzlezero.puzzles.cube.table import distance
 
     pdb = load_cube_pdb((CubePattern("corner", (0, 1, 2, 3)), CubePattern("corner", (4, 5, 7, 6))))
     free = np.array([0, 1, 2, 3, 4, 5, 7])
@@ -354,7 +354,7 @@ def test_cube_ida_is_optimal_at_small_depth() -> None:
 
 
 def test_cube2_optimal_by_table_descent() -> None:
-    from puzzlezero.puzzles.cube2_table import distance
+    from puzzlezero.puzzles.cube.table import distance
 
     p = make("cube2")
     for s in p.scramble(np.random.default_rng(6), 5, 20):

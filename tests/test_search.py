@@ -115,7 +115,7 @@ def test_exact_heuristic_gives_optimal_puzzle8(puzzle8: Any, batch_size: int) ->
 
 
 def test_exact_heuristic_gives_optimal_cube2() -> None:
-    table = pytest.importorskip("puzzlezero.puzzles.cube2_table")
+    table = pytest.importorskip("puzzlezero.puzzles.cube.table")
     p = make("cube2")
     starts = p.scramble(np.random.default_rng(1), 16, depth=(4, 40))
     exact = table.distance(starts)

@@ -15,8 +15,8 @@ from puzzlezero import make
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.nn import load_model, make_heuristic, make_policy
-from puzzlezero.puzzles.cube2_table import distance
-from puzzlezero.puzzles.cube_symmetry import cube_symmetries
+from puzzlezero.puzzles.cube.symmetry import cube_symmetries
+from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.train import Trainer
 from puzzlezero.train.config import TrainConfig
 from puzzlezero.train.objectives import get_objective

@@ -19,7 +19,7 @@ JSON_KEYS = {"puzzle", "solved", "solution", "length", "nodes_generated", "secon
 
 def exact_cube2(puzzle: Any) -> Any:
     """Heuristic factory (test double): the exact cube2 distance table."""
-    table = pytest.importorskip("puzzlezero.puzzles.cube2_table")
+    table = pytest.importorskip("puzzlezero.puzzles.cube.table")
     return lambda s: table.distance(s).astype(np.float32)
 
 

@@ -100,7 +100,7 @@ def test_two_pdb_build_commands_at_once_build_the_puzzle8_tables_once(cache):
 def test_a_forbidden_build_names_the_command_that_builds_the_table(cache, forbidden, monkeypatch):
     from puzzlezero.optimal.cube_pdb import load_cube_pdb
     from puzzlezero.optimal.sliding_pdb import load_sliding_pdb
-    from puzzlezero.puzzles import cube2_table
+    from puzzlezero.puzzles.cube import table as cube2_table
     from puzzlezero.search import group
 
     def fail() -> dict[str, np.ndarray]:
@@ -130,7 +130,7 @@ def test_a_forbidden_build_names_the_command_that_builds_the_table(cache, forbid
 
 
 def test_pdb_build_command_builds_loads_and_refuses_by_name(cache, capsys, monkeypatch):
-    from puzzlezero.puzzles import cube2_table
+    from puzzlezero.puzzles.cube import table as cube2_table
     from puzzlezero.search import group
 
     monkeypatch.setattr(cube2_table, "_TABLE", None)  # tables an earlier test left in this process

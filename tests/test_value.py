@@ -11,7 +11,7 @@ import puzzlezero as pz
 from puzzlezero.cli.main import main
 from puzzlezero.cost_to_go import _optimal, values
 from puzzlezero.errors import PuzzleError, UnknownNameError
-from puzzlezero.puzzles.cube2_table import distance
+from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.search.result import SearchResult
 from puzzlezero.solver import get_heuristic, read_state
 

@@ -9,7 +9,7 @@ neighbouring cells (a zero row where a cell holds no sticker; :func:`neighbour_i
 linear map of width ``27 * C_in -> C_out`` is applied at every sticker. Unlike a plain MLP on the
 one-hot, the same weights see every sticker's neighbourhood; unlike the cube's symmetry, the 27
 offsets are told apart, so the network is not symmetric itself (training adds the 48 symmetries,
-:mod:`puzzlezero.puzzles.cube_symmetry`).
+:mod:`puzzlezero.puzzles.cube.symmetry`).
 
 Architecture (Rute, "Neural network architecture")::
 
@@ -67,7 +67,7 @@ def cube_size(num_stickers: int) -> int:
 def grid_coordinates(n: int) -> np.ndarray:
     """``int64[6n², 3]``: each sticker's cell in the ``(n+2)³`` grid (x right, y up, z front; 0 is
     the left / bottom / back outside layer, ``n + 1`` the right / top / front one)."""
-    from puzzlezero.puzzles.cube_geometry import sticker_points
+    from puzzlezero.puzzles.cube.geometry import sticker_points
 
     pts = sticker_points(n)  # normal coordinate +-n, the others odd numbers in [-(n-1), n-1]
     grid = np.where(pts == n, n + 1, np.where(pts == -n, 0, (pts + n - 1) // 2 + 1))

@@ -1,6 +1,6 @@
 """Optimal 2x2x2 solutions by descent in the exact distance table.
 
-:func:`puzzlezero.puzzles.cube2_table.distance` knows the optimal cost of every position, so an
+:func:`puzzlezero.puzzles.cube.table.distance` knows the optimal cost of every position, so an
 optimal solution takes, at each step, a move to a child one closer to solved: ``d`` steps of 12
 table lookups, no search.
 """
@@ -19,7 +19,7 @@ __all__ = ["solve_cube2", "cube2_distance"]
 
 def cube2_distance(states: np.ndarray) -> np.ndarray:
     """Exact optimal costs ``float32[B]`` of cube2 states ``uint8[B, 24]`` (a perfect heuristic)."""
-    from puzzlezero.puzzles.cube2_table import distance
+    from puzzlezero.puzzles.cube.table import distance
 
     return distance(np.asarray(states)).astype(np.float32)
 
@@ -29,7 +29,7 @@ def solve_cube2(
 ) -> SearchResult:
     """An optimal quarter-turn solution of one cube2 state (the limits are accepted for a uniform
     signature; the descent takes at most 14 steps of 12 lookups)."""
-    from puzzlezero.puzzles.cube2_table import distance
+    from puzzlezero.puzzles.cube.table import distance
 
     t0 = time.perf_counter()
     s = np.asarray(state, dtype=puzzle.dtype)[None]

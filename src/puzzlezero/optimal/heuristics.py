@@ -100,7 +100,7 @@ def cube3htm_heuristic(puzzle: Puzzle) -> PDBHeuristic:
 def cube2_heuristic(puzzle: Puzzle) -> PDBHeuristic:
     """The exact distance table (a pattern database of the whole puzzle)."""
     from puzzlezero.optimal.cube2 import cube2_distance
-    from puzzlezero.puzzles.cube2_table import NUM_STATES
+    from puzzlezero.puzzles.cube.table import NUM_STATES
 
     return cost_scaled(puzzle, PDBHeuristic("exact table", cube2_distance, NUM_STATES))
 

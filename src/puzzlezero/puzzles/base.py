@@ -524,7 +524,7 @@ class Puzzle(ABC):
 
     def to_svg(self, state: np.ndarray, size: int = 300) -> str:
         """An SVG drawing (a standalone ``<svg>`` element). Implementations import their drawing
-        code from a viewer module beside the puzzle (``cube_viewer.py``...), lazily. Default:
+        code from a viewer module beside the puzzle (``cube/viewer.py``...), lazily. Default:
         :meth:`render_text` in a monospaced box (``text_viewer.py``), so that every puzzle has a
         board on the web page."""
         from puzzlezero.puzzles.text_viewer import text_svg

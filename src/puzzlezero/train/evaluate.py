@@ -92,7 +92,7 @@ def _true_cost(puzzle: Puzzle, states: np.ndarray) -> np.ndarray | None:
     if puzzle.name != "cube2":
         return None
     try:
-        from puzzlezero.puzzles.cube2_table import distance
+        from puzzlezero.puzzles.cube.table import distance
 
         return np.asarray(distance(states), dtype=np.float32)
     except Exception as exc:  # no table: evaluation falls back to the scramble depth, training goes on

@@ -15,7 +15,7 @@ The **scramble depth** ``D`` adapts so that about half the episodes are solved: 
 ``D`` grows by one if more than ``selfplay_target_solved`` of its episodes were solved and shrinks
 by one if fewer were (:func:`adapt_depth`; within ``[1, K]``, starting at ``selfplay_start_depth``).
 On the cubes, each row is moved by a random one of the 48 symmetries (states recoloured so centres
-keep their colours, the policy target's moves mapped with them; :mod:`puzzlezero.puzzles.cube_symmetry`),
+keep their colours, the policy target's moves mapped with them; :mod:`puzzlezero.puzzles.cube.symmetry`),
 and the tree search evaluates every node under a random symmetry (its policy mapped back). Other
 puzzles train without symmetries.
 
@@ -48,7 +48,7 @@ import numpy as np
 
 from puzzlezero.nn.heuristic import missing_state
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.puzzles.cube_symmetry import NUM_SYMMETRIES, CubeSymmetries, symmetries_for
+from puzzlezero.puzzles.cube.symmetry import NUM_SYMMETRIES, CubeSymmetries, symmetries_for
 from puzzlezero.search.discounted_mcts import PolicyValueFn, discounted_mcts
 from puzzlezero.train.objectives import ValueFn, register_objective
 

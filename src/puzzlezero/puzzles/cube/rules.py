@@ -34,7 +34,6 @@ as long), which every search and training objective then minimises.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any
@@ -43,30 +42,29 @@ import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Goal, Puzzle
-from puzzlezero.puzzles.cube_geometry import FACES, FRAMES, StickerCube, perm_of, sticker_points
+from puzzlezero.puzzles.cube.geometry import FACES, FRAMES, StickerCube, perm_of, sticker_points
+from puzzlezero.puzzles.cube.notation import (
+    ACTION_NAMES,
+    FACE_ORDER,
+    HTM_ACTION_NAMES,
+    MOVE_MARKS,
+    compact_moves,
+    read_htm_moves,
+    read_moves,
+)
 
 __all__ = [
-    "ACTION_NAMES",
     "CORNER_NAMES",
     "EDGE_NAMES",
     "FACES",
-    "HTM_ACTION_NAMES",
     "Cube2",
     "Cube3",
     "Cube3HTM",
     "corner_cubies",
-    "compact_moves",
     "corner_stickers",
     "edge_cubies",
-    "read_htm_moves",
-    "read_moves",
 ]
 
-#: action names, index = action id; a move and its inverse are neighbours (``a ^ 1``)
-ACTION_NAMES = ("U", "U'", "D", "D'", "L", "L'", "R", "R'", "F", "F'", "B", "B'")
-_FACE_ORDER = "UDLRFB"  # face of action 2k and 2k+1
-#: half-turn metric (``cube3htm``): ``X, X', X2`` for each face of ``UDLRFB``, action ``3k + j``
-HTM_ACTION_NAMES = tuple(f"{face}{mark}" for face in _FACE_ORDER for mark in ("", "'", "2"))
 _FACE_SET = frozenset(FACES)
 
 
@@ -80,7 +78,7 @@ def _move_perms(n: int) -> np.ndarray:
     """``intp[12, 6n²]``: the sticker permutation of each action (``ACTION_NAMES`` order)."""
     pts = sticker_points(n)
     perms = []
-    for face in _FACE_ORDER:
+    for face in FACE_ORDER:
         axis = np.array(FRAMES[face][0])
         turn = pts @ axis > 0
         for rot in (_clockwise(axis), _clockwise(axis).T):  # clockwise, then counter-clockwise
@@ -178,7 +176,7 @@ def edge_cubies(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _CORNER_TABLES = {n: (_facelet_table(_CORNERS, n), _piece_lookup(_CORNERS, n)) for n in (2, 3)}
 _EDGE_FACELETS = _facelet_table(_EDGES, 3)
 _EDGE_LUT = _piece_lookup(_EDGES, 3)
-#: the left-right mirror ``x -> -x`` in :mod:`.cube_symmetry`'s numbering (the images' ``mirror``)
+#: the left-right mirror ``x -> -x`` in :mod:`.symmetry`'s numbering (the images' ``mirror``)
 _MIRROR = 24
 #: the group solver's layer-by-layer order of pieces (:attr:`_Cube.group_base`); the 2x2x2 keeps DBL
 _BASE_CORNERS = ("DFR", "DFL", "DBL", "DBR", "UFR", "UFL", "UBL", "UBR")
@@ -269,84 +267,6 @@ def _validate_colours(colours: np.ndarray, n: int) -> None:
                 f"two pieces are swapped: corner and edge permutation parities differ (corners "
                 f"{parity[pc]}, edges {parity[pe]}), and no legal cube has this"
             )
-
-
-# ---- move text -----------------------------------------------------------------------------------
-_MOVE_TOKEN = re.compile(r"(?:[URFDLB](?:2'|'2|2|')?)+")
-_ONE_MOVE = re.compile(r"([URFDLB])(2'|'2|2|')?")
-_WIDE_TOKEN = re.compile(r"(?:[URFDLBurfdlb](?:2'|'2|2|')?)+")  # lower case: cubers' wide turns
-_SEPARATORS = re.compile(r"[\s,]+")
-_MOVE_MARKS = re.compile("[2',\u2019\u2032]")
-_MOVE_HELP = (
-    "moves are U D L R F B (clockwise quarter turn of that face, seen looking at it), "
-    "X' = counter-clockwise, X2 = two quarter turns, e.g. \"R U R' U'\""
-)
-_HTM_HELP = (
-    "moves are U D L R F B (clockwise quarter turn of that face, seen looking at it), "
-    "X' = counter-clockwise, X2 = half turn (one move), e.g. \"R U2 R' U'\""
-)
-
-
-def _read_turns(text: str | Sequence[str], help_text: str = _MOVE_HELP) -> list[tuple[int, str]]:
-    """``(face index in "UDLRFB", suffix)`` of each move of a sequence in standard notation; the
-    suffix is ``""``, ``"'"`` or a half-turn mark (``"2"``, ``"2'"``, ``"'2"``)."""
-    if isinstance(text, str):
-        tokens = _SEPARATORS.split(text.replace("\u2019", "'").replace("\u2032", "'"))
-    else:
-        tokens = [str(t).strip() for t in text]
-    out: list[tuple[int, str]] = []
-    for tok in tokens:
-        if not tok:
-            continue
-        if not _MOVE_TOKEN.fullmatch(tok):
-            if _WIDE_TOKEN.fullmatch(tok):
-                wide = next(ch for ch in tok if ch.islower())
-                raise InvalidMoveError(
-                    f"{wide!r} is a wide turn in cubers' notation (two layers at once); puzzlezero's cubes "
-                    f"take face turns U R F D L B (with ' and 2): write {wide.upper()!r} for the face turn"
-                )
-            raise InvalidMoveError(f"unknown move {tok!r}: {help_text}")
-        for m in _ONE_MOVE.finditer(tok):
-            out.append((_FACE_ORDER.index(m.group(1)), m.group(2) or ""))
-    return out
-
-
-def read_moves(text: str | Sequence[str]) -> list[int]:
-    """Quarter-turn action ids of a move sequence in standard notation (see
-    :meth:`_Cube.parse_moves`): ``X2`` is two quarter turns (``X2'`` two counter-clockwise ones)."""
-    out: list[int] = []
-    for face, suffix in _read_turns(text):
-        out.extend([2 * face + ("'" in suffix)] * (2 if "2" in suffix else 1))
-    return out
-
-
-def read_htm_moves(text: str | Sequence[str]) -> list[int]:
-    """Half-turn-metric action ids (:data:`HTM_ACTION_NAMES`) of a move sequence in standard
-    notation: ``X2`` is one move, and so are ``X2'`` and ``X'2`` (a half turn either way)."""
-    return [
-        3 * face + (2 if "2" in suffix else int(suffix == "'"))
-        for face, suffix in _read_turns(text, _HTM_HELP)
-    ]
-
-
-def compact_moves(names: Sequence[str]) -> list[str]:
-    """Quarter-turn names in half-turn notation: each pair of equal consecutive quarter turns
-    becomes one half turn (``R R`` and ``R' R'`` -> ``R2``, ``R R R`` -> ``R2 R``); nothing else
-    changes, so :func:`read_moves` of the result reaches the same state.
-
-    >>> compact_moves(["R", "R", "U'", "U'", "U'", "F"])
-    ['R2', 'U2', "U'", 'F']
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(names):
-        if i + 1 < len(names) and names[i + 1] == names[i]:
-            out.append(names[i][0] + "2")
-            i += 2
-        else:
-            out.append(names[i])
-            i += 1
-    return out
 
 
 # ---- the puzzles ---------------------------------------------------------------------------------
@@ -480,7 +400,7 @@ class _Cube(Puzzle, StickerCube):
     def image(self, name: str, state: np.ndarray, solution: Sequence[int]) -> np.ndarray:
         """The cube as group element ``g`` (``state = goal * g``, ``solution`` spells ``g⁻¹``):
         ``inverse`` is ``goal * g⁻¹``, the goal turned by ``solution``; ``mirror`` is the state's
-        image under the left-right mirror (:mod:`.cube_symmetry`, symmetry 24). Each is exactly as
+        image under the left-right mirror (:mod:`.symmetry`, symmetry 24). Each is exactly as
         far from solved as the state, and the network sees it afresh."""
         if name not in self.image_names:
             raise PuzzleError(self._no_image(name))
@@ -506,7 +426,7 @@ class _Cube(Puzzle, StickerCube):
 
     @property
     def _symmetries(self) -> Any:
-        from puzzlezero.puzzles.cube_symmetry import cube_symmetries
+        from puzzlezero.puzzles.cube.symmetry import cube_symmetries
 
         return cube_symmetries(self)
 
@@ -527,7 +447,7 @@ class _Cube(Puzzle, StickerCube):
             raise InvalidStateError(
                 f"empty input: give a scramble such as \"R U R' U'\" or a {size}-letter facelet string"
             )
-        if max(map(len, words)) > 1 and not _MOVE_MARKS.search(text):
+        if max(map(len, words)) > 1 and not MOVE_MARKS.search(text):
             return self._parse_facelets("".join(words))
         try:
             moves = self.parse_moves(text)
@@ -589,14 +509,14 @@ class _Cube(Puzzle, StickerCube):
     def render_text(self, state: np.ndarray, color: bool = False) -> str:
         """The unfolded net (U on top, L F R B across, D below) in letters; ``color=True`` adds
         ANSI background colours."""
-        from puzzlezero.puzzles.cube_viewer import net_text
+        from puzzlezero.puzzles.cube.viewer import net_text
 
         return net_text(self.format(state), self.n, color=color)
 
     def to_svg(self, state: np.ndarray, size: int = 300) -> str:
         """The unfolded net as a standalone ``<svg>`` (standard colours: U white, R red, F green,
         D yellow, L orange, B blue); ``size`` is the width in pixels."""
-        from puzzlezero.puzzles.cube_viewer import to_svg
+        from puzzlezero.puzzles.cube.viewer import to_svg
 
         return to_svg(self.format(state), self.n, size=size)
 

@@ -10,7 +10,7 @@ coordinates (about a second) and the table is cached as ``tables/cube2_qtm.npz``
 
 >>> import numpy as np
 >>> from puzzlezero import make
->>> from puzzlezero.puzzles.cube2_table import distance
+>>> from puzzlezero.puzzles.cube.table import distance
 >>> cube = make("cube2")
 >>> int(distance(cube.parse("R U R' U'")[None])[0])
 4
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError, ModelFileError
-from puzzlezero.puzzles.cube import Cube2, corner_cubies, corner_stickers
+from puzzlezero.puzzles.cube.rules import Cube2, corner_cubies, corner_stickers
 from puzzlezero.storage import build_once, cache_dir, load_npz, save_npz
 
 __all__ = ["NUM_STATES", "MAX_DISTANCE", "coordinates", "build", "load_or_build", "distance", "table_path"]

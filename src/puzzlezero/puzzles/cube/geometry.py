@@ -1,4 +1,4 @@
-"""The geometry of the sticker cubes (:mod:`.cube`, :mod:`.cube_symmetry`, the cube network):
+"""The geometry of the sticker cubes (:mod:`.rules`, :mod:`.symmetry`, the cube network):
 stickers as integer points on a cube of side ``2n``, face by face in facelet order ``URFDLB``."""
 
 from __future__ import annotations
@@ -42,6 +42,6 @@ def perm_of(points: np.ndarray, moved: np.ndarray) -> np.ndarray:
 
 
 class StickerCube:
-    """What the cube puzzles share (:mod:`.cube`: ``n`` stickers a side, a state of ``6 n²``
+    """What the cube puzzles share (:mod:`.rules`: ``n`` stickers a side, a state of ``6 n²``
     stickers, moves as sticker permutations ``perms``), so that code below them (the 48
     symmetries) can tell a cube without importing its class."""

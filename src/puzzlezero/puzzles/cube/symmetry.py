@@ -1,7 +1,7 @@
 """The 48 symmetries of the cube (24 rotations, each with or without a mirror) as batched NumPy.
 
 A symmetry ``k`` is an orthogonal 3x3 matrix ``M_k`` with entries in ``{-1, 0, 1}`` acting on the
-sticker coordinates of :mod:`puzzlezero.puzzles.cube` (x right, y up, z front). It moves the sticker
+sticker coordinates of :mod:`puzzlezero.puzzles.cube.rules` (x right, y up, z front). It moves the sticker
 at point ``p`` to ``M_k p`` and then **recolours** so that the centres keep their colours (as in J.
 Rute, "Solving the puzzle cube with deep reinforcement learning and tree search"): colour ``c`` (the
 colour of face ``c``'s centre) becomes the colour of the face whose normal is ``M_k n_c``. So the
@@ -40,7 +40,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.puzzles.cube_geometry import FACES, FRAMES, StickerCube, perm_of, sticker_points
+from puzzlezero.puzzles.cube.geometry import FACES, FRAMES, StickerCube, perm_of, sticker_points
 
 __all__ = ["NUM_SYMMETRIES", "CubeSymmetries", "cube_symmetries", "symmetries_for", "symmetry_matrices"]
 
