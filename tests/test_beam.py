@@ -4,7 +4,7 @@ instance at a time, one heuristic call per step on fresh states only, statuses, 
 from __future__ import annotations
 
 import json
-import time
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -150,15 +150,23 @@ def test_node_limit_never_starts_a_step_past_the_cap() -> None:
         assert (r.solved, r.status, r.nodes_generated, r.iterations) == (False, "node limit", 757, 3)
 
 
-def test_time_limit() -> None:
+def test_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a fake clock: each heuristic call takes 20 ms; the beam stops at the first look at the
+    clock past its 0.1 s, within one more step."""
+    from clock import FakeClock
+
     p = make("cube3")
+    clock, calls = FakeClock(), []
+    monkeypatch.setattr(sys.modules["puzzlezero.search.beam"], "time", clock)
 
     def slow(s: np.ndarray) -> np.ndarray:
-        time.sleep(0.02)
+        calls.append(len(s))
+        clock.sleep(0.02)
         return zero(s)
 
     (r,) = beam(p, p.scramble(np.random.default_rng(0), 1, depth=15), slow, beam_width=2, time_limit=0.1)
-    assert (r.solved, r.status) == (False, "time limit") and 0.1 <= r.seconds < 1.0
+    assert (r.solved, r.status) == (False, "time limit") and 0.1 <= r.seconds < 0.1 + 0.02 + 1e-9
+    assert 5 <= len(calls) <= 6, calls
 
 
 def test_exhausted_when_the_beam_empties() -> None:

@@ -4,7 +4,7 @@ limits, bad settings, and the solver's ``--search mcts`` with its options."""
 
 from __future__ import annotations
 
-import time
+import sys
 
 import numpy as np
 import pytest
@@ -150,19 +150,24 @@ def test_node_limit_is_respected_and_reported():
         assert 1000 - p.num_actions < r.nodes_generated <= 1000
 
 
-def test_time_limit_is_respected_and_reported():
+def test_time_limit_is_respected_and_reported(monkeypatch):
+    from clock import FakeClock
+
     p = make("cube2")
     start = p.scramble(np.random.default_rng(8), 1, 11)
     inner = policy_value_from_heuristic(p, lambda s: np.zeros(s.shape[0], np.float32))
 
+    clock, calls = FakeClock(), []
+    monkeypatch.setattr(sys.modules["puzzlezero.search.mcts"], "time", clock)
+
     def slow(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        time.sleep(0.02)
+        calls.append(len(states))
+        clock.sleep(0.02)  # on the fake clock: the search sees 20 ms pass per call
         return inner(states)
 
-    t0 = time.perf_counter()
     (r,) = mcts(p, start, slow, time_limit=0.3, max_nodes=None)
     assert r.status == "time limit" and not r.solved
-    assert time.perf_counter() - t0 < 1.0
+    assert 0.3 <= r.seconds < 0.3 + 0.02 + 1e-9 and 15 <= len(calls) <= 16, (r.seconds, len(calls))
 
 
 @pytest.mark.parametrize(
