@@ -194,7 +194,7 @@ class NPuzzle(Puzzle):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(states, depths, blank, came_from)``: the walks, their lengths, where each blank ends
         and where it was before its last step (``-1``: no step)."""
-        from puzzlezero.puzzles.npuzzle_walk import random_walks  # numba: imported only when needed
+        from puzzlezero.puzzles.npuzzle.walk import random_walks  # numba: imported only when needed
 
         depths = self.draw_depths(rng, n, depth)
         states = self.goals(n)
@@ -341,7 +341,7 @@ class NPuzzle(Puzzle):
         return {self.json_key: [int(v) for v in np.asarray(state)], "size": self.size}
 
     def to_svg(self, state: np.ndarray, size: int = 300) -> str:
-        from puzzlezero.puzzles.npuzzle_viewer import npuzzle_svg
+        from puzzlezero.puzzles.npuzzle.viewer import npuzzle_svg
 
         return npuzzle_svg(np.asarray(state), self.size, size)
 

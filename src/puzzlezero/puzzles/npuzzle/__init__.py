@@ -1,0 +1,6 @@
+"""The sliding puzzles (8-, 15-, 24-, 35-, 48-puzzle): :mod:`.rules` holds the puzzle, :mod:`.walk`
+the numba kernel of its scrambles and :mod:`.viewer` its drawing."""
+
+from puzzlezero.puzzles.npuzzle.rules import NPuzzle
+
+__all__ = ["NPuzzle"]
