@@ -219,7 +219,7 @@ class LightsOut(Puzzle):
         return {self.json_key: [int(v) for v in np.asarray(state)], "size": self.size}
 
     def to_svg(self, state: np.ndarray, size: int = 300) -> str:
-        from puzzlezero.puzzles.lightsout_viewer import lightsout_svg
+        from puzzlezero.puzzles.lightsout.viewer import lightsout_svg
 
         return lightsout_svg(np.asarray(state), self.size, size)
 
