@@ -471,6 +471,7 @@ LIMITS = (
     "--shutdown-timeout",
     "--worker-memory-mib",
     "--respawn-backoff",
+    "--start-timeout",
     "--max-body-bytes",
     "--allowed-host",
     "--job-idle-timeout",
@@ -509,7 +510,7 @@ def test_serve_applies_the_limits_and_the_host_names(
     assert main(args) == 0
     app = ran[0].app
     config = app.state.config
-    assert ran[0].timeout_graceful_shutdown == 7 and ran[0].host == "127.0.0.1"
+    assert ran[0].timeout_graceful_shutdown == 4 and ran[0].host == "127.0.0.1"  # 3 s kept for the pool
     assert app.state.stopping_since is not None  # the pool's share of the 7 s counts from here
     assert (config.client_waiting, config.client_running, config.job_idle_timeout) == (3, 2, 30.0)
     assert config.allowed_hosts == (*LOOPBACK_HOSTS, "pz.example.org")
@@ -581,3 +582,28 @@ def test_a_refused_body_is_not_sent_back() -> None:
         r = c.post("/api/validate", json={"puzzle": "cube3", "state": "R" * 20_001})
     assert r.status_code == 422 and "state" in r.json()["detail"]
     assert "RRRRRRRRRR" not in r.text and len(r.content) < 2_000
+
+
+def test_serve_keeps_one_client_from_holding_a_short_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import signal
+
+    import uvicorn
+
+    from puzzlezero.cli.main import main
+
+    ran: list[Any] = []
+
+    def run(server: Any, sockets: Any = None) -> None:
+        server.started = True
+        ran.append(server.config.app.state.config)
+        server.handle_exit(signal.SIGTERM, None)
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    for args, waiting in (
+        ([], 4),
+        (["--queue", "4"], 2),
+        (["--queue", "1"], 1),
+        (["--queue", "4", "--client-waiting", "4"], 4),
+    ):
+        assert main(["serve", "--executor", "thread", *args]) == 0
+        assert ran[-1].client_waiting == waiting, args

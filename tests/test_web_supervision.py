@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from web_fakes import address_limit, exit_at_start, raising, sleepy
+from web_fakes import address_limit, exit_at_start, hang_at_start, raising, sleepy
 
 import puzzlezero as pz
 from puzzlezero.web import ServerConfig
@@ -209,6 +209,20 @@ def test_a_worker_that_cannot_start_is_retried_with_a_backoff_not_in_a_loop() ->
         assert pool.health()["workers_alive"] <= 1
 
     run_pool(body, initializer=exit_at_start, workers=2, respawn_backoff=0.25)
+
+
+def test_a_worker_whose_start_up_hangs_is_stopped_and_counted_as_a_failed_start() -> None:
+    async def body(pool: SolvePool) -> None:
+        first = pool.health()["pids"]
+        await until(lambda: pool.health()["start_failures"] >= 1)
+        health = pool.health()
+        assert not health["ok"] and health["ready"] == 0
+        assert health["last_error"] == "it was not ready 1 s after it was started"
+        await until(lambda: all(gone(pid) for pid in first))  # stopped, not left hanging
+        with pytest.raises(WorkerCrashedError, match="no solver worker can start"):
+            pool.admit("someone")
+
+    run_pool(body, initializer=hang_at_start, start_timeout=1.0, respawn_backoff=30.0)
 
 
 def test_close_stops_a_running_search_within_its_timeout() -> None:

@@ -54,3 +54,10 @@ def address_limit(puzzle: Any, state: np.ndarray, *, error: str = "", **options:
 def exit_at_start() -> None:
     """A worker start-up that fails as badly as it can: ``SystemExit``."""
     raise SystemExit(7)
+
+
+def hang_at_start() -> None:
+    """A worker start-up that never ends (a hung import or a frozen disk)."""
+    import time
+
+    time.sleep(3600)

@@ -113,6 +113,10 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     return lines
 
 
+#: seconds of ``shutdown_timeout`` kept for the pool to stop its workers once open requests are done
+SHUTDOWN_RESERVE = 3.0
+
+
 def run_server(app: FastAPI, host: str, port: int, log_level: str) -> None:
     """Run ``app`` on uvicorn until SIGTERM or Ctrl-C. Open requests get the app's
     ``shutdown_timeout`` to end, and the app notes when the stop began
@@ -125,7 +129,10 @@ def run_server(app: FastAPI, host: str, port: int, log_level: str) -> None:
                 app.state.stopping_since = time.monotonic()
             super().handle_exit(sig, frame)
 
-    timeout = math.ceil(app.state.config.shutdown_timeout)
+    # open requests get the timeout less what the pool needs to stop its workers afterwards
+    # (terminate, then kill), so the whole stop stays within shutdown_timeout
+    total = app.state.config.shutdown_timeout
+    timeout = max(0, math.floor(total - min(total / 2, SHUTDOWN_RESERVE)))
     server = Server(
         uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=timeout)
     )
@@ -176,7 +183,8 @@ def serve(
         typer.Option(
             min=0,
             help="Requests one client (by its address) may have waiting in line; more get HTTP 429 "
-            f"(0 = no limit beyond --queue; default: {_default('client_waiting')}).",
+            f"(0 = no limit beyond --queue; default: {_default('client_waiting')}, and at most half of "
+            "a shorter --queue, so that one client never holds the whole line).",
         ),
     ] = None,
     client_running: Annotated[
@@ -253,6 +261,14 @@ def serve(
             f"solves before it ends them (default: {_default('shutdown_timeout')}).",
         ),
     ] = None,
+    start_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.1,
+            help="Seconds a worker may take to start up (imports, the served networks); one not ready "
+            f"by then is stopped and counted as a failed start (default: {_default('start_timeout')}).",
+        ),
+    ] = None,
     respawn_backoff: Annotated[
         float | None,
         typer.Option(
@@ -324,8 +340,11 @@ def serve(
         "worker_memory_mib": worker_memory_mib,
         "max_body_bytes": max_body_bytes,
         "shutdown_timeout": shutdown_timeout,
+        "start_timeout": start_timeout,
         "respawn_backoff": respawn_backoff,
     }
+    if client_waiting is None and queue is not None:  # one client never holds a short line alone
+        given["client_waiting"] = max(1, min(ServerConfig.client_waiting, queue // 2))
     kwargs.update({name: value for name, value in given.items() if value is not None})
     config = ServerConfig(**kwargs)  # type: ignore[arg-type]
     for line in prepare_tables(config, build_tables or []):

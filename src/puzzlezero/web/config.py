@@ -102,6 +102,10 @@ class ServerConfig:
     client_running: int = 1
     """Solves one client may have running at once; its others wait while other clients' solves
     pass them in line (0 = no limit beyond ``workers``)."""
+    start_timeout: float = 120.0
+    """Seconds a worker process may take to start up (imports, the served networks, the tables
+    they read); one that is not ready by then (hung or frozen) is stopped and counted as a failed
+    start, so the backoff and ``/healthz`` see it."""
     respawn_backoff: float = 1.0
     """Seconds before a worker that failed to start is tried again; doubled after each further
     failure (at most 5 minutes), so a broken install is retried, not respawned in a loop."""
@@ -151,6 +155,8 @@ class ServerConfig:
         for name in ("client_waiting", "client_running", "worker_memory_limit"):
             if getattr(self, name) < 0:
                 raise PuzzleError(f"{name} must be 0 (no limit) or more, got {getattr(self, name)}")
+        if not self.start_timeout > 0:
+            raise PuzzleError(f"start_timeout must be positive seconds, got {self.start_timeout}")
         for name in ("overrun_margin", "shutdown_timeout", "respawn_backoff"):
             if not getattr(self, name) >= 0:
                 raise PuzzleError(f"{name} must be 0 or more seconds, got {getattr(self, name)}")

@@ -426,6 +426,8 @@ class SolvePool:
         theirs.close()  # the worker holds the only other end: its death closes the pipe
         worker = _Worker(process=process, conn=ours, pid=process.pid)
         self._workers.append(worker)
+        assert self._loop is not None
+        worker.timers = [self._loop.call_later(self.config.start_timeout, self._start_overdue, worker)]
         threading.Thread(
             target=self._read, args=(worker,), name=f"pz-pipe-{process.pid}", daemon=True
         ).start()
@@ -753,6 +755,9 @@ class SolvePool:
         kind = message[0]
         if kind == "ready":
             worker.ready = True
+            for timer in worker.timers:  # the start-up timeout
+                timer.cancel()
+            worker.timers = []
             self.start_failures = 0
             log.info("solver worker %s ready", message[1])
             self._fill()
@@ -819,6 +824,15 @@ class SolvePool:
         self._fill()
         self._dispatch()
 
+    def _start_overdue(self, worker: _Worker) -> None:
+        """Not ready ``start_timeout`` seconds after it was started (a hung or frozen start-up):
+        stop it; its exit counts as a failed start (:meth:`_on_exit`)."""
+        if worker.ready or worker.stopping is not None or not worker.alive or self._closed:
+            return
+        worker.start_error = f"it was not ready {self.config.start_timeout:.0f} s after it was started"
+        log.error("solver worker %s: %s; stopping it", worker.pid, worker.start_error)
+        self._stop(worker, "start timeout", replace_now=False)
+
     def _overrun(self, worker: _Worker, ticket: Ticket) -> None:
         """Past its wall limit: answer 504 now; stop its worker if it still runs after the margin."""
         if worker.ticket is not ticket:
@@ -847,16 +861,19 @@ class SolvePool:
         )  # fmt: skip
         self._stop(worker, "overrun")
 
-    def _stop(self, worker: _Worker, why: str | None) -> None:
+    def _stop(self, worker: _Worker, why: str | None, replace_now: bool = True) -> None:
         """Terminate a worker process (SIGTERM, then SIGKILL after :data:`KILL_AFTER` seconds);
         its exit (:meth:`_on_exit`) frees its place and starts a replacement. ``why``: the reason
-        its job already has an outcome (``None``: the job fails as a crash when the exit is seen)."""
+        its job already has an outcome (``None``: the job fails as a crash when the exit is seen).
+        ``replace_now``: start the replacement at once instead of when the exit is seen (a failed
+        start-up waits for its exit, which counts the failure and sets the backoff)."""
         worker.stopping = why
         worker.ready = False
         assert worker.process is not None and self._loop is not None
         _terminate(worker.process)
         self._loop.call_later(KILL_AFTER, _kill, worker.process)
-        self._fill()
+        if replace_now:
+            self._fill()
 
     @staticmethod
     def _settle(ticket: Ticket, outcome: dict[str, Any] | BaseException) -> None:
