@@ -4,6 +4,7 @@ prunes exactly, the time budget holds, and the solver turns it on by default onl
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -59,16 +60,26 @@ def test_the_cost_bound_prunes_exactly(p8):
     assert all(r.status == "exhausted" for r in below_q)
 
 
-def test_a_start_that_is_solved_and_a_spent_budget(p8):
+def test_a_start_that_is_solved_and_a_spent_budget(p8, monkeypatch):
+    from clock import FakeClock
+
     p, exact, starts = p8
     (r,) = anytime(bwas, p, p.goals(1), exact, [(0.5, 10), (1.0, 10)], time_limit=5.0)
     assert r.solved and r.actions == () and r.improvements == ((r.improvements[0][0], 0),)
-    slow = lambda s: exact(s) * 0.0  # noqa: E731  (blind: the first stage cannot finish in time)
+    clock = FakeClock()  # the schedule and its searches on one fake clock: 10 ms a heuristic call
+    for module in ("puzzlezero.search.anytime", "puzzlezero.search.bwas"):
+        monkeypatch.setattr(sys.modules[module], "time", clock)
+
+    def slow(s):  # blind: the first stage cannot finish in time
+        clock.sleep(0.01)
+        return exact(s) * 0.0
+
     hardest = p.parse("8 6 7 2 5 4 3 0 1")[
         None
     ]  # 31 moves: blind search must visit most of the 181,440 states
     (r,) = anytime(bwas, p, hardest, slow, [(1.0, 1), (1.0, 100)], time_limit=0.05)
-    assert not r.solved and r.status == "time limit" and r.seconds < 2.0
+    assert not r.solved and r.status == "time limit" and 0.05 <= r.seconds < 0.05 + 0.01 + 1e-9
+    assert r.iterations <= 6  # the first stage stopped within a call of the limit; the second never began
     with pytest.raises(PuzzleError, match="at least one"):
         anytime(bwas, p, starts, exact, [], time_limit=1.0)
 
