@@ -1,4 +1,5 @@
-"""Shared test fixtures. The benchmark files live in ../shared/benchmarks beside the checkout."""
+"""Shared test fixtures. The benchmark files live in ../shared/benchmarks beside the checkout; a
+test that needs data this checkout lacks skips, saying what it needs (:func:`needs`)."""
 
 from __future__ import annotations
 
@@ -39,10 +40,18 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
         os.environ["PUZZLEZERO_CACHE"] = str(tmp_path_factory.mktemp("pz-cache"))
 
 
-def load_bench(name: str) -> dict:
-    path = BENCH_DIR / f"{name}.json"
+def needs(path: Path, what: str) -> Path:
+    """``path`` where this checkout has it; else the test is skipped, the pytest summary saying
+    what it needs and why it is absent (never a silent pass)."""
     if not path.exists():
-        pytest.skip(f"benchmark file {path} not found")
+        shown = os.path.relpath(path, ROOT) if ROOT.parent in path.absolute().parents else str(path)
+        pytest.skip(f"needs {shown} ({what}): not in this checkout")
+    return path
+
+
+def load_bench(name: str) -> dict:
+    """A shared benchmark set (``../shared/benchmarks/<name>.json``, or ``$PUZZLEZERO_BENCHMARKS``)."""
+    path = needs(BENCH_DIR / f"{name}.json", "the shared benchmark sets")
     return json.loads(path.read_text())
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import BENCH_DIR
+from conftest import BENCH_DIR, needs
 
 from puzzlezero import make, solver
 from puzzlezero.bench import by_seconds, cases_path, load_cases, parse_ids, summarize
@@ -356,9 +356,7 @@ def test_bench_of_an_anytime_schedule_keeps_each_cases_improvements(
 
 @pytest.mark.parametrize("name", ["cube3", "puzzle15", "lightsout7", "sokoban"])
 def test_shared_benchmark_files_load(name: str) -> None:
-    path = BENCH_DIR / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
+    path = needs(BENCH_DIR / f"{name}.json", "the shared benchmark sets")
     p = make(name)
     cases = load_cases(p, path, (0, 5))
     assert [c.id for c in cases] == [0, 1, 2, 3, 4]

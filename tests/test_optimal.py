@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import BENCH_DIR, load_bench
+from conftest import BENCH_DIR, load_bench, needs
 
 from puzzlezero import make
 from puzzlezero.errors import InvalidStateError, PuzzleError, UnknownNameError
@@ -419,7 +419,9 @@ def test_no_optimal_solver_for_sokoban() -> None:
 
 
 def test_kociemba_bridge_reports_both_metrics() -> None:
-    pytest.importorskip("kociemba")
+    pytest.importorskip(
+        "kociemba", reason="needs the kociemba package (pip install 'puzzlezero[kociemba]'): not installed"
+    )
     from puzzlezero.optimal.kociemba_bridge import half_to_quarter_turns, solve_kociemba
 
     assert half_to_quarter_turns("R U2 F'") == ["R", "U", "U", "F'"]
@@ -432,11 +434,13 @@ def test_kociemba_bridge_reports_both_metrics() -> None:
 
 
 def test_kociemba_bench_reports_the_half_turn_length_too(tmp_path) -> None:  # noqa: ANN001
-    pytest.importorskip("kociemba")
+    pytest.importorskip(
+        "kociemba", reason="needs the kociemba package (pip install 'puzzlezero[kociemba]'): not installed"
+    )
     from puzzlezero.bench import load_cases, run_bench
 
     p = make("cube3")
-    cases = load_cases(p, BENCH_DIR / "cube3.json", (0, 3))
+    cases = load_cases(p, needs(BENCH_DIR / "cube3.json", "the shared benchmark sets"), (0, 3))
     rep = run_bench(p, cases, search="kociemba")
     for r in rep.results:
         qtm, htm = r["length"], r["half_turn_length"]

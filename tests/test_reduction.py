@@ -3,20 +3,17 @@ shortest for its tiles, and the fallback of the sliding puzzles' own searches.""
 
 from __future__ import annotations
 
-import json
 from collections import deque
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_bench
 
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.npuzzle import NPuzzle
 from puzzlezero.registry import make
 from puzzlezero.search.reduction import _cut_loops, _place, placement_order, solve_reduction
 from puzzlezero.solver import solve
-
-BENCH = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
 
 
 def _replays(p, start, actions) -> bool:  # noqa: ANN001
@@ -129,10 +126,9 @@ def test_unsolvable_boards_and_other_puzzles_are_refused() -> None:
         solve_reduction(make("cube2"), make("cube2").goal())
 
 
-@pytest.mark.skipif(not (BENCH / "puzzle48.json").exists(), reason="needs ../shared/benchmarks")
 def test_benchmark_48_puzzle_boards_are_solved() -> None:
     p = make("puzzle48")
-    cases = json.loads((BENCH / "puzzle48.json").read_text())["cases"][:2]
+    cases = load_bench("puzzle48")["cases"][:2]
     for case in cases:
         start = np.array(case["tiles"], dtype=np.uint8)
         r = solve_reduction(p, start)
