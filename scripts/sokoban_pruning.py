@@ -23,7 +23,7 @@ from puzzlezero import make
 from puzzlezero.bench import load_cases
 from puzzlezero.machine import hardware
 from puzzlezero.puzzles.sokoban import BOX, WALL, Sokoban
-from puzzlezero.puzzles.sokoban_deadlock import dead_squares
+from puzzlezero.puzzles.sokoban.deadlock import dead_squares
 from puzzlezero.search import bwas
 
 

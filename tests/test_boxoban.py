@@ -17,7 +17,7 @@ from puzzlezero.errors import LevelFileError, PuzzleError
 from puzzlezero.nn import build_model, save_model
 from puzzlezero.nn.models import NetConfig
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL
-from puzzlezero.puzzles.sokoban_levels import looks_like_level_file, read_level_dir, read_levels
+from puzzlezero.puzzles.sokoban.levels import looks_like_level_file, read_level_dir, read_levels
 
 WALL_TARGET = WALL | TARGET
 
@@ -208,8 +208,8 @@ def test_training_states_from_the_goal_configurations_of_level_files(p, tmp_path
 
     from conftest import tiny_train_config
 
-    from puzzlezero.puzzles.sokoban_gen import goal_configurations
-    from puzzlezero.puzzles.sokoban_levels import read_level_states
+    from puzzlezero.puzzles.sokoban.generator import goal_configurations
+    from puzzlezero.puzzles.sokoban.levels import read_level_states
     from puzzlezero.train import DAVITrainer
 
     (tmp_path / "train").mkdir()

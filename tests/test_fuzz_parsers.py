@@ -159,7 +159,7 @@ raw_bytes = st.one_of(
 
 @profiles(level_lines)
 def _level_text(lines: list[str]) -> None:
-    from puzzlezero.puzzles.sokoban_levels import read_levels
+    from puzzlezero.puzzles.sokoban.levels import read_levels
 
     p = pz.make("sokoban")
     for _, state in named_or_value(lambda: read_levels(p, "\n".join(lines), "fuzz.txt")) or []:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import puzzlezero as pz
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL, Sokoban
-from puzzlezero.puzzles.sokoban_gen import generate_rooms
+from puzzlezero.puzzles.sokoban.generator import generate_rooms
 
 U, D, L, R = range(4)
 

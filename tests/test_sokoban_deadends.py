@@ -12,8 +12,13 @@ from puzzlezero import make, solve
 from puzzlezero.nn import build_model, save_model
 from puzzlezero.nn.models import NetConfig
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL, Sokoban
-from puzzlezero.puzzles.sokoban_deadlock import dead_squares, has_dead_box
-from puzzlezero.puzzles.sokoban_gen import forward_solution, generate_rooms, goal_configurations, reverse_play
+from puzzlezero.puzzles.sokoban.deadlock import dead_squares, has_dead_box
+from puzzlezero.puzzles.sokoban.generator import (
+    forward_solution,
+    generate_rooms,
+    goal_configurations,
+    reverse_play,
+)
 from puzzlezero.search import bwas, gbfs
 from puzzlezero.search.beam import beam
 from puzzlezero.train.davi import one_step_targets
@@ -132,7 +137,7 @@ def test_dead_squares_of_hand_made_boards(p):
 
 
 def test_dead_squares_of_a_mixed_batch_are_each_levels_own(p):
-    from puzzlezero.puzzles import sokoban_deadlock
+    from puzzlezero.puzzles.sokoban import deadlock as sokoban_deadlock
 
     states = p.scramble(np.random.default_rng(8), 40, (1, 50))
     mixed = np.concatenate([states, states[::-1], states[:3]])

@@ -17,7 +17,7 @@ Memory: the summary's ``max_nodes_generated`` is the most nodes any one case gen
 a high-water mark of the whole process (model, tables, the largest search), not of one case.
 
 Sokoban level files as published by the Boxoban sets (``; N`` header lines, 10 rows per level,
-:mod:`puzzlezero.puzzles.sokoban_levels`) are read too: a file (``.txt``, or any file whose first
+:mod:`puzzlezero.puzzles.sokoban.levels`) are read too: a file (``.txt``, or any file whose first
 line is a ``;`` header) or a directory of them (``boxoban-levels/unfiltered/test``); a level's id
 is ``"<file>:<number>"`` (``"000:17"``), and ``--ids A:B`` keeps the levels numbered ``A`` to
 ``B - 1`` of every file.
@@ -177,7 +177,7 @@ def load_cases(
         raise PuzzleError(f"{path}: no such cases file{shipped}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PuzzleError(f"{path}: unreadable cases file ({exc})") from None
-    from puzzlezero.puzzles.sokoban_levels import looks_like_level_file
+    from puzzlezero.puzzles.sokoban.levels import looks_like_level_file
 
     if path.suffix.lower() == ".txt" or looks_like_level_file(text):
         return _level_cases(puzzle, path, ids, text)
@@ -228,7 +228,7 @@ def _level_cases(
     """The levels of a level file (``text`` is its content) or of a directory of them (``text``
     ``None``), as cases ``"file:number"``; ``ids`` keeps the level numbers in ``[A, B)``."""
     from puzzlezero.puzzles.sokoban import Sokoban
-    from puzzlezero.puzzles.sokoban_levels import read_level_dir, read_levels
+    from puzzlezero.puzzles.sokoban.levels import read_level_dir, read_levels
 
     if not isinstance(puzzle, Sokoban):
         raise PuzzleError(

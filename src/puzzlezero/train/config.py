@@ -84,7 +84,7 @@ class TrainConfig:
     """Sokoban only: a Boxoban level file or a directory of them (``unfiltered/train``: DeepCubeA
     trained on those 900,000 levels) whose goal configurations (every box on its target, the agent
     beside one) start the reverse play of the training and evaluation states; ``None``: rooms
-    generated at random (``puzzles.sokoban_gen``)."""
+    generated at random (``puzzles.sokoban.generator``)."""
 
     goal: str = "solved"
     """The goal whose cost-to-go a single-head network learns: a name of

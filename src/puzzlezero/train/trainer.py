@@ -832,8 +832,8 @@ def _previous_runs(card: dict[str, Any]) -> list[dict[str, Any]]:
 def _with_rooms(puzzle: Puzzle, rooms: str, seed: int) -> Puzzle:
     """``puzzle`` (Sokoban) scrambling from the goal configurations of the levels in ``rooms``."""
     from puzzlezero.puzzles.sokoban import Sokoban
-    from puzzlezero.puzzles.sokoban_gen import goal_configurations
-    from puzzlezero.puzzles.sokoban_levels import read_level_states
+    from puzzlezero.puzzles.sokoban.generator import goal_configurations
+    from puzzlezero.puzzles.sokoban.levels import read_level_states
 
     if not isinstance(puzzle, Sokoban):
         raise PuzzleError(f"config: rooms (Sokoban level files) are for sokoban, not {puzzle.name}")

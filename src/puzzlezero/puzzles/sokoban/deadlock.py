@@ -28,7 +28,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL
+from puzzlezero.puzzles.sokoban.cells import BOX, TARGET, WALL
 
 __all__ = ["dead_squares", "has_dead_box"]
 

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError, PuzzleError
-from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
+from puzzlezero.puzzles.sokoban.cells import AGENT, BOX, TARGET, WALL
 
 __all__ = ["generate_rooms", "reverse_play", "forward_solution", "carve_floor", "goal_configurations"]
 

@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError, LevelFileError
-from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL, Sokoban
+from puzzlezero.puzzles.sokoban.cells import AGENT, BOX, TARGET, WALL
+from puzzlezero.puzzles.sokoban.rules import Sokoban
 
 __all__ = [
     "BOXOBAN_ROWS",

@@ -21,7 +21,7 @@ is a wall, which keeps all neighbour indices of the agent on the board.
 
 The network input (:meth:`Sokoban.encode_onehot`) is the paper's four binary planes of ``H*W``:
 agent, boxes, targets, walls; ``encode(states, "grid")`` gives the same planes as
-``float32[B, 4, H, W]`` for the convolutional network. Training states come from :mod:`puzzlezero.puzzles.sokoban_gen`.
+``float32[B, 4, H, W]`` for the convolutional network. Training states come from :mod:`puzzlezero.puzzles.sokoban.generator`.
 
 Example:
     >>> import numpy as np
@@ -45,28 +45,15 @@ import numpy as np
 
 from puzzlezero.errors import InvalidStateError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.sokoban.cells import AGENT, BOX, TARGET, WALL, cell_name
 
 __all__ = ["Sokoban", "WALL", "TARGET", "BOX", "AGENT", "cell_name"]
 
-WALL, TARGET, BOX, AGENT = 1, 2, 4, 8
 _BLOCKED = WALL | BOX
 _NOT_AGENT, _NOT_BOX = np.uint8(0xFF ^ AGENT), np.uint8(0xFF ^ BOX)
 _VALID_CODES = (0, WALL, TARGET, BOX, BOX | TARGET, AGENT, AGENT | TARGET)
 #: plane order of the network input: agent, boxes, targets, walls (the paper's four vectors)
 _PLANES = np.array([AGENT, BOX, TARGET, WALL], dtype=np.uint8)
-
-
-def cell_name(code: int) -> str:
-    """Words for a cell code, for error messages (``"a box on a target"``)."""
-    return {
-        0: "floor",
-        WALL: "a wall",
-        TARGET: "a target",
-        BOX: "a box",
-        BOX | TARGET: "a box on a target",
-        AGENT: "the agent",
-        AGENT | TARGET: "the agent on a target",
-    }.get(int(code), f"the invalid code {int(code)}")
 
 
 class Sokoban(Puzzle):
@@ -77,7 +64,7 @@ class Sokoban(Puzzle):
         num_boxes: boxes in generated training levels (:meth:`scramble`); parsed levels may have any
             number of boxes as long as it equals their number of targets.
         prune_dead_squares: treat a push that puts a box on a dead square (a cell from which no
-            pushes lead it to a target, :mod:`.sokoban_deadlock`) as impossible, so searches never
+            pushes lead it to a target, :mod:`.deadlock`) as impossible, so searches never
             enter those dead ends. Off by default (the learned solver does without it); a start
             state with a box on a dead square then has no moves at all.
     """
@@ -163,7 +150,7 @@ class Sokoban(Puzzle):
         for c, v in zip(cells, values, strict=True):  # beyond, next, agent cell: later writes win
             flat[(base + c).reshape(-1)] = v.reshape(-1)
         if self.prune_dead_squares:
-            from puzzlezero.puzzles.sokoban_deadlock import dead_squares
+            from puzzlezero.puzzles.sokoban.deadlock import dead_squares
 
             dead = dead_squares(states, self.height, self.width)  # walls and targets: the parent's
             stuck = np.any((children & BOX).astype(bool) & dead[:, None, :], axis=2)
@@ -207,10 +194,10 @@ class Sokoban(Puzzle):
     ) -> np.ndarray:
         """``n`` training states: the goal configuration of a freshly generated room each (boxes on
         targets), or of a room drawn from :attr:`rooms` (:meth:`with_rooms`), then ``depth`` reverse
-        moves that may pull boxes (:mod:`.sokoban_gen`; DeepCubeA, Methods: "we start from the goal
+        moves that may pull boxes (:mod:`.generator`; DeepCubeA, Methods: "we start from the goal
         state and allow boxes to be pulled instead of pushed"). Every state is solvable in at most
         ``depth`` moves."""
-        from puzzlezero.puzzles.sokoban_gen import generate_rooms, reverse_play
+        from puzzlezero.puzzles.sokoban.generator import generate_rooms, reverse_play
 
         depths = self.draw_depths(rng, n, depth)
         if self.rooms is not None:
@@ -228,7 +215,7 @@ class Sokoban(Puzzle):
     def with_rooms(self, goal_states: np.ndarray) -> Sokoban:
         """A copy of this puzzle whose :meth:`scramble` (training and evaluation states) starts from
         the given goal configurations ``[M, H*W]`` (every box on a target), e.g. those of the
-        Boxoban training levels (:func:`.sokoban_gen.goal_configurations`), instead of generated
+        Boxoban training levels (:func:`.generator.goal_configurations`), instead of generated
         rooms. Same name and rules, so its models are this puzzle's."""
         goals = np.array(goal_states, dtype=np.uint8).reshape(-1, self.num_cells)
         if goals.shape[0] == 0:
@@ -258,7 +245,7 @@ class Sokoban(Puzzle):
     ) -> np.ndarray:
         """Reverse-play from given goal configurations ``[M, H*W]`` (or one ``[H*W]``): one state per
         row, or ``n`` states from rows drawn uniformly with replacement."""
-        from puzzlezero.puzzles.sokoban_gen import reverse_play
+        from puzzlezero.puzzles.sokoban.generator import reverse_play
 
         goal_states = np.asarray(goal_states, dtype=np.uint8).reshape(-1, self.num_cells)
         if n is not None:
@@ -337,7 +324,7 @@ class Sokoban(Puzzle):
         return {self.json_key: self.rows(state), "agent": [a // self.width, a % self.width]}
 
     def to_svg(self, state: np.ndarray, size: int = 300) -> str:
-        from puzzlezero.puzzles.sokoban_viewer import sokoban_svg
+        from puzzlezero.puzzles.sokoban.viewer import sokoban_svg
 
         return sokoban_svg(np.asarray(state).reshape(self.height, self.width), size)
 

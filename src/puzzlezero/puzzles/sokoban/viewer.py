@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
+from puzzlezero.puzzles.sokoban.cells import AGENT, BOX, TARGET, WALL
 
 __all__ = ["sokoban_svg"]
 
