@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from clock import until
 
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
@@ -349,9 +350,7 @@ def test_full_queue_gets_429_and_the_admitted_requests_finish() -> None:
         for t in threads:
             t.start()
         assert started.acquire(timeout=10)  # one running ...
-        deadline = time.time() + 10
-        while c.get("/api/info").json()["pool"]["waiting"] < 1 and time.time() < deadline:
-            time.sleep(0.02)  # ... and one waiting
+        until(lambda: c.get("/api/info").json()["pool"]["waiting"] >= 1, 10, "a second solve waiting")
         r = c.post("/api/solve", json=body)
         assert r.status_code == 429 and "busy" in r.json()["detail"] and r.headers["retry-after"]
         gate.set()
@@ -379,9 +378,7 @@ def test_overrunning_solve_gets_504_and_keeps_its_slot() -> None:
         assert r.status_code == 504 and "did not finish" in r.json()["detail"]
         assert c.post("/api/solve", json={"puzzle": "cube3", "state": "R"}).status_code == 429
         release.set()
-        deadline = time.time() + 10
-        while c.get("/api/info").json()["pool"]["running"] and time.time() < deadline:
-            time.sleep(0.02)
+        until(lambda: not c.get("/api/info").json()["pool"]["running"], 10, "the stuck solve's slot freed")
         assert c.post("/api/solve", json={"puzzle": "cube3", "state": "R"}).status_code == 200  # slot freed
 
 
@@ -413,17 +410,14 @@ def test_real_solver_in_worker_processes() -> None:
         ok = c.post("/api/solve", json={"puzzle": "lightsout7", "state": state, "search": "optimal"})
         bad = c.post("/api/solve", json={"puzzle": "lightsout7", "state": state, "search": "astar"})
         missing = c.post("/api/solve", json={"puzzle": no_model, "state": far, "search": "bwas"})
-        cube = None
-        if (ROOT / "src/puzzlezero/models/cube3/model.pt").is_file():
-            cube = c.post("/api/solve", json={"puzzle": "cube3", "state": "R U F' L", "time_limit": 30})
+        cube = c.post("/api/solve", json={"puzzle": "cube3", "state": "R U F' L", "time_limit": 30})
     data = ok.json()
     assert ok.status_code == 200 and data["solved"] and data["status"] == "solved"
     assert sorted(data["solution"], key=int) == ["3", "24", "40"] and data["length"] == 3
     # a name the solver does not register is refused by the schema, before anything runs
     assert bad.status_code == 422 and "unknown search 'astar'; choose one of: bwas" in bad.json()["detail"]
     assert missing.status_code == 503 and "model" in missing.json()["detail"]
-    if cube is not None:
-        assert cube.status_code == 200 and cube.json()["solved"] and cube.json()["length"] == 4
+    assert cube.status_code == 200 and cube.json()["solved"] and cube.json()["length"] == 4
 
 
 # ---- pages, docs, static files ---------------------------------------------------------------

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from clock import FakeClock
+from clock import until as poll_until
 
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
@@ -224,7 +226,8 @@ def test_ended_jobs_are_kept_a_bounded_time_and_number() -> None:
     fake = Gated()
 
     async def body(pool: SolvePool) -> None:
-        store = JobStore(pool, result_ttl=0.5, max_results=3)
+        clock = FakeClock()  # the store's clock: its results expire when the test says so
+        store = JobStore(pool, result_ttl=0.5, max_results=3, clock=clock)
         tickets: list[Ticket] = []
         for i in range(5):
             t = pool.submit(job(str(i), seconds=0.0), 30.0)
@@ -238,10 +241,16 @@ def test_ended_jobs_are_kept_a_bounded_time_and_number() -> None:
         assert (
             view["status"] == "done" and view["result"] == {"solved": True} and 0 < view["expires_in"] <= 0.5
         )
-        await asyncio.sleep(0.6)
+        clock.sleep(0.6)
         assert store.get(tickets[-1].id) is None and len(store) == 0
 
     run_pool(fake, body, queue=8)
+
+
+def job_in(c: Any, job_id: str, status: str) -> dict[str, Any] | None:
+    """The job's view where it has ``status`` now, else ``None`` (for :func:`poll_until`)."""
+    view = c.get(f"/api/jobs/{job_id}").json()
+    return view if view["status"] == status else None
 
 
 # ---- through HTTP --------------------------------------------------------------------------------
@@ -266,11 +275,7 @@ def test_job_api_reports_place_and_wait_then_the_answer() -> None:
         for gate in fake.gates.values():
             gate.set()
         fake.gate("").set()
-        deadline = time.time() + 10
-        while (view := c.get(f"/api/jobs/{third['id']}").json())[
-            "status"
-        ] != "done" and time.time() < deadline:
-            time.sleep(0.02)
+        view = poll_until(lambda: job_in(c, third["id"], "done"), 10, "the third job done")
         assert (
             view["result"]["solved"] and view["result"]["solution"] == ["F'"] and view["waited_seconds"] > 0
         )
@@ -283,9 +288,7 @@ def test_a_failed_job_reports_the_status_the_blocking_call_gives() -> None:
     with client_for(bfs_solve) as c:
         body = {"puzzle": "cube3", "state": "R", "search": "mcts"}  # registered; the fake refuses it
         job_id = c.post("/api/jobs", json=body).json()["id"]
-        deadline = time.time() + 10
-        while (view := c.get(f"/api/jobs/{job_id}").json())["status"] != "failed" and time.time() < deadline:
-            time.sleep(0.02)
+        view = poll_until(lambda: job_in(c, job_id, "failed"), 10, "the job failed")
         blocking = c.post("/api/solve", json=body)
         assert (
             view["error"] == {"status": 400, "detail": blocking.json()["detail"]}
