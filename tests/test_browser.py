@@ -19,13 +19,13 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from clock import until
 
 pytestmark = pytest.mark.browser
 
@@ -71,9 +71,7 @@ class ThreadServer:
 
     def __enter__(self) -> str:
         self.thread.start()
-        deadline = time.time() + 30
-        while not (self.server.started and self.server.servers) and time.time() < deadline:
-            time.sleep(0.05)
+        until(lambda: self.server.started and self.server.servers, 30, "uvicorn listening", every=0.05)
         port = self.server.servers[0].sockets[0].getsockname()[1]
         return f"http://127.0.0.1:{port}"
 
@@ -97,16 +95,16 @@ def free_port() -> int:
 
 
 def wait_http(url: str, proc: subprocess.Popen[bytes], seconds: float = 90) -> None:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
+    def answers() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"puzzlezero serve exited with {proc.returncode}")
         try:
             urllib.request.urlopen(url + "/healthz", timeout=1).read()
-            return
         except OSError:
-            time.sleep(0.25)
-    raise RuntimeError("puzzlezero serve did not start")
+            return False
+        return True
+
+    until(answers, seconds, "puzzlezero serve answering /healthz", every=0.25)
 
 
 @pytest.fixture(scope="module")
