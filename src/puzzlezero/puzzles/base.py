@@ -54,6 +54,8 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, PuzzleError, UnknownNameError
+from puzzlezero.puzzles import walks
+from puzzlezero.puzzles.walks import Depth
 
 __all__ = ["Goal", "GoalTest", "Puzzle", "SOLVED", "onehot"]
 
@@ -297,145 +299,51 @@ class Puzzle(ABC):
             s = self.apply(s, np.array([a]))
         return s[0]
 
-    def scramble(
-        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
-    ) -> np.ndarray:
+    # ---- training walks (the functions of :mod:`puzzlezero.puzzles.walks`; a puzzle with a walk
+    # of its own replaces the method, and the other walks go through it) ------------------------
+    def scramble(self, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
         """``n`` states made by applying random moves backwards from the goal.
 
         ``depth`` is an int (every state gets that many moves), an ``int[n]`` array, or a
         ``(lo, hi)`` pair meaning uniform in ``[lo, hi]`` (DeepCubeA: ``(1, K)``). Batched: all states
         are moved together, each stopping at its own depth. Puzzles with irreversible moves
-        (Sokoban) override this.
+        (Sokoban) override this. See :func:`.walks.scramble`.
         """
-        return self._walk(rng, self.draw_depths(rng, n, depth), nonbacktracking=False)[0]
+        return walks.scramble(self, rng, n, depth)
 
-    def random_walks(
-        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
-    ) -> np.ndarray:
-        """``n`` non-backtracking random walks from the goal (CayleyPy, arXiv 2502.13266), ``depth``
-        as in :meth:`scramble`: each step is a uniformly random move that changes the state and does
-        not undo the step before it (``inverse_action``). A walk of ``k`` steps is at most ``k``
-        moves from the goal, and usually closer to ``k`` than a plain scramble of ``k``. Puzzles
+    def random_walks(self, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
+        """``n`` non-backtracking random walks from the goal (:func:`.walks.random_walks`). Puzzles
         whose moves cannot be undone (Sokoban) override this with their own scramble."""
-        return self._walk(rng, self.walk_depths(rng, n, depth), nonbacktracking=True)[0]
+        return walks.random_walks(self, rng, n, depth)
 
     def walks_with_cost(
-        self,
-        rng: np.random.Generator,
-        n: int,
-        depth: int | np.ndarray | tuple[int, int],
-        *,
-        nonbacktracking: bool = True,
+        self, rng: np.random.Generator, n: int, depth: Depth, *, nonbacktracking: bool = True
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(states, cost float64[n])``: :meth:`random_walks` (or :meth:`scramble` with
-        ``nonbacktracking=False``) together with the cost of walking each state back to the goal,
-        the sum of ``action_costs[inverse_action[a]]`` over its steps ``a``: an upper bound of its
-        cost-to-go (the random-walk training label). With uniform costs it is ``uniform_cost``
-        times the number of steps and the puzzle's own walk is used (the same states and random
-        stream as :meth:`random_walks`); unequal costs need moves that can be undone."""
-        depths = self.walk_depths(rng, n, depth) if nonbacktracking else self.draw_depths(rng, n, depth)
-        if self.uniform_cost is not None:
-            walk = self.random_walks if nonbacktracking else self.scramble
-            return walk(rng, n, depths), depths * self.uniform_cost
-        if np.any(np.asarray(self.inverse_action) < 0):
-            raise PuzzleError(
-                f"{self.name}: walks with unequal action costs need every move to have an inverse"
-            )
-        return self._walk(rng, depths, nonbacktracking=nonbacktracking, with_cost=True)[:2]
+        """``(states, cost float64[n])``: the walks and the cost of walking each back to the goal
+        (:func:`.walks.walks_with_cost`)."""
+        return walks.walks_with_cost(self, rng, n, depth, nonbacktracking=nonbacktracking)
 
     def walks_with_undo(
-        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+        self, rng: np.random.Generator, n: int, depth: Depth
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(states, cost float64[n], undo int64[n])``: :meth:`walks_with_cost`'s non-backtracking
-        walks, and for each the move that undoes its last step (``inverse_action`` of it; ``-1``
-        for a walk of no step): the training label of EfficientCube's policy
-        (:mod:`puzzlezero.train.efficientcube`). Needs moves that can be undone."""
-        inverse = np.asarray(self.inverse_action, dtype=np.int64)
-        if np.any(inverse < 0):
-            raise PuzzleError(f"{self.name}: its moves cannot all be undone, so a walk has no undo move")
-        depths = self.walk_depths(rng, n, depth)
-        states, cost, last = self._walk(
-            rng, depths, nonbacktracking=True, with_cost=self.uniform_cost is None
-        )
-        if self.uniform_cost is not None:
-            cost = depths * self.uniform_cost
-        return states, cost, np.where(last >= 0, inverse[np.maximum(last, 0)], -1)
+        """``(states, cost float64[n], undo int64[n])``: the walks and the move undoing each one's
+        last step (:func:`.walks.walks_with_undo`)."""
+        return walks.walks_with_undo(self, rng, n, depth)
 
     def walks_with_undo_sets(
-        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
+        self, rng: np.random.Generator, n: int, depth: Depth
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(states, undo float32[n, A])``: :meth:`walks_with_undo`'s walks, each undo label as a
-        distribution over the actions. Here it is one-hot: the move that undoes the walk's last
-        step, one sample of the moves that could have been last. A puzzle whose moves commute
-        knows them all and overrides this with their uniform distribution (Lights Out: every cell
-        of the press set), the expected label of the walk, as informative and less noisy. A walk of
-        no step gets a row of zeros."""
-        states, _, undo = self.walks_with_undo(rng, n, depth)
-        dist = np.zeros((undo.shape[0], self.num_actions), dtype=np.float32)
-        has = np.flatnonzero(undo >= 0)
-        dist[has, undo[has]] = 1.0
-        return states, dist
+        """``(states, undo float32[n, A])``: the undo labels as distributions over the actions
+        (:func:`.walks.walks_with_undo_sets`)."""
+        return walks.walks_with_undo_sets(self, rng, n, depth)
 
-    def _walk(
-        self, rng: np.random.Generator, depths: np.ndarray, *, nonbacktracking: bool, with_cost: bool = False
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Random moves from the goal, ``depths[i]`` for state ``i``, all states moved together:
-        uniformly random actions (:meth:`scramble`), or, ``nonbacktracking``, uniformly random
-        among those that change the state and do not undo the step before. Returns the states,
-        ``with_cost`` the cost of walking each back (else zeros), and each walk's last move
-        (``-1`` for none)."""
-        n = depths.shape[0]
-        states = self.goals(n)
-        cost = np.zeros(n)
-        undo_cost = self.action_costs[np.asarray(self.inverse_action, dtype=np.int64)] if with_cost else None
-        last = np.full(n, -1, dtype=np.int64)
-        inverse = np.asarray(self.inverse_action, dtype=np.int64)
-        idx = np.arange(n)
-        for step in range(int(depths.max(initial=0))):
-            active = idx[depths > step]
-            if active.size == 0:
-                break
-            if nonbacktracking:
-                legal = self.legal_mask(states[active])
-                prev = last[active]
-                rows = np.flatnonzero(prev >= 0)
-                undo = inverse[prev[rows]]
-                ok = undo >= 0
-                legal[rows[ok], undo[ok]] = False
-                keys = rng.random(legal.shape)
-                keys[~legal] = -1.0
-                acts = np.argmax(keys, axis=1)
-            else:
-                acts = rng.integers(0, self.num_actions, size=active.size)
-            states[active] = self.apply(states[active], acts)
-            last[active] = acts
-            if undo_cost is not None:
-                cost[active] += undo_cost[acts]
-        return states, cost, last
+    def walk_depths(self, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
+        """``depth`` as ``int64[n]`` for non-backtracking walks, cut at :attr:`max_walk_length`
+        (:func:`.walks.walk_depths`)."""
+        return walks.walk_depths(self, rng, n, depth)
 
-    def walk_depths(
-        self, rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
-    ) -> np.ndarray:
-        """:meth:`draw_depths` for non-backtracking walks: with a :attr:`max_walk_length` ``L``, a
-        range ``(lo, hi)`` is drawn as ``(min(lo, L), min(hi, L))`` (uniform over the lengths a
-        walk can have) and longer depths are cut at ``L``."""
-        bound = self.max_walk_length
-        if bound is None:
-            return self.draw_depths(rng, n, depth)
-        if isinstance(depth, tuple):
-            depth = (min(depth[0], bound), min(depth[1], bound))
-        return np.minimum(self.draw_depths(rng, n, depth), bound)
-
-    @staticmethod
-    def draw_depths(
-        rng: np.random.Generator, n: int, depth: int | np.ndarray | tuple[int, int]
-    ) -> np.ndarray:
-        """Normalise the ``depth`` argument of :meth:`scramble` to ``int64[n]``."""
-        if isinstance(depth, tuple):
-            lo, hi = depth
-            return rng.integers(lo, hi + 1, size=n)
-        d = np.asarray(depth, dtype=np.int64)
-        return np.broadcast_to(d, (n,)).copy() if d.ndim == 0 else d
+    #: ``depth`` as ``int64[n]`` (:func:`.walks.draw_depths`)
+    draw_depths = staticmethod(walks.draw_depths)
 
     # ---- networks -----------------------------------------------------------------------------
     #: number of distinct values per state element for the default one-hot encoding
