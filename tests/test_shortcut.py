@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from clock import FakeClock
 
 from puzzlezero import make
 from puzzlezero.errors import PuzzleError
@@ -123,8 +124,8 @@ def test_the_time_limit_stops_the_balls_growing_not_only_the_next_round(
     path = _walk_on(p, start, [], 40, rng)  # no move undone, but ways round 2x2 blocks to cut short
     unbounded = shortcut(p, start, path, max_states=300_000)
     assert len(unbounded.actions) < len(path) and unbounded.radius >= 6
-    ticks = iter(range(10**6))  # a clock that moves one second each time it is read
-    monkeypatch.setattr(shortcut_module.time, "perf_counter", lambda: float(next(ticks)))
+    clock = FakeClock(start=0.0, tick=1.0)  # a clock that moves one second each time it is read
+    monkeypatch.setattr(shortcut_module, "time", clock)
     late = shortcut(p, start, path, max_states=300_000, time_limit=3.5)
     # read at 0 (start), 1 (a round may start), 2 (level 1 may grow), 3, then 4 > 3.5: the balls stop
     assert late.rounds == 1 and late.radius == 2 and late.states < unbounded.states
