@@ -78,7 +78,7 @@ def test_a_step_is_the_shortest_for_its_tiles() -> None:
     p = make("puzzle8")
     free = np.ones(9, dtype=bool)
     for start in p.scramble(np.random.default_rng(3), 4, 100):
-        moves, generated = _place(start, p._swap, free, (0, 1, 2))
+        moves, generated = _place(start, p.swap, free, (0, 1, 2))
         end = p.apply_moves(start, moves)
         assert end[:3].tolist() == [1, 2, 3] and generated > 0
         assert len(moves) == _bfs_distance(p, start, lambda b: b[:3].tolist() == [1, 2, 3])
@@ -93,9 +93,9 @@ def test_frozen_cells_are_never_touched() -> None:
     p = make("puzzle15")
     start = p.scramble(np.random.default_rng(5), 1, 500)[0]
     free = np.ones(16, dtype=bool)
-    board = p.apply_moves(start, _place(start, p._swap, free, (0, 1))[0])
+    board = p.apply_moves(start, _place(start, p.swap, free, (0, 1))[0])
     free[[0, 1]] = False
-    for a in _place(board, p._swap, free, (2, 3))[0]:
+    for a in _place(board, p.swap, free, (2, 3))[0]:
         board = p.apply(board[None], np.array([a]))[0]
         assert board[:2].tolist() == [1, 2]  # tiles 1 and 2 stay home at every move
     assert board[:4].tolist() == [1, 2, 3, 4]

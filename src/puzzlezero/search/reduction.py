@@ -207,7 +207,7 @@ def solve_reduction(
     generated = 0
     steps = placement_order(n)
     for cells in steps:
-        moves, made = _place(boards[-1], puzzle._swap, free, cells)
+        moves, made = _place(boards[-1], puzzle.swap, free, cells)
         generated += made
         for a in moves:
             boards.append(puzzle.apply(boards[-1][None], np.array([a]))[0])

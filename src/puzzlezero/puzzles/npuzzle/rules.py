@@ -70,13 +70,14 @@ class NPuzzle(Puzzle):
 
         pos = np.arange(nn)
         row, col = pos // n, pos % n
-        # _swap[p, a]: the cell whose tile moves into the blank at p under action a (p itself if none)
         swap = np.empty((nn, 4), dtype=np.int64)
         for a, (dr, dc) in enumerate(_BLANK_STEP):
             r2, c2 = row + dr, col + dc
             inside = (r2 >= 0) & (r2 < n) & (c2 >= 0) & (c2 < n)
             swap[:, a] = np.where(inside, r2 * n + c2, pos)
-        self._swap = swap
+        #: ``swap[p, a]``: the cell whose tile moves into the blank at ``p`` under action ``a`` (``p``
+        #: itself where there is none): the moves as a table, for the reduction solver too
+        self.swap = swap
         self._goal = np.append(np.arange(1, nn, dtype=np.uint8), np.uint8(0))
         # _dist[p, v]: Manhattan distance of tile v standing at cell p from its home (0 for the blank)
         home = np.append(nn - 1, np.arange(nn - 1))  # home cell of each tile value
@@ -128,7 +129,7 @@ class NPuzzle(Puzzle):
         states = np.asarray(states)
         b, nn = states.shape
         blank = self.blank_positions(states)
-        src = self._swap[blank]  # [B, 4] cell of the tile that moves
+        src = self.swap[blank]  # [B, 4] cell of the tile that moves
         tiles = np.take_along_axis(states, src, axis=1)
         children = np.repeat(states[:, None, :], 4, axis=1)
         flat = children.reshape(-1)
@@ -141,7 +142,7 @@ class NPuzzle(Puzzle):
         states = np.asarray(states)
         rows = np.arange(states.shape[0])
         blank = self.blank_positions(states)
-        src = self._swap[blank, np.asarray(actions, dtype=np.int64)]
+        src = self.swap[blank, np.asarray(actions, dtype=np.int64)]
         out = states.copy()
         out[rows, blank] = states[rows, src]
         out[rows, src] = 0
@@ -149,7 +150,7 @@ class NPuzzle(Puzzle):
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         blank = self.blank_positions(np.asarray(states))
-        return self._swap[blank] != blank[:, None]
+        return self.swap[blank] != blank[:, None]
 
     def scramble(
         self,
@@ -181,7 +182,7 @@ class NPuzzle(Puzzle):
         if self.uniform_cost is None:  # a subclass with unequal costs: the generic walk adds them
             return super().walks_with_undo(rng, n, depth)
         states, depths, blank, came_from = self._walks(rng, n, depth, 8192, nonbacktracking=True)
-        undo = np.argmax(self._swap[blank] == came_from[:, None], axis=1)
+        undo = np.argmax(self.swap[blank] == came_from[:, None], axis=1)
         return states, depths * self.uniform_cost, np.where(came_from >= 0, undo, -1)
 
     def _walks(
@@ -208,7 +209,7 @@ class NPuzzle(Puzzle):
                 blank[lo:hi],
                 depths[lo:hi],
                 words,
-                self._swap,
+                self.swap,
                 nonbacktracking,
                 came_from[lo:hi],
             )
