@@ -1,4 +1,9 @@
-"""Puzzle rules: pure batched NumPy functions (see :mod:`puzzlezero.puzzles.base`)."""
+"""Puzzle rules: pure batched NumPy functions (see :mod:`puzzlezero.puzzles.base`).
+
+One package per puzzle with the same file names (:mod:`.cube`, :mod:`.npuzzle`, :mod:`.lightsout`,
+:mod:`.sokoban`: ``rules.py`` the puzzle, ``viewer.py`` its drawing, and where they apply
+``notation.py``, ``generator.py``, ``levels.py``...); shared by all: :mod:`.base` (the contract),
+:mod:`.walks` (the training walks), :mod:`.macros` and :mod:`.text_viewer`."""
 
 from puzzlezero.puzzles.base import Goal, Puzzle, onehot
 
