@@ -21,7 +21,7 @@ import torch
 
 import puzzlezero as pz
 from puzzlezero.nn.models import NetConfig, build_model
-from puzzlezero.train.davi import one_step_targets
+from puzzlezero.train.objectives.davi import one_step_targets
 
 
 def seconds(fn, repeats: int = 3) -> float:

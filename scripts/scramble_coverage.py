@@ -32,7 +32,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver import get_heuristic
 from puzzlezero.train import TrainConfig
-from puzzlezero.train.objectives import scramble_depths
+from puzzlezero.train.descents import scramble_depths
 
 PERCENTILES = (10, 50, 90)
 

@@ -7,7 +7,7 @@ Usage: python scripts/selfplay_eval.py MODEL [--states 50] [--depths 1,2,3,4,5,6
 
 For each depth, ``--states`` fresh scrambles (seeded; goals left out) are solved two ways, each
 allowed ``2 * depth + 2`` moves: **policy** = always play the policy head's favourite move (no
-search); **MCTS** = the self-play episode (:func:`puzzlezero.train.selfplay.play_episodes`, the
+search); **MCTS** = the self-play episode (:func:`puzzlezero.train.objectives.selfplay.play_episodes`, the
 discounted PUCT search with ``--simulations`` per move, no symmetry). On cube2 it also gives the
 share of states whose favourite move is optimal and the value head's mean cost-to-go beside the
 mean exact distance. Prints a Markdown table; the "before" columns are the network as training
@@ -25,7 +25,7 @@ import torch
 import puzzlezero as pz
 from puzzlezero.nn import build_model, load_model, make_heuristic, make_policy
 from puzzlezero.nn.heuristic import make_policy_value_function
-from puzzlezero.train.selfplay import init_value_head, play_episodes
+from puzzlezero.train.objectives.selfplay import init_value_head, play_episodes
 
 
 def policy_greedy(puzzle: pz.Puzzle, policy, starts: np.ndarray, moves: int) -> float:

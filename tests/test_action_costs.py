@@ -21,10 +21,11 @@ from puzzlezero.search import beam, bwas, gbfs
 from puzzlezero.search.anytime import anytime, cost_bound
 from puzzlezero.search.qstar import q_from_value, qstar
 from puzzlezero.solver import HeuristicSpec, solve
-from puzzlezero.train.davi import action_targets, one_step_targets
-from puzzlezero.train.lhbl import lhbl_labels
-from puzzlezero.train.qlearning import q_targets
-from puzzlezero.train.random_walk import random_walk_labels, scramble_depth_labels
+from puzzlezero.train.objectives.davi import action_targets, one_step_targets
+from puzzlezero.train.objectives.lhbl import lhbl_labels
+from puzzlezero.train.objectives.qlearning import q_targets
+from puzzlezero.train.objectives.random_walk import random_walk_labels
+from puzzlezero.train.objectives.scramble_depth import scramble_depth_labels
 
 
 # ---- helpers -------------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ from puzzlezero.errors import ModelFileError
 from puzzlezero.nn import load_model, make_heuristic, make_policy, save_model
 from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.train import Trainer
-from puzzlezero.train.adi import adi_targets
 from puzzlezero.train.objectives import get_objective
+from puzzlezero.train.objectives.adi import adi_targets
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -16,7 +16,7 @@ from puzzlezero.puzzles.base import Goal
 from puzzlezero.search import beam, bwas, gbfs
 from puzzlezero.search.qstar import q_from_value, qstar
 from puzzlezero.solver import solve, verify
-from puzzlezero.train.davi import one_step_targets
+from puzzlezero.train.objectives.davi import one_step_targets
 
 
 def zero(states: np.ndarray) -> np.ndarray:

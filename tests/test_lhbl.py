@@ -1,4 +1,4 @@
-"""Limited-horizon Bellman labels (puzzlezero.train.lhbl): exact values on hand-made and exactly
+"""Limited-horizon Bellman labels (puzzlezero.train.objectives.lhbl): exact values on hand-made and exactly
 solved cases, merging of duplicate states, batching, and agreement with a plain per-root reference."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from puzzlezero import make
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube.table import distance as cube2_distance
 from puzzlezero.puzzles.npuzzle import NPuzzle
-from puzzlezero.train.lhbl import lhbl_labels
+from puzzlezero.train.objectives.lhbl import lhbl_labels
 
 P8 = make("puzzle8")
 CUBE2 = make("cube2")

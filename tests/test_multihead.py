@@ -18,9 +18,9 @@ from puzzlezero.nn import load_model, make_heuristic
 from puzzlezero.nn.io import save_model
 from puzzlezero.nn.models import MULTIHEAD_VARIANTS, NetConfig, ResidualBlock, build_model, count_parameters
 from puzzlezero.train.config import TrainConfig
-from puzzlezero.train.davi import one_step_targets
-from puzzlezero.train.multigoal import multigoal_targets
 from puzzlezero.train.objectives import target_value_fn
+from puzzlezero.train.objectives.davi import one_step_targets
+from puzzlezero.train.objectives.multigoal import multigoal_targets
 from puzzlezero.train.trainer import Trainer
 
 GOALS = ("layer1", "layer2", "solved")

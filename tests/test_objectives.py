@@ -242,7 +242,7 @@ def test_plain_scrambles_do_backtrack():
 
 
 def test_scramble_power_one_is_the_papers_uniform_draw_and_two_moves_states_toward_the_goal():
-    from puzzlezero.train.objectives import scramble_depths
+    from puzzlezero.train.descents import scramble_depths
 
     rng = np.random.default_rng(5)
     assert scramble_depths(rng, 10, 600, None) == (1, 600)

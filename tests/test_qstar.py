@@ -22,7 +22,7 @@ from puzzlezero.solver import solve_many, verify
 from puzzlezero.train import Trainer, one_step_targets
 from puzzlezero.train.evaluate import make_eval_set
 from puzzlezero.train.objectives import get_objective, target_head
-from puzzlezero.train.qlearning import q_targets
+from puzzlezero.train.objectives.qlearning import q_targets
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -20,7 +20,7 @@ from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.train import Trainer
 from puzzlezero.train.config import TrainConfig
 from puzzlezero.train.objectives import get_objective
-from puzzlezero.train.selfplay import (
+from puzzlezero.train.objectives.selfplay import (
     FIRST,
     POLICY,
     VALUE,
@@ -199,7 +199,7 @@ def test_the_cli_trains_and_exports_a_cube_network(tmp_path, capsys):
 def test_search_time_symmetry_maps_the_policy_back():
     # the oracle is equivariant (values and optimal moves do not depend on how the cube is held),
     # so evaluating it on random symmetric images and mapping the policy back changes nothing
-    from puzzlezero.train.selfplay import symmetrized
+    from puzzlezero.train.objectives.selfplay import symmetrized
 
     sym = cube_symmetries(CUBE)
     hist = CUBE.scramble(np.random.default_rng(5), 40, (1, 8))[:, None].repeat(2, axis=1)

@@ -22,8 +22,8 @@ from puzzlezero.puzzles.sokoban.generator import (
 )
 from puzzlezero.search import bwas, gbfs
 from puzzlezero.search.beam import beam
-from puzzlezero.train.davi import one_step_targets
-from puzzlezero.train.lhbl import lhbl_labels
+from puzzlezero.train.objectives.davi import one_step_targets
+from puzzlezero.train.objectives.lhbl import lhbl_labels
 
 U, D, L, R = range(4)
 

@@ -21,7 +21,7 @@ Architecture (Rute, "Neural network architecture")::
 
 The value head outputs a **cost-to-go** ``J`` (moves to the goal), as every network of this
 project does, not Rute's sigmoid value ``v ~ gamma^distance``; the self-play trainer reads
-``v = gamma^J`` (:mod:`puzzlezero.train.selfplay`), so A*, beam search and MCTS all use one head.
+``v = gamma^J`` (:mod:`puzzlezero.train.objectives.selfplay`), so A*, beam search and MCTS all use one head.
 
 **History.** The input is the current state and the ``H - 1`` states before it, newest first,
 as ``H * 6S`` one-hot columns. Where no earlier state exists its planes are **zeros**, as in the

@@ -40,7 +40,7 @@ network call per beam state instead of one per child: twelve times fewer on the 
 BWAS. Everything else (visited sets, goal tests, statuses, limits) is the same loop.
 
 **Policy beam** (:func:`pbeam`; EfficientCube, Takano 2023): with a policy ``states -> float32[B,
-A]`` (move probabilities, e.g. a network trained by :mod:`puzzlezero.train.efficientcube`) step 4
+A]`` (move probabilities, e.g. a network trained by :mod:`puzzlezero.train.objectives.efficientcube`) step 4
 is again ONE call, on the beam states being expanded, and a child ``A(s, a)`` is ranked by the
 log-probability of its whole path, ``score(child) = score(s) - log p(a | s)`` (lower is better;
 ``score = 0`` at the start): the beam keeps the ``W`` most probable paths, whatever the action

@@ -32,7 +32,7 @@ different nodes. Moves that leave a state unchanged are never taken. Unvisited a
 
 The network is a function ``policy_value(states[B, H, *state_shape]) -> (p float32[B, A], cost
 float32[B])`` (``H`` = ``history``; :func:`puzzlezero.nn.make_policy_value_function`), so this
-module imports no torch. It is a building block of training (:mod:`puzzlezero.train.selfplay`),
+module imports no torch. It is a building block of training (:mod:`puzzlezero.train.objectives.selfplay`),
 not a solver: it returns the root's visit counts, from which self-play takes its policy targets
 and its next move.
 """

@@ -7,7 +7,7 @@
 """
 
 from puzzlezero.train.config import TrainConfig
-from puzzlezero.train.davi import bellman_targets, one_step_targets
+from puzzlezero.train.objectives.davi import bellman_targets, one_step_targets
 from puzzlezero.train.trainer import DAVITrainer, Trainer
 
 __all__ = ["Trainer", "DAVITrainer", "TrainConfig", "bellman_targets", "one_step_targets"]

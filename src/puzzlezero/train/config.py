@@ -187,7 +187,7 @@ class TrainConfig:
     """``qlearning``: what values a child in the targets ``cost + J_target(child)``: ``value``
     (the target net's value head, itself fitted on the minimum of these targets, i.e. DAVI; the Q
     head distils one-step look-ahead: stable) or ``qmin`` (``min_a' Q_target(child, a')``, the Q*
-    paper's Q-learning; on cube2 it drifted to over-estimates, see :mod:`puzzlezero.train.qlearning`)."""
+    paper's Q-learning; on cube2 it drifted to over-estimates, see :mod:`puzzlezero.train.objectives.qlearning`)."""
 
     selfplay_simulations: int = 100
     """``selfplay``: tree-search simulations per move of an episode (Rute: 800 in the text, 1600 in the code's config, on a GPU)."""

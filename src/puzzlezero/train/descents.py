@@ -50,14 +50,26 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import scramble_depths
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["descent_states", "training_states"]
+__all__ = ["descent_states", "scramble_depths", "training_states"]
 
 ValueFn = Callable[[np.ndarray], np.ndarray]
+
+
+def scramble_depths(
+    rng: np.random.Generator, n: int, max_scramble: int, config: TrainConfig | None
+) -> tuple[int, int] | np.ndarray:
+    """The ``depth`` argument of :meth:`Puzzle.scramble` (and the walks) for ``n`` training states:
+    ``(1, K)``, i.e. ``k ~ U[1, K]``, the paper's, when ``config.scramble_power`` is 1 (or there is
+    no config); else ``int64[n]`` depths ``k = ceil(K * u**p)`` with ``u ~ U(0, 1)`` drawn here from
+    ``rng`` (:attr:`TrainConfig.scramble_power`)."""
+    power = 1.0 if config is None else float(config.scramble_power)
+    if power == 1.0:
+        return (1, max_scramble)
+    return np.clip(np.ceil(max_scramble * rng.random(n) ** power), 1, max_scramble).astype(np.int64)
 
 
 def _starts(

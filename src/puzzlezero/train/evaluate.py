@@ -338,7 +338,7 @@ def evaluate_policy(
     is_goal: str | None = None,
 ) -> dict[str, Any]:
     """:func:`evaluate` for a network that has a policy and no value (EfficientCube,
-    :mod:`puzzlezero.train.efficientcube`): per depth, ``"solved_pct"`` following the policy
+    :mod:`puzzlezero.train.objectives.efficientcube`): per depth, ``"solved_pct"`` following the policy
     greedily (:func:`puzzlezero.search.pbeam` of width 1, never revisiting a state, at most
     ``max_steps`` moves) and ``"beam_solved_pct"`` / ``"beam_mean_length"`` with a beam of the
     ``beam_width`` most probable paths (as many steps); with exact costs also ``"optimal_pct"``, the share of the

@@ -246,7 +246,7 @@ class Trainer:
         if q_head:
             self.model.init_q_from_value(self.puzzle.action_costs)
         if "alphazero" in objective_heads and init is None:
-            from puzzlezero.train.selfplay import init_value_head
+            from puzzlezero.train.objectives.selfplay import init_value_head
 
             init_value_head(self.model, config.selfplay_gamma)
         if init is not None:
@@ -458,7 +458,7 @@ class Trainer:
         states, targets = self._labels(chunk)
         selfplay = None
         if head == "alphazero":  # the scramble depth follows the share of episodes solved
-            from puzzlezero.train.selfplay import adapt_depth, solved_fraction
+            from puzzlezero.train.objectives.selfplay import adapt_depth, solved_fraction
 
             solved, episodes = solved_fraction(targets)
             selfplay = {"selfplay_solved": solved, "selfplay_episodes": episodes}

@@ -14,8 +14,7 @@ The label is an upper bound of the true cost-to-go, loose for long walks, so the
 start (``warmup_iterations``), after which Bellman targets (``davi`` or ``lhbl``) pull the values down
 to costs-to-go; the model card of every shipped model says which recipe made it.
 
-``scramble_depth`` is the warm start this project had before: the same regression on the depth of a
-plain scramble (which may undo itself, so its labels are looser).
+``scramble_depth`` (:mod:`.scramble_depth`) is the same regression on the depth of a plain scramble.
 """
 
 from __future__ import annotations
@@ -25,12 +24,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
+from puzzlezero.train.descents import scramble_depths
+from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["length_labels", "random_walk_labels", "scramble_depth_labels"]
+__all__ = ["length_labels", "random_walk_labels"]
 
 
 def length_labels(
@@ -66,17 +66,3 @@ def random_walk_labels(
     """``n`` states walked ``k ~ U[1, max_scramble]`` steps without backtracking, labelled with
     the walk's cost (``k`` with unit costs)."""
     return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=True, config=config)
-
-
-@register_objective("scramble_depth", needs_target=False, summary="depth of a plain scramble")
-def scramble_depth_labels(
-    puzzle: Puzzle,
-    rng: np.random.Generator,
-    n: int,
-    max_scramble: int,
-    value_fn: ValueFn | None = None,
-    config: TrainConfig | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` states scrambled ``k ~ U[1, max_scramble]`` times, labelled with the scramble's cost
-    (``k`` with unit costs)."""
-    return length_labels(puzzle, rng, n, max_scramble, nonbacktracking=False, config=config)

@@ -15,7 +15,7 @@ same labels read
 
     y_J(x) = min_a ( cost(a) + J_target(A(x, a)) ),   y_p(x) = argmin_a ( ... ),   J = 0 at goals,
 
-which is DAVI's target (:func:`puzzlezero.train.davi.action_targets`) plus the action that attains it
+which is DAVI's target (:func:`puzzlezero.train.objectives.davi.action_targets`) plus the action that attains it
 and the weight. The value head trains on ``y_J`` and the policy head (logits over actions) on
 ``y_p`` (:meth:`puzzlezero.train.trainer.Trainer._step`); the rows are ``(y_J, y_p, W)``.
 
@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.davi import action_targets
-from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
+from puzzlezero.train.descents import scramble_depths
+from puzzlezero.train.objectives.davi import action_targets
+from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig

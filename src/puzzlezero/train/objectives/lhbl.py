@@ -58,7 +58,7 @@ import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.descents import training_states
-from puzzlezero.train.objectives import register_objective
+from puzzlezero.train.objectives.registry import register_objective
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig

@@ -27,7 +27,8 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
+from puzzlezero.train.descents import scramble_depths
+from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig

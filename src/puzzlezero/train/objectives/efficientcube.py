@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
+from puzzlezero.train.descents import scramble_depths
+from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
@@ -58,7 +59,7 @@ def undo_rows(
     that is not a goal (``M <= n``): ``target="last"``, ``float32[M, 3]`` rows ``(NaN, undo move,
     1)``; ``"set"``, ``float32[M, 3 + A]`` rows ``(NaN, -1, 1, p[A])`` with ``p`` the distribution
     of the undo move (:meth:`Puzzle.walks_with_undo_sets`). ``config``: its ``scramble_power``
-    spreads the walks' lengths (:func:`~puzzlezero.train.objectives.scramble_depths`)."""
+    spreads the walks' lengths (:func:`~puzzlezero.train.descents.scramble_depths`)."""
     depths = scramble_depths(rng, n, max_scramble, config)
     if target == "set":
         states, dist = puzzle.walks_with_undo_sets(rng, n, depths)

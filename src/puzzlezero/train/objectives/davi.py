@@ -20,7 +20,7 @@ import numpy as np
 
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.train.descents import training_states
-from puzzlezero.train.objectives import ValueFn, register_objective
+from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
     import torch
@@ -46,7 +46,7 @@ def action_targets(
     state that no action changes keeps its no-op children instead). ``value_fn`` gets the non-goal
     children of about ``chunk // num_actions`` parents per call and must return values ``>= 0``.
     DAVI's target is the minimum of a row (:func:`one_step_targets`); a Q head learns the whole row
-    (:mod:`puzzlezero.train.qlearning`). ``is_goal``: the goal (a name or a function; default the
+    (:mod:`puzzlezero.train.objectives.qlearning`). ``is_goal``: the goal (a name or a function; default the
     puzzle's own) whose children count 0."""
     goal_test = puzzle.goal_test(is_goal)
     n, n_act = states.shape[0], puzzle.num_actions

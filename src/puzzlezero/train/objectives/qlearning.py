@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.train.davi import action_targets
-from puzzlezero.train.objectives import ValueFn, register_objective, scramble_depths
+from puzzlezero.train.descents import scramble_depths
+from puzzlezero.train.objectives.davi import action_targets
+from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig

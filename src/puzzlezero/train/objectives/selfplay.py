@@ -50,7 +50,7 @@ from puzzlezero.nn.heuristic import missing_state
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube.symmetry import NUM_SYMMETRIES, CubeSymmetries, symmetries_for
 from puzzlezero.search.discounted_mcts import PolicyValueFn, discounted_mcts
-from puzzlezero.train.objectives import ValueFn, register_objective
+from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
     import torch
