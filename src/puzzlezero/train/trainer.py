@@ -29,7 +29,6 @@ import datetime
 import json
 import math
 import os
-import warnings
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, replace
@@ -43,8 +42,8 @@ from puzzlezero import __version__
 from puzzlezero.cards import SCHEMA_VERSION, network_section
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn.heuristic import encode_on, make_heuristic, make_policy
-from puzzlezero.nn.io import load_model, save_model
-from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters, grown_weights
+from puzzlezero.nn.io import save_model
+from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.storage import atomic_write_text, clean_stale_temps, lock_folder, naming_full_disk
 from puzzlezero.train.amp import autocast, check_amp, with_autocast
@@ -74,6 +73,7 @@ from puzzlezero.train.objectives import (
     target_head,
     target_value_fn,
 )
+from puzzlezero.train.warm_start import open_init, warm_start
 
 __all__ = ["Trainer", "DAVITrainer", "CONFIG_FILE", "CHECKPOINT_FILE", "LOG_FILE"]
 
@@ -99,24 +99,6 @@ def _device(name: str) -> torch.device:
 def _soft_cross_entropy(logits: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     """Per row, the cross-entropy of the policy ``logits`` against the distribution ``p``."""
     return -(p * torch.log_softmax(logits.float(), dim=1)).sum(dim=1)
-
-
-def _check_batch_size(config: TrainConfig, init: CostToGoNet) -> None:
-    """Warn when ``--init-from`` a batch-norm network trained on batches 4x larger or smaller.
-
-    In training mode batch norm normalizes by the batch's own statistics, which other batch sizes
-    make different: a puzzle48 model trained on batches of 10,000 read a training loss of 8.5-9.6 on
-    batches of 1,000 with no learning at all (lr 1e-7), against 2.0 on batches of 10,000 and an
-    evaluation-mode error of 1.7 (docs/training.md, "GPUs")."""
-    trained = (init.card.get("train_config") or {}).get("batch_size")
-    has_batch_norm = any(isinstance(m, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)) for m in init.modules())
-    if has_batch_norm and trained and max(trained, config.batch_size) >= 4 * min(trained, config.batch_size):
-        warnings.warn(
-            f"--init-from {config.init_from}: it was trained on batches of {trained:,} and this run "
-            f"uses {config.batch_size:,}; its batch norm layers will see other statistics and the "
-            f"training loss starts higher (keep them alike: --set batch_size={trained})",
-            stacklevel=3,
-        )
 
 
 class Trainer:
@@ -188,28 +170,11 @@ class Trainer:
         torch.set_num_threads(config.threads)
         self.device = _device(config.device)
         check_amp(config.amp, self.device)
-        init = self._init_model() if config.init_from else None
-        self.init_card: dict[str, Any] = init.card if init is not None else {}
-        if init is not None and not resume:
-            _check_batch_size(config, init)
-        if init is not None and init.config.num_actions not in (0, self.puzzle.num_actions):
-            # a model of another puzzle with the same states (cube3 -> cube3htm): the trunk and
-            # value head carry over; heads over actions are rebuilt for this puzzle's moves
-            init_config: NetConfig | None = replace(init.config, num_actions=self.puzzle.num_actions)
-        else:
-            init_config = init.config if init is not None else None
-        if init_config is not None and config.num_res_blocks not in (None, init_config.num_res_blocks):
-            # a deeper network than the model it starts from: its extra blocks start as identities
-            if init_config.arch != "mlp" or config.num_res_blocks < init_config.num_res_blocks:
-                raise PuzzleError(
-                    f"--init-from {config.init_from}: it has {init_config.num_res_blocks} residual blocks; "
-                    f"a fully connected network may grow from it (num_res_blocks >= "
-                    f"{init_config.num_res_blocks}) but not shrink"
-                )
-            init_config = replace(init_config, num_res_blocks=config.num_res_blocks)
+        start = open_init(config.init_from, self.puzzle, config, resumed=resume) if config.init_from else None
+        self.init_card: dict[str, Any] = start.card if start is not None else {}
         self.net_config = (
-            init_config
-            if init_config is not None
+            start.net_config
+            if start is not None
             else NetConfig.from_preset(
                 config.preset,
                 self.puzzle.input_dim(config.encoding),
@@ -224,18 +189,10 @@ class Trainer:
         for name in (config.goal, *config.goals):
             self.puzzle.goal_named(name)  # an unknown goal: UnknownNameError listing the puzzle's
         heads = config.goals or (() if config.goal == "solved" else (config.goal,))
-        goals_changed = init_config is not None and (heads, config.head_layers) != (
-            init_config.goals,
-            init_config.head_layers,
-        )
-        if init is None:
+        if start is None:
             self.net_config = replace(self.net_config, goals=heads, head_layers=config.head_layers)
-        elif goals_changed:
-            # other goals than the model started from (a solved model may start a layer1 model:
-            # the trunk carries over); its policy and Q heads were for its own goal: dropped
-            self.net_config = replace(
-                self.net_config, goals=heads, head_layers=config.head_layers, q_head=False, policy_head=False
-            )
+        else:  # other goals than the model started from: see WarmStart.network
+            self.net_config = start.network(heads, config.head_layers)
         objective_heads = {get_objective(n).head for n in (config.objective, config.warmup_objective)}
         q_head = "q" in objective_heads
         if q_head and not self.net_config.q_head:
@@ -245,37 +202,12 @@ class Trainer:
         self.model = build_model(self.net_config, seed=config.seed).to(self.device)
         if q_head:
             self.model.init_q_from_value(self.puzzle.action_costs)
-        if "alphazero" in objective_heads and init is None:
+        if "alphazero" in objective_heads and start is None:
             from puzzlezero.train.objectives.selfplay import init_value_head
 
             init_value_head(self.model, config.selfplay_gamma)
-        if init is not None:
-            weights = init.state_dict()
-            if init_config is not init.config or goals_changed:
-                # other moves or other goals: the old action heads do not apply
-                weights = {k: v for k, v in weights.items() if not k.startswith(("q.", "policy."))}
-            weights = grown_weights(self.model, weights)
-            own = self.model.state_dict()
-            if self.net_config.multi_head or init.config.multi_head:
-                # other value heads (a solved model starting a multi-head one): the trunk carries
-                # over, the goal heads start fresh where their shapes differ
-                weights = {
-                    k: v
-                    for k, v in weights.items()
-                    if not k.startswith(("value.", "goal_heads.")) or (k in own and own[k].shape == v.shape)
-                }
-            missing, unexpected = self.model.load_state_dict(weights, strict=False)
-            missing = [k for k in missing if not k.startswith(("value.", "goal_heads."))]
-            if self.model.policy is not None and (
-                init_config is not init.config or goals_changed or not init.config.policy_head
-            ):
-                missing = [k for k in missing if not k.startswith("policy.")]  # fresh policy head
-            if unexpected or any(not k.startswith("q.") for k in missing):
-                raise ModelFileError(
-                    f"--init-from {config.init_from}: weights do not fit ({missing + unexpected})"
-                )
-            if missing:  # a value network gets a Q head: start it from the value head
-                self.model.init_q_from_value(self.puzzle.action_costs)
+        if start is not None:
+            warm_start(self.model, start, self.puzzle)
         self.target = copy.deepcopy(self.model).eval()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.counters = Counters()
@@ -309,21 +241,6 @@ class Trainer:
             self.checkpoint()  # iteration 0: a run killed at once can still be resumed
 
     # ---- set-up and resume -------------------------------------------------------------------------
-    def _init_model(self) -> CostToGoNet:
-        src = self.config.init_from
-        assert src is not None  # called only when config.init_from is set
-        model = load_model(src)
-        if model.config.input_dim != self.puzzle.input_dim(model.config.encoding):
-            other = f" (it is a {model.puzzle} model)" if model.puzzle != self.puzzle.name else ""
-            raise PuzzleError(f"--init-from {src}: its input size does not fit {self.puzzle.name}{other}")
-        if model.config.arch == "conv" and model.config.input_shape != self.puzzle.input_shape(
-            model.config.encoding
-        ):
-            raise PuzzleError(f"--init-from {src}: its grid shape does not fit {self.puzzle.name}")
-        # a model of another puzzle with the same states (cube3 for cube3htm) starts the trunk and
-        # value head; the card's runs say where the weights came from
-        return model
-
     def _resumed_config(self, config: TrainConfig) -> TrainConfig:
         saved = TrainConfig.from_json(self.run_dir / CONFIG_FILE)
         old, new = saved.to_dict(), config.to_dict()
