@@ -52,8 +52,6 @@ LATER_FIELDS = {"efficientcube_target": "last"}
 CURRICULA = ("off", "double", "plus1")
 AMP_MODES = ("off", "bf16")
 BATCH_NORMS = ("batch", "frozen")
-#: objectives whose training states may come partly from greedy descents (``descent_share``)
-DESCENT_OBJECTIVES = ("davi", "lhbl")
 
 
 @dataclass(frozen=True)
@@ -344,10 +342,12 @@ class TrainConfig:
                 f"0 <= descent_epsilon <= 1, got {self.descent_share!r}, {self.descent_stride!r}, "
                 f"{self.descent_steps!r}, {self.descent_epsilon!r}"
             )
-        if self.descent_share and self.objective not in DESCENT_OBJECTIVES:
+        from puzzlezero.train.objectives import descent_objectives, get_objective
+
+        if self.descent_share and self.objective not in descent_objectives():
             raise PuzzleError(
                 f"config: descent_share takes training states from greedy descents for the objectives "
-                f"{', '.join(DESCENT_OBJECTIVES)}; {self.objective!r} makes its own states, so leave it at 0"
+                f"{', '.join(descent_objectives())}; {self.objective!r} makes its own states, so leave it at 0"
             )
         if self.descent_share and self.goal != "solved":
             raise PuzzleError(
@@ -356,8 +356,6 @@ class TrainConfig:
         if not 0 < self.curriculum_threshold <= 1:
             raise PuzzleError("config: curriculum_threshold must be in (0, 1]")
         self._check_selfplay()
-        from puzzlezero.train.objectives import get_objective
-
         for name in (self.objective, self.warmup_objective):
             get_objective(name)  # an unknown name fails here, listing the known ones
         self._check_goals(get_objective)

@@ -590,18 +590,7 @@ class Trainer:
         parts = []
         if cfg.warmup_iterations:
             parts.append(f"{cfg.warmup_iterations} iterations of {cfg.warmup_objective} warm start, then")
-        name = {
-            "davi": "DAVI one-step Bellman targets",
-            "lhbl": f"LHBL ({cfg.lhbl_expansions} expansions)",
-            "qlearning": "Q-learning targets for the Q head (value head on their minimum)",
-            "adi": "ADI value and policy targets weighted 1/depth",
-            "multigoal": f"multi-head DAVI ({', '.join(cfg.goals)}; {cfg.head_layers} goal-specific layers)",
-            "selfplay": (
-                f"self-play with discounted MCTS ({cfg.selfplay_simulations} simulations per move, "
-                f"gamma {cfg.selfplay_gamma}, depth adapted to {cfg.selfplay_target_solved:.0%} solved)"
-            ),
-        }
-        parts.append(name.get(cfg.objective, cfg.objective))
+        parts.append(get_objective(cfg.objective).describe(cfg))
         if cfg.goal != "solved":
             parts.append(f"goal {cfg.goal}")
         if get_objective(cfg.objective).needs_target:

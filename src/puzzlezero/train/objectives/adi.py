@@ -68,6 +68,7 @@ def adi_targets(
     needs_target=True,
     head="policy",
     summary="autodidactic iteration: value and policy targets from the children, weighted 1/depth",
+    recipe=lambda cfg: "ADI value and policy targets weighted 1/depth",
 )
 def adi_labels(
     puzzle: Puzzle,

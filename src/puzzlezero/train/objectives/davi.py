@@ -114,7 +114,12 @@ def bellman_targets(
 
 
 @register_objective(
-    "davi", needs_target=True, summary="one-step Bellman targets (DeepCubeA)", goal_aware=True
+    "davi",
+    needs_target=True,
+    summary="one-step Bellman targets (DeepCubeA)",
+    goal_aware=True,
+    descents=True,
+    recipe=lambda cfg: "DAVI one-step Bellman targets",
 )
 def davi_labels(
     puzzle: Puzzle,

@@ -226,7 +226,13 @@ def lhbl_labels(
     return states, targets
 
 
-@register_objective("lhbl", needs_target=True, summary="limited-horizon Bellman labels (DeepXube)")
+@register_objective(
+    "lhbl",
+    needs_target=True,
+    summary="limited-horizon Bellman labels (DeepXube)",
+    descents=True,
+    recipe=lambda cfg: f"LHBL ({cfg.lhbl_expansions} expansions)",
+)
 def lhbl_objective(
     puzzle: Puzzle,
     rng: np.random.Generator,

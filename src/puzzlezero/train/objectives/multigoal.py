@@ -82,6 +82,7 @@ def multigoal_targets(
     summary="one-step Bellman targets of every goal's head (Dong et al.'s multi-head networks)",
     head="goals",
     goal_aware=True,
+    recipe=lambda cfg: f"multi-head DAVI ({', '.join(cfg.goals)}; {cfg.head_layers} goal-specific layers)",
 )
 def multigoal_labels(
     puzzle: Puzzle,

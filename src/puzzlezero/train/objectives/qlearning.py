@@ -53,7 +53,11 @@ def q_targets(puzzle: Puzzle, value_fn: ValueFn, states: np.ndarray, *, chunk: i
 
 
 @register_objective(
-    "qlearning", needs_target=True, head="q", summary="Q-learning targets for a Q head (Q* search)"
+    "qlearning",
+    needs_target=True,
+    head="q",
+    summary="Q-learning targets for a Q head (Q* search)",
+    recipe=lambda cfg: "Q-learning targets for the Q head (value head on their minimum)",
 )
 def qlearning_labels(
     puzzle: Puzzle,

@@ -35,6 +35,7 @@ __all__ = [
     "register_objective",
     "get_objective",
     "objective_names",
+    "descent_objectives",
     "ValueFn",
     "MakeLabels",
 ]
@@ -43,6 +44,7 @@ ValueFn = Callable[[np.ndarray], np.ndarray]
 MakeLabels = Callable[
     [Puzzle, np.random.Generator, int, int, "ValueFn | None", "TrainConfig"], tuple[np.ndarray, np.ndarray]
 ]
+Recipe = Callable[["TrainConfig"], str]
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,15 @@ class Objective:
     goal_aware: bool = False
     #: trains the policy head only (its value targets are NaN): validated by following the policy
     policy_only: bool = False
+    #: labels states that :func:`~puzzlezero.train.descents.training_states` draws, so a share of
+    #: them may come from greedy descents (``TrainConfig.descent_share``)
+    descents: bool = False
+    #: the objective in a model card's one-line recipe, from the run's config (default: its name)
+    recipe: Recipe | None = None
+
+    def describe(self, config: TrainConfig) -> str:
+        """This objective as a model card's recipe names it."""
+        return self.name if self.recipe is None else self.recipe(config)
 
 
 #: the heads an objective may train (see :class:`Objective`)
@@ -82,13 +93,17 @@ def register_objective(
     head: str = "value",
     goal_aware: bool = False,
     policy_only: bool = False,
+    descents: bool = False,
+    recipe: Recipe | None = None,
 ) -> Callable[[MakeLabels], MakeLabels]:
     """Decorator: register ``make`` under ``name``."""
     if head not in HEADS:
         raise ValueError(f"objective head must be one of {HEADS}, got {head!r}")
 
     def deco(make: MakeLabels) -> MakeLabels:
-        OBJECTIVES[name] = Objective(name, make, needs_target, summary, head, goal_aware, policy_only)
+        OBJECTIVES[name] = Objective(
+            name, make, needs_target, summary, head, goal_aware, policy_only, descents, recipe
+        )
         return make
 
     return deco
@@ -107,3 +122,8 @@ def get_objective(name: str) -> Objective:
 def objective_names() -> list[str]:
     """The registered objectives' names, sorted."""
     return sorted(OBJECTIVES)
+
+
+def descent_objectives() -> list[str]:
+    """The objectives whose training states may come in part from greedy descents, sorted."""
+    return sorted(name for name, objective in OBJECTIVES.items() if objective.descents)

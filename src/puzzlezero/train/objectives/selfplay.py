@@ -215,6 +215,10 @@ def selfplay_rows(
     needs_target=True,
     head="alphazero",
     summary="AlphaZero-style self-play: discounted-MCTS visit counts and gamma^distance (Rute)",
+    recipe=lambda cfg: (
+        f"self-play with discounted MCTS ({cfg.selfplay_simulations} simulations per move, "
+        f"gamma {cfg.selfplay_gamma}, depth adapted to {cfg.selfplay_target_solved:.0%} solved)"
+    ),
 )
 def selfplay_labels(
     puzzle: Puzzle,
