@@ -151,7 +151,7 @@ def walks_with_undo(
     """``(states, cost float64[n], undo int64[n])``: non-backtracking walks as in
     :func:`walks_with_cost`, and for each the move that undoes its last step (``inverse_action`` of
     it; ``-1`` for a walk of no step): the training label of EfficientCube's policy
-    (:mod:`puzzlezero.train.efficientcube`). Needs moves that can be undone."""
+    (:mod:`puzzlezero.train.objectives.efficientcube`). Needs moves that can be undone."""
     inverse = np.asarray(puzzle.inverse_action, dtype=np.int64)
     if np.any(inverse < 0):
         raise PuzzleError(f"{puzzle.name}: its moves cannot all be undone, so a walk has no undo move")

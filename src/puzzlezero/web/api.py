@@ -248,9 +248,9 @@ def _solver_tables() -> tuple[dict[str, str], dict[str, str]]:
     """The searches and heuristics a request may name (:mod:`~puzzlezero.web.schemas`), described."""
     from puzzlezero.solver import HEURISTICS, SEARCHES
 
-    return (
-        {name: SEARCHES[name].description for name in SEARCH_NAMES},
-        {name: HEURISTICS[name].description for name in HEURISTIC_NAMES},
+    return (  # a name the solver has since dropped (a plugin's, a test's) is not listed
+        {name: SEARCHES[name].description for name in SEARCH_NAMES if name in SEARCHES},
+        {name: HEURISTICS[name].description for name in HEURISTIC_NAMES if name in HEURISTICS},
     )
 
 
