@@ -159,11 +159,9 @@ def _init_worker(
     with contextlib.suppress(ValueError):  # not the main thread (a test calling this directly)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     _limit_memory(memory_mib)
-    from puzzlezero import storage
+    from puzzlezero.storage import forbid_table_builds
 
-    forbid = getattr(storage, "forbid_table_builds", None)
-    if forbid is not None:  # tables are built by `puzzlezero pdb build`, never by a request
-        forbid()
+    forbid_table_builds()  # tables are built by `puzzlezero pdb build`, never by a request
     if load_torch:
         import torch
 
