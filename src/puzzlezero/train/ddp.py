@@ -16,10 +16,11 @@ process (rank ``r`` of ``W``) does:
   gradients over the ranks, so every rank takes the same Adam step and the weights stay identical.
   At the end of each chunk the ranks also take rank 0's batch-norm statistics, average the chunk's
   loss (the ``loss`` target-update rule then decides the same everywhere) and sum the fresh labels;
-  ``samples`` counts ``B * W`` per iteration. Target updates therefore happen on all ranks alike.
+  ``samples`` counts ``B * W`` per iteration (:func:`puzzlezero.train.collectives.sync_chunk`). Target
+  updates therefore happen on all ranks alike.
 * **one writer**: rank 0 alone writes the log, checkpoints, plot, evaluations and the exported model,
-  and decides after each chunk whether to stop (time limit, signal, limits); :func:`agree` tells the
-  others, so all stop after the same chunk.
+  and decides after each chunk whether to stop (time limit, signal, limits);
+  :func:`puzzlezero.train.collectives.agree` tells the others, so all stop after the same chunk.
 
 Backends: ``nccl`` on CUDA (rank ``r`` uses GPU ``LOCAL_RANK``), ``gloo`` on CPU (the test suite runs
 two CPU processes). Label worker processes are not supported here (``label_workers`` must be 0).
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
     from puzzlezero.train.trainer import Trainer
 
-__all__ = ["World", "launched", "start", "make_trainer", "train", "sync_chunk", "agree"]
+__all__ = ["World", "launched", "start", "make_trainer", "train"]
 
 #: how long a rank waits for the others; rank 0 evaluates and checkpoints while they wait
 TIMEOUT = datetime.timedelta(minutes=60)
@@ -157,27 +158,3 @@ def train(
         return trainer, summary
     finally:
         dist.destroy_process_group()
-
-
-# ---- per-chunk agreement (called by the trainer and the loop when world_size > 1) --------------------
-def _comm_device(t: Trainer) -> torch.device:
-    return t.device if dist.get_backend() == "nccl" else torch.device("cpu")
-
-
-def sync_chunk(t: Trainer, loss: float, labels: int) -> tuple[float, int]:
-    """End of a chunk: every rank takes rank 0's batch-norm running statistics (each rank's last
-    forward pass updated its own); returns the chunk's loss averaged and its labels summed over
-    the ranks (the same numbers on every rank)."""
-    for buf in t.model.buffers():
-        dist.broadcast(buf, src=0)
-    both = torch.tensor([loss, float(labels)], dtype=torch.float64, device=_comm_device(t))
-    dist.all_reduce(both)
-    return float(both[0]) / t.world_size, round(float(both[1]))
-
-
-def agree(t: Trainer, reason: str) -> str:
-    """Rank 0's stop decision (``""`` = go on) and curriculum depth bound, on every rank."""
-    shared: list[Any] = [reason, t.counters.max_scramble_now]
-    dist.broadcast_object_list(shared, src=0)
-    reason, t.counters.max_scramble_now = shared
-    return reason

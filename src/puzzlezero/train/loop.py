@@ -7,7 +7,6 @@ the other ranks, so all stop after the same chunk).
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import signal
@@ -15,7 +14,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,11 +21,12 @@ import torch
 from tqdm import tqdm
 
 from puzzlezero.machine import cpu_model
+from puzzlezero.train.report import plot_run
 
 if TYPE_CHECKING:
     from puzzlezero.train.trainer import Trainer
 
-__all__ = ["run_loop", "hardware_info", "last_eval", "read_log"]
+__all__ = ["run_loop", "hardware_info"]
 
 
 def _crossed(before: int, after: int, every: int) -> bool:
@@ -105,7 +104,7 @@ def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
             elif deadline is not None and now >= deadline:
                 reason = "time limit"
             if t.world_size > 1:
-                from puzzlezero.train.ddp import agree
+                from puzzlezero.train.collectives import agree
 
                 reason = agree(t, reason)  # rank 0's stop decision (and curriculum depth) for all
             if not lead:
@@ -157,33 +156,10 @@ def _evaluate(t: Trainer) -> dict[str, str]:
 
 
 def _plot(t: Trainer) -> None:
-    from puzzlezero.train.report import plot_run
-
     try:
         plot_run(t.run_dir)
     except Exception as exc:  # a plot must never stop training
         tqdm.write(f"warning: could not draw {t.run_dir / 'training.png'}: {exc}")
-
-
-def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """All records of a ``log.jsonl`` (a torn last line is skipped)."""
-    out = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return []
-    for line in lines:
-        try:
-            out.append(json.loads(line))
-        except (ValueError, RecursionError):  # a line cut short by a kill, or damaged
-            continue
-    return out
-
-
-def last_eval(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The last evaluation record of a log, or ``None``."""
-    evals = [r for r in read_log(path) if r.get("type") == "eval"]
-    return evals[-1] if evals else None
 
 
 def hardware_info(threads: int, device: torch.device | str = "cpu") -> dict[str, Any]:

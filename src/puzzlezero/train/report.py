@@ -1,4 +1,5 @@
-"""The training plot (``training.png``), like DeepCubeA's Fig. 3: loss with target-update marks,
+"""A run's log (``log.jsonl``) read back (:func:`read_log`, :func:`last_eval`), and the training
+plot drawn from it (``training.png``), like DeepCubeA's Fig. 3: loss with target-update marks,
 percentage solved by greedy best-first search by scramble depth, mean predicted cost-to-go by
 scramble depth beside the true cost-to-go (or the scramble depth where no exact table exists), and
 the held-out validation figure against training samples: the mean absolute error against the
@@ -9,18 +10,38 @@ drawn with what they hold."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from puzzlezero.train.loop import read_log
-
-__all__ = ["plot_run", "validation_series"]
+__all__ = ["read_log", "last_eval", "plot_run", "validation_series"]
 
 #: number of depth groups drawn in the validation panel (plus random boards and all states)
 DEPTH_GROUPS = 3
+
+
+def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """All records of a ``log.jsonl`` (a torn last line is skipped)."""
+    out = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    for line in lines:
+        try:
+            out.append(json.loads(line))
+        except (ValueError, RecursionError):  # a line cut short by a kill, or damaged
+            continue
+    return out
+
+
+def last_eval(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The last evaluation record of a log, or ``None``."""
+    evals = [r for r in read_log(path) if r.get("type") == "eval"]
+    return evals[-1] if evals else None
 
 
 def _mean(values: list[Any], weights: list[Any] | None = None) -> float | None:

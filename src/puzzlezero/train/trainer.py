@@ -30,7 +30,6 @@ import json
 import math
 import os
 from collections import deque
-from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -43,10 +42,10 @@ from puzzlezero.cards import SCHEMA_VERSION, network_section
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn.heuristic import encode_on, make_heuristic, make_policy
 from puzzlezero.nn.io import save_model
-from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model, count_parameters
+from puzzlezero.nn.models import NetConfig, build_model, count_parameters
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.storage import atomic_write_text, clean_stale_temps, lock_folder, naming_full_disk
-from puzzlezero.train.amp import autocast, check_amp, with_autocast
+from puzzlezero.train.amp import autocast, check_amp
 from puzzlezero.train.checkpoint import (
     Checkpoint,
     Counters,
@@ -70,8 +69,7 @@ from puzzlezero.train.objectives import (
     ValueFn,
     get_objective,
     make_labels,
-    target_head,
-    target_value_fn,
+    target_function,
 )
 from puzzlezero.train.warm_start import open_init, warm_start
 
@@ -102,7 +100,7 @@ def _soft_cross_entropy(logits: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
 
 
 class Trainer:
-    """Trains a :class:`CostToGoNet` in ``run_dir``; ``resume=True`` continues a run from its
+    """Trains a :class:`~puzzlezero.nn.models.CostToGoNet` in ``run_dir``; ``resume=True`` continues a run from its
     checkpoint bit for bit (same thread count assumed). ``command`` (the command line, for the model
     card) is recorded with each call of :meth:`run`.
 
@@ -493,10 +491,10 @@ class Trainer:
 
     def _over_ranks(self, loss: float, labels: int) -> tuple[float, int]:
         """The chunk's loss (mean) and fresh labels (sum) over all data-parallel ranks, which also
-        take rank 0's batch-norm statistics (:mod:`puzzlezero.train.ddp`); alone: unchanged."""
+        take rank 0's batch-norm statistics (:mod:`puzzlezero.train.collectives`); alone: unchanged."""
         if self.world_size == 1:
             return loss, labels
-        from puzzlezero.train.ddp import sync_chunk
+        from puzzlezero.train.collectives import sync_chunk
 
         return sync_chunk(self, loss, labels)
 
@@ -608,7 +606,8 @@ class Trainer:
         """The model card (:mod:`puzzlezero.cards`): how this model was trained, including the runs
         it was initialised from. ``name`` names the model (default: the run folder's name, whichever
         folder the model is exported to); benchmarks add to its ``evaluations``."""
-        from puzzlezero.train.loop import hardware_info, last_eval
+        from puzzlezero.train.loop import hardware_info
+        from puzzlezero.train.report import last_eval
 
         c = self.counters
         hardware = hardware_info(self.config.threads, self.device)
@@ -676,24 +675,6 @@ class Trainer:
 
 #: the name this class had when it only knew DAVI
 DAVITrainer = Trainer
-
-
-def target_function(puzzle: Puzzle, net: CostToGoNet, config: TrainConfig, device: Any = "cpu") -> Any:
-    """The target network as its objective reads it (:func:`~.objectives.target_head`): a heuristic
-    ``states -> float32[B]``, or for self-play a policy-value function; evaluated on ``device``
-    under ``config.amp`` (the trainer and the label workers both label with this)."""
-    if target_head(config) == "policy_value":
-        from puzzlezero.nn.heuristic import make_policy_value_function
-
-        h: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray] | np.ndarray] = make_policy_value_function(
-            puzzle, net, batch_size=config.inference_batch, device=device
-        )
-    else:
-        h = target_value_fn(puzzle, net, config, device=device, int8=config.int8_targets)
-    fn = with_autocast(h, config.amp, torch.device(device))
-    if hasattr(h, "history") and fn is not h:
-        fn.history = h.history  # type: ignore[attr-defined]  # self-play reads it
-    return fn
 
 
 def _passes(rng: np.random.Generator, n_rows: int, total: int) -> np.ndarray:

@@ -57,8 +57,7 @@ def _init(puzzle: Puzzle, config: TrainConfig, net_config: NetConfig) -> None:
 
 def _work(job: LabelJob, weights: dict[str, torch.Tensor] | None) -> tuple[np.ndarray, np.ndarray]:
     from puzzlezero.nn.models import build_model
-    from puzzlezero.train.objectives import make_labels
-    from puzzlezero.train.trainer import target_function
+    from puzzlezero.train.objectives import make_labels, target_function
 
     puzzle, config = _STATE["puzzle"], _STATE["config"]
     value_fn = None

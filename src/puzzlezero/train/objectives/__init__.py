@@ -35,7 +35,13 @@ from puzzlezero.train.objectives import (  # noqa: F401  (each registers its obj
     scramble_depth,
     selfplay,
 )
-from puzzlezero.train.objectives.labels import LabelJob, make_labels, target_head, target_value_fn
+from puzzlezero.train.objectives.labels import (
+    LabelJob,
+    make_labels,
+    target_function,
+    target_head,
+    target_value_fn,
+)
 from puzzlezero.train.objectives.registry import (
     HEADS,
     OBJECTIVES,
@@ -58,6 +64,7 @@ __all__ = [
     "descent_objectives",
     "target_head",
     "target_value_fn",
+    "target_function",
     "LabelJob",
     "make_labels",
     "ValueFn",

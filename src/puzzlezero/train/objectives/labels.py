@@ -2,11 +2,13 @@
 
 :class:`LabelJob` says everything that decides a chunk's labels; :func:`make_labels` makes them;
 :func:`target_value_fn` reads the target network as the ``value_fn`` the objective needs
-(:func:`target_head` says which of its heads).
+(:func:`target_head` says which of its heads), and :func:`target_function` wraps it as the trainer
+and the label workers call it (self-play's policy-value function, under ``config.amp``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +20,7 @@ from puzzlezero.train.objectives.registry import ValueFn, get_objective
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["LabelJob", "make_labels", "target_head", "target_value_fn"]
+__all__ = ["LabelJob", "make_labels", "target_head", "target_value_fn", "target_function"]
 
 
 def target_head(config: TrainConfig) -> str:
@@ -71,6 +73,28 @@ def target_value_fn(
         return out
 
     return values
+
+
+def target_function(puzzle: Puzzle, net: Any, config: TrainConfig, device: Any = "cpu") -> Any:
+    """The target network as its objective reads it (:func:`target_head`): a heuristic
+    ``states -> float32[B]``, or for self-play a policy-value function; evaluated on ``device``
+    under ``config.amp`` (the trainer and the label workers both label with this)."""
+    import torch
+
+    from puzzlezero.train.amp import with_autocast
+
+    if target_head(config) == "policy_value":
+        from puzzlezero.nn.heuristic import make_policy_value_function
+
+        h: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray] | np.ndarray] = make_policy_value_function(
+            puzzle, net, batch_size=config.inference_batch, device=device
+        )
+    else:
+        h = target_value_fn(puzzle, net, config, device=device, int8=config.int8_targets)
+    fn = with_autocast(h, config.amp, torch.device(device))
+    if hasattr(h, "history") and fn is not h:
+        fn.history = h.history  # type: ignore[attr-defined]  # self-play reads it
+    return fn
 
 
 @dataclass(frozen=True)
