@@ -11,8 +11,8 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "puzzlezero.optimal._csliding",
-            ["src/puzzlezero/optimal/_csliding.c"],
+            "puzzlezero.classic.optimal._csliding",
+            ["src/puzzlezero/classic/optimal/_csliding.c"],
             extra_compile_args=[] if sys.platform == "win32" else ["-O3"],
             optional=True,
         )

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 import puzzlezero as pz
-from puzzlezero import optimal
+from puzzlezero.classic import optimal
 from puzzlezero.errors import InvalidStateError
 from puzzlezero.search.result import SearchResult
 

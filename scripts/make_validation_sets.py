@@ -7,14 +7,14 @@
 
 Lights Out: the boards are the puzzle's own scrambles (``d`` uniformly random presses) and
 uniformly random boards (every 7x7 board is solvable); each board's optimal cost is its minimum
-set of presses from the GF(2) solver (:func:`puzzlezero.optimal.lightsout.min_presses`, the
+set of presses from the GF(2) solver (:func:`puzzlezero.classic.optimal.lightsout.min_presses`, the
 evaluation oracle, never part of a learned solver), checked by replay. The rest of this text is
 about the 15-puzzle.
 
 The set: ``--per-depth`` boards for each random-walk depth in ``--depths`` (the puzzle's own
 ``scramble`` from the goal, a generator of its own per depth, seeded by ``--seed``), plus as many
 uniformly random solvable boards (walk depth ``null``). Every board is solved once, optimally, by
-the project's IDA* (:func:`puzzlezero.optimal.sliding_ida.solve_sliding`) over a small additive
+the project's IDA* (:func:`puzzlezero.classic.optimal.sliding_ida.solve_sliding`) over a small additive
 5-5-5 pattern database with its reflection (built in seconds; the default 7-8 database, which
 takes much longer to build, is not needed for boards this easy), and every solution is checked by
 replay. The output is deterministic: the same arguments write the same file.
@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 import puzzlezero as pz
-from puzzlezero.optimal.sliding_ida import solve_sliding
-from puzzlezero.optimal.sliding_pdb import load_sliding_pdb
+from puzzlezero.classic.optimal.sliding_ida import solve_sliding
+from puzzlezero.classic.optimal.sliding_pdb import load_sliding_pdb
 from puzzlezero.puzzles.npuzzle import NPuzzle
 from puzzlezero.storage import atomic_write_text
 
@@ -62,7 +62,7 @@ def random_solvable(puzzle: NPuzzle, rng: np.random.Generator, n: int) -> np.nda
 
 def lightsout_main(args: argparse.Namespace) -> None:
     """The Lights Out set: scrambles by depth and uniformly random boards, exact costs from GF(2)."""
-    from puzzlezero.optimal.lightsout import min_presses
+    from puzzlezero.classic.optimal.lightsout import min_presses
 
     p = pz.make(args.puzzle)
     groups: list[tuple[int | None, np.ndarray]] = [
@@ -100,7 +100,7 @@ def lightsout_main(args: argparse.Namespace) -> None:
             "boards: for each depth d, the puzzle's scramble(np.random.default_rng([seed, d]), per_depth, d) "
             f"(d uniformly random presses); walk_depth null: uniformly random boards (np.random.default_rng"
             f"([seed, {RANDOM_STREAM}])). optimal_cost: the minimum set of presses over GF(2) "
-            "(puzzlezero.optimal.lightsout.min_presses), checked by replay"
+            "(puzzlezero.classic.optimal.lightsout.min_presses), checked by replay"
         ),
         "seed": args.seed,
         "walk_depths": args.depths,
@@ -193,7 +193,7 @@ def main() -> None:
             "boards: for each walk depth d, the puzzle's scramble(np.random.default_rng([seed, d]), "
             "per_depth, d) (random walks of the blank from the goal, never a blocked move); "
             f"walk_depth null: uniformly random solvable boards (np.random.default_rng([seed, {RANDOM_STREAM}])). "
-            "optimal_cost: IDA* (puzzlezero.optimal.sliding_ida.solve_sliding) over the additive "
+            "optimal_cost: IDA* (puzzlezero.classic.optimal.sliding_ida.solve_sliding) over the additive "
             "5-5-5 pattern database (tiles 1-5, 6-10, 11-15) with its reflection; solution: the "
             "optimal moves (tile directions), checked by replay"
         ),

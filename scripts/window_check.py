@@ -3,7 +3,7 @@
 Each solution of a ``puzzlezero bench cube3 ... --json FILE`` report is cut into every window of
 ``k`` consecutive moves (fewer at the end). The window's moves applied to the solved cube make a
 cube whose optimal solution, inverted, is a shortest way between the window's two ends (the cube
-is a group); :func:`puzzlezero.optimal.cube_ida.solve_cube` (Korf's pattern databases, built and
+is a group); :func:`puzzlezero.classic.optimal.cube_ida.solve_cube` (Korf's pattern databases, built and
 cached on first use: minutes) finds it within ``--max-nodes``. A shorter way is spliced in and the
 scan goes back half a window. Printed: the mean length before and after, the windows solved, those
 that ran into the node cap (undecided), and every solution that got shorter (each new window is
@@ -24,8 +24,8 @@ from collections import Counter
 import numpy as np
 
 from puzzlezero import make
+from puzzlezero.classic.optimal.cube_ida import solve_cube
 from puzzlezero.errors import PuzzleError
-from puzzlezero.optimal.cube_ida import solve_cube
 from puzzlezero.puzzles.base import Puzzle
 
 

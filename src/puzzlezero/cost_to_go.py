@@ -177,7 +177,7 @@ def value(
 
 
 def _optimal(p: Puzzle, start: np.ndarray, time_limit: float) -> tuple[float | None, str, float | None]:
-    from puzzlezero.optimal import solve_optimal
+    from puzzlezero.classic.optimal import solve_optimal
 
     t0 = time.perf_counter()
     try:

@@ -1,128 +1,35 @@
-"""Optimal solvers and pattern databases: the reference every learned solver is measured against.
+"""Temporary alias: the optimal solvers moved to :mod:`puzzlezero.classic.optimal`.
 
-* sliding puzzles: IDA* over additive disjoint pattern databases with their reflection (15-puzzle
-  7-8, 24-puzzle 6-6-6-6; Korf & Felner 2002);
-* Rubik's cube: Korf's IDA* over the corner and two 6-edge databases (quarter-turn metric);
-* 2x2x2 cube: descent in the exact distance table;
-* Lights Out (any board): minimum press set over GF(2).
-
-Every solver counts moves: a puzzle whose moves do not all cost 1 (``Puzzle.unit_costs``) is
-refused with the reason, and so is the half-turn-metric cube ``cube3htm`` (the cube's databases
-count quarter turns). The pattern-database heuristics stay admissible under costs: they are scaled
-by the cheapest move (per quarter turn on ``cube3htm``), so ``--heuristic pdb`` with A* (weight 1,
-batch 1) still finds least-cost solutions there.
-
-The solver for a puzzle is looked up by its class in :data:`SOLVERS` (lazy ``"module:function"``
-entry points, like the puzzle registry, or the function itself: a plugin's puzzle adds its own,
-``docs/adding-a-puzzle.md``), the heuristic in :data:`HEURISTICS`. Pattern databases
-are built on first use (minutes for the big ones) and cached in ``cache_dir("pdb")``.
-
->>> import numpy as np
->>> from puzzlezero import make
->>> from puzzlezero.optimal import solve_optimal
->>> p = make("lightsout7")
->>> s = p.apply(p.goals(1), np.array([24]))[0]
->>> solve_optimal(p, s).actions
-(24,)
+``puzzlezero.optimal`` and ``puzzlezero.optimal.<module>`` are the very module objects of
+``puzzlezero.classic.optimal`` (one copy each), until the remaining references use the new path.
 """
 
-from __future__ import annotations
-
 import importlib
-from collections.abc import Callable
-from typing import Any
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Sequence
+from types import ModuleType
 
-import numpy as np
-
-from puzzlezero.errors import PuzzleError, UnknownNameError
-from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.search.result import SearchResult, as_batch
-
-__all__ = ["SOLVERS", "HEURISTICS", "solve_optimal", "optimal_length", "pdb_heuristic"]
-
-#: puzzle class name -> optimal solver ``f(puzzle, state, *, time_limit, max_nodes) -> SearchResult``
-#: (``"module:function"`` or the function)
-SOLVERS: dict[str, str | Callable[..., SearchResult]] = {
-    "NPuzzle": "puzzlezero.optimal.sliding_ida:solve_sliding",
-    "Cube3": "puzzlezero.optimal.cube_ida:solve_cube",
-    "Cube2": "puzzlezero.optimal.cube2:solve_cube2",
-    "LightsOut": "puzzlezero.optimal.lightsout:solve_lightsout",
-}
-
-#: puzzle class name -> factory ``f(puzzle) -> heuristic(states[B]) -> float32[B]`` (an admissible
-#: one: ``"module:function"`` or the function)
-HEURISTICS: dict[str, str | Callable[..., Callable[[np.ndarray], np.ndarray]]] = {
-    "NPuzzle": "puzzlezero.optimal.heuristics:sliding_heuristic",
-    "Cube3": "puzzlezero.optimal.heuristics:cube3_heuristic",
-    "Cube2": "puzzlezero.optimal.heuristics:cube2_heuristic",
-    "LightsOut": "puzzlezero.optimal.heuristics:lightsout_heuristic",
-    "Cube3HTM": "puzzlezero.optimal.heuristics:cube3htm_heuristic",
-}
-
-#: puzzle class name -> why it has no optimal solver, and what to use instead
-NO_SOLVER: dict[str, str] = {
-    "Cube3HTM": (
-        "the cube's optimal solver and pattern databases count quarter turns, and there are no "
-        "half-turn-metric databases yet; use --search kociemba (two-phase: short, not always "
-        "optimal) or --search bwas --heuristic pdb --weight 1 --batch 1 (A* with an admissible "
-        "heuristic: optimal, for short scrambles)"
-    ),
-}
+_OLD, _NEW = __name__, "puzzlezero.classic.optimal"
 
 
-def _lookup(table: dict[str, Any], puzzle: Puzzle, what: str) -> Callable[..., Any]:
-    for cls in type(puzzle).__mro__:
-        if cls.__name__ in table:
-            entry = table[cls.__name__]
-            if callable(entry):
-                return entry
-            module, _, name = entry.partition(":")
-            return getattr(importlib.import_module(module), name)
-    supported = ", ".join(sorted(table))
-    raise UnknownNameError(f"no {what} for {puzzle.name or type(puzzle).__name__}; it exists for {supported}")
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if name.startswith(_OLD + "."):
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return importlib.import_module(_NEW + spec.name[len(_OLD) :])
+
+    def exec_module(self, module: ModuleType) -> None:
+        pass
 
 
-def solve_optimal(
-    puzzle: Puzzle, state: np.ndarray, *, time_limit: float | None = None, max_nodes: int | None = None
-) -> SearchResult:
-    """A shortest solution of one ``state`` (``[*state_shape]``), or a :class:`SearchResult` with
-    status ``"time limit"`` / ``"node limit"`` when the limit came first.
-
-    Raises :class:`~puzzlezero.errors.InvalidStateError` for an illegal or unsolvable state and
-    :class:`~puzzlezero.errors.UnknownNameError` for a puzzle without an optimal solver (Sokoban).
-    """
-    for cls in type(puzzle).__mro__:
-        if cls.__name__ in SOLVERS:
-            break
-        if cls.__name__ in NO_SOLVER:
-            raise PuzzleError(f"no optimal solver for {puzzle.name}: {NO_SOLVER[cls.__name__]}")
-    if not puzzle.unit_costs:
-        raise PuzzleError(
-            f"no optimal solver for {puzzle.name} with these move costs: the optimal solvers count "
-            f"moves (every move costing 1), and its moves cost {_cost_text(puzzle)}; use --search "
-            f"bwas --heuristic pdb --weight 1 --batch 1 (A* with an admissible heuristic: least cost)"
-        )
-    solver = _lookup(SOLVERS, puzzle, "optimal solver")
-    start = as_batch(puzzle, state)
-    if start.shape[0] != 1:
-        raise PuzzleError(f"solve_optimal takes one state; got a batch of {start.shape[0]}")
-    return solver(puzzle, start[0], time_limit=time_limit, max_nodes=max_nodes)
-
-
-def _cost_text(puzzle: Puzzle) -> str:
-    """``"U 1, U' 1, U2 1.5, ..."``: each move with its cost (at most 12 shown)."""
-    pairs = [f"{n} {c:g}" for n, c in zip(puzzle.action_names, puzzle.action_costs.tolist(), strict=True)]
-    return ", ".join(pairs[:12]) + (", ..." if len(pairs) > 12 else "")
-
-
-def optimal_length(puzzle: Puzzle, state: np.ndarray, time_limit: float | None = None) -> int | None:
-    """The optimal solution length of ``state``, or ``None`` if not found within ``time_limit``."""
-    return solve_optimal(puzzle, state, time_limit=time_limit).length
-
-
-def pdb_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
-    """An admissible heuristic ``states[B, *state_shape] -> float32[B]`` from pattern databases
-    (exact for cube2 and Lights Out with unit costs), for :func:`puzzlezero.search.bwas` and the
-    solver's ``"pdb"``. With move costs other than 1 the values are scaled by the cheapest move, so
-    they stay admissible (a lower bound of the least cost)."""
-    return _lookup(HEURISTICS, puzzle, "pattern-database heuristic")(puzzle)
+if not any(isinstance(f, _Alias) for f in sys.meta_path):
+    sys.meta_path.insert(0, _Alias())
+sys.modules[_OLD] = importlib.import_module(_NEW)

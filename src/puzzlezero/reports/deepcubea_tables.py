@@ -115,7 +115,7 @@ def _model_bytes(puzzle_name: str, model: str | None) -> tuple[int | None, str]:
 
 def memory_rows(puzzles: Sequence[str], model: str | None = None) -> list[tuple[str, str, str, str]]:
     """``(puzzle, PDB description, PDB MB, network MB)`` per puzzle (Table 2)."""
-    from puzzlezero.optimal import pdb_heuristic
+    from puzzlezero.classic.optimal import pdb_heuristic
 
     rows = []
     for name in puzzles:
@@ -142,7 +142,7 @@ def speed_rows(
 ) -> list[tuple[str, ...]]:
     """``(puzzle, heuristic, s/state one at a time, s/state batched)`` (Table 3), on random
     scrambles of the puzzle's default depth, CPU."""
-    from puzzlezero.optimal import pdb_heuristic
+    from puzzlezero.classic.optimal import pdb_heuristic
     from puzzlezero.solver import get_heuristic
 
     rows: list[tuple[str, ...]] = []

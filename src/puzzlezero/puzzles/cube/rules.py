@@ -316,7 +316,7 @@ class _Cube(Puzzle, StickerCube):
             for name, text, stickers in _layer_goals()
         )
 
-    # ---- the cube as a permutation group (the group solver, puzzlezero.search.group) -------------
+    # ---- the cube as a permutation group (the group solver, puzzlezero.classic.group) ------------
     def move_permutations(self) -> np.ndarray:
         """``intp[A, S]``: every move is this fixed sticker permutation, ``child = parent[perm]``."""
         return self.perms

@@ -1,6 +1,6 @@
 """Pattern-database heuristics as plain functions ``states[B, *state_shape] -> float32[B]``.
 
-One factory per puzzle family (looked up through :data:`puzzlezero.optimal.HEURISTICS`); each
+One factory per puzzle family (looked up through :data:`puzzlezero.classic.optimal.HEURISTICS`); each
 returns a callable object that also reports the memory it holds (``nbytes``) for the report's
 memory table.
 
@@ -61,8 +61,8 @@ def cost_scaled(puzzle: Puzzle, pdb: PDBHeuristic, per_move: float | None = None
 
 def sliding_heuristic(puzzle: Puzzle) -> PDBHeuristic:
     """The default additive partition with its reflection (:func:`.sliding_pdb.load_sliding_pdb`)."""
-    from puzzlezero.optimal.sliding_ida import board_size
-    from puzzlezero.optimal.sliding_pdb import load_sliding_pdb
+    from puzzlezero.classic.optimal.sliding_ida import board_size
+    from puzzlezero.classic.optimal.sliding_pdb import load_sliding_pdb
 
     pdb = load_sliding_pdb(board_size(puzzle))
     sizes = "-".join(str(len(g)) for g in pdb.partition)
@@ -71,8 +71,8 @@ def sliding_heuristic(puzzle: Puzzle) -> PDBHeuristic:
 
 def cube3_heuristic(puzzle: Puzzle) -> PDBHeuristic:
     """Korf's max(corners, 6 edges, 6 edges) with the parity correction."""
-    from puzzlezero.optimal.cube_ida import cube_pieces
-    from puzzlezero.optimal.cube_pdb import KORF, load_cube_pdb
+    from puzzlezero.classic.optimal.cube_ida import cube_pieces
+    from puzzlezero.classic.optimal.cube_pdb import KORF, load_cube_pdb
 
     pdb = load_cube_pdb(KORF)
     return cost_scaled(
@@ -86,8 +86,8 @@ def cube3htm_heuristic(puzzle: Puzzle) -> PDBHeuristic:
     quarter turns, so ``h_qtm * min_a cost(a) / quarter_turns(a)`` is a lower bound of the cost
     (``ceil(h_qtm / 2)`` in the plain half-turn metric). Admissible but weak: it guides A* on short
     scrambles, not on random cubes."""
-    from puzzlezero.optimal.cube_ida import cube_pieces
-    from puzzlezero.optimal.cube_pdb import KORF, load_cube_pdb
+    from puzzlezero.classic.optimal.cube_ida import cube_pieces
+    from puzzlezero.classic.optimal.cube_pdb import KORF, load_cube_pdb
 
     pdb = load_cube_pdb(KORF)
     qtm = PDBHeuristic(
@@ -99,7 +99,7 @@ def cube3htm_heuristic(puzzle: Puzzle) -> PDBHeuristic:
 
 def cube2_heuristic(puzzle: Puzzle) -> PDBHeuristic:
     """The exact distance table (a pattern database of the whole puzzle)."""
-    from puzzlezero.optimal.cube2 import cube2_distance
+    from puzzlezero.classic.optimal.cube2 import cube2_distance
     from puzzlezero.puzzles.cube.table import NUM_STATES
 
     return cost_scaled(puzzle, PDBHeuristic("exact table", cube2_distance, NUM_STATES))
@@ -107,7 +107,7 @@ def cube2_heuristic(puzzle: Puzzle) -> PDBHeuristic:
 
 def lightsout_heuristic(puzzle: Puzzle) -> PDBHeuristic:
     """The exact minimum number of presses (GF(2) elimination)."""
-    from puzzlezero.optimal.lightsout import gf2_system, min_presses
+    from puzzlezero.classic.optimal.lightsout import gf2_system, min_presses
 
     system = gf2_system(puzzle)
     return cost_scaled(puzzle, PDBHeuristic("exact GF(2)", lambda s: min_presses(puzzle, s).sum(axis=1),

@@ -20,10 +20,10 @@ from functools import cache
 import numba as nb
 import numpy as np
 
+from puzzlezero.classic.optimal.cube_model import CORNER_MOVE, EDGE_MOVE
+from puzzlezero.classic.optimal.perm import num_ranks, rank, unrank
+from puzzlezero.classic.optimal.tables import concat_huge, level_progress, load_or_build
 from puzzlezero.errors import PuzzleError
-from puzzlezero.optimal.cube_model import CORNER_MOVE, EDGE_MOVE
-from puzzlezero.optimal.perm import num_ranks, rank, unrank
-from puzzlezero.optimal.tables import concat_huge, level_progress, load_or_build
 
 __all__ = ["CubePattern", "CubePDB", "KORF", "build_pattern", "load_cube_pdb"]
 

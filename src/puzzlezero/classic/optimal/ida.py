@@ -2,7 +2,8 @@
 
 The depth-first search of one IDA* iteration runs in a numba kernel with an explicit stack, so it
 can stop after a budget of generated nodes and resume exactly where it was (numba code cannot read
-the clock). The kernels share one protocol:
+the clock; between two budgets the driver reads :func:`puzzlezero.search.clock.now`). The kernels
+share one protocol:
 
 * ``ctx int64[4]``: ``[depth, bound, next bound (smallest f above bound seen), nodes generated]``;
 * ``run(budget) -> int``: resume the iteration for at most ``budget`` more nodes; returns
@@ -14,11 +15,11 @@ the clock). The kernels share one protocol:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, Status, check_positive
 
 __all__ = ["FOUND", "DONE", "PAUSED", "NO_BOUND", "new_context", "drive", "result"]
@@ -43,11 +44,21 @@ def drive(
     time_limit: float | None,
     max_nodes: int | None,
     max_depth: int,
+    deadline: float | None = None,
 ) -> SearchResult:
     """Run IDA* iterations until a solution, a limit, or no bound is left; ``actions[m]`` is the
-    puzzle action of the kernel's move ``m``."""
+    puzzle action of the kernel's move ``m``. The search stops at ``deadline`` (a reading of
+    :func:`puzzlezero.search.clock.now`) or ``time_limit`` seconds after it starts, whichever
+    comes first (checked after each budget of nodes)."""
     status, moves, nodes, iterations, seconds = _iterate(
-        run, ctx, path, nxt, time_limit=time_limit, max_nodes=max_nodes, max_depth=max_depth
+        run,
+        ctx,
+        path,
+        nxt,
+        time_limit=time_limit,
+        max_nodes=max_nodes,
+        max_depth=max_depth,
+        deadline=deadline,
     )
     return result(status, tuple(actions[m] for m in moves), nodes, iterations, seconds)
 
@@ -61,11 +72,13 @@ def _iterate(
     time_limit: float | None,
     max_nodes: int | None,
     max_depth: int,
+    deadline: float | None,
 ) -> tuple[Status, tuple[int, ...], int, int, float]:
     """``(status, kernel moves, nodes generated, iterations, seconds)`` of :func:`drive`."""
     check_positive("time_limit", time_limit)
     check_positive("max_nodes", max_nodes, integer=True)
-    t0 = time.perf_counter()
+    t0 = clock.now()
+    stop = clock.deadline_after(time_limit, deadline, start=t0)
     iterations = 0
     while True:
         iterations += 1
@@ -74,17 +87,17 @@ def _iterate(
         while True:
             budget = _CHUNK if max_nodes is None else min(_CHUNK, max_nodes - int(ctx[3]))
             if budget <= 0:
-                return "node limit", (), int(ctx[3]), iterations, time.perf_counter() - t0
+                return "node limit", (), int(ctx[3]), iterations, clock.now() - t0
             code = run(budget)
             if code == FOUND:
                 moves = tuple(int(m) for m in path[: ctx[0]])
-                return "solved", moves, int(ctx[3]), iterations, time.perf_counter() - t0
-            if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                return "time limit", (), int(ctx[3]), iterations, time.perf_counter() - t0
+                return "solved", moves, int(ctx[3]), iterations, clock.now() - t0
+            if clock.passed(stop):
+                return "time limit", (), int(ctx[3]), iterations, clock.now() - t0
             if code == DONE:
                 break
         if ctx[2] >= NO_BOUND or ctx[2] >= max_depth:
-            return "exhausted", (), int(ctx[3]), iterations, time.perf_counter() - t0
+            return "exhausted", (), int(ctx[3]), iterations, clock.now() - t0
         ctx[1] = ctx[2]
 
 

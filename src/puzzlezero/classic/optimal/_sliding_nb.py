@@ -6,8 +6,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from puzzlezero.optimal.ida import DONE, FOUND, PAUSED
-from puzzlezero.optimal.perm import rank
+from puzzlezero.classic.optimal.ida import DONE, FOUND, PAUSED
+from puzzlezero.classic.optimal.perm import rank
 
 __all__ = ["run"]
 

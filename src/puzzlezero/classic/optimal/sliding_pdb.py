@@ -26,8 +26,8 @@ from functools import cache
 
 import numpy as np
 
+from puzzlezero.classic.optimal.tables import concat_huge, load_or_build
 from puzzlezero.errors import PuzzleError
-from puzzlezero.optimal.tables import concat_huge, load_or_build
 
 __all__ = [
     "SlidingPDB",
@@ -107,7 +107,7 @@ def build_pattern(size: int, tiles: tuple[int, ...], threads: int | None = None)
     """The additive database of ``tiles`` on the ``size x size`` board, built on ``threads``
     threads (default: every core; see :func:`.sliding_pdb_build.build_pattern`, which holds the
     numba kernels)."""
-    from puzzlezero.optimal.sliding_pdb_build import build_pattern as build
+    from puzzlezero.classic.optimal.sliding_pdb_build import build_pattern as build
 
     return build(size, tiles, threads)
 
@@ -160,7 +160,7 @@ class SlidingPDB:
         s = np.ascontiguousarray(np.asarray(states).reshape(-1, n), dtype=np.int64)
         if not (np.sort(s, axis=1) == np.arange(n)).all():
             raise PuzzleError(f"states of the {n - 1}-puzzle must be permutations of 0..{n - 1}")
-        from puzzlezero.optimal.sliding_pdb_build import batch_values
+        from puzzlezero.classic.optimal.sliding_pdb_build import batch_values
 
         out = np.empty(s.shape[0], dtype=np.int64)
         batch_values(s, self.table, self.lk_off, self.lk_k, self.lk_tiles, self.lk_cells, self.n_groups, out)

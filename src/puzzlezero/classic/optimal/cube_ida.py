@@ -17,10 +17,16 @@ from functools import cache
 import numba as nb
 import numpy as np
 
+from puzzlezero.classic.optimal.cube_model import (
+    CORNER_MOVE,
+    EDGE_MOVE,
+    MOVE_NAMES,
+    SOLVED,
+    facelets_to_pieces,
+)
+from puzzlezero.classic.optimal.cube_pdb import KORF, CubePattern, corner_parity, load_cube_pdb, pattern_index
+from puzzlezero.classic.optimal.ida import DONE, FOUND, PAUSED, drive, new_context, result
 from puzzlezero.errors import InvalidStateError
-from puzzlezero.optimal.cube_model import CORNER_MOVE, EDGE_MOVE, MOVE_NAMES, SOLVED, facelets_to_pieces
-from puzzlezero.optimal.cube_pdb import KORF, CubePattern, corner_parity, load_cube_pdb, pattern_index
-from puzzlezero.optimal.ida import DONE, FOUND, PAUSED, drive, new_context, result
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult
 
@@ -152,11 +158,14 @@ def solve_cube(
     *,
     time_limit: float | None = None,
     max_nodes: int | None = None,
+    deadline: float | None = None,
     patterns: tuple[CubePattern, ...] = KORF,
 ) -> SearchResult:
     """Optimal quarter-turn solution of one cube3 state by IDA* over the pattern databases of
     ``patterns`` (default Korf's: corners + two 6-edge sets; built on first use, minutes).
-    Random cubes (about 20 moves) take hours; within ``time_limit`` the status is "time limit"."""
+    Random cubes (about 20 moves) take hours; at ``deadline`` (a reading of
+    :func:`puzzlezero.search.clock.now`) or ``time_limit`` seconds after IDA* starts, whichever
+    comes first, the status is "time limit"."""
     v = cube_pieces(puzzle, state)[0]
     if (v == SOLVED).all():
         return result("solved", (), 0, 0, 0.0)
@@ -184,4 +193,5 @@ def solve_cube(
         time_limit=time_limit,
         max_nodes=max_nodes,
         max_depth=_MAX_DEPTH,
+        deadline=deadline,
     )

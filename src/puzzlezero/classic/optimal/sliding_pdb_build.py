@@ -13,9 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numba as nb
 import numpy as np
 
-from puzzlezero.optimal._bits import atomic_add, atomic_or, popcount, prefetch, trailing_zeros
-from puzzlezero.optimal.perm import num_ranks, rank
-from puzzlezero.optimal.tables import huge_zeros, level_progress
+from puzzlezero.classic.optimal._bits import atomic_add, atomic_or, popcount, prefetch, trailing_zeros
+from puzzlezero.classic.optimal.perm import num_ranks, rank
+from puzzlezero.classic.optimal.tables import huge_zeros, level_progress
 
 __all__ = ["build_pattern", "default_threads", "lookup", "batch_values"]
 

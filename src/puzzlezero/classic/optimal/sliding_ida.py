@@ -18,9 +18,9 @@ from functools import cache
 
 import numpy as np
 
+from puzzlezero.classic.optimal.ida import drive, new_context, result
+from puzzlezero.classic.optimal.sliding_pdb import SlidingPDB, load_sliding_pdb, neighbours
 from puzzlezero.errors import InvalidStateError
-from puzzlezero.optimal.ida import drive, new_context, result
-from puzzlezero.optimal.sliding_pdb import SlidingPDB, load_sliding_pdb, neighbours
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult
 
@@ -42,7 +42,7 @@ def _c_kernel() -> Callable[..., int] | None:
     if os.environ.get(NO_C_KERNEL_ENV, "") not in ("", "0"):
         return None
     try:
-        from puzzlezero.optimal import _csliding  # type: ignore[attr-defined]
+        from puzzlezero.classic.optimal import _csliding  # type: ignore[attr-defined]
     except ImportError:
         return None
     return _csliding.run  # type: ignore[no-any-return]
@@ -96,10 +96,13 @@ def solve_sliding(
     *,
     time_limit: float | None = None,
     max_nodes: int | None = None,
+    deadline: float | None = None,
     pdb: SlidingPDB | None = None,
 ) -> SearchResult:
     """Optimal solution of one sliding-puzzle state by IDA* over ``pdb`` (default: the partition of
-    :func:`~.sliding_pdb.default_partition` with its reflection; built on first use)."""
+    :func:`~.sliding_pdb.default_partition` with its reflection; built on first use). The search
+    stops with status "time limit" at ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`)
+    or ``time_limit`` seconds after IDA* starts (the database loaded), whichever comes first."""
     size = board_size(puzzle)
     n = size * size
     tiles = np.asarray(state).reshape(-1).astype(np.int64)
@@ -140,7 +143,7 @@ def solve_sliding(
             return int(c_run(*arrays, budget, nbr, table, *tables[2:], *sizes))
 
     else:
-        from puzzlezero.optimal._sliding_nb import run as nb_run
+        from puzzlezero.classic.optimal._sliding_nb import run as nb_run
 
         def run(budget: int) -> int:
             return int(nb_run(*arrays, budget, *tables))
@@ -154,4 +157,5 @@ def solve_sliding(
         time_limit=time_limit,
         max_nodes=max_nodes,
         max_depth=_MAX_DEPTH,
+        deadline=deadline,
     )

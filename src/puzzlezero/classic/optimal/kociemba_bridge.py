@@ -9,13 +9,13 @@ and compiled, hence an optional extra: ``pip install 'puzzlezero[kociemba]'``.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
 
 __all__ = ["KociembaResult", "solve_kociemba", "half_to_quarter_turns"]
@@ -67,19 +67,21 @@ def solve_kociemba(
     time_limit: float | None = None,
     max_nodes: int | None = None,
     max_depth: int = 24,
+    deadline: float | None = None,
 ) -> SearchResult:
     """Solve one cube3 (or cube3htm) state with the two-phase algorithm (``max_depth`` in half
-    turns; the C solver has no time or node limit, so ``time_limit`` and ``max_nodes`` are not
-    used). The two-phase search counts half turns as one move whatever the puzzle's costs are.
-    Returns a :class:`KociembaResult` for cube3 (both lengths), a plain result for cube3htm."""
+    turns; the C solver has no time or node limit, so ``time_limit``, ``deadline`` and
+    ``max_nodes`` are not used). The two-phase search counts half turns as one move whatever the
+    puzzle's costs are. Returns a :class:`KociembaResult` for cube3 (both lengths), a plain result
+    for cube3htm."""
     kociemba = _kociemba()
     if puzzle.json_key != "facelets" or tuple(puzzle.state_shape) != (54,):
         raise PuzzleError(f"the Kociemba solver is for the 3x3x3 cube, not {puzzle.name}")
     state = np.asarray(state, dtype=puzzle.dtype).reshape(54)
     puzzle.validate(state)
-    t0 = time.perf_counter()
+    t0 = clock.now()
     if puzzle.is_goal(state[None])[0]:
-        return KociembaResult(True, (), 1, 0, time.perf_counter() - t0, "solved")
+        return KociembaResult(True, (), 1, 0, clock.now() - t0, "solved")
     facelets = puzzle.to_json(state)["facelets"]
     try:
         solution = kociemba.solve(facelets, max_depth=max_depth).strip()
@@ -87,9 +89,7 @@ def solve_kociemba(
         raise InvalidStateError(f"the two-phase solver rejected the cube {facelets}: {exc}") from None
     if puzzle.half_turn_length(()) is None:  # the half-turn metric: X2 is one of the puzzle's moves
         actions = tuple(puzzle.parse_moves(solution))
-        return SearchResult(
-            True, actions, 1, 0, time.perf_counter() - t0, "solved", cost=puzzle.path_cost(actions)
-        )
+        return SearchResult(True, actions, 1, 0, clock.now() - t0, "solved", cost=puzzle.path_cost(actions))
     actions = tuple(puzzle.parse_moves(half_to_quarter_turns(solution)))
-    return KociembaResult(True, actions, 1, 0, time.perf_counter() - t0, "solved",
+    return KociembaResult(True, actions, 1, 0, clock.now() - t0, "solved",
                           half_turn_solution=solution, half_turn_length=len(solution.split()))  # fmt: skip

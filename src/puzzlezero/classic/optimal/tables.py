@@ -205,7 +205,7 @@ def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
         raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
     lines = []
     if kind in ("pdb", "all"):
-        from puzzlezero.optimal import pdb_heuristic
+        from puzzlezero.classic.optimal import pdb_heuristic
 
         t0 = time.perf_counter()
         try:
@@ -220,7 +220,7 @@ def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
                 f"{puzzle.name}: pdb: {name}, {nbytes / 1e6:,.1f} MB, ready in {time.perf_counter() - t0:,.1f} s"
             )
     if kind in ("group", "all"):
-        from puzzlezero.search.group import group_table
+        from puzzlezero.classic.group import group_table
 
         t0 = time.perf_counter()
         try:

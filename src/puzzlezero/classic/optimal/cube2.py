@@ -7,11 +7,10 @@ table lookups, no search.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
 
 __all__ = ["solve_cube2", "cube2_distance"]
@@ -25,13 +24,18 @@ def cube2_distance(states: np.ndarray) -> np.ndarray:
 
 
 def solve_cube2(
-    puzzle: Puzzle, state: np.ndarray, *, time_limit: float | None = None, max_nodes: int | None = None
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    time_limit: float | None = None,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
 ) -> SearchResult:
-    """An optimal quarter-turn solution of one cube2 state (the limits are accepted for a uniform
-    signature; the descent takes at most 14 steps of 12 lookups)."""
+    """An optimal quarter-turn solution of one cube2 state (the limits and ``deadline`` are
+    accepted for a uniform signature; the descent takes at most 14 steps of 12 lookups)."""
     from puzzlezero.puzzles.cube.table import distance
 
-    t0 = time.perf_counter()
+    t0 = clock.now()
     s = np.asarray(state, dtype=puzzle.dtype)[None]
     d = int(distance(s)[0])
     actions: list[int] = []
@@ -43,4 +47,4 @@ def solve_cube2(
         actions.append(a)
         s, d = children[a : a + 1], d - 1
     return SearchResult(solved=True, actions=tuple(actions), nodes_generated=nodes, iterations=len(actions),
-                        seconds=time.perf_counter() - t0, status="solved")  # fmt: skip
+                        seconds=clock.now() - t0, status="solved")  # fmt: skip
