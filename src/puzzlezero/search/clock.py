@@ -6,19 +6,40 @@ reports ``"time limit"``; ``math.inf`` is no deadline. A search that is given bo
 a ``time_limit`` (seconds from its own start, for callers who call it directly) stops at the
 earlier of the two.
 
+A search that calls another (an anytime schedule its stages, a layered search its goals, the
+solver its search, fallback and shortcut pass) hands down the one deadline: a function that takes
+a ``deadline`` keyword gets it as it is, one that takes only a ``time_limit`` (a plugin's search)
+gets the seconds left until it (:func:`limit_keywords`).
+
 Tests put a fake clock in place of this module's ``time`` (``tests/clock.py``), and every search
 then sees only the time the test lets pass.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["NO_DEADLINE", "deadline_after", "now", "passed", "seconds_left"]
+__all__ = [
+    "MIN_TIME_LIMIT",
+    "NO_DEADLINE",
+    "deadline_after",
+    "limit_keywords",
+    "now",
+    "passed",
+    "seconds_left",
+    "takes_deadline",
+    "time_limit_until",
+]
 
 #: no deadline: the search stops on its other bounds only
 NO_DEADLINE = math.inf
+#: the least time limit handed to a search that takes no deadline (a time limit must be positive):
+#: one whose deadline has come still starts, and stops at its first check of the time
+MIN_TIME_LIMIT = 1e-3
 
 
 def now() -> float:
@@ -26,7 +47,9 @@ def now() -> float:
     return time.monotonic()
 
 
-def deadline_after(time_limit: float | None, deadline: float | None = None, start: float | None = None) -> float:
+def deadline_after(
+    time_limit: float | None, deadline: float | None = None, start: float | None = None
+) -> float:
     """The deadline of a search started at ``start`` (default: now) with at most ``time_limit``
     seconds (``None``: no limit of its own) and an outer ``deadline`` (``None``: none): the
     earlier of the two, :data:`NO_DEADLINE` when neither is given."""
@@ -42,3 +65,27 @@ def seconds_left(deadline: float) -> float:
 def passed(deadline: float) -> bool:
     """The deadline has come."""
     return now() >= deadline
+
+
+def time_limit_until(deadline: float) -> float | None:
+    """The ``time_limit`` that ends at ``deadline`` for a search that takes no deadline: the
+    seconds left, at least :data:`MIN_TIME_LIMIT`; ``None`` (no limit) for no deadline."""
+    return None if math.isinf(deadline) else max(seconds_left(deadline), MIN_TIME_LIMIT)
+
+
+def takes_deadline(fn: Callable[..., Any]) -> bool:
+    """Does ``fn`` name a ``deadline`` parameter (a keyword it can be given by name)? A function
+    whose signature cannot be read, or that takes only ``**kwargs``, does not."""
+    try:
+        param = inspect.signature(fn).parameters.get("deadline")
+    except (TypeError, ValueError):
+        return False
+    return param is not None and param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD)
+
+
+def limit_keywords(fn: Callable[..., Any], deadline: float) -> dict[str, Any]:
+    """The keyword that ends a call of ``fn`` at ``deadline``: ``{"deadline": deadline}`` where
+    ``fn`` takes one (:func:`takes_deadline`), else ``{"time_limit": time_limit_until(deadline)}``."""
+    if takes_deadline(fn):
+        return {"deadline": deadline}
+    return {"time_limit": time_limit_until(deadline)}
