@@ -19,7 +19,8 @@ back through them; the visited set is one sorted ``uint64`` array for all instan
 
 Statuses: ``"solved"``; ``"step limit"`` after ``max_steps`` steps without a goal; ``"node
 limit"`` when the next step would take ``nodes_generated`` past ``max_nodes`` (an instance never
-starts a step it cannot finish); ``"time limit"``; ``"exhausted"`` when no child survives (the beam
+starts a step it cannot finish); ``"time limit"`` at the ``deadline`` or ``time_limit`` seconds
+after the start, the earlier (checked before each step); ``"exhausted"`` when no child survives (the beam
 is empty). ``nodes_generated`` counts the root plus ``num_actions`` per expanded state, as BWAS
 does; ``iterations`` is the number of steps (expansions of the whole beam) the instance took.
 
@@ -54,13 +55,13 @@ Example:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
 
 from puzzlezero.budget import SearchSettings, guises, state_bytes, widest
 from puzzlezero.puzzles.base import GoalTest, Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate, evaluate_q
 
 __all__ = ["beam", "memory_estimate", "pbeam", "qbeam"]
@@ -73,9 +74,17 @@ _CALLED = {"q": "Q function", "policy": "policy"}
 #: the least probability a policy move is scored with (``-log`` of it: about 69 moves' worth)
 _MIN_PROB = 1e-30
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-#: the keywords every beam takes: beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
+#: the keywords every beam takes: beam_width, max_steps, max_nodes, time_limit, stats, is_goal,
+#: max_cost, deadline
 _Limits = tuple[
-    int, int, int | None, float | None, SearchStats | None, str | GoalTest | None, float | np.ndarray | None
+    int,
+    int,
+    int | None,
+    float | None,
+    SearchStats | None,
+    str | GoalTest | None,
+    float | np.ndarray | None,
+    float | None,
 ]
 
 
@@ -91,6 +100,7 @@ def beam(
     stats: SearchStats | None = None,
     is_goal: str | GoalTest | None = None,
     max_cost: float | np.ndarray | None = None,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Beam search from every state of ``starts[B, *state_shape]`` (or one state) to a goal.
 
@@ -110,11 +120,14 @@ def beam(
             per start; ``None``: no bound): an anytime schedule's bound, so that a restart looks
             only for solutions cheaper than the one it has (:func:`~.anytime.anytime_beam`). An
             instance left with no child is ``"exhausted"``.
+        deadline: when the search must stop, a reading of :func:`.clock.now` (``None``: none), for
+            a caller whose own time limit this search shares; with ``time_limit`` too, the earlier
+            one ends it. Status ``"time limit"``.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
-    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
+    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
     return _checked(puzzle, starts, heuristic, limits, mode="value").run()
 
 
@@ -130,11 +143,12 @@ def qbeam(
     stats: SearchStats | None = None,
     is_goal: str | GoalTest | None = None,
     max_cost: float | np.ndarray | None = None,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
     arguments and the results are those of :func:`beam`."""
-    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
+    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
     return _checked(puzzle, starts, q_function, limits, mode="q").run()
 
 
@@ -150,12 +164,13 @@ def pbeam(
     stats: SearchStats | None = None,
     is_goal: str | GoalTest | None = None,
     max_cost: float | np.ndarray | None = None,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Beam search that keeps the ``beam_width`` most probable paths under a policy
     ``states[M, *state_shape] -> float32[M, A]`` (move probabilities), called once on the beam
     states expanded in a step (see the module's "Policy beam"); the other arguments and the
     results are those of :func:`beam`."""
-    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost
+    limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
     return _checked(puzzle, starts, policy, limits, mode="policy").run()
 
 
@@ -220,8 +235,9 @@ def _checked(
 ) -> _Beam:
     """The search of :func:`beam`'s (``mode="value"``), :func:`qbeam`'s (``"q"``) or
     :func:`pbeam`'s (``"policy"``) arguments, checked (bad values raise :class:`PuzzleError`);
-    ``limits``: their ``beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost``."""
-    beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost = limits
+    ``limits``: their ``beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost,
+    deadline``."""
+    beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline = limits
     starts = as_batch(puzzle, starts)
     check_positive("beam_width", beam_width, integer=True)
     check_positive("max_steps", max_steps, integer=True, allow_zero=True)
@@ -231,7 +247,18 @@ def _checked(
     goal_test = puzzle.goal_test(is_goal)
     bound = None if max_cost is None else np.broadcast_to(np.float32(max_cost), (starts.shape[0],))
     return _Beam(
-        puzzle, starts, fn, beam_width, max_steps, max_nodes, time_limit, stats, goal_test, bound, mode=mode
+        puzzle,
+        starts,
+        fn,
+        beam_width,
+        max_steps,
+        max_nodes,
+        time_limit,
+        stats,
+        goal_test,
+        bound,
+        mode=mode,
+        deadline=deadline,
     )
 
 
@@ -258,11 +285,13 @@ class _Beam:
         max_cost: np.ndarray | None = None,
         *,
         mode: str = "value",
+        deadline: float | None = None,
     ) -> None:
         self.p, self.heuristic, self.stats, self.is_goal = puzzle, heuristic, stats, is_goal
         self.mode, self.max_cost = mode, max_cost
-        self.W, self.max_steps, self.max_nodes, self.time_limit = beam_width, max_steps, max_nodes, time_limit
-        self.t0 = time.perf_counter()
+        self.W, self.max_steps, self.max_nodes = beam_width, max_steps, max_nodes
+        self.t0 = clock.now()
+        self.deadline = clock.deadline_after(time_limit, deadline, start=self.t0)
         self.starts = starts
         b = starts.shape[0]
         self.A = puzzle.num_actions
@@ -286,7 +315,7 @@ class _Beam:
 
     def _finish(self, i: int, status: str) -> None:
         self.status[i] = status
-        self.seconds[i] = time.perf_counter() - self.t0
+        self.seconds[i] = clock.now() - self.t0
 
     def _active(self) -> np.ndarray:
         return np.array([s is None for s in self.status])
@@ -298,7 +327,7 @@ class _Beam:
             active = self._active()
             if not active.any():
                 break
-            if self.time_limit is not None and time.perf_counter() - self.t0 >= self.time_limit:
+            if clock.passed(self.deadline):
                 for i in np.flatnonzero(active):
                     self._finish(int(i), "time limit")
                 break
@@ -341,7 +370,7 @@ class _Beam:
             self._select(children, c_inst, c_parent, c_action, c_hash, c_g, h)
         for i in np.flatnonzero(self._active()):
             self._finish(int(i), "step limit")
-        st.total += time.perf_counter() - self.t0
+        st.total += clock.now() - self.t0
         return [self._result(i) for i in range(len(self.status))]
 
     def _rows_to_expand(self, active: np.ndarray) -> np.ndarray:

@@ -25,6 +25,13 @@ Semantics (the paper's, defaults):
   cheaper solution has more moves. (With ``N > 1`` a goal popped beside cheaper nodes of the same
   batch ends the search, so the guarantee needs ``N = 1``.)
 
+* **Time**: the search stops at its ``deadline`` (a reading of :func:`.clock.now`, shared with
+  the searches around it) or ``time_limit`` seconds after it began, the earlier; every instance
+  still open then ends ``"time limit"``. The time is checked once an iteration.
+
+Searches that are BWAS with another way of valuing the new children subclass
+:class:`BatchWeightedAStar` and override :meth:`~BatchWeightedAStar.child_values` (Q*, :mod:`.qstar`).
+
 Example:
     >>> from puzzlezero import make                                   # doctest: +SKIP
     >>> cube = make("cube3"); starts = cube.scramble(rng, 4, depth=8)  # doctest: +SKIP
@@ -33,7 +40,6 @@ Example:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Literal
 
@@ -42,13 +48,14 @@ import numpy as np
 from puzzlezero.budget import SearchSettings, guises, state_bytes
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.anytime import GroupLedger
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
 
 # the node table and open lists are numba kernels: imported when a search runs, not with the package
 # (importing numba costs about 0.3 s, which a process that never searches should not pay)
 
-__all__ = ["bwas", "memory_estimate"]
+__all__ = ["BatchWeightedAStar", "bwas", "memory_estimate"]
 
 Heuristic = Callable[[np.ndarray], np.ndarray]
 
@@ -99,6 +106,7 @@ def bwas(
     groups: np.ndarray | None = None,
     ledger: GroupLedger | None = None,
     group_stop: bool = False,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with BWAS.
 
@@ -128,59 +136,77 @@ def bwas(
         group_stop: end the other members of a group once they have searched as long again as
             its solution took (status ``"exhausted"``: what their stage could give, it gave; see
             :class:`~.anytime.GroupLedger`).
+        deadline: when the search must stop, a reading of :func:`.clock.now` (``None``: none), for
+            a caller whose own time limit this search shares; with ``time_limit`` too, the earlier
+            one ends it. Status ``"time limit"``.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
-    return _Bwas.checked(
+    return BatchWeightedAStar.checked(
         puzzle,
         starts,
         heuristic,
-        weight,
-        batch_size,
-        max_nodes,
-        time_limit,
-        goal_test,
-        stats,
-        max_cost,
-        is_goal,
-        groups,
-        ledger,
-        group_stop,
+        weight=weight,
+        batch_size=batch_size,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        goal_test=goal_test,
+        stats=stats,
+        max_cost=max_cost,
+        is_goal=is_goal,
+        groups=groups,
+        ledger=ledger,
+        group_stop=group_stop,
+        deadline=deadline,
     ).run()
 
 
-class _Bwas:
-    """State of one :func:`bwas` call (kept in one object so the loop reads as the algorithm)."""
+class BatchWeightedAStar:
+    """One BWAS call: its node table, open lists and loop, in one object so that :meth:`run`
+    reads as the algorithm. :meth:`checked` makes one of :func:`bwas`'s arguments, and
+    ``BatchWeightedAStar.checked(...).run()`` is :func:`bwas`.
+
+    It is also the way to build searches that are BWAS with another way of valuing new children:
+    a subclass overrides :meth:`child_values`, and keeps everything else (the batches of ``N``
+    nodes, the goal test, duplicate detection, the reopening rule, the cost bounds, the node and
+    time limits). Q* (:mod:`.qstar`) is one. What :meth:`child_values` may read:
+
+    * ``heuristic``: the function the search was given (a value heuristic for BWAS; Q*'s Q function);
+    * ``stats``: the :class:`SearchStats` the search fills in (for :func:`~.result.evaluate`);
+    * ``num_actions``; ``step_cost``, the cost of every action where all cost the same (else
+      ``None``); ``action_costs``, ``float32[num_actions]``;
+    * ``is_goal``: the goal test, ``states[M] -> bool[M]``.
+
+    After :meth:`run`, ``table`` holds every node the search recorded (:class:`~.table.NodeTable`).
+    """
 
     def __init__(
         self,
-        puzzle,
-        starts,
-        heuristic,
-        weight,
-        batch_size,
-        max_nodes,
-        time_limit,
-        goal_test,
-        stats,
-        max_cost=None,
-        is_goal=None,
-        groups=None,
-        ledger=None,
-        group_stop=False,
-    ):  # noqa: ANN001
+        puzzle: Puzzle,
+        starts: np.ndarray,
+        heuristic: Callable[[np.ndarray], np.ndarray],
+        *,
+        weight: float,
+        batch_size: int,
+        max_nodes: int | None,
+        time_limit: float | None,
+        goal_test: str,
+        stats: SearchStats,
+        max_cost: float | np.ndarray | None = None,
+        is_goal: GoalTest | None = None,
+        groups: np.ndarray | None = None,
+        ledger: GroupLedger | None = None,
+        group_stop: bool = False,
+        deadline: float | None = None,
+    ) -> None:
+        """Use :meth:`checked`: this takes its arguments as they are, ``starts`` a batch."""
         from puzzlezero.search.heap import OpenList
         from puzzlezero.search.table import NodeTable
 
         self.p, self.heuristic, self.stats = puzzle, heuristic, stats
         self.is_goal = puzzle.goal_test(is_goal)
-        self.weight, self.batch, self.max_nodes, self.time_limit = (
-            float(weight),
-            batch_size,
-            max_nodes,
-            time_limit,
-        )
+        self.weight, self.batch, self.max_nodes = float(weight), batch_size, max_nodes
         self.goal_on_generate = goal_test == "generate"
         self.max_cost = (
             None if max_cost is None else np.broadcast_to(np.float32(max_cost), (starts.shape[0],))
@@ -189,9 +215,10 @@ class _Bwas:
         if self.groups is not None and ledger is None:
             ledger = GroupLedger(int(self.groups.max(initial=-1)) + 1)
         self.ledger, self.group_stop = ledger, bool(group_stop)
-        self.t0 = time.perf_counter()
+        self.t0 = clock.now()
+        self.deadline = clock.deadline_after(time_limit, deadline, start=self.t0)
         b = starts.shape[0]
-        self.A = puzzle.num_actions
+        self.num_actions = puzzle.num_actions
         # path costs: one number where every action costs the same (the fast path), else per action
         self.step_cost = None if puzzle.uniform_cost is None else np.float32(puzzle.uniform_cost)
         self.action_costs = puzzle.action_costs.astype(np.float32)
@@ -213,29 +240,32 @@ class _Bwas:
         for i in range(b):
             self._push(i, roots[i : i + 1])
         with stats.timer("goal_test"):
-            for i in np.flatnonzero(self.is_goal(starts)):
-                self._finish(int(i), "solved", int(roots[i]))
+            for j in np.flatnonzero(self.is_goal(starts)):
+                self._finish(int(j), "solved", int(roots[j]))
         stats.nodes_generated += b
 
     @classmethod
     def checked(
         cls,
-        puzzle,
-        starts,
-        heuristic,
-        weight,
-        batch_size,
-        max_nodes,
-        time_limit,
-        goal_test,
-        stats,
-        max_cost,
-        is_goal=None,
-        groups=None,
-        ledger=None,
-        group_stop=False,
-    ):  # noqa: ANN001, ANN206
-        """The search of :func:`bwas`'s arguments, checked (bad values raise :class:`PuzzleError`)."""
+        puzzle: Puzzle,
+        starts: np.ndarray,
+        heuristic: Callable[[np.ndarray], np.ndarray],
+        *,
+        weight: float = 0.6,
+        batch_size: int = 1000,
+        max_nodes: int | None = 10_000_000,
+        time_limit: float | None = None,
+        goal_test: Literal["expand", "generate"] = "expand",
+        stats: SearchStats | None = None,
+        max_cost: float | np.ndarray | None = None,
+        is_goal: str | GoalTest | None = None,
+        groups: np.ndarray | None = None,
+        ledger: GroupLedger | None = None,
+        group_stop: bool = False,
+        deadline: float | None = None,
+    ) -> BatchWeightedAStar:
+        """The search of :func:`bwas`'s arguments (the same keywords and defaults), checked (bad
+        values raise :class:`PuzzleError`), ready to :meth:`run`. Its clock starts here."""
         starts = as_batch(puzzle, starts)
         if group_stop and groups is None:
             raise PuzzleError("group_stop needs groups: the starts whose solutions end each other's search")
@@ -256,32 +286,35 @@ class _Bwas:
             puzzle,
             starts,
             heuristic,
-            weight,
-            batch_size,
-            max_nodes,
-            time_limit,
-            goal_test,
-            stats,
-            max_cost,
-            puzzle.goal_test(is_goal),
-            groups,
-            ledger,
-            group_stop,
+            weight=weight,
+            batch_size=batch_size,
+            max_nodes=max_nodes,
+            time_limit=time_limit,
+            goal_test=goal_test,
+            stats=stats,
+            max_cost=max_cost,
+            is_goal=puzzle.goal_test(is_goal),
+            groups=groups,
+            ledger=ledger,
+            group_stop=group_stop,
+            deadline=deadline,
         )
 
     # ---- bookkeeping ---------------------------------------------------------------------------
     def _finish(self, i: int, status: str, node: int = -1) -> None:
         self.status[i] = status
         self.goal_node[i] = node
-        now = time.perf_counter()
+        now = clock.now()
         self.seconds[i] = now - self.t0
         if status == "solved" and self.groups is not None:  # the group's bound tightens at once
+            assert self.ledger is not None  # there is one wherever there are groups
             self.ledger.solved(int(self.groups[i]), float(self.table.g[node]), self.t0, now)
 
     def _bounds(self) -> np.ndarray | None:
         """Each instance's ``max_cost`` now: its own, tightened by its group's cheapest solution."""
         if self.groups is None:
             return self.max_cost
+        assert self.ledger is not None
         group = self.ledger.bounds(self.p, self.groups)
         return group if self.max_cost is None else np.minimum(self.max_cost, group)
 
@@ -293,7 +326,8 @@ class _Bwas:
 
     def _active(self) -> list[int]:
         if self.group_stop:  # members whose group's stage has given its solution stop here
-            ended = self.ledger.ended(self.groups, self.t0, time.perf_counter())
+            assert self.ledger is not None and self.groups is not None  # checked: group_stop needs groups
+            ended = self.ledger.ended(self.groups, self.t0, clock.now())
             for i in np.flatnonzero(ended):
                 if self.status[i] is None:
                     self._finish(int(i), "exhausted")
@@ -301,9 +335,10 @@ class _Bwas:
 
     # ---- the loop ------------------------------------------------------------------------------
     def run(self) -> list[SearchResult]:
+        """Search until every instance has ended; one :class:`SearchResult` per start, in order."""
         t, st = self.table, self.stats
         while active := self._active():
-            if self.time_limit is not None and time.perf_counter() - self.t0 >= self.time_limit:
+            if clock.passed(self.deadline):
                 for i in active:
                     self._finish(i, "time limit")
                 break
@@ -320,7 +355,7 @@ class _Bwas:
                 if popped.size == 0:
                     continue
             self._expand(popped, p_inst, states)
-        st.total += time.perf_counter() - self.t0
+        st.total += clock.now() - self.t0
         return [self._result(i) for i in range(len(self.status))]
 
     def _pop(self, active: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -330,7 +365,7 @@ class _Bwas:
             for i in active:
                 k = self.batch
                 if self.max_nodes is not None:
-                    k = min(k, int(self.max_nodes - self.generated[i]) // self.A)
+                    k = min(k, int(self.max_nodes - self.generated[i]) // self.num_actions)
                     if k <= 0:
                         self._finish(i, "node limit")
                         continue
@@ -358,7 +393,7 @@ class _Bwas:
     def _expand(self, popped: np.ndarray, p_inst: np.ndarray, states: np.ndarray) -> None:
         from puzzlezero.search.table import NEW, NodeTable
 
-        t, st, A = self.table, self.stats, self.A
+        t, st, A = self.table, self.stats, self.num_actions
         n = popped.size
         with st.timer("expand"):
             children = self.p.expand(states).reshape(n * A, *self.p.state_shape)
@@ -397,7 +432,7 @@ class _Bwas:
                 live &= self._finish_goals(idx, c_inst, goal)
         fresh = live & (code == NEW)
         if fresh.any():
-            t.h[idx[fresh]] = self._estimate(states, children, fresh)
+            t.h[idx[fresh]] = self.child_values(states, children, fresh)
         with st.timer("open_list"):
             push, owner = idx[live], c_inst[live]
             bounds = np.flatnonzero(np.diff(owner)) + 1
@@ -405,9 +440,12 @@ class _Bwas:
                 if seg.size:
                     self._push(int(t.inst[seg[0]]), seg)
 
-    def _estimate(self, parents: np.ndarray, children: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-        """Heuristic values of ``children[fresh]`` (``children`` is ``[len(parents) * A]``, parent
-        major): BWAS calls the heuristic on the new children; Q* (:mod:`.qstar`) overrides this."""
+    def child_values(self, parents: np.ndarray, children: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+        """``float32[fresh.sum()]``: the ``h`` of the children never generated before,
+        ``children[fresh]``. ``parents[n]`` are the states expanded this iteration, ``children``
+        their ``n * num_actions`` children (parent major: parent ``j``'s action ``a`` is row
+        ``j * num_actions + a``), ``fresh`` a mask over them. BWAS calls its heuristic once on
+        the new children; a subclass may value them otherwise (Q*: one call on the parents)."""
         return evaluate(self.heuristic, children[fresh], self.stats)
 
     def _result(self, i: int) -> SearchResult:

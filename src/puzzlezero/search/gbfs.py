@@ -6,19 +6,20 @@ current state: impossible moves return the parent, so they are never taken). All
 expanded in one ``puzzle.expand`` call and the heuristic is called once per step on the children
 never generated before by that instance; values of children seen earlier are reused from the node
 table. An instance stops when its current state is a goal (``"solved"``), after ``max_steps`` moves
-(``"step limit"``), when every child was visited already (``"exhausted"``), or at ``time_limit``.
+(``"step limit"``), when every child was visited already (``"exhausted"``), or at its ``deadline``
+or ``time_limit`` seconds after its start, the earlier (``"time limit"``, checked before each step).
 Unlike DeepCubeA's monitor it never revisits a state, so it cannot cycle.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
 
 from puzzlezero.budget import SearchSettings, state_bytes
 from puzzlezero.puzzles.base import GoalTest, Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate
 
 __all__ = ["gbfs", "memory_estimate"]
@@ -52,11 +53,14 @@ def gbfs(
     time_limit: float | None = None,
     stats: SearchStats | None = None,
     is_goal: str | GoalTest | None = None,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Greedy search from every state of ``starts[B, *state_shape]``; one result per start.
 
     ``is_goal``: the goal searched for, a goal name of the puzzle or a ``states[B] -> bool[B]``
-    function (``None``: the puzzle's own ``is_goal``).
+    function (``None``: the puzzle's own ``is_goal``). ``time_limit``: seconds for the whole call;
+    ``deadline``: when it must stop, a reading of :func:`.clock.now`, for a caller whose own time
+    limit it shares (each ``None``: none; both: the earlier).
 
     ``nodes_generated`` is ``1 + num_actions * expansions`` (one expansion per move, plus the last
     one of an instance that got stuck); ``iterations`` is the number of moves made.
@@ -68,7 +72,8 @@ def gbfs(
     check_positive("max_steps", max_steps, integer=True, allow_zero=True)
     check_positive("time_limit", time_limit)
     st = stats if stats is not None else SearchStats()
-    t0 = time.perf_counter()
+    t0 = clock.now()
+    stop = clock.deadline_after(time_limit, deadline, start=t0)
     b, A = starts.shape[0], puzzle.num_actions
     table = NodeTable(puzzle.state_shape, puzzle.dtype, capacity=min(b * (1 + A * max_steps), 1 << 22))
     inst = np.arange(b)
@@ -94,16 +99,16 @@ def gbfs(
     for step in range(max_steps + 1):
         if active.size == 0:
             break
-        now = time.perf_counter() - t0
-        if time_limit is not None and now >= time_limit:
-            _finish(status, seconds, active, "time limit", now)
+        now = clock.now()
+        if now >= stop:
+            _finish(status, seconds, active, "time limit", now - t0)
             break
         with st.timer("goal_test"):
             states = table.states(cur[active])
             done = goal_test(states)
-        _finish(status, seconds, active[done], "solved", time.perf_counter() - t0)
+        _finish(status, seconds, active[done], "solved", clock.now() - t0)
         if step == max_steps:
-            _finish(status, seconds, active[~done], "step limit", time.perf_counter() - t0)
+            _finish(status, seconds, active[~done], "step limit", clock.now() - t0)
             break
         active, states = active[~done], states[~done]
         if active.size == 0:
@@ -133,7 +138,7 @@ def gbfs(
         values[np.isfinite(table.closed_g[idx])] = np.inf  # visited: never go back
         best = np.argmin(values, axis=1)
         stuck = np.isinf(values[np.arange(n), best])
-        _finish(status, seconds, active[stuck], "exhausted", time.perf_counter() - t0)
+        _finish(status, seconds, active[stuck], "exhausted", clock.now() - t0)
         active, best, idx = active[~stuck], best[~stuck], idx[~stuck]
         chosen = idx[np.arange(active.size), best]
         table.closed_g[chosen] = step + 1
@@ -142,7 +147,7 @@ def gbfs(
         steps[active] += 1
         cur[active] = chosen
 
-    st.total += time.perf_counter() - t0
+    st.total += clock.now() - t0
     results = []
     for i in range(b):
         solved = status[i] == "solved"

@@ -38,7 +38,7 @@ instance whose root is dead is ``"exhausted"``. The search stops when a goal is 
 solution is then the cheapest path from the root to that goal over every edge seen (the tree's
 and the linked duplicates), found by a shortest-path pass over the tree, and it is replayed by
 the solver. Memory is bounded by ``max_nodes`` (the nodes generated, root included), time by
-``time_limit``: statuses ``"solved" | "node limit" | "time limit" | "exhausted"``.
+``deadline`` and ``time_limit`` (checked before each iteration): statuses ``"solved" | "node limit" | "time limit" | "exhausted"``.
 
 >>> import numpy as np                                                          # doctest: +SKIP
 >>> pv = make_policy_value(cube, load_model("cube3"))                            # doctest: +SKIP
@@ -47,7 +47,6 @@ the solver. Memory is bounded by ``max_nodes`` (the nodes generated, root includ
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -55,6 +54,7 @@ import numpy as np
 from puzzlezero.budget import SearchSettings, state_bytes
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive
 
 __all__ = ["C", "LEAVES", "MAX_VALUE", "VIRTUAL_LOSS", "mcts", "memory_estimate"]
@@ -83,6 +83,7 @@ def mcts(
     max_nodes: int | None = 1_000_000,
     time_limit: float | None = None,
     stats: SearchStats | None = None,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with MCTS.
 
@@ -100,6 +101,9 @@ def mcts(
             ``None``: no cap); status ``"node limit"``. It bounds the memory of the tree.
         time_limit: seconds for the whole call (``None``: none); status ``"time limit"``.
         stats: filled in with the time split and counts when given.
+        deadline: when the search must stop, a reading of :func:`.clock.now` (``None``: none), for
+            a caller whose own time limit this search shares; with ``time_limit`` too, the earlier
+            one ends it. Status ``"time limit"``.
 
     Returns:
         One :class:`SearchResult` per start state, in order; ``iterations`` counts the
@@ -114,7 +118,7 @@ def mcts(
     if not isinstance(max_value, bool | np.bool_):
         raise PuzzleError(f"max_value must be true or false, got {max_value!r}")
     search = _Mcts(puzzle, starts, policy_value, float(c), int(leaves), float(virtual_loss), bool(max_value))
-    return search.run(max_nodes, time_limit, stats if stats is not None else SearchStats())
+    return search.run(max_nodes, time_limit, deadline, stats if stats is not None else SearchStats())
 
 
 #: bytes a generated node takes beyond the node table: its slot, dead flag and depth and the edge
@@ -218,9 +222,12 @@ class _Mcts:
         return out
 
     # ---- the loop ------------------------------------------------------------------------------
-    def run(self, max_nodes: int | None, time_limit: float | None, st: SearchStats) -> list[SearchResult]:
-        t0 = time.perf_counter()
+    def run(
+        self, max_nodes: int | None, time_limit: float | None, deadline: float | None, st: SearchStats
+    ) -> list[SearchResult]:
+        t0 = clock.now()
         self.t0 = t0
+        stop = clock.deadline_after(time_limit, deadline, start=t0)
         b = self.roots.size
         with st.timer("goal_test"):
             for g in np.flatnonzero(self.p.is_goal(self.table.states(self.roots))):
@@ -228,7 +235,7 @@ class _Mcts:
         st.nodes_generated += b
         first = True
         while active := [i for i, s in enumerate(self.status) if s is None]:
-            if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+            if clock.passed(stop):
                 for i in active:
                     self._finish(i, "time limit")
                 break
@@ -255,13 +262,13 @@ class _Mcts:
                 continue
             st.iterations += 1
             self._evaluate_and_expand(paths, st)
-        st.total += time.perf_counter() - t0
+        st.total += clock.now() - t0
         return [self._result(i) for i in range(b)]
 
     def _finish(self, i: int, status: str, node: int = -1) -> None:
         self.status[i] = status
         self.goal_node[i] = node
-        self.seconds[i] = time.perf_counter() - self.t0
+        self.seconds[i] = clock.now() - self.t0
 
     def _select(self, budget: dict[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Descend ``budget[i]`` paths in each instance, one after another (each sees the virtual

@@ -13,7 +13,8 @@ vector. (The paper writes ``weight * g(s) + Q(s, a)``; with equal move costs it 
 same way.) Everything else is BWAS, unchanged and shared: ``N`` nodes popped per instance and
 iteration, the goal test on selection, duplicate detection against all generated states, the
 paper's reopening rule, node counting and limits. Children that are goals get ``h = 0``: the goal
-test costs a comparison, not a network call.
+test costs a comparison, not a network call. In code: :class:`QStar` is
+:class:`~.bwas.BatchWeightedAStar` with the one method that values new children replaced.
 
 The Q function is a plain ``q(states[B, *state_shape]) -> float32[B, A]`` (no torch here):
 :func:`puzzlezero.nn.make_q_function` wraps a network with a Q head; :func:`q_from_value` turns
@@ -33,10 +34,10 @@ import numpy as np
 
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search.anytime import GroupLedger
-from puzzlezero.search.bwas import _Bwas
+from puzzlezero.search.bwas import BatchWeightedAStar
 from puzzlezero.search.result import SearchResult, SearchStats, evaluate_q
 
-__all__ = ["qstar", "q_from_value"]
+__all__ = ["QStar", "q_from_value", "qstar"]
 
 QFunction = Callable[[np.ndarray], np.ndarray]
 
@@ -57,6 +58,7 @@ def qstar(
     groups: np.ndarray | None = None,
     ledger: GroupLedger | None = None,
     group_stop: bool = False,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with Q*.
 
@@ -66,35 +68,39 @@ def qstar(
         q_function: ``states[M, *state_shape] -> float32[M, num_actions]``, the cost-to-go after
             each action, the action's own cost included.
         weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost, is_goal, groups,
-            ledger, group_stop: as :func:`~.bwas.bwas` (the Q function should estimate the cost to reach
-            that goal).
+            ledger, group_stop, deadline: as :func:`~.bwas.bwas` (the Q function should estimate
+            the cost to reach that goal).
 
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
-    return _QStar.checked(
+    return QStar.checked(
         puzzle,
         starts,
         q_function,
-        weight,
-        batch_size,
-        max_nodes,
-        time_limit,
-        goal_test,
-        stats,
-        max_cost,
-        is_goal,
-        groups,
-        ledger,
-        group_stop,
+        weight=weight,
+        batch_size=batch_size,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        goal_test=goal_test,
+        stats=stats,
+        max_cost=max_cost,
+        is_goal=is_goal,
+        groups=groups,
+        ledger=ledger,
+        group_stop=group_stop,
+        deadline=deadline,
     ).run()
 
 
-class _QStar(_Bwas):
-    """BWAS whose new children take ``h = Q(parent, a) - cost`` from one call on their parents."""
+class QStar(BatchWeightedAStar):
+    """BWAS whose new children take ``h = Q(parent, a) - cost(a)`` from one call of the Q function
+    (its ``heuristic``) on their parents, instead of one call of a heuristic on the children."""
 
-    def _estimate(self, parents: np.ndarray, children: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-        n, n_act = parents.shape[0], self.A
+    def child_values(self, parents: np.ndarray, children: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+        """``max(Q(s, a) - cost(a), 0)`` of each new child ``A(s, a)``, 0 for a goal; the Q
+        function is called once, on the parents with at least one new child."""
+        n, n_act = parents.shape[0], self.num_actions
         fresh2 = fresh.reshape(n, n_act)
         rows = np.flatnonzero(fresh2.any(axis=1))  # parents with at least one new child
         st = self.stats

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import Literal
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
+from puzzlezero.search import clock
 
 __all__ = ["SearchResult", "SearchStats", "StageResult", "Status", "as_batch", "check_positive", "evaluate"]
 
@@ -49,7 +49,8 @@ class SearchResult:
         nodes_generated: the root plus every child produced by an expansion (``num_actions`` per
             expanded node, duplicates and impossible moves included: the paper's count).
         iterations: search iterations this instance took part in (BWAS: batches popped; GBFS: steps).
-        seconds: wall-clock time from the start of the search call until this instance finished.
+        seconds: time (on :func:`.clock.now`) from the start of the search call until this
+            instance finished.
             Instances searched together share the heuristic calls, so this is their latency, not an
             exclusive cost; divide the call's wall time among them for an amortised cost. Not part
             of equality: two results are equal when the searches did the same thing.
@@ -87,7 +88,8 @@ class SearchStats:
     """Where a search call spent its time (seconds) and how much work it did.
 
     Pass one to :func:`~puzzlezero.search.bwas` or :func:`~puzzlezero.search.gbfs` to have it
-    filled in; the timers cost a few ``perf_counter`` calls per iteration.
+    filled in; the timers cost a few readings of the searches' clock (:func:`.clock.now`) per
+    iteration.
     """
 
     heuristic: float = 0.0
@@ -104,11 +106,11 @@ class SearchStats:
 
     @contextmanager
     def timer(self, name: str) -> Iterator[None]:
-        t0 = time.perf_counter()
+        t0 = clock.now()
         try:
             yield
         finally:
-            setattr(self, name, getattr(self, name) + time.perf_counter() - t0)
+            setattr(self, name, getattr(self, name) + clock.now() - t0)
 
     @property
     def other(self) -> float:
