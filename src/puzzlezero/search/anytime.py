@@ -6,18 +6,20 @@ price. Restarting weighted A* (Richter, Thayer and Ruml, "The Joy of Forgetting:
 Search via Restarting", ICAPS 2010) runs a schedule of settings, each a fresh search, and keeps the
 best solution so far:
 
-1. Run stage ``k`` (``weight_k``, ``batch_k``) on every instance, with the time that is left.
+1. Run stage ``k`` (``weight_k``, ``batch_k``) on every instance, until the schedule's deadline
+   (every stage is given the one deadline of the whole call: :mod:`.clock`).
 2. An instance that has a solution of cost ``C`` searches the next stages with ``max_cost`` just
    below ``C`` (:func:`cost_bound`): children whose path cost exceeds it are dropped, so only
    strictly cheaper solutions are looked for and no time is spent below the incumbent's depth.
-3. Stop when the schedule is done or the time is up; each instance returns its cheapest solution
+3. Stop when the schedule is done or the deadline has come; each instance returns its cheapest solution
    (with equal action costs: its shortest), with the time and length of every improvement
    (``SearchResult.improvements``; with unequal costs a cheaper solution may be longer).
 
 The first stage is the cheap one: it answers quickly (a legal state always gets a solution when
 the budget allows one at all), and every later stage only improves on it. The node cap applies
 to each stage (it bounds memory, which a stage frees when it ends); ``nodes_generated`` adds the
-stages up. The stages are BWAS or Q* (any function with :func:`~.bwas.bwas`'s keywords).
+stages up. The stages are BWAS or Q* (any function with :func:`~.bwas.bwas`'s keywords; one
+without a ``deadline`` keyword is given the seconds left as its ``time_limit``).
 
 Beam search restarts the same way with wider beams (:func:`anytime_beam`, stages of widths ``W``):
 a beam's cost grows with ``W`` and so, on average, does the quality of its solution, but a beam
@@ -32,7 +34,6 @@ one, answers under a short limit and loses only the narrow beam's time under a l
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,6 +41,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, as_batch, check_positive
 
 __all__ = ["GroupLedger", "anytime", "anytime_beam", "check_stages", "check_widths", "cost_bound"]
@@ -73,8 +75,8 @@ class GroupLedger:
 
     * ``cost[g]``: the cheapest solution found of group ``g`` (``inf``: none yet). Every member's
       search keeps only children cheaper than it (:func:`cost_bound`), from the next iteration on.
-    * ``found[g]``, ``until[g]``: when the group's latest solution was found, ``t`` seconds into the
-      stage that found it, and ``t`` seconds after that. A search given ``group_stop`` (every stage
+    * ``found[g]``, ``until[g]``: when the group's latest solution was found (a reading of
+      :func:`.clock.now`), ``t`` seconds into the stage that found it, and ``t`` seconds after that. A search given ``group_stop`` (every stage
       of a schedule but the last) ends its members of the group at ``until[g]`` if the solution came
       while it ran: restarting weighted A* moves on to its next, stronger stage once a stage has
       given its solution, instead of letting the group's other members search for a cheaper one
@@ -111,17 +113,21 @@ def anytime(
     heuristic: Callable[[np.ndarray], np.ndarray],
     stages: Sequence[tuple[float, int]],
     *,
-    time_limit: float,
+    time_limit: float | None = None,
     max_nodes: int | None = 10_000_000,
     is_goal: str | GoalTest | None = None,
     groups: np.ndarray | None = None,
     incumbent: np.ndarray | None = None,
     ledger: GroupLedger | None = None,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Solve every state of ``starts`` with the ``(weight, batch_size)`` stages of ``search`` in
-    turn within ``time_limit`` seconds for the whole call; one :class:`SearchResult` per state: the
-    cheapest solution found (``status`` ``"solved"``), else the last stage's status. ``is_goal``:
-    the goal every stage searches for (see :func:`~.bwas.bwas`).
+    turn within ``time_limit`` seconds for the whole call and before ``deadline`` (a reading of
+    :func:`.clock.now`, for a caller whose own time limit this schedule shares; each ``None``:
+    none; both: the earlier), every stage given that one deadline; no stage starts once it has
+    come. One :class:`SearchResult` per state: the cheapest solution found (``status``
+    ``"solved"``), else the last stage's status. ``is_goal``: the goal every stage searches for
+    (see :func:`~.bwas.bwas`).
 
     ``groups`` (``int[B]``): starts that are the same problem in other guises (a state and its
     images, :mod:`.images`) share their bound: each stage looks only for solutions cheaper than the
@@ -140,6 +146,7 @@ def anytime(
         heuristic,
         settings,
         time_limit=time_limit,
+        deadline=deadline,
         max_nodes=max_nodes,
         is_goal=is_goal,
         groups=groups,
@@ -156,14 +163,16 @@ def anytime_beam(
     heuristic: Callable[[np.ndarray], np.ndarray],
     widths: Sequence[int],
     *,
-    time_limit: float,
+    time_limit: float | None = None,
     max_steps: int = 1000,
     max_nodes: int | None = 10_000_000,
     is_goal: str | GoalTest | None = None,
     groups: np.ndarray | None = None,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """Beam search (``search``: :func:`~.beam.beam`, ``qbeam`` or ``pbeam``) restarted with each
-    of ``widths`` in turn within ``time_limit`` seconds for the whole call, as :func:`anytime`
+    of ``widths`` in turn within ``time_limit`` seconds for the whole call and before
+    ``deadline`` (as :func:`anytime`'s, every beam given that one deadline), as :func:`anytime`
     restarts weighted A*: a narrow beam answers within a fraction of the time a wide one takes, and
     each wider beam looks only for solutions cheaper than the best so far (its ``max_cost``: it
     drops every child at or beyond that cost, so it stops one step short of the incumbent's length
@@ -180,6 +189,7 @@ def anytime_beam(
         heuristic,
         settings,
         time_limit=time_limit,
+        deadline=deadline,
         max_nodes=max_nodes,
         is_goal=is_goal,
         groups=groups,
@@ -204,7 +214,8 @@ def _restarts(
     heuristic: Callable[[np.ndarray], np.ndarray],
     settings: Sequence[dict[str, Any]],
     *,
-    time_limit: float,
+    time_limit: float | None,
+    deadline: float | None,
     max_nodes: int | None,
     is_goal: str | GoalTest | None,
     groups: np.ndarray | None,
@@ -214,8 +225,9 @@ def _restarts(
 ) -> list[SearchResult]:
     """The restarts of :func:`anytime` and :func:`anytime_beam`: ``search`` called with each stage's
     ``settings`` in turn, every start bounded by its group's cheapest solution, each keeping its
-    cheapest. ``grouped_search``: ``search`` takes a :class:`GroupLedger` (BWAS, Q*), one of this
-    call's own where groups are given and no ledger is, and gets the ledger's keywords."""
+    cheapest, each stage given the call's one deadline. ``grouped_search``: ``search`` takes a
+    :class:`GroupLedger` (BWAS, Q*), one of this call's own where groups are given and no ledger
+    is, and gets the ledger's keywords."""
     starts = as_batch(puzzle, starts)
     check_positive("time_limit", time_limit)
     b = starts.shape[0]
@@ -227,15 +239,15 @@ def _restarts(
         ledger = GroupLedger(int(groups.max()) + 1)
     if ledger is not None:
         np.minimum.at(ledger.cost, groups, known)
-    t0 = time.perf_counter()
+    t0 = clock.now()
+    stop = clock.deadline_after(time_limit, deadline, start=t0)
     best: list[SearchResult | None] = [None] * b
     last: list[SearchResult | None] = [None] * b
     nodes = np.zeros(b, np.int64)
     iterations = np.zeros(b, np.int64)
     found: list[list[tuple[float, int]]] = [[] for _ in range(b)]
     for k, stage in enumerate(settings):
-        left = time_limit - (time.perf_counter() - t0)
-        if left <= 0:
+        if clock.passed(stop):
             break
         cost = np.array([np.inf if r is None else puzzle.path_cost(r.actions) for r in best])
         cost = np.minimum(cost, known)
@@ -247,14 +259,14 @@ def _restarts(
         todo = np.flatnonzero(bound >= 0)  # a start that is a goal has nothing left to improve
         if todo.size == 0:
             break
-        stage_start = time.perf_counter() - t0
+        stage_start = clock.now() - t0
         results = search(
             puzzle,
             starts[todo],
             heuristic,
             **stage,
             max_nodes=max_nodes,
-            time_limit=left,
+            **clock.limit_keywords(search, stop),
             max_cost=np.where(np.isinf(bound[todo]), np.finfo(np.float32).max, bound[todo]),
             **({} if is_goal is None else {"is_goal": is_goal}),
             **(
@@ -271,7 +283,7 @@ def _restarts(
             if r.solved and (held is None or puzzle.path_cost(r.actions) < puzzle.path_cost(held.actions)):
                 best[i] = r
                 found[i].append((round(stage_start + r.seconds, 6), len(r.actions)))
-    total = time.perf_counter() - t0
+    total = clock.now() - t0
     out = []
     for j in range(b):
         res = best[j] if best[j] is not None else last[j]

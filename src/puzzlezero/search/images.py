@@ -26,7 +26,7 @@ state alone (``Puzzle.solution_images`` are not: the cube's inverse needs a solu
 keeps the cheapest solution of each group (the sliding puzzles' ``transpose``).
 
 The images share the time of the later stages (the instances of a batched search share every
-iteration), so each gets part of the budget; it pays where the schedule's last stages buy little
+iteration; every stage runs to the schedule's one deadline), so each gets part of the budget; it pays where the schedule's last stages buy little
 on one state (docs/results.md). The node cap applies per instance and stage, so the peak memory
 grows with the number of images.
 
@@ -41,7 +41,6 @@ caller's ``thread_context`` is entered around them (the solver's: one torch thre
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -50,8 +49,9 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.anytime import GroupLedger, anytime, check_stages
-from puzzlezero.search.result import SearchResult, Status, as_batch
+from puzzlezero.search.result import SearchResult, Status, as_batch, check_positive
 
 __all__ = ["anytime_images", "with_images"]
 
@@ -64,28 +64,33 @@ def anytime_images(
     stages: Sequence[tuple[float, int]],
     *,
     images: Sequence[str],
-    time_limit: float,
+    time_limit: float | None = None,
     max_nodes: int | None = 10_000_000,
     threads: int = 1,
     thread_context: Callable[[], AbstractContextManager[Any]] = nullcontext,
+    deadline: float | None = None,
 ) -> list[SearchResult]:
     """:func:`~.anytime.anytime` on ``starts`` whose stages after the first also search each
     state's ``images`` (names of ``puzzle.image_names``); one :class:`SearchResult` per state,
     solutions of images mapped back to it. Solves to the puzzle's own goal only (an image is as
     far from *that* goal as its state). ``threads``: the later stages as that many searches side
-    by side, within ``thread_context()`` (see the module docstring)."""
+    by side, within ``thread_context()`` (see the module docstring). ``time_limit``: seconds for
+    the whole call; ``deadline``: when it must stop, a reading of :func:`.clock.now`, for a caller
+    whose own time limit it shares (each ``None``: none; both: the earlier); the first stage and
+    the later ones all run to that one deadline."""
     starts = as_batch(puzzle, starts)
     stages = check_stages(stages)
     _check_names(puzzle, images)
-    t0 = time.perf_counter()
-    first = anytime(search, puzzle, starts, heuristic, stages[:1], time_limit=time_limit, max_nodes=max_nodes)
-    left = time_limit - (time.perf_counter() - t0)
-    if len(stages) == 1 or left <= 0 or not images:
+    check_positive("time_limit", time_limit)
+    t0 = clock.now()
+    stop = clock.deadline_after(time_limit, deadline, start=t0)
+    first = anytime(search, puzzle, starts, heuristic, stages[:1], deadline=stop, max_nodes=max_nodes)
+    if len(stages) == 1 or clock.passed(stop) or not images:
         return first
     rows, group_arr, guise = _groups(puzzle, starts, images, [r.actions if r.solved else None for r in first])
     first_cost = np.array([puzzle.path_cost(r.actions) if r.solved else np.inf for r in first])
     known = first_cost[group_arr]
-    offset = time.perf_counter() - t0
+    offset = clock.now() - t0
     later = _side_by_side(
         lambda part, ledger: anytime(
             search,
@@ -93,7 +98,7 @@ def anytime_images(
             np.stack([rows[j] for j in part]),
             heuristic,
             stages[1:],
-            time_limit=max(time_limit - offset, 1e-3),  # time was left above; images take microseconds
+            deadline=stop,
             max_nodes=max_nodes,
             groups=group_arr[part],
             incumbent=known[part],
@@ -103,7 +108,7 @@ def anytime_images(
         threads,
         thread_context,
     )
-    total = time.perf_counter() - t0
+    total = clock.now() - t0
     out = []
     for i, r in enumerate(first):
         members = np.flatnonzero(group_arr == i)
@@ -142,9 +147,9 @@ def with_images(
                 f"in an anytime schedule, whose first stage finds one"
             )
     rows, group_arr, guise = _groups(puzzle, starts, images, [()] * starts.shape[0])
-    t0 = time.perf_counter()
+    t0 = clock.now()
     got = run(np.stack(rows), group_arr)
-    total = time.perf_counter() - t0
+    total = clock.now() - t0
     out = []
     for i in range(starts.shape[0]):
         members = np.flatnonzero(group_arr == i)

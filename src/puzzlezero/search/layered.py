@@ -10,8 +10,9 @@ head of a multi-head network, or any function). An instance drops out at the fir
 fails (node or time limit); its result then has the status of that stage and no solution. Every
 stage's end state is checked against its goal before the next stage starts.
 
-``time_limit`` is for the whole call (each stage gets what is left); ``max_nodes`` and the other
-keywords are passed to every stage's search (Dong et al.: 600,000 nodes per layer search).
+``time_limit`` is for the whole call: it becomes one deadline, which every stage's search is
+given (:mod:`.clock`); ``max_nodes`` and the other keywords are passed to every stage's search
+(Dong et al.: 600,000 nodes per layer search).
 
 Example:
     >>> import numpy as np
@@ -27,7 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -35,6 +35,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, StageResult, as_batch, check_positive
 
 __all__ = ["layered", "stage_goals"]
@@ -61,6 +62,7 @@ def layered(
     goals: Sequence[str] | None = None,
     search: Callable[..., list[SearchResult]] | None = None,
     time_limit: float | None = None,
+    deadline: float | None = None,
     **search_kwargs: Any,
 ) -> list[SearchResult]:
     """Solve every state of ``starts[B, *state_shape]`` goal by goal.
@@ -72,8 +74,13 @@ def layered(
             goal), or one heuristic for every stage.
         goals: the goals in order (default: :func:`stage_goals`, cube3 ``layer1, layer2, solved``).
         search: the search of each stage, called as ``search(puzzle, states, h, is_goal=goal,
-            time_limit=..., **search_kwargs)`` (default :func:`~puzzlezero.search.bwas`).
+            deadline=..., **search_kwargs)`` with the call's one deadline (a search without a
+            ``deadline`` keyword: ``time_limit=``, the seconds left until it; default
+            :func:`~puzzlezero.search.bwas`).
         time_limit: seconds for the whole call (``None``: none).
+        deadline: when the call must stop, a reading of :func:`.clock.now` (``None``: none), for a
+            caller whose own time limit it shares; with ``time_limit`` too, the earlier one. A
+            stage not started by then ends ``"time limit"``.
         search_kwargs: passed to every stage (``weight``, ``batch_size``, ``max_nodes``, ...).
 
     Returns:
@@ -91,7 +98,8 @@ def layered(
         search = bwas
     per_goal = _per_goal(names, heuristics)
     b = starts.shape[0]
-    t0 = time.perf_counter()
+    t0 = clock.now()
+    stop = clock.deadline_after(time_limit, deadline, start=t0)
     current = starts.copy()
     actions: list[list[int]] = [[] for _ in range(b)]
     stages: list[list[StageResult]] = [[] for _ in range(b)]
@@ -104,25 +112,29 @@ def layered(
         if todo.size == 0:
             break
         goal = puzzle.goal_test(name)
-        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        if left is not None and left <= 0:
+        if clock.passed(stop):
             for i in todo:
                 status[i] = "time limit"
                 stages[i].append(StageResult(name, (), 0, 0.0, "time limit"))
             todo = todo[:0]
             break
-        s0 = time.perf_counter()
+        s0 = clock.now()
         results = search(
-            puzzle, current[todo], per_goal[name], is_goal=name, time_limit=left, **search_kwargs
+            puzzle,
+            current[todo],
+            per_goal[name],
+            is_goal=name,
+            **clock.limit_keywords(search, stop),
+            **search_kwargs,
         )
-        stage_seconds = time.perf_counter() - s0
+        stage_seconds = clock.now() - s0
         if len(results) != todo.size:
             raise PuzzleError(f"the stage search returned {len(results)} results for {todo.size} states")
         keep = []
         for i, r in zip(todo, results, strict=True):
             nodes[i] += r.nodes_generated
             iterations[i] += r.iterations
-            seconds[i] = time.perf_counter() - t0
+            seconds[i] = clock.now() - t0
             stage_acts = tuple(int(a) for a in r.actions) if r.solved else ()
             stages[i].append(StageResult(name, stage_acts, int(r.nodes_generated), stage_seconds, r.status))
             if not r.solved:

@@ -23,7 +23,8 @@ there and skipped), and rounds repeat on the shorter path until one finds nothin
 ``max_states`` (the radius it reached is reported), so memory is bounded: 23 bytes an entry (twice
 that while they are matched), plus the states of the level grown from and of the level being made
 (a last level, whose children could not fit, keeps none). Time is bounded the same way: no round
-starts after ``time_limit`` seconds, and a round's balls stop growing at that moment (the level
+starts after the deadline (``time_limit`` seconds after the start, or the ``deadline`` of the
+solve it shortens a path for, the earlier), and a round's balls stop growing at that moment (the level
 being made is dropped; the levels grown so far are matched), so a pass overruns its limit by one
 batch of children and one sort of the entries at most, not by a whole round.
 
@@ -43,7 +44,6 @@ True
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,6 +51,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
 
 __all__ = ["MAX_STATES", "Shortened", "can_shortcut", "memory_estimate", "shortcut"]
 
@@ -127,7 +128,7 @@ class _Balls:
 
 def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = np.inf) -> _Balls:
     """Non-backtracking balls around every path state, level by level, within ``max_states`` and
-    until ``deadline`` (``time.perf_counter()`` seconds): the level that would pass either is dropped."""
+    until ``deadline`` (a reading of :func:`.clock.now`): the level that would pass either is dropped."""
     n = path.shape[0]
     inverse = puzzle.inverse_action
     arange_a = np.arange(puzzle.num_actions)
@@ -142,7 +143,7 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = n
         lvl_states, lvl_hash, lvl_parent, lvl_move = [], [], [], []
         count, late = 0, False
         for lo in range(0, front.shape[0], _CHUNK):
-            if time.perf_counter() > deadline:
+            if clock.now() > deadline:
                 late = True
                 break
             f = front[lo : lo + _CHUNK]
@@ -218,24 +219,27 @@ def shortcut(
     *,
     max_states: int = MAX_STATES,
     time_limit: float | None = None,
+    deadline: float | None = None,
 ) -> Shortened:
     """``actions`` (a path from ``start``) with its detours replaced by shorter ways between the
     same two path states, found by meeting in the middle (see the module); never longer, and
     reaching the same final state. ``max_states`` bounds one round's balls; no round starts, and no
-    ball grows, after ``time_limit`` seconds. Puzzles that :func:`can_shortcut` rejects get the path back as it is."""
-    t0 = time.perf_counter()
+    ball grows, after ``time_limit`` seconds or after ``deadline`` (a reading of
+    :func:`.clock.now`: the deadline of the solve whose path this shortens), the earlier (each
+    ``None``: none). Puzzles that :func:`can_shortcut` rejects get the path back as it is."""
+    t0 = clock.now()
     acts = [int(a) for a in actions]
     if max_states < 1:
         raise PuzzleError(f"shortcut: max_states must be >= 1, got {max_states}")
     rounds = states = radius = 0
     if not can_shortcut(puzzle) or len(acts) < 2:
-        return Shortened(tuple(acts), 0, 0, 0, time.perf_counter() - t0)
+        return Shortened(tuple(acts), 0, 0, 0, clock.now() - t0)
     inverse = puzzle.inverse_action
     start = np.asarray(start, dtype=puzzle.dtype)
-    deadline = np.inf if time_limit is None else t0 + time_limit
-    while time.perf_counter() < deadline:
+    stop = clock.deadline_after(time_limit, deadline, start=t0)
+    while clock.now() < stop:
         path = _path_states(puzzle, start, acts)
-        balls = _grow(puzzle, path, max_states, deadline)
+        balls = _grow(puzzle, path, max_states, stop)
         rounds, states, radius = rounds + 1, states + balls.hashes.size, balls.radius
         taken: list[tuple[int, int, list[int]]] = []
         for _gain, i, j, near_i, near_j in sorted(_found(balls), reverse=True):
@@ -250,4 +254,4 @@ def shortcut(
             break
         for i, j, way in sorted(taken, reverse=True):  # from the end, so positions stay valid
             acts[i:j] = way
-    return Shortened(tuple(acts), rounds, radius, states, time.perf_counter() - t0)
+    return Shortened(tuple(acts), rounds, radius, states, clock.now() - t0)
