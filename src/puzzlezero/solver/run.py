@@ -1,9 +1,12 @@
 """The driver: :func:`solve_many` runs a search on resolved options, the fallback search on what it
-left unsolved, shortens the solutions and verifies them; :func:`solve` is one state of it."""
+left unsolved, shortens the solutions and verifies them; :func:`solve` is one state of it.
+
+Time: each search call's time limit becomes one deadline where the call begins
+(:mod:`puzzlezero.search.clock`); the search ends a reserve before it where a fallback follows,
+the fallback and the shortcut pass end by it. No level subtracts what another spent."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Unpack
@@ -12,6 +15,7 @@ import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, check_positive
 from puzzlezero.search.shortcut import shortcut as find_shortcuts
 from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
@@ -19,7 +23,7 @@ from puzzlezero.solver.memory import check_memory
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
 from puzzlezero.solver.options import SolveOptions, SolveSettings, options_for
 from puzzlezero.solver.result import SolveResult, verified
-from puzzlezero.solver.searches import SEARCHES, SearchSpec
+from puzzlezero.solver.searches import SEARCHES, SearchSpec, run_search
 from puzzlezero.solver.states import read_state
 
 #: seconds of the time limit kept for the fallback search (at most a tenth of the limit): the
@@ -68,7 +72,8 @@ def solve_many(
     """Solve many states, ``together`` of them per search call (default: the search's own, 1 for
     BWAS), with ``opts`` (resolved by the caller: :func:`resolve_options`) or else the settings
     ``given`` (:class:`SolveSettings`, as for :func:`solve`), resolved here, once. Instances of one
-    call share expansions and heuristic calls, and ``time_limit`` applies to the call; each
+    call share expansions and heuristic calls, and ``time_limit`` applies to the call: it becomes
+    the call's deadline, by which its search, fallback and shortcut pass end together; each
     result's ``seconds`` is then the call's wall time divided by the number of instances
     (amortised), and exactly its own time when ``together == 1``. ``on_results`` is called after
     each call (progress bars)."""
@@ -98,10 +103,11 @@ def solve_many(
     out: list[SolveResult] = []
     for lo in range(0, arr.shape[0], k):
         chunk = arr[lo : lo + k]
-        t0 = time.perf_counter()
-        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts, sp)
-        found, searched = _shortened(p, chunk, found, opts)
-        wall = time.perf_counter() - t0
+        t0 = clock.now()
+        deadline = clock.deadline_after(opts.time_limit, start=t0)
+        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts, sp, deadline=deadline)
+        found, searched = _shortened(p, chunk, found, opts, deadline)
+        wall = clock.now() - t0
         results = verified(
             p, chunk, found, searched, opts.search, wall if chunk.shape[0] > 1 else None, rescued, opts.goal
         )
@@ -123,7 +129,8 @@ def _warm_up(
     key = (p, o.search, o.heuristic, o.model, o.goal, o.options)
     if key not in _WARM:
         # two expansions: MCTS's second one runs its selection kernel
-        spec.run(fn, p, start, h, replace(o, max_nodes=1 + 2 * p.num_actions, max_steps=1))
+        small = replace(o, max_nodes=1 + 2 * p.num_actions, max_steps=1)
+        run_search(spec, fn, p, start, h, small, clock.deadline_after(o.time_limit))
         _WARM.add(key)
 
 
@@ -152,23 +159,28 @@ def _run_with_fallback(
     h: Heuristic | None,
     o: SolveOptions,
     sp: Puzzle | None = None,
+    *,
+    deadline: float | None = None,
 ) -> tuple[Results, list[str | None]]:
     """Run the search (on ``sp``, the puzzle with options, where given; its results come back in
-    ``p``'s moves); with ``o.fallback`` it gets the time limit less a reserve
-    (:data:`FALLBACK_RESERVE`, at most a tenth), and the fallback search solves in the reserve what
-    it left unsolved: its result then carries both searches' nodes and seconds. Returns the
-    results and, for each, the fallback's name where the fallback found it."""
+    ``p``'s moves) until ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`; default:
+    ``o.time_limit`` from now); with ``o.fallback`` the search ends a reserve before it
+    (:data:`FALLBACK_RESERVE`, at most a tenth of the time limit), and the fallback search solves
+    what it left unsolved in the time left until the deadline: its result then carries both
+    searches' nodes and seconds. Returns the results and, for each, the fallback's name where the
+    fallback found it."""
     sp = p if sp is None else sp
+    deadline = clock.deadline_after(o.time_limit) if deadline is None else deadline
     if o.fallback is None:
-        return _primitive(sp, spec.run(fn, sp, states, h, o)), [None] * states.shape[0]
+        return _primitive(sp, run_search(spec, fn, sp, states, h, o, deadline)), [None] * states.shape[0]
     reserve = min(FALLBACK_RESERVE, 0.1 * o.time_limit)
-    found = _primitive(sp, spec.run(fn, sp, states, h, replace(o, time_limit=o.time_limit - reserve)))
+    found = _primitive(sp, run_search(spec, fn, sp, states, h, o, deadline - reserve))
     rescued: list[str | None] = [None] * len(found)
     todo = [i for i, r in enumerate(found) if not r.solved]
     if todo:
         fb = SEARCHES[o.fallback]
         fb_fn = resolve_entry(fb.entry, f"fallback search {o.fallback!r}")
-        rescue = fb.run(fb_fn, p, states[todo], None, replace(o, time_limit=reserve, max_nodes=None))
+        rescue = run_search(fb, fb_fn, p, states[todo], None, replace(o, max_nodes=None), deadline)
         for i, r in zip(todo, rescue, strict=True):
             if r.solved:
                 first = found[i]
@@ -185,12 +197,14 @@ def _run_with_fallback(
 
 
 def _shortened(
-    p: Puzzle, states: np.ndarray, found: Results, o: SolveOptions
+    p: Puzzle, states: np.ndarray, found: Results, o: SolveOptions, deadline: float | None = None
 ) -> tuple[Results, list[int | None]]:
     """Each solved path as the puzzle's algebra shortens it (``p.reduce_moves``), then the shortcut
-    pass (``o.shortcut``, :mod:`puzzlezero.search.shortcut`, its rounds started within what is left
-    of the time limit, its seconds added to the result's), with the search's own length where they
-    did (else ``None``); layered results, whose stages must each end on their goal, as they are."""
+    pass (``o.shortcut``, :mod:`puzzlezero.search.shortcut`, its rounds started before ``deadline``,
+    the solve's, default ``o.time_limit`` from now; its seconds added to the result's), with the
+    search's own length where they did (else ``None``); layered results, whose stages must each
+    end on their goal, as they are."""
+    deadline = clock.deadline_after(o.time_limit) if deadline is None else deadline
     out: list[SearchResult] = []
     searched: list[int | None] = []
     for start, r in zip(states, found, strict=True):
@@ -201,9 +215,7 @@ def _shortened(
         short: Sequence[int] = p.reduce_moves(r.actions)
         seconds = r.seconds
         if o.shortcut and len(short) > 1:
-            cut = find_shortcuts(
-                p, start, short, max_states=o.shortcut, time_limit=max(0.0, o.time_limit - r.seconds)
-            )
+            cut = find_shortcuts(p, start, short, max_states=o.shortcut, deadline=deadline)
             short, seconds = cut.actions, seconds + cut.seconds
         if len(short) < len(r.actions):
             improvements = r.improvements + ((seconds, len(short)),) if r.improvements else ()

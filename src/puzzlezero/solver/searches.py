@@ -1,18 +1,24 @@
 """The searches by name (:data:`SEARCHES`): each entry names its implementation lazily and
 adapts the resolved options to its signature (the ``_run_*`` functions). A new search is one more
-:class:`SearchSpec` in the table."""
+:class:`SearchSpec` in the table.
+
+Time: the solver turns the time limit into one deadline (:mod:`puzzlezero.search.clock`) and
+hands it to the adapter (:func:`run_search`), which gives it to the search: as ``deadline=``
+where the search takes that keyword (every search of this package), else as the seconds left,
+``time_limit=`` (a plugin's search that knows only a time limit)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
 from puzzlezero.puzzles.base import SOLVED, Puzzle
+from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
 from puzzlezero.solver.heuristics import HEURISTICS
 from puzzlezero.solver.names import Heuristic, Results
@@ -32,20 +38,46 @@ def _goal_kw(o: SolveOptions) -> _GoalKw:
     return {} if o.goal == SOLVED else {"is_goal": o.goal}
 
 
+def _deadline(o: SolveOptions, deadline: float | None) -> float:
+    """An adapter's deadline: the one given, else ``o.time_limit`` from now (a caller that gives
+    none, as a warm-up call of five arguments)."""
+    return clock.deadline_after(o.time_limit) if deadline is None else deadline
+
+
+def run_search(
+    spec: SearchSpec,
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    deadline: float,
+) -> Results:
+    """``spec.run`` on ``states``, to end by ``deadline`` (a reading of
+    :func:`puzzlezero.search.clock.now`): given as ``deadline=`` where the adapter takes it (every
+    adapter of this module), else (a plugin's adapter of five arguments) in the options, whose
+    ``time_limit`` is then the seconds left until it."""
+    if clock.takes_deadline(spec.run):
+        return spec.run(fn, puzzle, states, h, o, deadline=deadline)
+    left = clock.time_limit_until(deadline)  # None: no deadline, the options' own limit stands
+    return spec.run(fn, puzzle, states, h, o if left is None else replace(o, time_limit=left))
+
+
 def _imaged(
     fn: Callable,
     puzzle: Puzzle,
     states: np.ndarray,
     h: Heuristic | None,
     o: SolveOptions,
+    deadline: float,
     *,
     grouped: bool = False,
     **settings: Any,
 ) -> Results:
-    """One call of the search ``fn`` with ``settings`` and the options' limits and goal, or with the
-    ``images`` option on the states and their first N images together, each state's shortest
-    solution kept (:func:`~puzzlezero.search.images.with_images`). ``grouped``: ``fn`` takes the
-    ``groups`` of the instances (which rows are guises of one state)."""
+    """One call of the search ``fn`` with ``settings``, the options' node cap and goal and the
+    ``deadline``, or with the ``images`` option on the states and their first N images together,
+    each state's shortest solution kept (:func:`~puzzlezero.search.images.with_images`).
+    ``grouped``: ``fn`` takes the ``groups`` of the instances (which rows are guises of one state)."""
 
     def run(rows: np.ndarray, groups: np.ndarray | None = None) -> Results:
         group_kw = {"groups": groups} if grouped and groups is not None else {}
@@ -54,7 +86,7 @@ def _imaged(
             rows,
             h,
             max_nodes=o.max_nodes,
-            time_limit=o.time_limit,
+            **clock.limit_keywords(fn, deadline),
             **settings,
             **group_kw,
             **_goal_kw(o),
@@ -68,7 +100,15 @@ def _imaged(
     return with_images(run, puzzle, states, puzzle.image_names[:n_images])
 
 
-def _run_bwas(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic, o: SolveOptions) -> Results:
+def _run_bwas(
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic,
+    o: SolveOptions,
+    deadline: float | None = None,
+) -> Results:
+    deadline = _deadline(o, deadline)
     n_images = o.option("images")
     if o.stages and n_images:
         from puzzlezero.search.images import anytime_images
@@ -82,7 +122,7 @@ def _run_bwas(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic, o:
             h,
             o.stages,
             images=images,
-            time_limit=o.time_limit,
+            deadline=deadline,
             max_nodes=o.max_nodes,
             threads=threads,
             thread_context=context,
@@ -91,9 +131,9 @@ def _run_bwas(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic, o:
         from puzzlezero.search.anytime import anytime
 
         return anytime(
-            fn, puzzle, states, h, o.stages, time_limit=o.time_limit, max_nodes=o.max_nodes, **_goal_kw(o)
+            fn, puzzle, states, h, o.stages, deadline=deadline, max_nodes=o.max_nodes, **_goal_kw(o)
         )
-    return _imaged(fn, puzzle, states, h, o, weight=o.weight, batch_size=o.batch)
+    return _imaged(fn, puzzle, states, h, o, deadline, weight=o.weight, batch_size=o.batch)
 
 
 def _search_threads(o: SolveOptions) -> tuple[int, Callable[[], Any]]:
@@ -115,18 +155,30 @@ def reads_beam_width(search: str) -> bool:
 
 
 def _run_gbfs(
-    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    deadline: float | None = None,
 ) -> Results:
     assert o.max_nodes is not None  # gbfs has node_cap: resolve_options fills in the puzzle's cap
     steps = min(o.max_steps, max(0, (o.max_nodes - 1) // puzzle.num_actions))
-    return fn(puzzle, states, h, max_steps=steps, time_limit=o.time_limit, **_goal_kw(o))
+    limit = clock.limit_keywords(fn, _deadline(o, deadline))
+    return fn(puzzle, states, h, max_steps=steps, **limit, **_goal_kw(o))
 
 
 def _run_beam(
-    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    deadline: float | None = None,
 ) -> Results:
+    deadline = _deadline(o, deadline)
     if isinstance(o.beam_width, int):
-        return _imaged(fn, puzzle, states, h, o, beam_width=o.beam_width, max_steps=o.max_steps)
+        return _imaged(fn, puzzle, states, h, o, deadline, beam_width=o.beam_width, max_steps=o.max_steps)
     from puzzlezero.search.anytime import anytime_beam
 
     def widths(
@@ -135,16 +187,19 @@ def _run_beam(
         h: Heuristic | None,
         *,
         groups: np.ndarray | None = None,
+        deadline: float | None = None,
         **limits: Any,
     ) -> Results:
-        return anytime_beam(fn, puzzle, rows, h, o.beam_width, groups=groups, **limits)  # type: ignore[arg-type]
+        return anytime_beam(fn, puzzle, rows, h, o.beam_width, groups=groups, deadline=deadline, **limits)  # type: ignore[arg-type]
 
-    return _imaged(widths, puzzle, states, h, o, grouped=True, max_steps=o.max_steps)
+    return _imaged(widths, puzzle, states, h, o, deadline, grouped=True, max_steps=o.max_steps)
 
 
-def _run_layered(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Any, o: SolveOptions) -> Results:
+def _run_layered(
+    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Any, o: SolveOptions, deadline: float | None = None
+) -> Results:
     """BWAS goal by goal (``h``: goal name -> heuristic, built by :func:`stage_heuristics`), each
-    stage with the options' weight, batch and node cap, the time limit shared by the stages."""
+    stage with the options' weight, batch and node cap, the one deadline shared by the stages."""
     return fn(
         puzzle,
         states,
@@ -153,12 +208,17 @@ def _run_layered(fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Any, o: So
         weight=o.weight,
         batch_size=o.batch,
         max_nodes=o.max_nodes,
-        time_limit=o.time_limit,
+        **clock.limit_keywords(fn, _deadline(o, deadline)),
     )
 
 
 def _run_mcts(
-    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    deadline: float | None = None,
 ) -> Results:
     return fn(
         puzzle,
@@ -169,14 +229,23 @@ def _run_mcts(
         virtual_loss=o.option("mcts_virtual_loss"),
         max_value=o.option("mcts_max_value"),
         max_nodes=o.max_nodes,
-        time_limit=o.time_limit,
+        **clock.limit_keywords(fn, _deadline(o, deadline)),
     )
 
 
 def _run_each(
-    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Heuristic | None, o: SolveOptions
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    deadline: float | None = None,
 ) -> Results:
-    return [fn(puzzle, s, time_limit=o.time_limit, max_nodes=o.max_nodes) for s in states]
+    """``fn(puzzle, state, max_nodes=..., deadline=...)`` on each state in turn, all to the one
+    deadline; a ``fn`` without a ``deadline`` keyword gets ``time_limit=``, the seconds left when
+    its state's turn comes."""
+    deadline = _deadline(o, deadline)
+    return [fn(puzzle, s, max_nodes=o.max_nodes, **clock.limit_keywords(fn, deadline)) for s in states]
 
 
 def widest(beam_width: int | tuple[int, ...]) -> int:
@@ -186,7 +255,10 @@ def widest(beam_width: int | tuple[int, ...]) -> int:
 @dataclass(frozen=True)
 class SearchSpec:
     """A search by name: ``entry`` is ``"module:function"`` (or the function), ``run`` adapts the
-    options to its signature; ``together`` is how many instances :func:`solve_many` searches in one
+    options to its signature, called as ``run(fn, puzzle, states, h, options, deadline=...)``
+    where it takes a ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`), else as
+    ``run(fn, puzzle, states, h, options)`` with the seconds left as ``options.time_limit``
+    (:func:`run_search`); ``together`` is how many instances :func:`solve_many` searches in one
     call by default (1 keeps per-instance times exact). ``node_cap``: whether the puzzle's default
     ``max_nodes`` applies (it bounds the memory of searches that store their nodes; IDA* runs in
     constant memory, so only its time limit bounds it by default)."""
