@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the browser tests (tests/test_browser.py, `pytest -m browser`) need, when missing:
+# Install what the browser tests (tests/web/test_browser.py, `pytest -m browser`) need, when missing:
 # Debian's Chromium and ChromeDriver via apt-get, and the Python Playwright driver via pip.
 # Playwright is only the driver: it runs /usr/bin/chromium (`executable_path`); never run
 # `playwright install`, which downloads a browser of its own.

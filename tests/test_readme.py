@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from conftest import ROOT
+from tests.conftest import ROOT
 
 
 def block(name: str) -> str:

@@ -4,7 +4,8 @@ so annotations that stop saying what the code does fail CI instead of rotting un
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT
+
+from tests.conftest import ROOT
 
 mypy_api = pytest.importorskip("mypy.api", reason="mypy is in the test extras; install them to run this")
 

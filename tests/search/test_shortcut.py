@@ -1,0 +1,196 @@
+"""Shortcuts (search/shortcut.py): detours found by meeting in the middle, and the solver's pass."""
+
+from __future__ import annotations
+
+import doctest
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from puzzlezero import make
+from puzzlezero.errors import PuzzleError
+from puzzlezero.optimal import solve_optimal
+from puzzlezero.search import shortcut as shortcut_module
+from puzzlezero.search.result import SearchResult
+from puzzlezero.search.shortcut import can_shortcut, shortcut
+from puzzlezero.solver import resolve_options
+from puzzlezero.solver.run import _shortened
+from tests.clock import FakeClock
+
+
+def _reaches(p, start, actions, end) -> bool:  # noqa: ANN001
+    return bool(np.array_equal(p.apply_moves(start, list(actions)), end))
+
+
+def test_doctest() -> None:
+    assert doctest.testmod(shortcut_module).failed == 0
+
+
+def _loop(p, state) -> list[int]:  # noqa: ANN001
+    """Twelve moves around a 2x2 block that bring ``state`` back to itself, none undoing the last."""
+    inv = p.inverse_action
+    for first in range(p.num_actions):
+        for second in range(p.num_actions):
+            if second in (first, int(inv[first])):
+                continue  # a walk straight back, not around a block
+            cycle = [first, second, int(inv[first]), int(inv[second])]
+            moves = cycle * 3
+            if p.legal_mask(state[None])[0, first] and np.array_equal(p.apply_moves(state, moves), state):
+                states = [p.apply_moves(state, moves[:k]) for k in range(len(moves))]
+                if len({s.tobytes() for s in states}) == len(moves):  # no state twice
+                    return moves
+    raise AssertionError("no loop of twelve moves")
+
+
+def test_a_detour_is_cut_out_and_an_optimal_path_is_left_alone() -> None:
+    p = make("puzzle8")
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        start = p.scramble(rng, 1, 40)[0]
+        path = list(solve_optimal(p, start).actions)
+        best = len(path)
+        same = shortcut(p, start, path, max_states=50_000)
+        assert list(same.actions) == path and same.rounds == 1  # nothing shorter exists
+        k = len(path) // 2
+        mid = p.apply_moves(start, path[:k])
+        detour = path[:k] + _loop(p, mid) + path[k:]
+        cut = shortcut(p, start, detour, max_states=50_000)
+        assert len(cut.actions) == best  # the loop of 12 is gone
+        assert _reaches(p, start, cut.actions, p.goal())
+
+
+def test_two_detours_on_one_path_go_in_one_round_and_the_bound_holds() -> None:
+    p = make("puzzle15")
+    rng = np.random.default_rng(0)
+    start = p.scramble(rng, 1, 60)[0]
+    walk = [int(a) for a in rng.integers(0, 4, 30)]
+    end = p.apply_moves(start, walk)
+    a = p.apply_moves(start, walk[:10])
+    b = p.apply_moves(start, walk[:20])
+    path = walk[:10] + _loop(p, a) + walk[10:20] + _loop(p, b) + walk[20:]
+    cut = shortcut(p, start, path, max_states=300_000)
+    assert len(cut.actions) <= len(walk)
+    assert _reaches(p, start, cut.actions, end)  # same end state, not only some goal
+    assert cut.states <= cut.rounds * 300_000
+    assert cut.radius >= 6  # a loop of 12 needs balls of radius 6 to meet
+
+
+def test_a_path_through_one_state_twice_is_cut_there_without_balls() -> None:
+    p = make("puzzle8")
+    start = p.apply_moves(p.goal(), p.parse_moves("D D"))
+    detour = _loop(p, start) + p.parse_moves("U U")
+    cut = shortcut(p, start, detour, max_states=len(detour) + 1)  # no room for a level of balls
+    assert list(cut.actions) == [0, 0] and cut.states <= cut.rounds * (len(detour) + 1)
+
+
+def test_balls_too_small_to_meet_leave_the_path() -> None:
+    p = make("puzzle8")
+    rng = np.random.default_rng(1)
+    start = p.scramble(rng, 1, 30)[0]
+    walk, seen, cur = [], {start.tobytes()}, start
+    while len(walk) < 16:  # a walk that never comes back to a state
+        a = int(rng.integers(0, 4))
+        nxt = p.apply_moves(cur, [a])
+        if nxt.tobytes() not in seen:
+            walk, cur = walk + [a], nxt
+            seen.add(cur.tobytes())
+    path = walk + list(solve_optimal(p, cur).actions)
+    assert len({p.apply_moves(start, path[:k]).tobytes() for k in range(len(path) + 1)}) == len(path) + 1
+    same = shortcut(p, start, path, max_states=len(path) + 1)
+    assert list(same.actions) == path and same.radius == 0
+    cut = shortcut(p, start, path, max_states=200_000)
+    best = len(solve_optimal(p, start).actions)
+    assert best <= len(cut.actions) < len(path) and _reaches(p, start, cut.actions, p.goal())
+
+
+def _walk_on(p, state, moves: list[int], n: int, rng) -> list[int]:  # noqa: ANN001
+    """``moves`` (a path from ``state``) and ``n`` more, none undoing the move before it."""
+    moves, cur = list(moves), p.apply_moves(state, moves)
+    while n:
+        a = int(rng.integers(0, p.num_actions))
+        nxt = p.apply_moves(cur, [a])
+        if not np.array_equal(nxt, cur) and (not moves or a != int(p.inverse_action[moves[-1]])):
+            moves, cur, n = moves + [a], nxt, n - 1
+    return moves
+
+
+def test_the_time_limit_stops_the_balls_growing_not_only_the_next_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    p = make("puzzle15")
+    rng = np.random.default_rng(0)
+    start = p.scramble(rng, 1, 60)[0]
+    path = _walk_on(p, start, [], 40, rng)  # no move undone, but ways round 2x2 blocks to cut short
+    unbounded = shortcut(p, start, path, max_states=300_000)
+    assert len(unbounded.actions) < len(path) and unbounded.radius >= 6
+    clock = FakeClock(start=0.0, tick=1.0)  # a clock that moves one second each time it is read
+    monkeypatch.setattr(shortcut_module, "time", clock)
+    late = shortcut(p, start, path, max_states=300_000, time_limit=3.5)
+    # read at 0 (start), 1 (a round may start), 2 (level 1 may grow), 3, then 4 > 3.5: the balls stop
+    assert late.rounds == 1 and late.radius == 2 and late.states < unbounded.states
+    assert len(unbounded.actions) < len(late.actions) <= len(path)  # smaller balls, fewer ways met
+    assert _reaches(p, start, late.actions, p.apply_moves(start, path))
+    assert shortcut(p, start, path, max_states=300_000, time_limit=0.5).rounds == 0
+
+
+def test_which_puzzles_it_takes_and_bad_bounds() -> None:
+    assert can_shortcut(make("puzzle15")) and can_shortcut(make("cube2"))
+    sokoban = make("sokoban")
+    assert not can_shortcut(sokoban)  # pushes have no inverse
+    with pytest.raises(PuzzleError, match="max_states"):
+        shortcut(make("puzzle8"), make("puzzle8").goal(), [0, 1], max_states=0)
+
+
+def test_the_solver_runs_it_by_the_puzzles_defaults_and_on_request() -> None:
+    p48 = make("puzzle48")
+    assert resolve_options(p48).shortcut > 0  # its own settings
+    assert resolve_options(p48, beam_width=1000).shortcut > 0
+    assert resolve_options(p48, search="bwas").shortcut == 0  # a named search is measured as it is
+    assert resolve_options(p48, shortcut=0).shortcut == 0
+    assert resolve_options(make("puzzle15")).shortcut == 0
+    assert resolve_options(make("puzzle15"), shortcut=1000).shortcut == 1000
+    with pytest.raises(PuzzleError, match="shortcut must be"):
+        resolve_options(p48, shortcut=-1)
+    with pytest.raises(PuzzleError, match="inverse"):
+        resolve_options(make("sokoban"), shortcut=1000)
+
+
+def test_the_solver_pass_keeps_the_search_length_and_adds_its_time() -> None:
+    p = make("puzzle8")
+    start = p.apply_moves(p.goal(), p.parse_moves("D D"))
+    detour = tuple(_loop(p, start) + p.parse_moves("U U"))
+    found = SearchResult(True, detour, 100, 5, 1.5, "solved", improvements=((0.5, 20), (1.5, 14)))
+    plain = SearchResult(True, (0, 0), 10, 1, 0.2, "solved")
+    unsolved = SearchResult(False, (), 10, 1, 0.2, "node limit")
+    o = replace(resolve_options(p), shortcut=100_000)
+    out, searched = _shortened(p, np.stack([start, start, start]), [found, plain, unsolved], o)
+    assert out[0].actions == (0, 0) and searched[0] == len(detour)
+    assert out[0].seconds >= 1.5 and out[0].improvements[-1] == (out[0].seconds, 2)
+    assert out[0].improvements[:2] == found.improvements
+    assert searched[1:] == [None, None] and out[2] == unsolved
+    off, searched_off = _shortened(p, np.stack([start]), [found], replace(o, shortcut=0))
+    assert off[0].actions == detour and searched_off == [None]
+
+
+def test_the_check_script_cuts_a_reports_detour_and_refuses_what_it_cannot(tmp_path, capsys) -> None:
+    import json
+
+    from tests.conftest import load_script
+
+    script = load_script("shortcut_check")
+    p = make("puzzle8")
+    start = p.apply_moves(p.goal(), p.parse_moves("D D"))
+    detour = _loop(p, start) + p.parse_moves("U U")
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps({"puzzle": "puzzle8", "cases": [{"id": 0, "tiles": start.tolist()}]}))
+    report = tmp_path / "report.json"
+    summary = {"puzzle": "puzzle8", "cases_file": str(cases)}
+    results = [{"id": 0, "solved": True, "solution": p.format_moves(detour)}]
+    report.write_text(json.dumps({"summary": summary, "results": results}))
+    assert script.main([str(report), "--states", "1e3,1e5"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [(r[0], r[1], r[2]) for r in rows] == [("1,000", "14.00", "2.00"), ("100,000", "14.00", "2.00")]
+    report.write_text(json.dumps({"summary": {"puzzle": "sokoban"}, "results": []}))
+    assert script.main([str(report)]) == 2
+    assert "inverse" in capsys.readouterr().err
