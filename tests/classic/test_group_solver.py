@@ -1,4 +1,4 @@
-"""The Schreier–Sims group solver (``--search group``, puzzlezero.search.group): group orders,
+"""The Schreier–Sims group solver (``--search group``, puzzlezero.classic.group): group orders,
 solutions replayed on random and hard cubes, the membership check, word reduction, the cache."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from puzzlezero import make
+from puzzlezero.classic import group
+from puzzlezero.classic.group import MoveWords, group_table, solve_group
 from puzzlezero.cli.main import main
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.plugins import load_plugin
-from puzzlezero.search import group
-from puzzlezero.search.group import MoveWords, group_table, solve_group
 from puzzlezero.solver import solve
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pancake.py"

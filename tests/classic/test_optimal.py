@@ -19,16 +19,16 @@ import numpy as np
 import pytest
 
 from puzzlezero import make
+from puzzlezero.classic.optimal import cube_model as cm
+from puzzlezero.classic.optimal import optimal_length, pdb_heuristic, sliding_ida, solve_optimal
+from puzzlezero.classic.optimal.cube_ida import solve_cube
+from puzzlezero.classic.optimal.cube_pdb import KORF, CubePattern, load_cube_pdb
+from puzzlezero.classic.optimal.lightsout import gf2_system, min_presses, toggle_matrix
+from puzzlezero.classic.optimal.perm import num_ranks, rank, unrank
+from puzzlezero.classic.optimal.sliding_ida import solve_sliding
+from puzzlezero.classic.optimal.sliding_pdb import build_pattern, load_sliding_pdb, partition_name
+from puzzlezero.classic.optimal.tables import table_path
 from puzzlezero.errors import InvalidStateError, PuzzleError, UnknownNameError
-from puzzlezero.optimal import cube_model as cm
-from puzzlezero.optimal import optimal_length, pdb_heuristic, sliding_ida, solve_optimal
-from puzzlezero.optimal.cube_ida import solve_cube
-from puzzlezero.optimal.cube_pdb import KORF, CubePattern, load_cube_pdb
-from puzzlezero.optimal.lightsout import gf2_system, min_presses, toggle_matrix
-from puzzlezero.optimal.perm import num_ranks, rank, unrank
-from puzzlezero.optimal.sliding_ida import solve_sliding
-from puzzlezero.optimal.sliding_pdb import build_pattern, load_sliding_pdb, partition_name
-from puzzlezero.optimal.tables import table_path
 from puzzlezero.puzzles.lightsout import LightsOut
 from puzzlezero.storage import save_npz
 from tests.conftest import BENCH_DIR, load_bench, needs
@@ -132,7 +132,7 @@ def test_pattern_database_build_matches_its_definition(
     exactly the table of the definition, on one thread and on several, with the kernel for any
     shape and with one compiled for the shape (as big tables get); 6x6 boards take two words a
     placement."""
-    from puzzlezero.optimal import sliding_pdb_build
+    from puzzlezero.classic.optimal import sliding_pdb_build
 
     if specialized:
         monkeypatch.setattr(sliding_pdb_build, "_SPECIALIZE_FROM", 0)
@@ -422,7 +422,7 @@ def test_kociemba_bridge_reports_both_metrics() -> None:
     pytest.importorskip(
         "kociemba", reason="needs the kociemba package (pip install 'puzzlezero[kociemba]'): not installed"
     )
-    from puzzlezero.optimal.kociemba_bridge import half_to_quarter_turns, solve_kociemba
+    from puzzlezero.classic.optimal.kociemba_bridge import half_to_quarter_turns, solve_kociemba
 
     assert half_to_quarter_turns("R U2 F'") == ["R", "U", "U", "F'"]
     p = make("cube3")
@@ -451,7 +451,7 @@ def test_kociemba_bench_reports_the_half_turn_length_too(tmp_path) -> None:  # n
 
 
 def test_kociemba_missing_gives_an_install_hint(monkeypatch) -> None:  # noqa: ANN001
-    from puzzlezero.optimal.kociemba_bridge import solve_kociemba
+    from puzzlezero.classic.optimal.kociemba_bridge import solve_kociemba
 
     monkeypatch.setitem(sys.modules, "kociemba", None)
     p = make("cube3")

@@ -8,10 +8,10 @@ from collections import deque
 import numpy as np
 import pytest
 
+from puzzlezero.classic.reduction import _cut_loops, _place, placement_order, solve_reduction
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.npuzzle import NPuzzle
 from puzzlezero.registry import make
-from puzzlezero.search.reduction import _cut_loops, _place, placement_order, solve_reduction
 from puzzlezero.solver import solve
 from tests.conftest import load_bench
 

@@ -8,16 +8,16 @@ import hashlib
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from puzzlezero import make, storage
+from puzzlezero.classic.optimal.tables import load_or_build, table_path
 from puzzlezero.cli.main import main
 from puzzlezero.errors import MissingTableError
-from puzzlezero.optimal.tables import load_or_build, table_path
+from tests.clock import until
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ BUILDER = """
 import hashlib, os, sys, time
 from pathlib import Path
 import numpy as np
-from puzzlezero.optimal.tables import load_or_build
+from puzzlezero.classic.optimal.tables import load_or_build
 work = Path(sys.argv[1])
 def build():
     with open(work / "builds.txt", "a") as f:
@@ -57,11 +57,15 @@ print(hashlib.sha256(arrays["table"].tobytes()).hexdigest())
 
 
 def _wait_for(predicate, proc: subprocess.Popen, what: str, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
+    """Wait for ``predicate`` while ``proc`` runs (a generous limit; its duration is not checked)."""
+
+    def ready() -> bool:
+        if predicate():
+            return True
         assert proc.poll() is None, f"the process ended before {what}"
-        assert time.monotonic() < deadline, f"no {what} in {seconds:.0f} s"
-        time.sleep(0.02)
+        return False
+
+    until(ready, seconds, what)
 
 
 def test_two_processes_missing_one_table_build_it_once(tmp_path, cache):
@@ -98,10 +102,10 @@ def test_two_pdb_build_commands_at_once_build_the_puzzle8_tables_once(cache):
 
 
 def test_a_forbidden_build_names_the_command_that_builds_the_table(cache, forbidden, monkeypatch):
-    from puzzlezero.optimal.cube_pdb import load_cube_pdb
-    from puzzlezero.optimal.sliding_pdb import load_sliding_pdb
+    from puzzlezero.classic import group
+    from puzzlezero.classic.optimal.cube_pdb import load_cube_pdb
+    from puzzlezero.classic.optimal.sliding_pdb import load_sliding_pdb
     from puzzlezero.puzzles.cube import table as cube2_table
-    from puzzlezero.search import group
 
     def fail() -> dict[str, np.ndarray]:
         raise AssertionError("a forbidden build ran")
@@ -130,8 +134,8 @@ def test_a_forbidden_build_names_the_command_that_builds_the_table(cache, forbid
 
 
 def test_pdb_build_command_builds_loads_and_refuses_by_name(cache, capsys, monkeypatch):
+    from puzzlezero.classic import group
     from puzzlezero.puzzles.cube import table as cube2_table
-    from puzzlezero.search import group
 
     monkeypatch.setattr(cube2_table, "_TABLE", None)  # tables an earlier test left in this process
     monkeypatch.setattr(group, "_TABLES", {})

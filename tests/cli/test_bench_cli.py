@@ -223,7 +223,7 @@ def test_bench_ids_and_together(
 def test_bench_reference_optimal_fills_missing_lengths(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, cube2_cases: Path
 ) -> None:
-    pytest.importorskip("puzzlezero.optimal")
+    pytest.importorskip("puzzlezero.classic.optimal")
     out_path = tmp_path / "r.json"
     rc, _, _ = run(
         capsys,

@@ -262,7 +262,7 @@ def test_pancake_moves_gaps_and_text(pancake: Any) -> None:
 
 
 def test_optimal_solver_agrees_with_breadth_first_search(pancake: Any) -> None:
-    from puzzlezero.optimal import optimal_length
+    from puzzlezero.classic.optimal import optimal_length
 
     levels, dist = bfs_levels(pancake)
     assert levels == PANCAKE8_LEVELS

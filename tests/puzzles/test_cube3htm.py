@@ -133,7 +133,7 @@ def test_the_shipped_model_solves_in_half_turns_and_a_missing_model_is_a_clear_e
 def test_pdb_heuristic_is_admissible_for_half_turns(htm: pz.Puzzle) -> None:
     """``--heuristic pdb`` on cube3htm: Korf's quarter-turn values halved and rounded up (the
     databases themselves take minutes to build, so the rule is checked on given values)."""
-    from puzzlezero.optimal.heuristics import PDBHeuristic, cost_scaled
+    from puzzlezero.classic.optimal.heuristics import PDBHeuristic, cost_scaled
 
     qtm_distance = PDBHeuristic("qtm", lambda s: np.asarray(s, dtype=np.float32), 0)
     per_quarter_turn = float(np.min(htm.action_costs / htm.quarter_turns))

@@ -65,7 +65,7 @@ def test_walks_press_distinct_cells_and_their_length_is_the_exact_cost(p: pz.Puz
     """A non-backtracking walk presses k different cells (a second press would undo the first);
     on 7x7, whose press matrix is invertible over GF(2), k is then the optimal cost, checked here
     against the GF(2) solver; on 5x5 (nullity 2) it is only an upper bound."""
-    from puzzlezero.optimal.lightsout import min_presses
+    from puzzlezero.classic.optimal.lightsout import min_presses
     from puzzlezero.puzzles.lightsout import LightsOut
 
     states, cost = p.walks_with_cost(np.random.default_rng(0), 600, (1, 80))
@@ -91,7 +91,7 @@ def test_walks_press_distinct_cells_and_their_length_is_the_exact_cost(p: pz.Puz
 def test_reduce_moves_keeps_the_cells_pressed_an_odd_number_of_times(p: pz.Puzzle) -> None:
     """Presses commute and undo themselves: a path acts as its odd-count cells; on 7x7 (an
     invertible press matrix) those are the board's unique minimum press set, the GF(2) answer."""
-    from puzzlezero.optimal.lightsout import min_presses
+    from puzzlezero.classic.optimal.lightsout import min_presses
 
     assert p.reduce_moves([3, 5, 3]) == [5]
     assert p.reduce_moves([3, 5, 3, 3, 9]) == [3, 5, 9]  # the order of first presses

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from puzzlezero import make, solver
+from puzzlezero.classic.optimal import pdb_heuristic, solve_optimal
+from puzzlezero.classic.optimal.heuristics import PDBHeuristic, cost_scaled
 from puzzlezero.errors import PuzzleError
-from puzzlezero.optimal import pdb_heuristic, solve_optimal
-from puzzlezero.optimal.heuristics import PDBHeuristic, cost_scaled
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube import Cube3HTM
 from puzzlezero.puzzles.npuzzle import NPuzzle

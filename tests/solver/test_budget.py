@@ -434,8 +434,8 @@ def test_estimates_are_within_a_small_factor_of_measured_peaks(
 
 
 def test_shortcut_and_reduction_estimates_against_measured_peaks() -> None:
-    from puzzlezero.search.reduction import memory_estimate as reduction_bytes
-    from puzzlezero.search.reduction import solve_reduction
+    from puzzlezero.classic.reduction import memory_estimate as reduction_bytes
+    from puzzlezero.classic.reduction import solve_reduction
     from puzzlezero.search.shortcut import memory_estimate as shortcut_bytes
     from puzzlezero.search.shortcut import shortcut
 

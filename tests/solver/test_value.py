@@ -71,7 +71,7 @@ def test_values_batch_matches_heuristic_and_reads_texts() -> None:
 
 
 def test_optimal_limits_and_missing_solver(monkeypatch: pytest.MonkeyPatch) -> None:
-    import puzzlezero.optimal as optimal
+    import puzzlezero.classic.optimal as optimal
 
     cube = pz.make("cube2")
     seen = {}

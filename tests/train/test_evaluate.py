@@ -108,8 +108,8 @@ def test_stored_solutions_replay_with_the_stored_cost(p15, valid_rows):
 def test_stored_costs_are_optimal_by_an_independent_search(p15, valid_rows):
     """IDA* over another partition (4-4-4-3, built in about a second) than the generator's 5-5-5,
     on every walk board up to depth 120 and a few random ones; A* with Manhattan on the shallow ones."""
-    from puzzlezero.optimal.sliding_ida import solve_sliding
-    from puzzlezero.optimal.sliding_pdb import load_sliding_pdb
+    from puzzlezero.classic.optimal.sliding_ida import solve_sliding
+    from puzzlezero.classic.optimal.sliding_pdb import load_sliding_pdb
     from puzzlezero.search import bwas
 
     pdb = load_sliding_pdb(4, ((1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 12), (13, 14, 15)))

@@ -103,7 +103,7 @@ def test_efficientcube_labels_are_the_moves_undoing_each_walks_last_step(name):
 def test_efficientcube_labels_lights_out_with_a_cell_of_the_only_solution():
     """Lights Out 7x7: every label is a cell of the board's unique minimum press set (the GF(2)
     oracle), whatever the walk's length, so pressing it leaves a board one press shorter."""
-    from puzzlezero.optimal.lightsout import min_presses
+    from puzzlezero.classic.optimal.lightsout import min_presses
 
     puzzle = make("lightsout7")
     last = replace(TINY, efficientcube_target="last")
@@ -128,7 +128,7 @@ def test_efficientcube_set_target_lights_out_is_the_whole_press_set():
     """``efficientcube_target="set"``: on Lights Out 7x7 a row's distribution is uniform over the
     board's unique minimum press set (the GF(2) oracle): every cell that may have been pressed
     last, 1/k each; rows are (NaN, -1, 1, p[49])."""
-    from puzzlezero.optimal.lightsout import min_presses
+    from puzzlezero.classic.optimal.lightsout import min_presses
 
     puzzle = make("lightsout7")
     cfg = replace(TINY, efficientcube_target="set")
@@ -434,7 +434,7 @@ def test_a_label_worker_labels_a_job_as_the_trainer_would(tmp_path):
     """A worker evaluates the target on the run's device with its amp (bf16 here: the same bfloat16
     rounding as the trainer's own labels, which float32 labels would not match)."""
     from puzzlezero.train import workers
-    from puzzlezero.train.trainer import target_function
+    from puzzlezero.train.objectives import target_function
 
     cfg = replace(TINY, objective="lhbl", lhbl_expansions=3, amp="bf16", target_update="period")
     cfg = replace(cfg, check_every=10, max_iterations=20)
