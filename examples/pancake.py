@@ -154,14 +154,27 @@ class Pancake(pz.Puzzle):
 
 # ---- an optimal reference, so that `bench` reports how far from optimal the learned solver is ------
 def solve_optimal(
-    puzzle: Pancake, state: np.ndarray, *, time_limit: float | None = None, max_nodes: int | None = None
+    puzzle: Pancake,
+    state: np.ndarray,
+    *,
+    time_limit: float | None = None,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
 ) -> SearchResult:
     """A shortest solution: A* (BWAS with weight 1, one node per iteration, goal test on expansion)
-    over the consistent gap heuristic, so the first goal it expands is optimal."""
+    over the consistent gap heuristic, so the first goal it expands is optimal. ``deadline`` (a
+    reading of :func:`puzzlezero.search.clock.now`) goes to the search as it is."""
     from puzzlezero.search import bwas
 
     return bwas(
-        puzzle, state[None], puzzle.gaps, weight=1.0, batch_size=1, max_nodes=max_nodes, time_limit=time_limit
+        puzzle,
+        state[None],
+        puzzle.gaps,
+        weight=1.0,
+        batch_size=1,
+        max_nodes=max_nodes,
+        time_limit=time_limit,
+        deadline=deadline,
     )[0]
 
 

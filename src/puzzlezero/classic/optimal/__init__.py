@@ -29,8 +29,6 @@ are built on first use (minutes for the big ones) and cached in ``cache_dir("pdb
 from __future__ import annotations
 
 import importlib
-import inspect
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -119,20 +117,11 @@ def solve_optimal(
         raise PuzzleError(f"solve_optimal takes one state; got a batch of {start.shape[0]}")
     if deadline is None:
         return solver(puzzle, start[0], time_limit=time_limit, max_nodes=max_nodes)
-    if _takes_deadline(solver):
+    if clock.takes_deadline(solver):
         return solver(puzzle, start[0], time_limit=time_limit, max_nodes=max_nodes, deadline=deadline)
     # a solver registered without ``deadline`` (a plugin's): the seconds left are its time limit
-    left = clock.seconds_left(clock.deadline_after(time_limit, deadline))
-    return solver(puzzle, start[0], time_limit=None if math.isinf(left) else left, max_nodes=max_nodes)
-
-
-def _takes_deadline(solver: Callable[..., Any]) -> bool:
-    """Whether ``solver`` has a ``deadline`` keyword (or takes any keyword)."""
-    try:
-        params = inspect.signature(solver).parameters.values()
-    except (TypeError, ValueError):  # no signature to read
-        return False
-    return any(p.name == "deadline" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    left = clock.time_limit_until(clock.deadline_after(time_limit, deadline))
+    return solver(puzzle, start[0], time_limit=left, max_nodes=max_nodes)
 
 
 def _cost_text(puzzle: Puzzle) -> str:
