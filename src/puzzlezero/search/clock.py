@@ -52,8 +52,17 @@ def deadline_after(
 ) -> float:
     """The deadline of a search started at ``start`` (default: now) with at most ``time_limit``
     seconds (``None``: no limit of its own) and an outer ``deadline`` (``None``: none): the
-    earlier of the two, :data:`NO_DEADLINE` when neither is given."""
-    own = NO_DEADLINE if time_limit is None else (now() if start is None else start) + float(time_limit)
+    earlier of the two, :data:`NO_DEADLINE` when neither is given.
+
+    The own deadline is the least reading ``t`` with ``t - start >= time_limit`` in floating
+    point (``start + time_limit``, one step up where the sum rounded down), so that a search
+    stopped by it has run its whole time limit by the seconds it reports."""
+    own = NO_DEADLINE
+    if time_limit is not None:
+        begun = now() if start is None else float(start)
+        own = begun + float(time_limit)
+        while own - begun < time_limit:
+            own = math.nextafter(own, math.inf)
     return min(own, NO_DEADLINE if deadline is None else float(deadline))
 
 
