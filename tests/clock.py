@@ -1,12 +1,12 @@
 """Time in tests without the machine's speed in the assertions: a fake clock that a test moves
 itself, and a wait for a real process that gives up only after a generous limit.
 
-A search under test reads ``time.perf_counter()`` (or ``time.monotonic()``) from its module's
-``time``; put a :class:`FakeClock` in its place and the search sees only the time the test lets
-pass (a heuristic that "takes" 20 ms calls ``clock.sleep(0.02)``):
+Every search and the solver read one clock, :mod:`puzzlezero.search.clock` (``time.monotonic()``
+of its ``time``); put a :class:`FakeClock` in its place and every search sees only the time the
+test lets pass (a heuristic that "takes" 20 ms calls ``clock.sleep(0.02)``):
 
     clock = FakeClock()
-    monkeypatch.setattr(sys.modules["puzzlezero.search.bwas"], "time", clock)
+    monkeypatch.setattr(sys.modules["puzzlezero.search.clock"], "time", clock)
 """
 
 from __future__ import annotations

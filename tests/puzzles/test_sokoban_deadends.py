@@ -215,7 +215,7 @@ def test_budgets_end_with_their_status(p, monkeypatch):
     r = bwas(p, big[None], zeros, weight=1.0, batch_size=100, max_nodes=20_000)[0]
     assert (r.solved, r.status) == (False, "node limit") and r.nodes_generated <= 20_000
     clock = FakeClock()  # 50 ms a heuristic call: the limit of 1 s is reached in about 20 steps
-    monkeypatch.setattr(sys.modules["puzzlezero.search.bwas"], "time", clock)
+    monkeypatch.setattr(sys.modules["puzzlezero.search.clock"], "time", clock)
 
     def slow(states):
         clock.sleep(0.05)

@@ -67,8 +67,7 @@ def test_a_start_that_is_solved_and_a_spent_budget(p8, monkeypatch):
     (r,) = anytime(bwas, p, p.goals(1), exact, [(0.5, 10), (1.0, 10)], time_limit=5.0)
     assert r.solved and r.actions == () and r.improvements == ((r.improvements[0][0], 0),)
     clock = FakeClock()  # the schedule and its searches on one fake clock: 10 ms a heuristic call
-    for module in ("puzzlezero.search.anytime", "puzzlezero.search.bwas"):
-        monkeypatch.setattr(sys.modules[module], "time", clock)
+    monkeypatch.setattr(sys.modules["puzzlezero.search.clock"], "time", clock)
 
     def slow(s):  # blind: the first stage cannot finish in time
         clock.sleep(0.01)
@@ -129,11 +128,13 @@ def test_a_schedule_of_ones_own_from_the_command_line(capsys):
 def test_children_beyond_the_cost_bound_are_never_recorded(p8):
     """Every state the search records has its heuristic value: a child pruned by ``max_cost`` is
     not kept half-made (it would re-enter later, reached more cheaply, with no value at all)."""
-    from puzzlezero.search.bwas import _Bwas
+    from puzzlezero.search.bwas import BatchWeightedAStar
 
     p, exact, starts = p8
     bound = exact(starts) - 2  # tight: many children are pruned
-    search = _Bwas.checked(p, starts, exact, 0.3, 5, None, None, "expand", None, bound)
+    search = BatchWeightedAStar.checked(
+        p, starts, exact, weight=0.3, batch_size=5, max_nodes=None, max_cost=bound
+    )
     results = search.run()
     h = search.table.h[: search.table.n]
     assert np.isfinite(h).all()

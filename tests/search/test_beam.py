@@ -157,7 +157,7 @@ def test_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 
     p = make("cube3")
     clock, calls = FakeClock(), []
-    monkeypatch.setattr(sys.modules["puzzlezero.search.beam"], "time", clock)
+    monkeypatch.setattr(sys.modules["puzzlezero.search.clock"], "time", clock)
 
     def slow(s: np.ndarray) -> np.ndarray:
         calls.append(len(s))

@@ -158,7 +158,7 @@ def test_time_limit_is_respected_and_reported(monkeypatch):
     inner = policy_value_from_heuristic(p, lambda s: np.zeros(s.shape[0], np.float32))
 
     clock, calls = FakeClock(), []
-    monkeypatch.setattr(sys.modules["puzzlezero.search.mcts"], "time", clock)
+    monkeypatch.setattr(sys.modules["puzzlezero.search.clock"], "time", clock)
 
     def slow(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         calls.append(len(states))

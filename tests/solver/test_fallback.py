@@ -57,7 +57,11 @@ def test_only_under_the_puzzles_own_settings_unless_asked() -> None:
         resolve_options(p, search="group", fallback=True)
 
 
-def test_the_fallback_runs_in_a_reserve_taken_from_the_time_limit() -> None:
+def test_the_fallback_runs_in_a_reserve_taken_from_the_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from puzzlezero.search import clock
+    from tests.clock import FakeClock
+
+    monkeypatch.setattr(clock, "time", FakeClock())  # the search is handed exactly the time left
     p = make("cube2")
     seen: list[float] = []
 
