@@ -125,7 +125,7 @@ def test_the_time_limit_stops_the_balls_growing_not_only_the_next_round(
     unbounded = shortcut(p, start, path, max_states=300_000)
     assert len(unbounded.actions) < len(path) and unbounded.radius >= 6
     clock = FakeClock(start=0.0, tick=1.0)  # a clock that moves one second each time it is read
-    monkeypatch.setattr(shortcut_module, "time", clock)
+    monkeypatch.setattr(shortcut_module.clock, "time", clock)  # the searches' one clock
     late = shortcut(p, start, path, max_states=300_000, time_limit=3.5)
     # read at 0 (start), 1 (a round may start), 2 (level 1 may grow), 3, then 4 > 3.5: the balls stop
     assert late.rounds == 1 and late.radius == 2 and late.states < unbounded.states
