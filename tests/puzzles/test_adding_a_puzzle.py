@@ -24,6 +24,7 @@ from puzzlezero import plugins, solver
 from puzzlezero.cli.main import main
 from puzzlezero.errors import InvalidStateError, PluginError, UnknownNameError
 from puzzlezero.plugins import ENV_VAR, load_plugin
+from tests.clock import until
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "pancake.py"
@@ -115,7 +116,6 @@ def test_load_plugin_writes_the_carrier_under_this_pid() -> None:
 def _serve(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     """A real ``puzzlezero serve`` on a free loopback port, and its base URL once it answers."""
     import socket
-    import time
     import urllib.request
 
     with socket.socket() as sock:
@@ -124,15 +124,22 @@ def _serve(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str],
     cmd = [sys.executable, "-m", "puzzlezero", *args, "serve", "--port", str(port), "--workers", "1"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120  # generous: imports and a worker start on a busy machine
-    while time.monotonic() < deadline and proc.poll() is None:
+
+    def answers() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError("puzzlezero serve ended")
         try:
             with urllib.request.urlopen(url + "/api/puzzles", timeout=5):
-                return proc, url
+                return True
         except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise AssertionError(f"puzzlezero serve did not start: {proc.communicate()[1][-2000:]}")
+            return False
+
+    try:  # generous: imports and a worker start on a busy machine
+        until(answers, 120, "puzzlezero serve answering", every=0.2)
+    except AssertionError:
+        proc.kill()
+        raise AssertionError(f"puzzlezero serve did not start: {proc.communicate()[1][-2000:]}") from None
+    return proc, url
 
 
 def _call(url: str, body: dict[str, Any] | None = None) -> Any:

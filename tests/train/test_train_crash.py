@@ -12,7 +12,6 @@ import resource
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from puzzlezero.errors import CheckpointMismatchError, FileBusyError
 from puzzlezero.storage import lock_folder
 from puzzlezero.train import Trainer
 from puzzlezero.train.checkpoint import load_checkpoint
+from tests.clock import until
 from tests.conftest import tiny_train_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -167,10 +167,14 @@ def test_a_second_train_on_a_busy_run_folder_fails_at_once_naming_the_holder(tmp
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_env(),
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 120
-        while not (run / "checkpoint.pt").exists():  # written at iteration 0, under the lock
-            assert first.poll() is None and time.monotonic() < deadline, "the first run did not start"
-            time.sleep(0.1)
+
+        def started() -> bool:  # its checkpoint is written at iteration 0, under the lock
+            if (run / "checkpoint.pt").exists():
+                return True
+            assert first.poll() is None, "the first run ended before it started"
+            return False
+
+        until(started, 120, "the first run's start", every=0.1)
         for argv in (_train_argv(run, None, "--max-minutes", "1"), _train_argv(run, cfg_file)):
             assert main(argv) == 2
             err = capsys.readouterr().err
