@@ -118,7 +118,9 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         "--wcd-mu; the policy from its Q head",
         options=("wcd_depth", "wcd_mu", "policy_temperature"),
     ),
-    "pdb": HeuristicSpec("puzzlezero.optimal:pdb_heuristic", description="pattern databases (admissible)"),
+    "pdb": HeuristicSpec(
+        "puzzlezero.classic.optimal:pdb_heuristic", description="pattern databases (admissible)"
+    ),
     "misplaced": HeuristicSpec(
         misplaced_heuristic,
         description="cells (stickers, tiles) of the goal not yet right: cheap, inadmissible, any goal",

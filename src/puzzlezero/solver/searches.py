@@ -332,7 +332,7 @@ SEARCHES: dict[str, SearchSpec] = {
         options=("images",),
     ),
     "optimal": SearchSpec(
-        "puzzlezero.optimal:solve_optimal",
+        "puzzlezero.classic.optimal:solve_optimal",
         _run_each,
         False,
         1,
@@ -340,7 +340,7 @@ SEARCHES: dict[str, SearchSpec] = {
         node_cap=False,
     ),
     "kociemba": SearchSpec(
-        "puzzlezero.optimal.kociemba_bridge:solve_kociemba",
+        "puzzlezero.classic.optimal.kociemba_bridge:solve_kociemba",
         _run_each,
         False,
         1,
@@ -408,7 +408,7 @@ SEARCHES: dict[str, SearchSpec] = {
         options=("mcts_c", "mcts_leaves", "mcts_virtual_loss", "mcts_max_value", "policy_temperature"),
     ),
     "group": SearchSpec(
-        "puzzlezero.search.group:solve_group",
+        "puzzlezero.classic.group:solve_group",
         _run_each,
         False,
         1,
@@ -416,13 +416,13 @@ SEARCHES: dict[str, SearchSpec] = {
         node_cap=False,
     ),
     "reduction": SearchSpec(
-        "puzzlezero.search.reduction:solve_reduction",
+        "puzzlezero.classic.reduction:solve_reduction",
         _run_each,
         False,
         1,
         "sliding puzzles: rows and columns home a pair of tiles at a time, each pair by breadth-first "
         "search; any board, 1.6-1.8 times the optimal length, no model",
         node_cap=False,
-        memory="puzzlezero.search.reduction:memory_estimate",
+        memory="puzzlezero.classic.reduction:memory_estimate",
     ),
 }
