@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from puzzlezero import make
+from puzzlezero.classic.optimal import solve_optimal
 from puzzlezero.errors import PuzzleError
-from puzzlezero.optimal import solve_optimal
 from puzzlezero.search import shortcut as shortcut_module
 from puzzlezero.search.result import SearchResult
 from puzzlezero.search.shortcut import can_shortcut, shortcut
@@ -156,7 +156,12 @@ def test_the_solver_runs_it_by_the_puzzles_defaults_and_on_request() -> None:
         resolve_options(make("sokoban"), shortcut=1000)
 
 
-def test_the_solver_pass_keeps_the_search_length_and_adds_its_time() -> None:
+def test_the_solver_pass_keeps_the_search_length_and_adds_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import puzzlezero.solver.run as run_module
+
+    real = run_module.find_shortcuts
+    # each pass reports half a second: the result's seconds are the search's plus the pass's
+    monkeypatch.setattr(run_module, "find_shortcuts", lambda *a, **k: replace(real(*a, **k), seconds=0.5))
     p = make("puzzle8")
     start = p.apply_moves(p.goal(), p.parse_moves("D D"))
     detour = tuple(_loop(p, start) + p.parse_moves("U U"))
@@ -166,7 +171,8 @@ def test_the_solver_pass_keeps_the_search_length_and_adds_its_time() -> None:
     o = replace(resolve_options(p), shortcut=100_000)
     out, searched = _shortened(p, np.stack([start, start, start]), [found, plain, unsolved], o)
     assert out[0].actions == (0, 0) and searched[0] == len(detour)
-    assert out[0].seconds >= 1.5 and out[0].improvements[-1] == (out[0].seconds, 2)
+    assert out[0].seconds == 1.5 + 0.5 and out[0].improvements[-1] == (2.0, 2)
+    assert out[1].seconds == 0.2 + 0.5  # a path the pass could not shorten still spent its time
     assert out[0].improvements[:2] == found.improvements
     assert searched[1:] == [None, None] and out[2] == unsolved
     off, searched_off = _shortened(p, np.stack([start]), [found], replace(o, shortcut=0))
