@@ -189,7 +189,7 @@ def memory_estimate(puzzle: Puzzle, options: SearchSettings, instances: int = 1)
     (:data:`KEPT_BYTES` a beam state) for as many steps as the node cap and ``max_steps`` allow
     (a network's batch is the solver's to add). Calibrated with tracemalloc on cube3 with a NumPy
     heuristic: W 10,000, 30 steps: estimated 46.9 MB, measured 37.8 MB; puzzle48 W 20,000, 100
-    steps: estimated 91.3 MB, measured 69.8 MB (tests/test_budget.py checks such settings within
+    steps: estimated 91.3 MB, measured 69.8 MB (tests/solver/test_budget.py checks such settings within
     0.8-3x)."""
     b = max(1, int(instances)) * guises(puzzle, options)
     width, a, s = widest(options.beam_width), puzzle.num_actions, state_bytes(puzzle)

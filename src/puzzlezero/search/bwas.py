@@ -75,7 +75,7 @@ def memory_estimate(puzzle: Puzzle, options: SearchSettings, instances: int = 1)
     Calibrated on cube3 with a NumPy heuristic: one instance, N 1000, 3,000,000 nodes: estimated
     687 MB, 636 MB measured with tracemalloc; 12,000,000 nodes (the table's arrays grown thrice):
     estimated 2.25 GB, the process's peak RSS 1.66 GB above an idle one's; Q*, four instances of
-    60,000 nodes, N 200: estimated 35.1 MB, measured 35.2 MB (tests/test_budget.py checks such
+    60,000 nodes, N 200: estimated 35.1 MB, measured 35.2 MB (tests/solver/test_budget.py checks such
     settings within 0.8-3x)."""
     from puzzlezero.search.heap import heap_bytes
     from puzzlezero.search.table import table_bytes

@@ -33,7 +33,7 @@ def memory_estimate(puzzle: Puzzle, options: SearchSettings, instances: int = 1)
     every step (``max_steps``, within the node cap as the solver sets it), the moves and trail of
     each step and one step's children. Calibrated with tracemalloc on puzzle48 with a NumPy
     heuristic: 64 instances of 3,000 steps: estimated 103.5 MB, measured 103.4 MB (the node table's
-    arrays are allocated whole at the start; tests/test_budget.py checks 16 of 1,000 steps)."""
+    arrays are allocated whole at the start; tests/solver/test_budget.py checks 16 of 1,000 steps)."""
     from puzzlezero.search.table import table_bytes
 
     b, a, s = max(1, int(instances)), puzzle.num_actions, state_bytes(puzzle)

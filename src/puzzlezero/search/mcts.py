@@ -135,7 +135,7 @@ def memory_estimate(puzzle: Puzzle, options: SearchSettings, instances: int = 1)
     new nodes, in the node table (:func:`~.table.table_bytes`, from its starting 4,096) and the
     tree's arrays (:data:`NODE_BYTES` a node). Calibrated with tracemalloc on cube3 with a NumPy
     policy-value function: 1,000,000 nodes, 32 leaves: estimated 304 MB, measured 201 MB;
-    100,000 nodes: estimated 33.7 MB, measured 25.2 MB (tests/test_budget.py checks the latter)."""
+    100,000 nodes: estimated 33.7 MB, measured 25.2 MB (tests/solver/test_budget.py checks the latter)."""
     from puzzlezero.search.table import table_bytes
 
     per = int(options.max_nodes) if options.max_nodes is not None else UNCAPPED_NODES

@@ -82,7 +82,7 @@ def memory_estimate(puzzle: Puzzle, max_states: int) -> int:
     """Peak bytes of a shortcut pass whose rounds hold at most ``max_states`` ball entries:
     :data:`ENTRY_BYTES` and one state each, and a batch of children. Calibrated with tracemalloc
     on a 374-move puzzle48 path: 2,000,000 states: estimated 286 MB, measured 188 MB; 6,000,000:
-    estimated 871 MB, measured 649 MB (see tests/test_budget.py)."""
+    estimated 871 MB, measured 649 MB (see tests/solver/test_budget.py)."""
     shape = int(np.prod(puzzle.state_shape, dtype=np.int64)) * np.dtype(puzzle.dtype).itemsize
     return int(max_states) * (ENTRY_BYTES + shape) + _CHUNK * puzzle.num_actions * (shape + 1)
 
