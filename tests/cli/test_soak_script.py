@@ -72,7 +72,7 @@ def test_a_clean_server_passes_the_soak_with_every_kind_of_traffic(tmp_path: Pat
     assert "OK" in output
 
 
-def fails(puzzle: Puzzle, state: np.ndarray, **options: Any) -> Any:
+def fails(puzzle: Puzzle, state: np.ndarray, opts: Any) -> Any:
     raise RuntimeError("a bug in the solver")
 
 

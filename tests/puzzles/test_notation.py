@@ -143,9 +143,9 @@ def test_web_solve_response_carries_half_turn_length() -> None:
 
     from puzzlezero.web import ServerConfig, create_app
 
-    def real_solve(puzzle: pz.Puzzle, state: np.ndarray, **options: Any) -> solver.SolveResult:
-        options.pop("model", None)
-        return solver.solve(puzzle, state, **(options | {"heuristic": "zero", "weight": 1.0}))
+    def real_solve(puzzle: pz.Puzzle, state: np.ndarray, opts: solver.SolveOptions) -> solver.SolveResult:
+        limits = {"batch": opts.batch, "max_nodes": opts.max_nodes, "time_limit": opts.time_limit}
+        return solver.solve(puzzle, state, heuristic="zero", weight=1.0, **limits)
 
     config = ServerConfig(executor="thread", workers=1, allowed_hosts=("testserver",))  # TestClient's Host
     app = create_app(config, solve_fn=real_solve)

@@ -57,7 +57,7 @@ class Instant:
         }
 
 
-def instant_solve(puzzle: Puzzle, state: np.ndarray, **options: Any) -> Instant:
+def instant_solve(puzzle: Puzzle, state: np.ndarray, opts: Any) -> Instant:
     return Instant(puzzle.name, bool(puzzle.is_goal(np.asarray(state)[None])[0]))
 
 

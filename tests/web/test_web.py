@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 import puzzlezero as pz  # noqa: E402
 from puzzlezero.puzzles.base import Puzzle  # noqa: E402
+from puzzlezero.solver import SolveOptions, resolve_options  # noqa: E402
 from puzzlezero.web import ServerConfig, create_app  # noqa: E402
 from puzzlezero.web.api import random_walk  # noqa: E402
 
@@ -36,7 +37,7 @@ class FakeResult:
     solution: list[str]
     nodes_generated: int
     seconds: float
-    options: dict[str, Any] = field(default_factory=dict)
+    opts: SolveOptions | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,19 +50,12 @@ class FakeResult:
         }
 
 
-KNOWN_SEARCHES = ("bwas", "gbfs", "optimal", "kociemba")
-
-
-def bfs_solve(puzzle: Puzzle, state: np.ndarray, *, max_depth: int = 4, **options: Any) -> FakeResult:
+def bfs_solve(
+    puzzle: Puzzle, state: np.ndarray, opts: SolveOptions | None = None, *, max_depth: int = 4
+) -> FakeResult:
     """Shortest solution by layered breadth-first search (no duplicate detection): exact and fast
-    for the few-move scrambles the tests and the browser test use. Like the real solver it refuses an
-    unknown search name and a missing model with the project's errors."""
-    if options.get("search") not in (None, *KNOWN_SEARCHES):
-        raise pz.UnknownNameError(
-            f"unknown search {options['search']!r}; choose one of: {', '.join(KNOWN_SEARCHES)}"
-        )
-    if options.get("heuristic") == "missing":
-        raise pz.ModelFileError("no model file for this puzzle: models/x/model.pt not found")
+    for the few-move scrambles the tests and the browser test use. Called as the workers call the
+    solver, with the request's options resolved by the server (kept in the result)."""
     t0 = time.perf_counter()
     frontier = state[None]
     paths = np.zeros((1, 0), dtype=np.int64)
@@ -71,7 +65,7 @@ def bfs_solve(puzzle: Puzzle, state: np.ndarray, *, max_depth: int = 4, **option
         if goal.any():
             i = int(np.argmax(goal))
             return FakeResult(
-                puzzle.name, True, puzzle.format_moves(paths[i]), nodes, time.perf_counter() - t0, options
+                puzzle.name, True, puzzle.format_moves(paths[i]), nodes, time.perf_counter() - t0, opts
             )
         if frontier.shape[0] * puzzle.num_actions > 2_000_000:  # memory guard: give up, like a node limit
             break
@@ -80,7 +74,7 @@ def bfs_solve(puzzle: Puzzle, state: np.ndarray, *, max_depth: int = 4, **option
         frontier = children.reshape(n * a, *puzzle.state_shape)
         paths = np.concatenate([np.repeat(paths, a, axis=0), np.tile(np.arange(a), n)[:, None]], axis=1)
         nodes += n * a
-    return FakeResult(puzzle.name, False, [], nodes, time.perf_counter() - t0, options)
+    return FakeResult(puzzle.name, False, [], nodes, time.perf_counter() - t0, opts)
 
 
 def client_for(solve_fn: Any = bfs_solve, **config: Any) -> TestClient:
@@ -215,11 +209,11 @@ def test_render_get_and_post_give_svg(client: TestClient) -> None:
 
 # ---- solving ---------------------------------------------------------------------------------
 def test_solve_returns_a_replayable_solution_and_applies_server_limits() -> None:
-    seen: list[dict[str, Any]] = []
+    seen: list[SolveOptions] = []
 
-    def spy(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
-        seen.append(options)
-        return bfs_solve(puzzle, state, **options)
+    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+        seen.append(opts)
+        return bfs_solve(puzzle, state, opts)
 
     with client_for(spy, default_time_limit=5.0, default_max_nodes=1000) as c:
         data = c.post("/api/solve", json={"puzzle": "cube3", "state": "R U F'", "batch": 100}).json()
@@ -227,8 +221,9 @@ def test_solve_returns_a_replayable_solution_and_applies_server_limits() -> None
     assert data["solved"] and data["length"] == 3 == len(data["solution"])
     end = p.apply_moves(p.parse("R U F'"), p.parse_moves(data["solution"]))
     assert p.is_goal(end[None])[0]
-    # the request's settings pass through; the server adds only its limits
-    assert seen == [{"time_limit": 5.0, "max_nodes": 1000, "batch": 100}]
+    # the worker gets the one resolved SolveOptions: the request's settings, the server's limits
+    # and the puzzle's defaults for the rest
+    assert seen == [resolve_options(p, time_limit=5.0, max_nodes=1000, batch=100)]
     assert data["time_limit"] == 5.0 and data["max_nodes"] == 1000
     with client_for(spy, quick_search={"cube3": {"weight": 0.4, "batch": 1000}}) as c:
         c.post("/api/solve", json={"puzzle": "cube3", "state": "R", "weight": 0.7})
@@ -236,17 +231,59 @@ def test_solve_returns_a_replayable_solution_and_applies_server_limits() -> None
         c.post("/api/solve", json={"puzzle": "puzzle8", "state": "1 2 3 4 5 6 7 0 8"})
     with client_for(spy) as c:  # by default a request naming nothing gets the anytime schedule
         c.post("/api/solve", json={"puzzle": "cube3", "state": "R"})
-    assert (seen[1]["weight"], seen[1]["batch"]) == (0.7, 1000)  # an operator's quick setting
-    assert "weight" not in seen[2] and "batch" not in seen[2]  # not a BWAS request
-    assert "weight" not in seen[3]  # only the puzzles listed in quick_search
-    assert "weight" not in seen[4] and "batch" not in seen[4]
+    own = resolve_options(p)
+    assert (seen[1].weight, seen[1].batch) == (0.7, 1000)  # an operator's quick setting
+    assert seen[1].stages == ()  # one search of that setting
+    assert seen[2].search == "optimal"  # not a weighted search: no quick setting
+    puzzle8 = resolve_options(pz.make("puzzle8"))
+    assert (seen[3].weight, seen[3].batch) == (puzzle8.weight, puzzle8.batch)  # only the puzzles listed
+    assert seen[4].stages == own.stages != ()  # the anytime schedule
+    assert (seen[4].weight, seen[4].batch) == (own.weight, own.batch)
+
+
+def test_a_setting_the_solver_refuses_is_a_422_before_the_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server resolves a request's options once, before the request takes a place in line: a
+    setting the solver refuses is a 422 with the solver's own message (``POST /api/solve`` and
+    ``/api/jobs`` alike), nothing waits or runs, and the line is as it was."""
+    from puzzlezero import solver
+
+    real = solver.resolve_options
+    refusal = "weight 7.5 is more than search qstar takes on cube3"
+
+    def strict(p: Puzzle, **given: Any) -> SolveOptions:
+        if given.get("weight") == 7.5:
+            raise pz.PuzzleError(refusal)
+        return real(p, **given)
+
+    monkeypatch.setattr(solver, "resolve_options", strict)
+    calls: list[SolveOptions] = []
+
+    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+        calls.append(opts)
+        return bfs_solve(puzzle, state, opts)
+
+    with client_for(spy) as c:
+        before = c.get("/api/info").json()["pool"]
+        for path in ("/api/solve", "/api/jobs"):
+            r = c.post(path, json={"puzzle": "cube3", "state": "R", "weight": 7.5})
+            assert r.status_code == 422 and r.json()["detail"] == refusal
+        assert c.get("/api/info").json()["pool"] == before and calls == []
+        assert c.post("/api/solve", json={"puzzle": "cube3", "state": "R", "weight": 0.5}).status_code == 200
+    assert [o.weight for o in calls] == [0.5]
+
+
+def test_quick_search_sets_weight_and_batch_only() -> None:
+    with pytest.raises(
+        pz.PuzzleError, match=r"quick_search of cube3 sets weight and batch, not \['beam_width'\]"
+    ):
+        ServerConfig(quick_search={"cube3": {"weight": 0.4, "beam_width": 100}})
 
 
 def test_operator_model_is_used_and_its_path_stays_private() -> None:
-    seen: list[dict[str, Any]] = []
+    seen: list[SolveOptions] = []
 
-    def spy(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
-        seen.append(options)
+    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+        seen.append(opts)
         return bfs_solve(puzzle, state)
 
     with client_for(spy, models={"lightsout7": "/srv/models/lo7"}) as c:
@@ -258,7 +295,7 @@ def test_operator_model_is_used_and_its_path_stays_private() -> None:
         assert c.post("/api/solve", json={"puzzle": "cube3", "state": "R"}).status_code == 200
         infos = {p["name"]: p for p in c.get("/api/puzzles").json()}
         info = c.get("/api/info").text
-    assert seen[0]["model"] == "/srv/models/lo7" and "model" not in seen[1]
+    assert seen[0].model == "/srv/models/lo7" and seen[1].model is None
     assert infos["lightsout7"]["model"] is True and "/srv/models" not in info
     assert infos["lightsout7"]["policy_only"] is False  # the operator's folder has no card saying so
 
@@ -336,10 +373,10 @@ def test_full_queue_gets_429_and_the_admitted_requests_finish() -> None:
     gate = threading.Event()
     started = threading.Semaphore(0)
 
-    def blocking(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
+    def blocking(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
         started.release()
         assert gate.wait(30)
-        return bfs_solve(puzzle, state, **options)
+        return bfs_solve(puzzle, state, opts)
 
     with client_for(blocking, workers=1, queue=1) as c:
         results: list[int] = []
@@ -370,7 +407,7 @@ def test_full_queue_gets_429_and_the_admitted_requests_finish() -> None:
 def test_overrunning_solve_gets_504_and_keeps_its_slot() -> None:
     release = threading.Event()
 
-    def stuck(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
+    def stuck(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
         release.wait(30)
         return bfs_solve(puzzle, state)
 
@@ -384,10 +421,10 @@ def test_overrunning_solve_gets_504_and_keeps_its_slot() -> None:
 
 
 def test_solver_bugs_become_a_short_500() -> None:
-    def broken(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
+    def broken(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
         raise RuntimeError("secret internal detail")
 
-    def wrong(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
+    def wrong(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
         return FakeResult(puzzle.name, True, ["U"], 1, 0.0)
 
     for fn in (broken, wrong):

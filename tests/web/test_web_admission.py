@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 import puzzlezero as pz  # noqa: E402
 from puzzlezero import errors  # noqa: E402
 from puzzlezero.puzzles.base import Puzzle  # noqa: E402
-from puzzlezero.solver import HEURISTICS, SEARCHES  # noqa: E402
+from puzzlezero.solver import HEURISTICS, SEARCHES, SolveOptions, resolve_options  # noqa: E402
 from puzzlezero.web import ServerConfig, api, create_app  # noqa: E402
 from puzzlezero.web.config import LOOPBACK_HOSTS  # noqa: E402
 from puzzlezero.web.errors import INTERNAL, worker_error  # noqa: E402
@@ -51,12 +51,12 @@ class Gate:
     BLOCK = 7
 
     def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[SolveOptions] = []
         self.event = threading.Event()
 
-    def __call__(self, puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
-        self.calls.append(options)
-        if options.get("batch") == self.BLOCK:
+    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+        self.calls.append(opts)
+        if opts.batch == self.BLOCK:
             assert self.event.wait(20)
         return bfs_solve(puzzle, state)
 
@@ -136,7 +136,8 @@ def test_a_request_naming_code_is_refused_and_nothing_is_imported(
         assert "choose one of: " + ", ".join(valid) in detail
         assert c.get("/api/info").json()["pool"]["completed"] == 0  # no worker ran anything
         assert c.post("/api/solve", json=BODY).status_code == 200  # the server carries on
-    assert fake.calls == [{"time_limit": 20.0, "max_nodes": 2_000_000}]  # only the last solve
+    # only the last solve ran, with the server's limits and the puzzle's own settings
+    assert fake.calls == [resolve_options(pz.make("cube3"), time_limit=20.0, max_nodes=2_000_000)]
     assert not probe_module.exists() and "pz_probe_code" not in sys.modules
 
 
@@ -162,7 +163,7 @@ def test_only_registered_names_are_accepted_and_info_lists_them() -> None:
         assert ok.status_code == 200
         schema = c.get("/openapi.json").json()["components"]["schemas"]["SolveRequest"]["properties"]
         assert schema["heuristic"]["anyOf"][0]["enum"] == list(HEURISTICS)
-    assert fake.calls[-1]["search"] == "bwas" and fake.calls[-1]["heuristic"] == "misplaced"
+    assert fake.calls[-1].search == "bwas" and fake.calls[-1].heuristic == "misplaced"
 
 
 def test_the_pages_ask_only_for_registered_names() -> None:
@@ -180,8 +181,8 @@ def test_the_pages_ask_only_for_registered_names() -> None:
 
 # ---- a worker's SystemExit fails one job, not the server -----------------------------------------
 def test_a_system_exit_in_a_job_fails_that_job_and_the_server_carries_on() -> None:
-    def exits(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
-        if options.get("batch") == 13:
+    def exits(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+        if opts.batch == 13:
             raise SystemExit(3)
         return bfs_solve(puzzle, state)
 
@@ -305,11 +306,9 @@ def test_a_client_that_disconnects_leaves_the_line() -> None:
             fake.open()
 
 
-def sleeps_its_time_limit(
-    puzzle: Puzzle, state: np.ndarray, *, time_limit: float, **options: Any
-) -> FakeResult:
+def sleeps_its_time_limit(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
     """A search that uses its whole time limit (module level: worker processes import it)."""
-    time.sleep(time_limit)
+    time.sleep(opts.time_limit)
     return bfs_solve(puzzle, state)
 
 
@@ -410,7 +409,7 @@ def test_allowed_hosts_default_to_loopback_and_take_subdomain_patterns() -> None
 
 # ---- named errors and health -----------------------------------------------------------------------
 def raising(exc: BaseException) -> Callable[..., FakeResult]:
-    def solve(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
+    def solve(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
         raise exc
 
     return solve

@@ -21,6 +21,7 @@ pytest.importorskip("httpx")
 
 import puzzlezero as pz  # noqa: E402
 from puzzlezero.puzzles.base import Puzzle  # noqa: E402
+from puzzlezero.solver import SolveOptions  # noqa: E402
 from puzzlezero.web import ServerConfig  # noqa: E402
 from puzzlezero.web.jobs import JobStore  # noqa: E402
 from puzzlezero.web.pool import QueueFullError, SolveJob, SolvePool, SolveTimeoutError, Ticket  # noqa: E402
@@ -33,7 +34,8 @@ ONE_TURN = CUBE.parse("R")
 
 class Gated:
     """A fake solver that notes the order jobs start in (their ``tag`` option) and runs each until
-    its gate opens, or for ``seconds`` when the job names them."""
+    its gate opens, or for ``seconds`` when the job names them (the jobs of these tests carry a
+    dict of their own, which the pool hands to its solver as it is)."""
 
     def __init__(self) -> None:
         self.started: list[str] = []
@@ -45,18 +47,12 @@ class Gated:
         with self.lock:
             return self.gates.setdefault(tag, threading.Event())
 
-    def __call__(
-        self,
-        puzzle: Puzzle,
-        state: np.ndarray,
-        *,
-        tag: str = "",
-        seconds: float | None = None,
-        **options: Any,
-    ) -> FakeResult:
+    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: dict[str, Any] | SolveOptions) -> FakeResult:
+        mine = opts if isinstance(opts, dict) else {}  # a request's job carries SolveOptions: no tag
+        tag, seconds = mine.get("tag", ""), mine.get("seconds")
         with self.lock:
             self.started.append(tag)
-            self.options.append(options)
+            self.options.append(opts)
         if seconds is not None:
             time.sleep(seconds)
         else:
@@ -285,7 +281,12 @@ def test_job_api_reports_place_and_wait_then_the_answer() -> None:
 
 
 def test_a_failed_job_reports_the_status_the_blocking_call_gives() -> None:
-    with client_for(bfs_solve) as c:
+    def refuses_mcts(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+        if opts.search == "mcts":
+            raise pz.UnknownNameError("unknown search 'mcts' for this test's solver; it runs bwas")
+        return bfs_solve(puzzle, state, opts)
+
+    with client_for(refuses_mcts) as c:
         body = {"puzzle": "cube3", "state": "R", "search": "mcts"}  # registered; the fake refuses it
         job_id = c.post("/api/jobs", json=body).json()["id"]
         view = poll_until(lambda: job_in(c, job_id, "failed"), 10, "the job failed")
@@ -305,9 +306,9 @@ def test_concurrent_blocking_solves_wait_their_turn_at_default_settings() -> Non
     replayable solution, none refused; the later ones say how long they waited."""
     p = pz.make("puzzle8")
 
-    def slow(puzzle: Puzzle, state: np.ndarray, **options: Any) -> FakeResult:
+    def slow(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
         time.sleep(0.1)
-        return bfs_solve(puzzle, state, **options)
+        return bfs_solve(puzzle, state, opts)
 
     states = [
         p.format(p.apply_moves(p.goal(), p.parse_moves(m)))

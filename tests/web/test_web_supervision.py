@@ -11,6 +11,7 @@ import asyncio
 import http.client
 import json
 import os
+import pickle
 import signal
 import socket
 import subprocess
@@ -25,6 +26,8 @@ import numpy as np
 import pytest
 
 import puzzlezero as pz
+from puzzlezero.solver import options as solver_options
+from puzzlezero.solver import resolve_options
 from puzzlezero.web import ServerConfig
 from puzzlezero.web.pool import (
     ClientLimitError,
@@ -34,8 +37,10 @@ from puzzlezero.web.pool import (
     SolveTimeoutError,
     WorkerCrashedError,
     run_job,
+    solve_one,
+    warm_options,
 )
-from tests.web.web_fakes import address_limit, exit_at_start, hang_at_start, raising, sleepy
+from tests.web.web_fakes import address_limit, exit_at_start, forbid_resolving, hang_at_start, raising, sleepy
 
 ROOT = Path(__file__).resolve().parents[2]
 CUBE = pz.make("cube3")
@@ -105,6 +110,30 @@ def test_run_job_reports_errors_by_name_and_never_lets_base_exceptions_through()
     assert unknown["kind"] == "UnknownNameError" and "unknown heuristic 'nope'" in unknown["error"]
     with pytest.raises(ValueError, match="job kind must be one of solve, value"):
         SolveJob("cube3", ONE_TURN, kind="train")  # type: ignore[arg-type]
+
+
+def test_a_solve_job_carries_resolved_options_that_the_worker_runs_as_they_are(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    p8 = pz.make("puzzle8")
+    state = p8.apply_moves(p8.goal(), p8.parse_moves("D R"))
+    opts = resolve_options(p8, heuristic="misplaced", time_limit=5.0)
+    job = SolveJob("puzzle8", state, opts)
+    assert pickle.loads(pickle.dumps(job)).options == opts  # what a worker process receives
+    assert job.time_limit == 5.0
+    monkeypatch.setattr(solver_options, "resolve_options", lambda *a, **kw: pytest.fail("resolved again"))
+    out = run_job(job)["ok"]
+    assert out["solved"] and out["length"] == 2 and out["search"] == opts.search
+    with pytest.raises(TypeError, match="a solve job carries resolved SolveOptions, got dict"):
+        run_job(SolveJob("puzzle8", state, {"heuristic": "misplaced"}))
+    with pytest.raises(TypeError, match="a value job carries the keywords of value"):
+        SolveJob("puzzle8", state, opts, kind="value")
+
+
+def test_the_workers_warm_up_with_options_the_server_resolved() -> None:
+    warm = dict(warm_options(ServerConfig(models={"lightsout7": "/srv/models/lo7"})))
+    assert warm["lightsout7"] == resolve_options(pz.make("lightsout7"), model="/srv/models/lo7")
+    assert warm["cube3"] == resolve_options(CUBE) and warm["cube3"].fallback == "group"
 
 
 def test_the_pool_settings_are_checked() -> None:
@@ -285,6 +314,23 @@ def test_a_job_that_raises_system_exit_or_runs_out_of_memory_leaves_its_worker_s
         )  # cost_to_go.value in the worker
 
     run_pool(body, solve_fn=address_limit, worker_memory_mib=1024)
+
+
+def test_a_worker_process_solves_without_resolving_options() -> None:
+    """The real solve of a worker process (where resolving options raises) runs the job's options
+    as the server resolved them; a job carrying settings instead fails as a server bug."""
+    p8 = pz.make("puzzle8")
+    state = p8.apply_moves(p8.goal(), p8.parse_moves("D R"))
+    opts = resolve_options(p8, heuristic="misplaced", time_limit=5.0)
+
+    async def body(pool: SolvePool) -> None:
+        await ready(pool, 1)
+        out = (await pool.solve(SolveJob("puzzle8", state, opts), 60.0))["ok"]
+        assert out["solved"] and out["length"] == 2
+        with pytest.raises(RuntimeError, match="a solve job carries resolved SolveOptions"):
+            await pool.solve(SolveJob("puzzle8", state, {"heuristic": "misplaced"}), 60.0)
+
+    run_pool(body, solve_fn=solve_one, initializer=forbid_resolving)
 
 
 # ---- a real server -------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import resource
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,14 +26,18 @@ class Slept:
         return {"puzzle": self.puzzle, "pid": self.pid, "seconds": self.seconds, "tag": self.tag}
 
 
-def sleepy(puzzle: Any, state: np.ndarray, *, seconds: float = 0.0, tag: str = "", **options: Any) -> Slept:
-    """Sleep ``seconds`` (a long search), then answer with this process's pid."""
+def sleepy(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+    """Sleep the job's ``seconds`` (a long search), then answer with this process's pid and the
+    job's ``tag``."""
+    seconds = opts.get("seconds", 0.0)
     time.sleep(seconds)
-    return Slept(puzzle.name, os.getpid(), seconds, tag)
+    return Slept(puzzle.name, os.getpid(), seconds, opts.get("tag", ""))
 
 
-def raising(puzzle: Any, state: np.ndarray, *, error: str = "SystemExit", **options: Any) -> Slept:
-    """Raise ``SystemExit`` (what ``heuristic: "sys:exit"`` did) or ``MemoryError``."""
+def raising(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+    """Raise the job's ``error``: ``SystemExit`` (what ``heuristic: "sys:exit"`` did, the default)
+    or ``MemoryError``, or ``allocate`` more than a worker may map."""
+    error = opts.get("error", "SystemExit")
     if error == "SystemExit":
         raise SystemExit(0)
     if error == "MemoryError":
@@ -42,11 +47,11 @@ def raising(puzzle: Any, state: np.ndarray, *, error: str = "SystemExit", **opti
     return Slept(puzzle.name, os.getpid(), 0.0, error)
 
 
-def address_limit(puzzle: Any, state: np.ndarray, *, error: str = "", **options: Any) -> Slept:
+def address_limit(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
     """Answer with this process's ``RLIMIT_AS`` soft limit in MiB (-1: none) as ``seconds``, or
-    fail as :func:`raising` does when ``error`` is named."""
-    if error:
-        return raising(puzzle, state, error=error)
+    fail as :func:`raising` does when the job names an ``error``."""
+    if opts.get("error"):
+        return raising(puzzle, state, opts)
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     return Slept(puzzle.name, os.getpid(), -1.0 if soft == resource.RLIM_INFINITY else float(soft >> 20), "")
 
@@ -61,3 +66,16 @@ def hang_at_start() -> None:
     import time
 
     time.sleep(3600)
+
+
+def forbid_resolving() -> None:
+    """A worker start-up after which resolving solve options raises: its jobs must carry options
+    the server resolved."""
+    from puzzlezero import solver
+    from puzzlezero.solver import options
+
+    def refuse(*args: Any, **kw: Any) -> None:
+        raise AssertionError("a worker resolved solve options again")
+
+    solver.resolve_options = refuse  # type: ignore[assignment]
+    options.resolve_options = refuse  # type: ignore[assignment]

@@ -99,15 +99,14 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     whose default solve falls back to the group solver (seconds each), and every table of the
     puzzles in ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
     from puzzlezero.optimal.tables import build_tables
-    from puzzlezero.registry import make, names
-    from puzzlezero.solver import resolve_options
+    from puzzlezero.registry import make
+    from puzzlezero.web.pool import warm_options
 
     wanted = [make(name) for name in dict.fromkeys(build)]  # an unknown name fails before any build
     lines: list[str] = []
-    for name, _ in config.served_models(names()):
-        p = make(name)
-        if resolve_options(p).fallback == "group" and name not in build:
-            lines += build_tables(p, "group")
+    for name, opts in warm_options(config):  # what the workers load, the fallback's table included
+        if opts.fallback == "group" and name not in build:
+            lines += build_tables(make(name), "group")
     for p in wanted:
         lines += build_tables(p, "all")
     return lines

@@ -29,9 +29,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 import puzzlezero
-from puzzlezero.errors import InvalidMoveError, PuzzleError
+from puzzlezero.errors import InvalidMoveError, MissingTableError, ModelFileError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
+from puzzlezero.solver import SolveOptions, SolveSettings
 from puzzlezero.web.config import MODELS_DIR, ServerConfig, has_shipped_model, policy_only
 from puzzlezero.web.errors import ApiError, http_error, worker_error
 from puzzlezero.web.jobs import Job, JobStore
@@ -133,7 +134,7 @@ def _reversible(p: Puzzle) -> bool:
 def read_state(p: Puzzle, text: str | None) -> np.ndarray:
     """Parse and validate a state text (``None`` = the goal) with the solver's reader
     (:func:`puzzlezero.solver.read_state`); raises ``InvalidStateError``."""
-    from puzzlezero.solver.states import read_state as read
+    from puzzlezero.solver import read_state as read
 
     return p.goal() if text is None else read(p, text)
 
@@ -307,16 +308,8 @@ async def value(request: Request, req: ValueRequest) -> dict[str, Any]:
     optimal solver whose table is not built is a 503 naming the command that builds it."""
     client = _admit(request)
     cfg = _config(request)
-    p = make(req.puzzle)
-    state = await run_in_threadpool(read_state, p, req.state)
-    options = {
-        "heuristic": req.heuristic or "learned",
-        "model": cfg.models.get(p.name),
-        "optimal": req.optimal,
-        "optimal_time_limit": cfg.value_optimal_time_limit,
-    }
+    job = await run_in_threadpool(_prepare_value, cfg, req)
     wall_limit = cfg.grace_seconds + (cfg.value_optimal_time_limit if req.optimal else 0.0)
-    job = SolveJob(p.name, state, options, kind="value")
     ticket = _pool(request).submit(job, wall_limit, client=client)
     out = await _outcome(request, ticket)
     if "error" in out:
@@ -368,45 +361,82 @@ def render_post(req: RenderRequest) -> Response:
 
 @dataclass(frozen=True)
 class _Solve:
-    """A checked solve request: the puzzle, its state, the pool job and the limits it runs under."""
+    """A checked solve request: the puzzle, its state, the pool job (with the one resolved
+    :class:`~puzzlezero.solver.SolveOptions` it runs under) and its wall limit on a worker."""
 
     puzzle: Puzzle
     state: np.ndarray
     job: SolveJob
-    time_limit: float
-    max_nodes: int
     wall_limit: float
+
+    @property
+    def opts(self) -> SolveOptions:
+        assert isinstance(self.job.options, SolveOptions)
+        return self.job.options
+
+
+def solve_options(cfg: ServerConfig, p: Puzzle, req: SolveRequest) -> SolveOptions:
+    """The one :class:`~puzzlezero.solver.SolveOptions` of a solve request, resolved by the solver
+    (:func:`~puzzlezero.solver.resolve_options`) from the request's settings within the server's
+    caps (``time_limit``, ``max_nodes``, ``batch``: 422 naming the one over its cap), its defaults
+    (a search with limits of its own, layered's 120 s and 5M nodes a stage, keeps them within the
+    caps; the others get the server's), the operator's ``quick_search`` setting for a weighted
+    search and its model (``cfg.models``; requests never name files). Settings the solver refuses
+    are a 422 with its message; a missing model or table is the worker's to find."""
+    from puzzlezero.solver import SEARCHES, defaults_for, resolve_options
+
+    search = req.search if req.search is not None else defaults_for(p).search
+    spec = SEARCHES.get(search)  # an unknown one: resolve_options names the valid ones
+    own = dict(spec.defaults) if spec is not None else {}
+    default_time = min(float(own.get("time_limit", cfg.default_time_limit)), cfg.max_time_limit)
+    default_nodes = min(int(own.get("max_nodes", cfg.default_max_nodes)), cfg.max_max_nodes)
+    settings: SolveSettings = {
+        "search": req.search,
+        "heuristic": req.heuristic,
+        "weight": req.weight,
+        "batch": None if req.batch is None else int(_capped(req.batch, req.batch, cfg.max_batch, "batch")),
+        "time_limit": float(_capped(req.time_limit, default_time, cfg.max_time_limit, "time_limit", " s")),
+        "max_nodes": int(_capped(req.max_nodes, default_nodes, cfg.max_max_nodes, "max_nodes")),
+    }
+    if spec is not None and spec.weighted:  # the operator's quick setting, where the request names none
+        quick = cfg.quick_search.get(p.name, {})
+        if settings["weight"] is None:
+            settings["weight"] = quick.get("weight")
+        if settings["batch"] is None and "batch" in quick:
+            settings["batch"] = int(quick["batch"])
+    if p.name in cfg.models and not (spec is not None and spec.per_goal):  # layered: models per goal
+        settings["model"] = cfg.models[p.name]
+    try:
+        return resolve_options(p, **settings)
+    except (ModelFileError, MissingTableError):
+        raise  # the server lacks something (503), not a bad request
+    except PuzzleError as exc:
+        raise ApiError(422, str(exc)) from None
 
 
 def _prepare(cfg: ServerConfig, req: SolveRequest) -> _Solve:
-    """Parse the state and apply the server's caps and settings (bad input raises here, before the
-    request takes a place in line; after admission, off the event loop)."""
-    from puzzlezero.solver import SEARCHES, defaults_for
-
+    """Parse the state and resolve the request's :class:`~puzzlezero.solver.SolveOptions`
+    (:func:`solve_options`) once: bad input raises here, before the request takes a place in line
+    (after admission, off the event loop), and the worker runs the job's options as they are. Its
+    time limit starts when a worker takes it; the wall limit adds the server's grace to it."""
     p = make(req.puzzle)
     state = read_state(p, req.state)
-    search = req.search if req.search is not None else defaults_for(p).search
-    # a search with limits of its own (layered: 120 s, 5M nodes per stage) keeps them, within the
-    # server's caps; the others get the server's defaults
-    own = dict(SEARCHES[search].defaults) if search in SEARCHES else {}
-    default_time = min(float(own.get("time_limit", cfg.default_time_limit)), cfg.max_time_limit)
-    default_nodes = min(int(own.get("max_nodes", cfg.default_max_nodes)), cfg.max_max_nodes)
-    time_limit = float(_capped(req.time_limit, default_time, cfg.max_time_limit, "time_limit", " s"))
-    max_nodes = int(_capped(req.max_nodes, default_nodes, cfg.max_max_nodes, "max_nodes"))
-    options: dict[str, Any] = {"time_limit": time_limit, "max_nodes": max_nodes}
-    if req.batch is not None:
-        options["batch"] = int(_capped(req.batch, req.batch, cfg.max_batch, "batch"))
-    for key in ("search", "heuristic", "weight"):
-        if getattr(req, key) is not None:
-            options[key] = getattr(req, key)
-    if search in SEARCHES and SEARCHES[search].weighted:
-        for key, value in cfg.quick_search.get(p.name, {}).items():
-            options.setdefault(key, value)
-    per_goal = search in SEARCHES and SEARCHES[search].per_goal  # layered: the shipped models per goal
-    if p.name in cfg.models and not per_goal:  # the operator's model (requests never name files)
-        options["model"] = cfg.models[p.name]
-    job = SolveJob(p.name, state, options)
-    return _Solve(p, state, job, time_limit, max_nodes, time_limit + cfg.grace_seconds)
+    opts = solve_options(cfg, p, req)
+    return _Solve(p, state, SolveJob(p.name, state, opts), opts.time_limit + cfg.grace_seconds)
+
+
+def _prepare_value(cfg: ServerConfig, req: ValueRequest) -> SolveJob:
+    """Parse the state of a value request and make its job (the keywords of
+    :func:`puzzlezero.cost_to_go.value`, with the operator's model and the server's limit on the
+    optimal solver); after admission, off the event loop."""
+    p = make(req.puzzle)
+    options = {
+        "heuristic": req.heuristic or "learned",
+        "model": cfg.models.get(p.name),
+        "optimal": req.optimal,
+        "optimal_time_limit": cfg.value_optimal_time_limit,
+    }
+    return SolveJob(p.name, read_state(p, req.state), options, kind="value")
 
 
 def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any]:
@@ -415,19 +445,19 @@ def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any
         raise worker_error(out["error"], out["kind"])
     p = solve.puzzle
     result = dict(out["ok"])
-    solution = result.get("solution") or []  # the solver gives "U R' ..." (None when unsolved)
-    result["solution"] = solution.split() if isinstance(solution, str) else list(solution)
+    try:  # move names (None when unsolved), read by the puzzle's own reader
+        actions = p.parse_moves(result.get("solution") or [])
+    except InvalidMoveError as exc:
+        raise RuntimeError(f"solver returned unreadable moves: {exc}") from None
+    result["solution"] = p.format_moves(actions)
     if result["solved"]:  # never show a wrong solution: replay it on the request's own state
-        try:
-            end = p.apply_moves(solve.state, p.parse_moves(result["solution"]))
-        except InvalidMoveError as exc:
-            raise RuntimeError(f"solver returned unreadable moves: {exc}") from None
+        end = p.apply_moves(solve.state, actions)
         if not p.is_goal(end[None])[0]:
             raise RuntimeError(f"solver returned a solution that does not solve the {p.name} state")
     return {
         **result,
-        "time_limit": solve.time_limit,
-        "max_nodes": solve.max_nodes,
+        "time_limit": solve.opts.time_limit,
+        "max_nodes": solve.opts.max_nodes,
         "waited_seconds": round(ticket.waited(), 3),
     }
 

@@ -185,8 +185,10 @@ def _mount_vendor(app: FastAPI, node_modules: Path | None) -> None:
 def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None = None) -> FastAPI:
     """Build the web application.
 
-    ``solve_fn`` replaces :func:`puzzlezero.solver.solve` (tests); with the process executor it must
-    be a picklable module-level function. The worker pool starts with the app (lifespan) and stops
+    ``solve_fn`` replaces the workers' solve (tests): it is called ``solve_fn(puzzle, state,
+    opts=SolveOptions)`` with the request's options, resolved by the server, as
+    :func:`puzzlezero.solver.solve` takes them; with the process executor it must be a picklable
+    module-level function. The worker pool starts with the app (lifespan) and stops
     with it: running jobs may end within ``config.shutdown_timeout``, counted from when the server
     began to stop (``app.state.stopping_since``, which ``puzzlezero serve`` sets on SIGTERM or
     Ctrl-C, before uvicorn waits for the open requests), so the whole stop takes no longer. While

@@ -174,6 +174,11 @@ class ServerConfig:
             raise PuzzleError(
                 f"need 0 < default_max_nodes ({self.default_max_nodes}) <= max_max_nodes ({self.max_max_nodes})"
             )
+        for name, quick in self.quick_search.items():
+            if not set(quick) <= {"weight", "batch"}:
+                raise PuzzleError(
+                    f"quick_search of {name} sets weight and batch, not {sorted(set(quick) - {'weight', 'batch'})}"
+                )
         if not self.job_idle_timeout > 0:
             raise PuzzleError(f"job_idle_timeout must be positive, got {self.job_idle_timeout}")
         for host in self.allowed_hosts:

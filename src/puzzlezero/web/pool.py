@@ -49,18 +49,22 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.web.config import ServerConfig
 from puzzlezero.web.wait_estimate import RecentDurations, start_times
+
+if TYPE_CHECKING:
+    from puzzlezero.puzzles.base import Puzzle
+    from puzzlezero.solver import SolveOptions, SolveResult
 
 __all__ = [
     "ClientLimitError",
@@ -72,11 +76,14 @@ __all__ = [
     "Ticket",
     "WorkerCrashedError",
     "run_job",
+    "solve_one",
+    "warm_options",
 ]
 
 log = logging.getLogger("puzzlezero.web")
 
-#: ``solve(puzzle, state, **options) -> SolveResult``-shaped callable (must pickle for processes)
+#: what a worker calls for a solve job, as ``solve_fn(puzzle, state, opts=job.options)``: shaped like
+#: :func:`puzzlezero.solver.solve` (a result with ``to_json()``); must pickle for processes
 SolveFn = Callable[..., Any]
 
 #: what a job asks of a worker: a search (``solver.solve``) or a state's value (``cost_to_go.value``)
@@ -112,17 +119,31 @@ class WorkerCrashedError(Exception):
 
 @dataclass(frozen=True)
 class SolveJob:
-    """One job for a worker: a registered puzzle name, one parsed state ``[*state_shape]`` and the
-    keywords of ``solver.solve`` (``kind="solve"``) or of ``cost_to_go.value`` (``kind="value"``)."""
+    """One job for a worker: a registered puzzle name, one parsed state ``[*state_shape]`` and
+    ``options``, resolved before the job takes its place in line. ``kind="solve"``: the solve's
+    :class:`~puzzlezero.solver.SolveOptions` (frozen, so they pickle to a worker process as they
+    are), which the worker passes to ``solve_many`` without resolving them again; a pool's own
+    ``solve_fn`` (tests, fakes) receives them as the job carries them. ``kind="value"``: the
+    keywords of :func:`puzzlezero.cost_to_go.value`."""
 
     puzzle: str
     state: np.ndarray
-    options: dict[str, Any] = field(default_factory=dict)
+    options: SolveOptions | Mapping[str, Any] = field(default_factory=dict)
     kind: JobKind = "solve"
 
     def __post_init__(self) -> None:
         if self.kind not in JOB_KINDS:
             raise ValueError(f"job kind must be one of {', '.join(JOB_KINDS)}, got {self.kind!r}")
+        if self.kind == "value" and not isinstance(self.options, Mapping):
+            raise TypeError(f"a value job carries the keywords of value(), got {type(self.options).__name__}")
+
+    @property
+    def time_limit(self) -> float | None:
+        """The seconds the solver may search (the options' ``time_limit``); ``None`` where the
+        job names none (a value)."""
+        o = self.options
+        limit = o.get("time_limit") if isinstance(o, Mapping) else getattr(o, "time_limit", None)
+        return None if limit is None else float(limit)
 
 
 # ---- inside a worker ---------------------------------------------------------------------------
@@ -146,13 +167,14 @@ def _limit_memory(mib: int) -> None:
 
 def _init_worker(
     threads: int,
-    warm: tuple[tuple[str, str | None], ...] = (),
+    warm: tuple[tuple[str, SolveOptions], ...] = (),
     memory_mib: int = 0,
     load_torch: bool = True,
 ) -> None:
     """Prepare a worker process: ignore Ctrl-C (the server stops its workers), cap its memory,
-    forbid table builds, pin torch's thread count, then load the networks of ``warm`` (``(puzzle,
-    model folder or None = shipped)``) before the first request.
+    forbid table builds, pin torch's thread count, then load the networks and tables of ``warm``
+    (``(puzzle, the options of its own search, resolved by the server)``: the heuristic, with the
+    operator's model where one is served, and the fallback search's tables) before the first request.
 
     A failure to preload one model is logged and the worker still serves (a request for that
     puzzle reports the error); anything else that fails here means the worker cannot start."""
@@ -169,14 +191,13 @@ def _init_worker(
     if not warm:
         return
     from puzzlezero.registry import make
-    from puzzlezero.solver import SEARCHES, get_heuristic, resolve_entry, resolve_options
+    from puzzlezero.solver import SEARCHES, get_heuristic, resolve_entry
 
-    for name, model in warm:
+    for name, opts in warm:
         try:
             p = make(name)
-            opts = resolve_options(p)  # the heuristic of the puzzle's own search (Q*: Q head)
-            if opts.heuristic is not None:  # cached per process by the solver
-                get_heuristic(p, opts.heuristic, model, SEARCHES[opts.search].heuristic_kind)
+            if opts.heuristic is not None:  # cached per process by the solver (Q*: the Q head)
+                get_heuristic(p, opts.heuristic, opts.model, SEARCHES[opts.search].heuristic_kind)
             if opts.fallback is not None:  # its tables (the cube's group table) load now
                 spec = SEARCHES[opts.fallback]
                 spec.run(resolve_entry(spec.entry, opts.fallback), p, p.goals(1), None, opts)
@@ -186,6 +207,17 @@ def _init_worker(
             )
 
 
+def solve_one(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> SolveResult:
+    """A worker's solve: :func:`~puzzlezero.solver.solve_many` of the one state with the job's
+    options as they are (resolved by the server; nothing is resolved again here). The time limit
+    starts now, when a worker has taken the job, not while it waited in line."""
+    from puzzlezero.solver import SolveOptions, solve_many
+
+    if not isinstance(opts, SolveOptions):
+        raise TypeError(f"a solve job carries resolved SolveOptions, got {type(opts).__name__}")
+    return solve_many(puzzle, [state], opts)[0]
+
+
 def run_job(job: SolveJob, solve_fn: SolveFn | None = None) -> dict[str, Any]:
     """Run one job in a worker and return plain data (never raises for bad input).
 
@@ -193,7 +225,8 @@ def run_job(job: SolveJob, solve_fn: SolveFn | None = None) -> dict[str, Any]:
     :class:`PuzzleError` (and ``"MemoryBudgetError"`` when the search ran out of the worker's
     memory). Any other exception propagates (a server bug, answered 500); ``SystemExit``,
     ``KeyboardInterrupt`` and other ``BaseException`` come back as a ``RuntimeError`` of this job,
-    so they never end a worker or the server. ``solve_fn`` replaces ``solver.solve``.
+    so they never end a worker or the server. ``solve_fn`` replaces :func:`solve_one`: it is called
+    ``solve_fn(puzzle, state, opts=job.options)``, as :func:`puzzlezero.solver.solve` takes them.
     """
     try:
         from puzzlezero.registry import make
@@ -201,12 +234,10 @@ def run_job(job: SolveJob, solve_fn: SolveFn | None = None) -> dict[str, Any]:
         if job.kind == "value":
             from puzzlezero.cost_to_go import value
 
+            assert isinstance(job.options, Mapping)  # checked when the job was made
             return {"ok": value(make(job.puzzle), job.state, **job.options).to_json()}
-        if solve_fn is None:
-            from puzzlezero.solver import solve
-
-            solve_fn = solve
-        return {"ok": solve_fn(make(job.puzzle), job.state, **job.options).to_json()}
+        solve: SolveFn = solve_one if solve_fn is None else solve_fn
+        return {"ok": solve(make(job.puzzle), job.state, opts=job.options).to_json()}
     except PuzzleError as exc:
         return {"error": str(exc), "kind": type(exc).__name__}
     except MemoryError:
@@ -230,7 +261,7 @@ def _out_of_memory() -> str:
 def _worker_main(
     conn: Connection,
     threads: int,
-    warm: tuple[tuple[str, str | None], ...],
+    warm: tuple[tuple[str, SolveOptions], ...],
     memory_mib: int,
     solve_fn: SolveFn | None,
     initializer: Callable[[], None] | None,
@@ -269,6 +300,23 @@ def _worker_main(
 
 
 # ---- in the server -----------------------------------------------------------------------------
+def warm_options(config: ServerConfig) -> tuple[tuple[str, SolveOptions], ...]:
+    """For every registered puzzle with a model served (the operator's or the shipped one), the
+    options of its own search with that model, resolved by the server for its workers to load
+    before their first job (the heuristic, the fallback search's tables). A puzzle whose options
+    do not resolve is logged and left out: its requests say why."""
+    from puzzlezero.registry import make, names
+    from puzzlezero.solver import resolve_options
+
+    warm = []
+    for name, model in config.served_models(names()):
+        try:
+            warm.append((name, resolve_options(make(name), model=model)))
+        except Exception as exc:  # noqa: BLE001 - a request for it will report it
+            log.warning("will not warm up %s (its requests will say why): %s", name, exc)
+    return tuple(warm)
+
+
 @dataclass(eq=False)
 class Ticket:
     """One admitted job: waiting in line, running on a worker, or ended.
@@ -294,8 +342,9 @@ class Ticket:
 
     @property
     def time_limit(self) -> float:
-        """The seconds the solver may search (the request's ``time_limit``; else the wall limit)."""
-        return float(self.job.options.get("time_limit", self.wall_limit))
+        """The seconds the solver may search (its job's ``time_limit``; else the wall limit)."""
+        limit = self.job.time_limit
+        return self.wall_limit if limit is None else limit
 
     @property
     def status(self) -> str:
@@ -350,12 +399,14 @@ class _Worker:
 class SolvePool:
     """Supervised workers with a bounded, per-client fair waiting line. Use from one event loop.
 
-    >>> ticket = pool.submit(SolveJob("cube3", state, {"time_limit": 20.0}), 35.0, "10.0.0.7")  # doctest: +SKIP
+    >>> opts = resolve_options(make("cube3"), time_limit=20.0)                          # doctest: +SKIP
+    >>> ticket = pool.submit(SolveJob("cube3", state, opts), 35.0, "10.0.0.7")          # doctest: +SKIP
     >>> pool.estimate(ticket)                                                         # doctest: +SKIP
     Estimate(position=7, start_seconds=61.2, answer_seconds=81.2, recent_solves=20)
     >>> out = await pool.result(ticket)                                               # doctest: +SKIP
 
-    ``solve_fn`` replaces ``solver.solve`` (tests; a picklable module-level function for processes);
+    ``solve_fn`` replaces the workers' :func:`solve_one` (tests; a picklable module-level function
+    for processes);
     ``initializer`` runs in each worker process after its own start-up (a failure there means the
     worker cannot start).
     """
@@ -384,14 +435,17 @@ class SolvePool:
         self._respawn_at: float | None = None
         self._closed = False
         self._draining = False  # admission has ended (aclose)
+        self._warmups: tuple[tuple[str, SolveOptions], ...] | None = None  # resolved at the first spawn
 
     # ---- life cycle ----------------------------------------------------------------------------
-    def _warm(self) -> tuple[tuple[str, str | None], ...]:
+    def _warm(self) -> tuple[tuple[str, SolveOptions], ...]:
+        """What each new worker loads before its first job (:func:`warm_options`, resolved once
+        for all the workers)."""
         if self.solve_fn is not None:  # a test double needs no networks
             return ()
-        from puzzlezero.registry import names
-
-        return tuple(self.config.served_models(names()))
+        if self._warmups is None:
+            self._warmups = warm_options(self.config)
+        return self._warmups
 
     def start(self) -> None:
         """Start the workers (processes start up in the background). Call on the event loop."""
