@@ -104,6 +104,28 @@ def test_solve_says_when_moves_that_cancel_were_dropped(
     assert "length:   1 moves (the search's path had 3: cancelling moves or detours taken out)" in out
 
 
+def test_solve_and_bench_take_the_solve_flags_declared_once() -> None:
+    """Both commands take every :class:`SolveFlags` field as an option, and their solve is the one
+    SolveOptions the flags resolve to: the puzzle's defaults where none is given."""
+    import inspect
+    from dataclasses import fields
+
+    from puzzlezero.cli.solve_cmds import SolveFlags, bench_cmd, solve_cmd
+
+    names = {f.name for f in fields(SolveFlags)}
+    for command in (solve_cmd, bench_cmd):
+        params = inspect.signature(command).parameters
+        assert names <= set(params) and "flags" not in params
+    p = make("cube3")
+    assert SolveFlags().options(p) == solver.resolve_options(p)
+    typed = SolveFlags(search="beam", beam_width="50,500", heuristic="misplaced", time_limit=3.0)
+    assert typed.options(p) == solver.resolve_options(
+        p, search="beam", beam_width=(50, 500), heuristic="misplaced", time_limit=3.0
+    )
+    images = SolveFlags(images=0).options(p)
+    assert images.option("images") == 0 and images.search == solver.resolve_options(p).search
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -72,7 +72,7 @@ def _decoded(data: bytes | str, what: str) -> str:
 def load_state(puzzle: Puzzle, text: str) -> np.ndarray:
     """Parse and validate a state argument (``-``: standard input, ``@FILE``: a file's text) with
     the solver's reader (:func:`puzzlezero.solver.read_state`)."""
-    from puzzlezero.solver.states import read_state
+    from puzzlezero.solver import read_state
 
     return read_state(puzzle, read_state_text(text))
 

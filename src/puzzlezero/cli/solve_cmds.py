@@ -12,16 +12,24 @@ Examples::
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
 from puzzlezero.cli.main import app
-from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, read_state_text
+from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, load_state
 from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
+
+if TYPE_CHECKING:
+    from puzzlezero.solver import SolveOptions
 
 ModelOpt = Annotated[
     str | None,
@@ -196,11 +204,6 @@ WcdMuOpt = Annotated[float | None, _option("wcd_mu", float)]
 ImagesOpt = Annotated[int | None, _option("images", int)]
 
 
-def search_options(**given: Any) -> dict[str, Any]:
-    """The options named on the command line (``None``: not named), for ``solve(options=...)``."""
-    return {name: value for name, value in given.items() if value is not None}
-
-
 def parse_stages(text: str | None) -> list[tuple[float, int]] | None:
     """``"0.2:100,0.4:1000"`` -> ``[(0.2, 100), (0.4, 1000)]``; a malformed stage is a PuzzleError."""
     if text is None:
@@ -237,126 +240,109 @@ def read_macros_file(puzzle: Any, path: Path | None) -> tuple[tuple[int, ...], .
     return read_macros(puzzle, path)
 
 
-def command_line_options(
-    p: Any,
-    *,
-    model: str | None,
-    search: str | None,
-    heuristic: str,
-    weight: float | None,
-    batch: int | None,
-    max_nodes: int | None,
-    time_limit: float | None,
-    beam_width: str | None,
-    anytime: bool | None,
-    stages: str | None,
-    fallback: bool | None,
-    shortcut: int | None,
-    goal: str | None,
-    macros: Path | None,
-    mcts_c: float | None,
-    mcts_leaves: int | None,
-    mcts_virtual_loss: float | None,
-    mcts_max_value: bool | None,
-    policy_temperature: float | None,
-    wcd_depth: int | None,
-    wcd_mu: float | None,
-    images: int | None,
-) -> Any:
-    """The one :class:`~puzzlezero.solver.SolveOptions` of `solve` and `bench`, from their
-    options as typed (widths, stages and the macros file read here)."""
-    from puzzlezero.solver import resolve_options
+@dataclass(frozen=True)
+class SolveFlags:
+    """The solve settings of ``solve`` and ``bench`` as typed on the command line (``None``: not
+    given), declared once: :func:`with_solve_flags` makes each field an option of a command, and
+    :meth:`options` resolves them into the one :class:`~puzzlezero.solver.SolveOptions` the
+    command passes down."""
 
-    return resolve_options(
-        p,
-        model=model,
-        search=search,
-        heuristic=heuristic,
-        weight=weight,
-        batch=batch,
-        max_nodes=max_nodes,
-        time_limit=time_limit,
-        beam_width=parse_widths(beam_width),
-        anytime=anytime,
-        stages=parse_stages(stages),
-        fallback=fallback,
-        shortcut=shortcut,
-        goal=goal,
-        macros=read_macros_file(p, macros),
-        options=search_options(
-            mcts_c=mcts_c,
-            mcts_leaves=mcts_leaves,
-            mcts_virtual_loss=mcts_virtual_loss,
-            mcts_max_value=mcts_max_value,
-            policy_temperature=policy_temperature,
-            wcd_depth=wcd_depth,
-            wcd_mu=wcd_mu,
-            images=images,
-        ),
-    )
+    model: ModelOpt = None
+    search: SearchOpt = None
+    heuristic: HeuristicOpt = "learned"
+    weight: WeightOpt = None
+    batch: BatchOpt = None
+    beam_width: BeamWidthOpt = None
+    max_nodes: MaxNodesOpt = None
+    time_limit: TimeLimitOpt = None
+    anytime: AnytimeOpt = None
+    stages: StagesOpt = None
+    fallback: FallbackOpt = None
+    shortcut: ShortcutOpt = None
+    goal: GoalOpt = None
+    macros: MacrosOpt = None
+    mcts_c: MctsCOpt = None
+    mcts_leaves: MctsLeavesOpt = None
+    mcts_virtual_loss: MctsVirtualLossOpt = None
+    mcts_max_value: MctsMaxValueOpt = None
+    policy_temperature: PolicyTemperatureOpt = None
+    wcd_depth: WcdDepthOpt = None
+    wcd_mu: WcdMuOpt = None
+    images: ImagesOpt = None
+
+    def options(self, p: Puzzle) -> SolveOptions:
+        """The one :class:`~puzzlezero.solver.SolveOptions` of these flags for puzzle ``p``
+        (:func:`~puzzlezero.solver.resolve_options`; widths, stages and the macros file read here,
+        the flags named after :data:`~puzzlezero.solver.OPTIONS` entries passed as ``options``)."""
+        from puzzlezero.solver import OPTIONS, resolve_options
+
+        return resolve_options(
+            p,
+            model=self.model,
+            search=self.search,
+            heuristic=self.heuristic,
+            weight=self.weight,
+            batch=self.batch,
+            max_nodes=self.max_nodes,
+            time_limit=self.time_limit,
+            beam_width=parse_widths(self.beam_width),
+            anytime=self.anytime,
+            stages=parse_stages(self.stages),
+            fallback=self.fallback,
+            shortcut=self.shortcut,
+            goal=self.goal,
+            macros=read_macros_file(p, self.macros),
+            options={
+                f.name: value
+                for f in fields(self)
+                if f.name in OPTIONS and (value := getattr(self, f.name)) is not None
+            },
+        )
+
+
+def with_solve_flags(command: Callable[..., None]) -> Callable[..., None]:
+    """A command taking ``flags: SolveFlags`` as one with every :class:`SolveFlags` field as an
+    option in its place (the signature typer reads), called with them gathered into one
+    :class:`SolveFlags`."""
+    names = [f.name for f in fields(SolveFlags)]
+    hints = get_type_hints(SolveFlags, include_extras=True)
+    flag_params = [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
+        for f in fields(SolveFlags)
+    ]
+    params: list[inspect.Parameter] = []
+    for param in inspect.signature(command, eval_str=True).parameters.values():
+        if param.name == "flags":
+            params += flag_params
+        else:
+            params.append(param.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+
+    @functools.wraps(command)
+    def run(**given: Any) -> None:
+        flags = SolveFlags(**{name: given.pop(name) for name in names})
+        command(**given, flags=flags)
+
+    run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    run.__annotations__ = {param.name: param.annotation for param in params}
+    return run
 
 
 @app.command("solve")
+@with_solve_flags
 def solve_cmd(
     puzzle: PuzzleArg,
     state: StateArg,
-    model: ModelOpt = None,
-    search: SearchOpt = None,
-    heuristic: HeuristicOpt = "learned",
-    weight: WeightOpt = None,
-    batch: BatchOpt = None,
-    beam_width: BeamWidthOpt = None,
-    max_nodes: MaxNodesOpt = None,
-    time_limit: TimeLimitOpt = None,
+    flags: SolveFlags,
     memory_budget: MemoryBudgetOpt = None,
-    anytime: AnytimeOpt = None,
-    stages: StagesOpt = None,
-    fallback: FallbackOpt = None,
-    shortcut: ShortcutOpt = None,
-    goal: GoalOpt = None,
-    macros: MacrosOpt = None,
-    mcts_c: MctsCOpt = None,
-    mcts_leaves: MctsLeavesOpt = None,
-    mcts_virtual_loss: MctsVirtualLossOpt = None,
-    mcts_max_value: MctsMaxValueOpt = None,
-    policy_temperature: PolicyTemperatureOpt = None,
-    wcd_depth: WcdDepthOpt = None,
-    wcd_mu: WcdMuOpt = None,
-    images: ImagesOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
-    from puzzlezero.solver import read_state, solve
+    from puzzlezero.solver import solve_many
 
     use_memory_budget(memory_budget)
     p = make(puzzle)
-    start = read_state(p, read_state_text(state))
-    opts = command_line_options(
-        p,
-        model=model,
-        search=search,
-        heuristic=heuristic,
-        weight=weight,
-        batch=batch,
-        max_nodes=max_nodes,
-        time_limit=time_limit,
-        beam_width=beam_width,
-        anytime=anytime,
-        stages=stages,
-        fallback=fallback,
-        shortcut=shortcut,
-        goal=goal,
-        macros=macros,
-        mcts_c=mcts_c,
-        mcts_leaves=mcts_leaves,
-        mcts_virtual_loss=mcts_virtual_loss,
-        mcts_max_value=mcts_max_value,
-        policy_temperature=policy_temperature,
-        wcd_depth=wcd_depth,
-        wcd_mu=wcd_mu,
-        images=images,
-    )
-    r = solve(p, start, opts)
+    start = load_state(p, state)
+    r = solve_many(p, [start], flags.options(p))[0]
     if as_json:
         typer.echo(json.dumps(r.to_json()))
     elif r.solved:  # as people write it (cubes: R R -> R2); the JSON keeps the quarter turns
@@ -392,6 +378,7 @@ def solve_cmd(
 
 
 @app.command("bench")
+@with_solve_flags
 def bench_cmd(
     puzzle: PuzzleArg,
     cases: Annotated[
@@ -412,29 +399,9 @@ def bench_cmd(
             show_default=False,
         ),
     ] = None,
-    model: ModelOpt = None,
-    search: SearchOpt = None,
-    heuristic: HeuristicOpt = "learned",
-    weight: WeightOpt = None,
-    batch: BatchOpt = None,
-    beam_width: BeamWidthOpt = None,
-    max_nodes: MaxNodesOpt = None,
-    time_limit: TimeLimitOpt = None,
+    *,
+    flags: SolveFlags,
     memory_budget: MemoryBudgetOpt = None,
-    anytime: AnytimeOpt = None,
-    stages: StagesOpt = None,
-    fallback: FallbackOpt = None,
-    shortcut: ShortcutOpt = None,
-    goal: GoalOpt = None,
-    macros: MacrosOpt = None,
-    mcts_c: MctsCOpt = None,
-    mcts_leaves: MctsLeavesOpt = None,
-    mcts_virtual_loss: MctsVirtualLossOpt = None,
-    mcts_max_value: MctsMaxValueOpt = None,
-    policy_temperature: PolicyTemperatureOpt = None,
-    wcd_depth: WcdDepthOpt = None,
-    wcd_mu: WcdMuOpt = None,
-    images: ImagesOpt = None,
     together: Annotated[
         int | None,
         typer.Option(
@@ -507,31 +474,7 @@ def bench_cmd(
         figure_format(plot)  # a bad suffix fails before the bench, not after it
     cases = cases_path(p, cases)
     chosen = load_cases(p, cases, parse_ids(ids))
-    opts = command_line_options(
-        p,
-        model=model,
-        search=search,
-        heuristic=heuristic,
-        weight=weight,
-        batch=batch,
-        max_nodes=max_nodes,
-        time_limit=time_limit,
-        beam_width=beam_width,
-        anytime=anytime,
-        stages=stages,
-        fallback=fallback,
-        shortcut=shortcut,
-        goal=goal,
-        macros=macros,
-        mcts_c=mcts_c,
-        mcts_leaves=mcts_leaves,
-        mcts_virtual_loss=mcts_virtual_loss,
-        mcts_max_value=mcts_max_value,
-        policy_temperature=policy_temperature,
-        wcd_depth=wcd_depth,
-        wcd_mu=wcd_mu,
-        images=images,
-    )
+    opts = flags.options(p)
     err = Console(stderr=True)
     columns = (
         TextColumn("{task.description}"),
@@ -541,7 +484,7 @@ def bench_cmd(
         TextColumn("solved {task.fields[solved]}"),
     )
     with Progress(*columns, console=err, transient=True) as progress:
-        task = progress.add_task(f"{puzzle} {search or ''}", total=len(chosen), solved=0)
+        task = progress.add_task(f"{puzzle} {opts.search}", total=len(chosen), solved=0)
         done = {"solved": 0}
 
         def advance(results: list[Any]) -> None:
