@@ -53,12 +53,12 @@ from puzzlezero.solver import (
     SolveOptions,
     SolveResult,
     SolveSettings,
+    options_for,
     read_state,
     reads_beam_width,
     resolve_entry,
     solve_many,
 )
-from puzzlezero.solver.options import options_for
 from puzzlezero.storage import atomic_write_json
 
 __all__ = [
@@ -376,7 +376,7 @@ def _loads_model(heuristic: str | None) -> bool:
     return spec is not None and spec.uses_model
 
 
-def _default_model(puzzle: Puzzle, opts: Any) -> str:
+def _default_model(puzzle: Puzzle, opts: SolveOptions) -> str:
     """The model a learned heuristic loads when none is named: the puzzle's own, or for layered
     solving its ``<puzzle>-layered`` models."""
     from puzzlezero.solver import LAYERED_MODEL

@@ -31,8 +31,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.plugins import loaded_plugins
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
-from puzzlezero.solver import SEARCHES, SolveOptions, SolveResult, SolveSettings, read_state
-from puzzlezero.solver.options import options_for
+from puzzlezero.solver import SEARCHES, SolveOptions, SolveResult, SolveSettings, options_for, read_state
 
 __all__ = ["solve_on_ray", "ray_available"]
 
@@ -103,9 +102,10 @@ def solve_on_ray(
     **given: Unpack[SolveSettings],
 ) -> list[SolveResult]:
     """Solve ``states`` like :func:`~puzzlezero.solver.solve_many` (the same ``opts``, or settings
-    ``given`` resolved here once; the same chunks of ``together``), one Ray task per chunk; ``on_results`` is called as chunks finish (in
-    finishing order), the returned list is in input order. ``hardware``, if given, receives the
-    description of each distinct machine that ran a task."""
+    ``given`` resolved here once, before any task; the same chunks of ``together``), one Ray task
+    per chunk, each running the driver's resolved options as they are; ``on_results`` is called as
+    chunks finish (in finishing order), the returned list is in input order. ``hardware``, if
+    given, receives the description of each distinct machine that ran a task."""
     p = make(puzzle) if isinstance(puzzle, str) else puzzle
     opts = options_for(p, opts, given)  # names and numbers checked here, before any task
     if not cpus_per_task > 0:
