@@ -269,7 +269,7 @@ def run_bench(
     here once and passed down as they are.
 
     ``reference="optimal"`` fills in missing optimal lengths with
-    ``puzzlezero.optimal:optimal_length(puzzle, state, time_limit)``.
+    ``puzzlezero.classic.optimal:optimal_length(puzzle, state, time_limit)``.
 
     ``ray`` (or a ``ray_address``) runs the search calls as Ray tasks
     (:func:`puzzlezero.ray_solve.solve_on_ray`): the same chunks, the same results where the search
@@ -284,7 +284,7 @@ def run_bench(
             raise PuzzleError(f"--reference optimal measures the cost to solved, not to {opts.goal!r}")
         optimal = [None] * len(cases)
     if reference == "optimal" and any(o is None for o in optimal):
-        length_fn = resolve_entry("puzzlezero.optimal:optimal_length", "--reference optimal")
+        length_fn = resolve_entry("puzzlezero.classic.optimal:optimal_length", "--reference optimal")
         optimal = [
             o if o is not None else length_fn(puzzle, c.state, reference_time_limit)
             for o, c in zip(optimal, cases, strict=True)

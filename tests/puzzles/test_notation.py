@@ -99,7 +99,7 @@ def test_solve_result_fills_half_turn_length_for_cubes_only() -> None:
 
 
 def test_a_search_that_counts_half_turns_itself_keeps_its_count(monkeypatch: pytest.MonkeyPatch) -> None:
-    from puzzlezero.optimal.kociemba_bridge import KociembaResult
+    from puzzlezero.classic.optimal.kociemba_bridge import KociembaResult
 
     def fake_two_phase(puzzle: pz.Puzzle, state: np.ndarray, **_: Any) -> KociembaResult:
         return KociembaResult(True, (7, 7), 3, 1, 0.0, "solved", half_turn_solution="R2", half_turn_length=1)

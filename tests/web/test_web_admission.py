@@ -557,7 +557,7 @@ def test_serve_prepares_the_default_solves_tables_and_those_asked_for_before_the
     """Workers never build a table, so ``serve`` builds the group tables the cubes' default solves
     fall back to, and with ``--build-tables`` every table of the puzzles named; an unknown name is
     refused before anything is built."""
-    import puzzlezero.optimal.tables as tables
+    import puzzlezero.classic.optimal.tables as tables
     from puzzlezero.cli.serve_cmds import prepare_tables
     from puzzlezero.errors import UnknownNameError
     from puzzlezero.web.config import ServerConfig

@@ -43,7 +43,7 @@ def build_cmd(
     ] = "pdb",
 ) -> None:
     """Build the tables of PUZZLES (or load them, where built already), with progress on stderr."""
-    from puzzlezero.optimal.tables import TABLE_KINDS, build_tables
+    from puzzlezero.classic.optimal.tables import TABLE_KINDS, build_tables
     from puzzlezero.registry import make
 
     if kind not in TABLE_KINDS:

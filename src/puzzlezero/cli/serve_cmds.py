@@ -98,7 +98,7 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     """Before the workers start (they never build a table): the group tables of the served puzzles
     whose default solve falls back to the group solver (seconds each), and every table of the
     puzzles in ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
-    from puzzlezero.optimal.tables import build_tables
+    from puzzlezero.classic.optimal.tables import build_tables
     from puzzlezero.registry import make
     from puzzlezero.web.pool import warm_options
 
