@@ -1,5 +1,6 @@
 """Time in tests without the machine's speed in the assertions: a fake clock that a test moves
-itself, and a wait for a real process that gives up only after a generous limit.
+itself, and a wait for a real process that gives up only after a generous limit (:func:`until`,
+:func:`until_async` on an event loop).
 
 Every search and the solver read one clock, :mod:`puzzlezero.search.clock` (``time.monotonic()``
 of its ``time``); put a :class:`FakeClock` in its place and every search sees only the time the
@@ -56,3 +57,20 @@ def until(condition: Callable[[], T], timeout: float, what: str = "the condition
         if _time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen in {timeout:g} s")
         _time.sleep(every)
+
+
+async def until_async(
+    condition: Callable[[], T], timeout: float, what: str = "the condition", every: float = 0.01
+) -> T:
+    """:func:`until` for a test that runs on an event loop: between checks it awaits
+    ``asyncio.sleep``, so the loop (and what runs on it, a solver pool say) goes on meanwhile."""
+    import asyncio
+
+    deadline = _time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if _time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen in {timeout:g} s")
+        await asyncio.sleep(every)

@@ -38,6 +38,8 @@ from puzzlezero.web.config import LOOPBACK_HOSTS  # noqa: E402
 from puzzlezero.web.errors import INTERNAL, worker_error  # noqa: E402
 from puzzlezero.web.jobs import JobStore  # noqa: E402
 from puzzlezero.web.pool import SolveJob, SolvePool, Ticket  # noqa: E402
+from tests.clock import FakeClock  # noqa: E402
+from tests.clock import until as wait_until  # noqa: E402
 from tests.web.test_web import FakeResult, bfs_solve, client_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,11 +93,8 @@ def two_clients(solve_fn: Any, **config: Any) -> TestClient:
 OTHER = {"x-test-peer": "10.0.0.2"}
 
 
-def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
+def until(check: Callable[[], bool], seconds: float = 30.0) -> None:
+    wait_until(check, seconds)
 
 
 # ---- no request chooses code ---------------------------------------------------------------------
@@ -520,7 +519,11 @@ def test_serve_applies_the_limits_and_the_host_names(
     assert "answers to this machine's names and addresses" in capsys.readouterr().out
 
 
-def test_the_pool_gets_what_is_left_of_the_shutdown_timeout() -> None:
+def test_the_pool_gets_what_is_left_of_the_shutdown_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    from puzzlezero.web import app as app_module
+
+    clock = FakeClock()  # the app's clock: no time passes between the signal and the shutdown
+    monkeypatch.setattr(app_module, "time", clock)
     waited: list[float] = []
     for stopping_for in (None, 3.0, 60.0):
         c = client_for(Gate(), shutdown_timeout=10.0)
@@ -534,8 +537,8 @@ def test_the_pool_gets_what_is_left_of_the_shutdown_timeout() -> None:
         pool.aclose = spy
         with c:
             if stopping_for is not None:  # as the server notes it on SIGTERM
-                c.app.state.stopping_since = time.monotonic() - stopping_for  # type: ignore[attr-defined]
-    assert waited[0] == 10.0 and 0.0 < waited[1] <= 7.0 and waited[2] == 0.0
+                c.app.state.stopping_since = clock.monotonic() - stopping_for  # type: ignore[attr-defined]
+    assert waited == [10.0, 7.0, 0.0]
 
 
 def test_served_hosts_follow_the_bind_address() -> None:

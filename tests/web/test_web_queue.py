@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.clock import FakeClock
+from tests.clock import FakeClock, until_async
 from tests.clock import until as poll_until
 
 pytest.importorskip("fastapi")
@@ -23,6 +23,7 @@ import puzzlezero as pz  # noqa: E402
 from puzzlezero.puzzles.base import Puzzle  # noqa: E402
 from puzzlezero.solver import SolveOptions  # noqa: E402
 from puzzlezero.web import ServerConfig  # noqa: E402
+from puzzlezero.web import pool as pool_module  # noqa: E402
 from puzzlezero.web.jobs import JobStore  # noqa: E402
 from puzzlezero.web.pool import QueueFullError, SolveJob, SolvePool, SolveTimeoutError, Ticket  # noqa: E402
 from puzzlezero.web.wait_estimate import RecentDurations, start_times  # noqa: E402
@@ -37,7 +38,8 @@ class Gated:
     its gate opens, or for ``seconds`` when the job names them (the jobs of these tests carry a
     dict of their own, which the pool hands to its solver as it is)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: FakeClock | None = None) -> None:
+        self.clock = clock  # advanced by the seconds each timed solve takes, after it took them
         self.started: list[str] = []
         self.options: list[dict[str, Any]] = []
         self.gates: dict[str, threading.Event] = {}
@@ -55,6 +57,8 @@ class Gated:
             self.options.append(opts)
         if seconds is not None:
             time.sleep(seconds)
+            if self.clock is not None:
+                self.clock.sleep(seconds)
         else:
             assert self.gate(tag).wait(20)
         return bfs_solve(puzzle, state)
@@ -82,11 +86,8 @@ def run_pool(fake: Gated, body: Callable[[SolvePool], Awaitable[None]], **config
     asyncio.run(main())
 
 
-async def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
+async def until(check: Callable[[], bool], seconds: float = 30.0) -> None:
+    await until_async(check, seconds)
 
 
 # ---- the estimate, by hand -------------------------------------------------------------------
@@ -153,16 +154,19 @@ def test_two_workers_take_the_line_in_order() -> None:
     run_pool(fake, body, workers=2, queue=3)
 
 
-def test_time_in_line_does_not_count_against_the_budget() -> None:
-    """Four 0.3 s solves on one worker with a 0.5 s wall limit each: the last waits about 0.9 s,
-    longer than its whole budget, and is still answered (not 504), with its full time limit."""
-    fake = Gated()
+def test_time_in_line_does_not_count_against_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four 0.3 s solves on one worker with a 0.5 s wall limit each: the last waits 0.9 s (on the
+    pool's clock, which the solves move), longer than its whole budget, and is still answered (not
+    504), with its full time limit."""
+    clock = FakeClock()
+    monkeypatch.setattr(pool_module, "time", clock)
+    fake = Gated(clock)
 
     async def body(pool: SolvePool) -> None:
         tickets = [pool.submit(job(str(i), time_limit=0.4, seconds=0.3), 0.5) for i in range(4)]
         outs = await asyncio.gather(*(pool.result(t) for t in tickets))
         assert all(o["ok"]["solved"] for o in outs)
-        assert tickets[-1].waited() > 0.8
+        assert tickets[-1].waited() == pytest.approx(0.9) and tickets[-1].waited() > tickets[-1].wall_limit
         assert [o["time_limit"] for o in fake.options] == [0.4] * 4  # never shortened by the wait
         slow = pool.submit(job("slow", time_limit=0.1, seconds=1.0), 0.3)  # runs past its own budget
         with pytest.raises(SolveTimeoutError, match="time in line not counted"):
@@ -250,7 +254,9 @@ def job_in(c: Any, job_id: str, status: str) -> dict[str, Any] | None:
 
 
 # ---- through HTTP --------------------------------------------------------------------------------
-def test_job_api_reports_place_and_wait_then_the_answer() -> None:
+def test_job_api_reports_place_and_wait_then_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()  # the pool's clock: the jobs wait in line as long as the test says
+    monkeypatch.setattr(pool_module, "time", clock)
     fake = Gated()
     with client_for(fake, workers=1, queue=2) as c:
         c.app.state.pool.durations.record("cube3", 8.0)  # as if one cube took 8 s
@@ -268,12 +274,15 @@ def test_job_api_reports_place_and_wait_then_the_answer() -> None:
         assert c.delete(f"/api/jobs/{first['id']}").status_code == 409  # running: cannot stop it
         gone = c.delete(f"/api/jobs/{second['id']}").json()
         assert gone["status"] == "cancelled" and c.get(f"/api/jobs/{third['id']}").json()["position"] == 1
+        clock.sleep(2.0)  # the third job has waited two seconds when the first ends
         for gate in fake.gates.values():
             gate.set()
         fake.gate("").set()
-        view = poll_until(lambda: job_in(c, third["id"], "done"), 10, "the third job done")
+        view = poll_until(lambda: job_in(c, third["id"], "done"), 30, "the third job done")
         assert (
-            view["result"]["solved"] and view["result"]["solution"] == ["F'"] and view["waited_seconds"] > 0
+            view["result"]["solved"]
+            and view["result"]["solution"] == ["F'"]
+            and view["waited_seconds"] == 2.0
         )
         assert view["position"] is None and view["estimated_seconds"] is None and view["expires_in"] > 0
         missing = c.get("/api/jobs/nope")
@@ -300,14 +309,21 @@ def test_a_failed_job_reports_the_status_the_blocking_call_gives() -> None:
         assert bad.status_code == 400 and c.get("/api/info").json()["pool"]["completed"] == 2
 
 
-def test_concurrent_blocking_solves_wait_their_turn_at_default_settings() -> None:
+def test_concurrent_blocking_solves_wait_their_turn_at_default_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Eight simultaneous POST /api/solve from one client on one worker at the default queue (the
     client's own waiting limit raised to let them all in): every one answered 200 with a
-    replayable solution, none refused; the later ones say how long they waited."""
+    replayable solution, none refused; each says how long it waited: 0.1 s (on the pool's clock)
+    for every solve ahead of it."""
     p = pz.make("puzzle8")
+    clock = FakeClock()
+    monkeypatch.setattr(pool_module, "time", clock)
+    all_in = threading.Event()
 
     def slow(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
-        time.sleep(0.1)
+        assert all_in.wait(60)  # the first solve holds the worker until all eight are in line
+        clock.sleep(0.1)  # each solve takes 0.1 s of the pool's clock
         return bfs_solve(puzzle, state, opts)
 
     states = [
@@ -318,17 +334,22 @@ def test_concurrent_blocking_solves_wait_their_turn_at_default_settings() -> Non
         results: list[Any] = [None] * len(states)
 
         def post(i: int) -> None:
-            results[i] = c.post("/api/solve", json={"puzzle": "puzzle8", "state": states[i], "time_limit": 1})
+            results[i] = c.post(
+                "/api/solve", json={"puzzle": "puzzle8", "state": states[i], "time_limit": 30}
+            )
 
         threads = [threading.Thread(target=post, args=(i,)) for i in range(len(states))]
         for t in threads:
             t.start()
+        in_line = len(states) - 1  # one runs, the others wait
+        poll_until(lambda: c.get("/api/info").json()["pool"]["waiting"] == in_line, 60, "all in line")
+        all_in.set()
         for t in threads:
-            t.join(30)
+            t.join(60)
         assert [r.status_code for r in results] == [200] * len(states)
         for state, r in zip(states, results, strict=True):
             end = p.apply_moves(p.parse(state), p.parse_moves(r.json()["solution"]))
             assert p.is_goal(end[None])[0]
         waits = sorted(r.json()["waited_seconds"] for r in results)
-        assert waits[-1] > 0.5  # the last in line waited for about seven 0.1 s solves, then ran
+        assert waits == pytest.approx([0.1 * k for k in range(len(states))])
         assert c.get("/api/info").json()["pool"]["completed"] == len(states)
