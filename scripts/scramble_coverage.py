@@ -14,7 +14,7 @@ no model: the puzzle's own ``manhattan`` method (the sliding puzzles), or a regi
 
 Example (the figures in docs/training.md, "How far out the training states reach")::
 
-    python scripts/scramble_coverage.py puzzle48 --cases ../shared/benchmarks/puzzle48.json \\
+    python scripts/scramble_coverage.py puzzle48 --cases puzzle48.json \\
         --heuristic manhattan --max-scramble 1000,6000
 """
 

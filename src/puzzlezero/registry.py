@@ -149,7 +149,7 @@ base.REBUILD_BY_NAME = _by_name
 
 # The shipped puzzles with their search settings, a line of reason for each that has one.
 # Weights are the DeepCubeA paper's; its batch sizes N are cut to what a CPU network evaluates in
-# about a second. The measurements behind them: docs/results.md and docs/training.md.
+# about a second. The measurements behind them: docs/measurements.md and docs/training.md.
 _CUBE_STAGES = ((0.1, 1000), (0.3, 1000), (0.4, 3000), (0.5, 10_000))
 register(
     "cube3",

@@ -136,7 +136,7 @@ def macros_cmd(
         typer.Option("--out", help="Write the options file here (else print it).", show_default=False),
     ] = None,
 ) -> None:
-    """Seed 001's options "by rollout": the TOP most common move sequences of each length in a
+    """Dong, Hao and Nakayama's options "by rollout": the TOP most common move sequences of each length in a
     solver's solutions, as an options file for `solve/bench --macros` (sequences seen once are
     left out)."""
     from puzzlezero.puzzles.macros import format_macros, mine_macros

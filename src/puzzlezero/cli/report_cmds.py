@@ -2,7 +2,7 @@
 
 Examples::
 
-    puzzlezero report tables --cases 5 --out docs/report.md          # DeepCubeA Tables 1-5
+    puzzlezero report tables --cases 5 --out report.md               # DeepCubeA Tables 1-5
     puzzlezero report analysis cube3 --solutions bench.json          # = puzzlezero analyze
     puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth   # Rute's plot
     puzzlezero report wcd --n 200 --out docs/bench/wcd_table1           # Yao's Table 1
@@ -160,7 +160,7 @@ def solve_rate_cmd(
         ),
     ] = None,
 ) -> None:
-    """Seed 004's plot: the share of scrambles of each depth solved by the network's policy alone
+    """Rute's plot: the share of scrambles of each depth solved by the network's policy alone
     (greedy) and by MCTS at a fixed node budget, for each model (default: the ADI, self-play and
     DAVI cube networks). Every MCTS solution is replayed."""
     import torch
@@ -225,7 +225,7 @@ def wcd_cmd(
         Path | None, typer.Option("--out", help="Write OUT.md and OUT.json.", show_default=False)
     ] = None,
 ) -> None:
-    """Seed 003's Table 1: A* (lambda 1, one node per iteration) with the plain value heuristic
+    """Yao and Lee's Table 1: A* (lambda 1, one node per iteration) with the plain value heuristic
     against 1- and 2-level weighted convolutional distance on distinct random cube3 scrambles, beside
     the paper's figures. Every solution is replayed."""
     import torch
@@ -300,7 +300,7 @@ def layered_cmd(
         ),
     ] = None,
 ) -> None:
-    """Seed 001's Table 1: layer-by-layer solving with single- and multi-head networks against a
+    """Dong, Hao and Nakayama's Table 1: layer-by-layer solving with single- and multi-head networks against a
     whole-cube DeepCubeA baseline at (lambda, B) = (0.2, 100) and (0.6, 1000), on the same cubes,
     beside the paper's figures. Every solution is replayed, each stage against its goal."""
     import numpy as np

@@ -1,4 +1,4 @@
-"""Seed 001's Table 1 (Dong, Hao, Nakayama): layer-by-layer solving with single-head (SingleH) and
+"""Dong, Hao and Nakayama's Table 1: layer-by-layer solving with single-head (SingleH) and
 multi-head (MultiH Baseline, 3+2, 4+1, 4+2) networks against a whole-cube DeepCubeA baseline, each
 at (lambda, B) = (0.2, 100) and (0.6, 1000), on the same random cubes, printed beside the paper's
 figures and written to ``OUT.md`` and ``OUT.json``.

@@ -1,4 +1,4 @@
-"""Seed 003's Table 1 (Yao and Lee 2024): A* (lambda = 1, one node per iteration) on distinct random
+"""Yao and Lee's Table 1 (2024): A* (lambda = 1, one node per iteration) on distinct random
 cube3 scrambles of 5-12 moves with the plain value heuristic against 1- and 2-level weighted
 convolutional distance (``--heuristic wcd``), printed beside the paper's figures and written to
 ``OUT.md`` and ``OUT.json``.
