@@ -1,4 +1,4 @@
-"""Seed 004's convolutional cube network: the sticker grid, its neighbourhoods checked by hand, the
+"""Rute's convolutional cube network: the sticker grid, its neighbourhoods checked by hand, the
 history planes, model folders old and new, and a gradient step."""
 
 from __future__ import annotations

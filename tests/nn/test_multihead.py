@@ -1,4 +1,4 @@
-"""Networks per goal (seed 001, §4.2): single-head nets for a sub-goal, multi-head nets over a
+"""Networks per goal (Dong, Hao and Nakayama, §4.2): single-head nets for a sub-goal, multi-head nets over a
 shared trunk (Baseline, 4+1, 3+2, 4+2), their joint training with each head's own Bellman targets,
 exact resume, saving and loading, and old models still loading."""
 

@@ -1,4 +1,4 @@
-"""Seed 001's options (macro-actions): the wrapped puzzle's children, costs and inverses equal
+"""Dong, Hao and Nakayama's options (macro-actions): the wrapped puzzle's children, costs and inverses equal
 replayed move sequences, mining counts equal hand counts, bad files name their line, and the
 solver's solutions with options replay in the puzzle's own moves."""
 

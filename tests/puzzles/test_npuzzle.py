@@ -187,6 +187,6 @@ def test_shipped_puzzle35_model_solves_a_scramble_with_its_defaults() -> None:
     p = pz.make("puzzle35")
     state = p.scramble(np.random.default_rng(35), 1, 40)[0]
     r = solver.solve("puzzle35", state)
-    assert r.solved and r.search == "beam"  # over the board and its transpose (session 20)
+    assert r.solved and r.search == "beam"  # over the board and its transpose
     assert 0 < len(r.solution) <= 40
     assert p.is_goal(p.apply_moves(state, list(r.actions))[None])[0]

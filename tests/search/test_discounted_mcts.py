@@ -1,4 +1,4 @@
-"""Seed 004's discounted PUCT search on cube2 with an exact oracle: backed-up values checked by hand
+"""Rute's discounted PUCT search on cube2 with an exact oracle: backed-up values checked by hand
 on tiny trees, the first-play rule, histories, and trees independent of their batch."""
 
 from __future__ import annotations

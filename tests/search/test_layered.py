@@ -1,4 +1,4 @@
-"""Layer-by-layer solving (seed 001): the layered search, its solver entry (registered by name),
+"""Layer-by-layer solving (Dong, Hao and Nakayama): the layered search, its solver entry (registered by name),
 the per-goal models, the stage checks by replay, and the command line."""
 
 from __future__ import annotations

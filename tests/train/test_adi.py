@@ -1,5 +1,6 @@
-"""Autodidactic iteration (seed 002): labels equal hand-computed ones, the policy head learns the
-optimal move on cube2, training resumes exactly, and the policy function serves searches."""
+"""Autodidactic iteration (McAleer et al.; Agarwal's re-implementation): labels equal hand-computed
+ones, the policy head learns the optimal move on cube2, training resumes exactly, and the policy
+function serves searches."""
 
 from __future__ import annotations
 

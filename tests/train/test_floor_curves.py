@@ -1,5 +1,5 @@
 """docs/bench/floor_curves.json and scripts/plot_floor_curves.py: the curve of quality against
-training that issue 10 asks for where a floor is out of reach."""
+training, shown where a floor is out of reach."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""AlphaZero-style self-play (seed 004): episode targets against an exact cube2 oracle, the depth
+"""AlphaZero-style self-play (Rute): episode targets against an exact cube2 oracle, the depth
 rule, symmetry augmentation, a short run that learns, exact resume, and the CLI."""
 
 from __future__ import annotations
