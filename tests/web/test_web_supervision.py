@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import puzzlezero as pz
-from puzzlezero.solver import options as solver_options
+from puzzlezero.solver import resolve as solver_resolve
 from puzzlezero.solver import resolve_options
 from puzzlezero.web import ServerConfig
 from puzzlezero.web.pool import (
@@ -120,7 +120,7 @@ def test_a_solve_job_carries_resolved_options_that_the_worker_runs_as_they_are(
     job = SolveJob("puzzle8", state, opts)
     assert pickle.loads(pickle.dumps(job)).options == opts  # what a worker process receives
     assert job.time_limit == 5.0
-    monkeypatch.setattr(solver_options, "resolve_options", lambda *a, **kw: pytest.fail("resolved again"))
+    monkeypatch.setattr(solver_resolve, "resolve_options", lambda *a, **kw: pytest.fail("resolved again"))
     out = run_job(job)["ok"]
     assert out["solved"] and out["length"] == 2 and out["search"] == opts.search
     with pytest.raises(TypeError, match="a solve job carries resolved SolveOptions, got dict"):

@@ -72,10 +72,10 @@ def forbid_resolving() -> None:
     """A worker start-up after which resolving solve options raises: its jobs must carry options
     the server resolved."""
     from puzzlezero import solver
-    from puzzlezero.solver import options
+    from puzzlezero.solver import resolve
 
     def refuse(*args: Any, **kw: Any) -> None:
         raise AssertionError("a worker resolved solve options again")
 
     solver.resolve_options = refuse  # type: ignore[assignment]
-    options.resolve_options = refuse  # type: ignore[assignment]
+    resolve.resolve_options = refuse  # type: ignore[assignment]

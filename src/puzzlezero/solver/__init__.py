@@ -8,8 +8,10 @@ it on the start state.
 
 The package, a file per job:
 
-* :mod:`.options`: :class:`SolveOptions`, resolved once from the puzzle's defaults and the
-  caller's settings (:class:`SolveSettings`, by keyword) by :func:`resolve_options`;
+* :mod:`.options`: :class:`SolveOptions`, a solve's options as plain frozen data, and
+  :class:`SolveSettings`, what a caller may set by keyword;
+* :mod:`.resolve`: :func:`resolve_options`, the options resolved once from the puzzle's defaults
+  (:func:`defaults_for`) and the caller's settings;
 * :mod:`.searches` and :mod:`.heuristics`: the name tables and their specs;
   :mod:`.search_options`: the options some of them take (:data:`OPTIONS`);
 * :mod:`.learned`: the network heuristics and the models of a layered solve;
@@ -56,15 +58,8 @@ from puzzlezero.solver.memory import (
     memory_estimate,
 )
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
-from puzzlezero.solver.options import (
-    SETTINGS,
-    SolveOptions,
-    SolveSettings,
-    defaults_for,
-    options_for,
-    resolve_options,
-    runs_anytime,
-)
+from puzzlezero.solver.options import SETTINGS, SolveOptions, SolveSettings
+from puzzlezero.solver.resolve import defaults_for, options_for, resolve_options, runs_anytime
 from puzzlezero.solver.result import SolveResult, verify
 from puzzlezero.solver.run import FALLBACK_RESERVE, solve, solve_many
 from puzzlezero.solver.search_options import OPTIONS, OptionSpec

@@ -21,7 +21,8 @@ from puzzlezero.search.shortcut import shortcut as find_shortcuts
 from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
 from puzzlezero.solver.memory import check_memory
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
-from puzzlezero.solver.options import SolveOptions, SolveSettings, options_for
+from puzzlezero.solver.options import SolveOptions, SolveSettings
+from puzzlezero.solver.resolve import options_for
 from puzzlezero.solver.result import SolveResult, verified
 from puzzlezero.solver.searches import SEARCHES, SearchSpec, run_search
 from puzzlezero.solver.states import read_state

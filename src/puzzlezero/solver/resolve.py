@@ -1,0 +1,289 @@
+"""The options of a solve, resolved once: :func:`resolve_options` checks names and numbers against
+the tables and fills in the puzzle's defaults (:func:`defaults_for`) into a frozen
+:class:`~puzzlezero.solver.options.SolveOptions`, which everything below the entry points takes as
+it is."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Unpack
+
+from puzzlezero.defaults import FALLBACK_DEFAULTS, Defaults
+from puzzlezero.errors import PuzzleError, UnknownNameError
+from puzzlezero.puzzles.base import SOLVED, Puzzle
+from puzzlezero.registry import DEFAULTS, spec
+from puzzlezero.search.result import check_positive
+from puzzlezero.search.shortcut import can_shortcut
+from puzzlezero.solver.heuristics import BY_KIND, HEURISTICS
+from puzzlezero.solver.memory import cap_within_budget, network_bytes
+from puzzlezero.solver.names import lookup
+from puzzlezero.solver.options import SETTINGS, SolveOptions, SolveSettings
+from puzzlezero.solver.search_options import OPTIONS
+from puzzlezero.solver.searches import SEARCHES, SearchSpec, reads_beam_width, widest
+
+
+def defaults_for(puzzle: Puzzle | str) -> Defaults:
+    """The search settings of a puzzle: those it was registered with (the shipped puzzles':
+    :data:`~puzzlezero.registry.DEFAULTS`; a plugin's ``register(name, Class, defaults={...})``,
+    the fallback with its fields in place), else :data:`~puzzlezero.defaults.FALLBACK_DEFAULTS`."""
+    name = puzzle if isinstance(puzzle, str) else puzzle.name
+    if name in DEFAULTS:
+        return DEFAULTS[name]
+    try:
+        own = spec(name).defaults
+    except UnknownNameError:  # a puzzle built directly, under a name nobody registered
+        return FALLBACK_DEFAULTS
+    return own if own is not None else FALLBACK_DEFAULTS
+
+
+def runs_anytime(d: Defaults) -> bool:
+    """Does a puzzle's own search (its :class:`Defaults`) run an anytime schedule: ``stages``, or
+    several beam widths for a search that reads them?"""
+    return bool(d.stages) or (not isinstance(d.beam_width, int) and reads_beam_width(d.search))
+
+
+def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOptions:
+    """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
+    puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
+    runs the puzzle's ``Defaults.stages`` for its own search, unless ``weight`` or ``batch`` names
+    one setting; ``stages`` gives a schedule of one's own (for BWAS or Q*). ``fallback`` (``None``:
+    on under the puzzle's own settings, where it has a ``Defaults.fallback``) runs that search on
+    the states left unsolved, in the last seconds of the time limit. ``options``: values of
+    :data:`OPTIONS` taken by the search or the heuristic (another is an error). ``goal`` (default
+    ``"solved"``): a name of ``puzzle.goal_predicates()`` to search for instead of the puzzle's own
+    goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``, ``qbeam``).
+    ``heuristic=None`` is the default heuristic, ``"learned"``. ``shortcut`` (``None``: the puzzle's
+    own, under its own settings as for ``fallback``; 0: off) bounds the shortcut pass's rounds."""
+    unknown = sorted(set(given) - set(SETTINGS))
+    if unknown:
+        raise TypeError(f"unknown solve settings {unknown}; the settings are {', '.join(SETTINGS)}")
+    search = given.get("search")
+    heuristic = given.get("heuristic")
+    model = given.get("model")
+    weight = given.get("weight")
+    batch = given.get("batch")
+    max_nodes = given.get("max_nodes")
+    time_limit = given.get("time_limit")
+    max_steps = given.get("max_steps")
+    beam_width = given.get("beam_width")
+    anytime = given.get("anytime")
+    stages = given.get("stages")
+    fallback = given.get("fallback")
+    goal = given.get("goal")
+    options = given.get("options")
+    macros = given.get("macros")
+    shortcut = given.get("shortcut")
+    if heuristic is None:
+        heuristic = "learned"
+    d = defaults_for(puzzle)
+    search = d.search if search is None else search
+    spec = lookup(SEARCHES, search, "search")
+    if spec.defaults and search != d.search:
+        d = replace(d, **dict(spec.defaults))
+    goal = SOLVED if goal is None else goal
+    puzzle.goal_named(goal)  # an unknown goal: UnknownNameError listing the puzzle's
+    if goal != SOLVED and not spec.goals:
+        takes = ", ".join(name for name, sp in SEARCHES.items() if sp.goals)
+        raise PuzzleError(
+            f"search {search} solves to the puzzle's own goal only; searches for {goal!r}: {takes}"
+        )
+    if (
+        spec.needs_heuristic
+        and heuristic is not None
+        and heuristic not in HEURISTICS
+        and ":" not in heuristic
+    ):
+        lookup(HEURISTICS, heuristic, "heuristic")
+    check_positive("weight", weight, allow_zero=True)
+    check_positive("batch", batch, integer=True)
+    check_positive("max_nodes", max_nodes, integer=True)
+    check_positive("time_limit", time_limit)
+    check_positive("max_steps", max_steps, integer=True)
+    beam_width = None if beam_width is None else _widths(beam_width)
+    if heuristic in BY_KIND:
+        heuristic = BY_KIND[heuristic].get(spec.heuristic_kind, heuristic)
+    chosen = _check_options(
+        search, spec, heuristic if spec.needs_heuristic else None, options or {}, dict(d.options)
+    )
+    if stages is not None:
+        if anytime is False or weight is not None or batch is not None or not spec.weighted:
+            weighted = ", ".join(name for name, sp in SEARCHES.items() if sp.weighted)
+            raise PuzzleError(f"stages are an anytime schedule of {weighted}, without --weight/--batch")
+        from puzzlezero.search.anytime import check_stages
+
+        stages = check_stages(stages)
+    elif anytime is not False and weight is None and batch is None and search == d.search:
+        stages = d.stages
+    else:
+        stages = ()
+    if anytime and not stages:
+        raise PuzzleError(
+            f"no anytime schedule for {search} on {puzzle.name}: anytime solving runs the puzzle's "
+            f"own search ({d.search}) without --weight/--batch"
+            + ("" if d.stages else f", and {puzzle.name} has no schedule")
+        )
+    if fallback and (d.fallback is None or d.fallback == search):
+        raise PuzzleError(
+            f"no fallback search for {search} on {puzzle.name}"
+            + (f" (its fallback is {d.fallback} itself)" if d.fallback else "")
+        )
+    # by default only under the puzzle's own settings: a named setting is measured as it is
+    own = search == d.search and weight is None and batch is None and stages == d.stages and goal == SOLVED
+    if fallback and goal != SOLVED:
+        raise PuzzleError(f"the fallback search solves to the puzzle's own goal, not {goal!r}")
+    use_fallback = fallback or (fallback is None and own)
+    chosen = _check_images(
+        puzzle,
+        search,
+        chosen,
+        given=options or {},
+        stages=stages,
+        goal=goal,
+        macros=bool(macros),
+        own=search == d.search,
+    )
+    check_positive("shortcut", shortcut, integer=True, allow_zero=True)
+    if shortcut is None:
+        shortcut = d.shortcut if own else 0
+    elif shortcut and not can_shortcut(puzzle):
+        raise PuzzleError(
+            f"shortcuts need moves that all have an inverse and cost the same; {puzzle.name}'s do not"
+        )
+    cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
+    if max_nodes is None and cap is not None and reads_beam_width(search) and beam_width is not None:
+        # a wider beam than the default's keeps the default's number of steps: the default node
+        # cap grows with the width (the time limit still bounds it); a cap given is kept as given
+        cap = max(cap, -(-cap * widest(beam_width) // widest(d.beam_width)))
+        scaled = cap > d.max_nodes
+    else:
+        scaled = False
+    opts = SolveOptions(
+        search=search,
+        heuristic=heuristic if spec.needs_heuristic else None,
+        model=model,
+        weight=d.weight if weight is None else float(weight),
+        batch=d.batch if batch is None else batch,
+        max_nodes=cap,
+        time_limit=d.time_limit if time_limit is None else float(time_limit),
+        max_steps=d.max_steps if max_steps is None else max_steps,
+        beam_width=d.beam_width if beam_width is None else beam_width,
+        stages=stages,  # type: ignore[arg-type]
+        fallback=d.fallback if use_fallback else None,
+        goal=goal,
+        options=chosen,
+        macros=_check_macros(puzzle, search, spec, macros),
+        shortcut=shortcut,
+    )
+    if scaled and cap is not None:  # the scaled cap, within the memory budget (not below the puzzle's)
+        from puzzlezero.budget import memory_budget
+        from puzzlezero.search.beam import max_nodes_within
+
+        room = memory_budget() - network_bytes(spec, opts)
+        cap = max(d.max_nodes, min(cap, max_nodes_within(puzzle, opts, room)))
+        opts = replace(opts, max_nodes=cap)
+    if max_nodes is None and opts.max_nodes is not None and spec.node_cap:
+        opts = replace(opts, max_nodes=cap_within_budget(puzzle, opts))
+    return opts
+
+
+def options_for(puzzle: Puzzle, opts: SolveOptions | None, given: Mapping[str, Any]) -> SolveOptions:
+    """``opts`` as they are (resolved by the caller), else the settings ``given`` resolved
+    (:func:`resolve_options`); both at once is a ``TypeError``."""
+    if opts is None:
+        return resolve_options(puzzle, **given)
+    if given:
+        raise TypeError(f"resolved options and settings {sorted(given)} both given: give one of them")
+    return opts
+
+
+def _widths(beam_width: int | Sequence[int]) -> int | tuple[int, ...]:
+    """A beam width, or the widths of an anytime schedule of beams (two or more), checked."""
+    from puzzlezero.search.anytime import check_widths
+
+    widths = check_widths(beam_width)
+    return widths[0] if len(widths) == 1 else widths
+
+
+def _check_images(
+    puzzle: Puzzle,
+    search: str,
+    chosen: tuple[tuple[str, Any], ...],
+    *,
+    given: Mapping[str, Any],
+    stages: Sequence[tuple[float, int]],
+    goal: str,
+    macros: bool = False,
+    own: bool = True,
+) -> tuple[tuple[str, Any], ...]:
+    """The ``images`` option checked against the puzzle and the schedule. Images join an anytime
+    schedule's later stages (their inverse is made from the first stage's solution), or without a
+    schedule the one search as more instances where none of them needs a solution (the sliding
+    puzzles' transpose, not the cube's inverse), and solve to the puzzle's own goal in its own
+    moves: a puzzle's default is dropped where that does not hold, a value given is an error. A
+    puzzle's default is for its own search (``own``), as measured (puzzle35: the beam search)."""
+    n = dict(chosen).get("images", 0)
+    if not n:
+        return chosen
+    why = None
+    need_solution = [name for name in puzzle.image_names[:n] if name in puzzle.solution_images]
+    if not own and "images" not in given:
+        why = "the puzzle's own search"  # (never raised: only a default is dropped here)
+    elif len(stages) == 1 or (not stages and need_solution):
+        why = "an anytime schedule of two or more stages (the images join the stages after the first)" + (
+            f"; the {need_solution[0]} image is made from its solution" if need_solution else ""
+        )
+    elif goal != SOLVED:
+        why = f"the puzzle's own goal, not {goal!r}"
+    elif macros:
+        why = "the puzzle's own moves (no --macros: an image of a macro is not one of them)"
+    elif n > len(puzzle.image_names):
+        have = ", ".join(puzzle.image_names) or "none"
+        why = f"at most {len(puzzle.image_names)} on {puzzle.name} (its images: {have})"
+    if why is None:
+        return chosen
+    if "images" in given:
+        raise PuzzleError(f"--images {n} with {search} needs {why}")
+    return tuple((k, 0 if k == "images" else v) for k, v in chosen)
+
+
+def _check_macros(
+    puzzle: Puzzle, search: str, spec: SearchSpec, macros: Sequence[Sequence[int]] | None
+) -> tuple[tuple[int, ...], ...]:
+    """The options (macro-actions) as action-id tuples, checked; ``()`` for none."""
+    if not macros:
+        return ()
+    if not spec.macros:
+        takes = ", ".join(name for name, sp in SEARCHES.items() if sp.macros)
+        raise PuzzleError(f"search {search} does not take options (macro-actions); searches that do: {takes}")
+    from puzzlezero.puzzles.macros import MacroPuzzle
+
+    return MacroPuzzle(puzzle, macros).macros  # checks lengths, move ids and repeats
+
+
+def _check_options(
+    search: str,
+    spec: SearchSpec,
+    heuristic: str | None,
+    given: Mapping[str, Any],
+    puzzle_defaults: Mapping[str, Any],
+) -> tuple[tuple[str, Any], ...]:
+    """Every option the search and heuristic take, checked, with defaults filled in (the puzzle's
+    ``Defaults.options``, else the :data:`OPTIONS` table's)."""
+    h_spec = HEURISTICS.get(heuristic) if heuristic else None
+    takes = set(spec.options) | set(h_spec.options if h_spec else ())
+    for name in given:
+        if name not in OPTIONS:
+            raise UnknownNameError(f"unknown option {name!r}; choose one of {', '.join(OPTIONS)}")
+        if name not in takes:
+            users = [f"search {n}" for n, sp in SEARCHES.items() if name in sp.options] + [
+                f"heuristic {n}" for n, hs in HEURISTICS.items() if name in hs.options
+            ]
+            raise PuzzleError(
+                f"--{name.replace('_', '-')} is an option of {' and '.join(users)}, not of search "
+                f"{search}" + (f" with heuristic {heuristic}" if heuristic else "")
+            )
+    values = {n: OPTIONS[n].default for n in takes}
+    values.update({n: v for n, v in puzzle_defaults.items() if n in takes})
+    values.update(given)
+    return tuple(sorted((n, OPTIONS[n].check(n, v)) for n, v in values.items()))
