@@ -20,7 +20,8 @@ import numpy as np
 import torch
 
 import puzzlezero as pz
-from puzzlezero.nn.models import NetConfig, build_model
+from puzzlezero.nn.config import NetConfig
+from puzzlezero.nn.models import build_model
 from puzzlezero.train.objectives.davi import one_step_targets
 
 

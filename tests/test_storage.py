@@ -173,7 +173,8 @@ def test_a_kill_between_the_two_renames_gives_the_old_folder_back(tmp_path):
 
 def test_save_model_writes_a_folder_whole(tmp_path):
     from puzzlezero.nn import load_model, save_model
-    from puzzlezero.nn.models import NetConfig, build_model
+    from puzzlezero.nn.config import NetConfig
+    from puzzlezero.nn.models import build_model
 
     net = build_model(NetConfig.from_preset("tiny", 24 * 6), seed=0)
     save_model(tmp_path / "m", net, puzzle="cube2", card={"n": 1})

@@ -12,7 +12,8 @@ from puzzlezero import make, solve
 from puzzlezero.cli.main import main
 from puzzlezero.errors import ModelFileError, PuzzleError, UnknownNameError
 from puzzlezero.nn import CONV_PRESETS, NetConfig, build_model, inference_copy, load_model, make_heuristic
-from puzzlezero.nn.models import ConvBlock, GlobalPool, block_dilations, blocks_to_cover, receptive_radius
+from puzzlezero.nn.config import block_dilations, blocks_to_cover, receptive_radius
+from puzzlezero.nn.models import ConvBlock, GlobalPool
 from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
 from puzzlezero.search import bwas
 from puzzlezero.train import DAVITrainer, TrainConfig

@@ -14,8 +14,9 @@ import torch
 from puzzlezero import make
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn import load_model, make_heuristic
+from puzzlezero.nn.config import MULTIHEAD_VARIANTS, NetConfig
 from puzzlezero.nn.io import save_model
-from puzzlezero.nn.models import MULTIHEAD_VARIANTS, NetConfig, ResidualBlock, build_model, count_parameters
+from puzzlezero.nn.models import ResidualBlock, build_model, count_parameters
 from puzzlezero.train.config import TrainConfig
 from puzzlezero.train.objectives import target_value_fn
 from puzzlezero.train.objectives.davi import one_step_targets

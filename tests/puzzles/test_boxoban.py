@@ -14,7 +14,7 @@ from puzzlezero.bench import load_cases, parse_ids
 from puzzlezero.cli.main import main
 from puzzlezero.errors import LevelFileError, PuzzleError
 from puzzlezero.nn import build_model, save_model
-from puzzlezero.nn.models import NetConfig
+from puzzlezero.nn.config import NetConfig
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL
 from puzzlezero.puzzles.sokoban.levels import looks_like_level_file, read_level_dir, read_levels
 from tests.conftest import load_bench

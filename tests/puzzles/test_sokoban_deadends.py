@@ -10,7 +10,7 @@ import pytest
 
 from puzzlezero import make, solve
 from puzzlezero.nn import build_model, save_model
-from puzzlezero.nn.models import NetConfig
+from puzzlezero.nn.config import NetConfig
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL, Sokoban
 from puzzlezero.puzzles.sokoban.deadlock import dead_squares, has_dead_box
 from puzzlezero.puzzles.sokoban.generator import (

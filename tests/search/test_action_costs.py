@@ -277,7 +277,8 @@ def test_random_walk_labels_are_the_cost_of_walking_back() -> None:
 
 def test_a_new_q_head_starts_at_each_actions_cost_plus_the_value() -> None:
     torch = pytest.importorskip("torch")
-    from puzzlezero.nn.models import NetConfig, build_model
+    from puzzlezero.nn.config import NetConfig
+    from puzzlezero.nn.models import build_model
 
     p = robot(1.5)
     config = NetConfig.from_preset("tiny", p.input_dim(), q_head=True, num_actions=18)

@@ -11,8 +11,9 @@ import pytest
 from puzzlezero import make
 from puzzlezero.cli.main import main
 from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.io import save_model
-from puzzlezero.nn.models import NetConfig, build_model
+from puzzlezero.nn.models import build_model
 from puzzlezero.search.layered import layered
 from puzzlezero.search.result import SearchResult, StageResult
 from puzzlezero.solver import SEARCHES, solve, solve_many, stage_models

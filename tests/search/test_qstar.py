@@ -13,7 +13,7 @@ import torch
 from puzzlezero import make
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn import build_model, make_heuristic, make_q_function
-from puzzlezero.nn.models import NetConfig
+from puzzlezero.nn.config import NetConfig
 from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.search import SearchStats, bwas
 from puzzlezero.search.qstar import q_from_value, qstar

@@ -375,8 +375,9 @@ def test_absurd_or_negative_sizes_are_model_file_errors(
 
 
 def test_parameter_count_from_the_config_matches_the_built_network() -> None:
+    from puzzlezero.nn.config import NetConfig
     from puzzlezero.nn.io import resolve_model_dir, shipped_models
-    from puzzlezero.nn.models import NetConfig, build_model, config_parameters
+    from puzzlezero.nn.models import build_model, config_parameters
 
     configs = [
         NetConfig.from_dict(json.loads((resolve_model_dir(m) / "config.json").read_text())["net"])

@@ -28,7 +28,7 @@ def _job(chunk: int) -> LabelJob:
 @pytest.fixture
 def pool() -> Iterator[LabelPool]:
     """One spawned worker that has labelled a first chunk (so it is up), then a short timeout."""
-    from puzzlezero.nn.models import NetConfig
+    from puzzlezero.nn.config import NetConfig
 
     config = tiny_train_config(objective="scramble_depth", label_workers=1)
     puzzle = pz.make(config.puzzle)

@@ -5,6 +5,7 @@
 14663001
 """
 
+from puzzlezero.nn.config import CONV_PRESETS, PRESETS, NetConfig
 from puzzlezero.nn.fast import fuse_batch_norms, inference_copy, intra_op_threads, torch_threads
 from puzzlezero.nn.heuristic import (
     make_heuristic,
@@ -15,7 +16,7 @@ from puzzlezero.nn.heuristic import (
     predict,
 )
 from puzzlezero.nn.io import load_model, read_card, resolve_model_dir, save_model, shipped_models, update_card
-from puzzlezero.nn.models import CONV_PRESETS, PRESETS, CostToGoNet, NetConfig, build_model, count_parameters
+from puzzlezero.nn.models import CostToGoNet, build_model, count_parameters
 
 __all__ = [
     "CONV_PRESETS",

@@ -46,7 +46,7 @@ from torch import nn
 from puzzlezero.errors import PuzzleError
 
 if TYPE_CHECKING:
-    from puzzlezero.nn.models import NetConfig
+    from puzzlezero.nn.config import NetConfig
 
 __all__ = ["CubeConvNet", "GatherConv", "neighbour_indices", "grid_coordinates", "cube_size"]
 
@@ -146,11 +146,12 @@ class CubeConvNet(nn.Module):
     :class:`~puzzlezero.nn.models.CostToGoNet`: ``forward(x[B, D or H*D]) -> float32[B]``
     cost-to-go, ``all_heads=True`` -> ``{"value": [B], "policy": [B, A]}``.
 
-    Sizes from :class:`~puzzlezero.nn.models.NetConfig`: ``h2`` = filters F, ``num_res_blocks`` =
+    Sizes from :class:`~puzzlezero.nn.config.NetConfig`: ``h2`` = filters F, ``num_res_blocks`` =
     R, ``h1`` = width of the heads' hidden layer, ``history`` = H, ``input_dim`` = ``6S`` (one
     state's one-hot). There is no Q head.
 
-    >>> from puzzlezero.nn.models import NetConfig, build_model
+    >>> from puzzlezero.nn.config import NetConfig
+    >>> from puzzlezero.nn.models import build_model
     >>> net = build_model(NetConfig.from_preset("cubeconv", 324, num_actions=12, policy_head=True))
     >>> out = net.eval()(torch.zeros(2, 324), all_heads=True)
     >>> out["value"].shape, out["policy"].shape

@@ -28,7 +28,8 @@ from typing import Any
 import torch
 
 from puzzlezero.errors import ModelFileError, PuzzleError
-from puzzlezero.nn.models import CostToGoNet, NetConfig, build_model
+from puzzlezero.nn.config import NetConfig
+from puzzlezero.nn.models import CostToGoNet, build_model
 from puzzlezero.storage import atomic_folder, atomic_write_json
 
 __all__ = [

@@ -63,8 +63,8 @@ class TrainConfig:
 
     preset: str = "small"
     """Network preset: the paper's fully connected net (``tiny``, ``small``, ``medium``, ``paper``;
-    ``nn.models.PRESETS``), for grid puzzles (Lights Out, Sokoban) the residual convolutional
-    net (``conv-tiny``, ``conv``, ``conv-large``; ``nn.models.CONV_PRESETS``), and for the cubes
+    ``nn.config.PRESETS``), for grid puzzles (Lights Out, Sokoban) the residual convolutional
+    net (``conv-tiny``, ``conv``, ``conv-large``; ``nn.config.CONV_PRESETS``), and for the cubes
     Rute's convolutional cube network with 8 states of history (``cubeconv``,
     ``cubeconv-small``)."""
     h1: int | None = None
@@ -272,7 +272,7 @@ class TrainConfig:
 
     # ---- validation and (de)serialisation ---------------------------------------------------------
     def __post_init__(self) -> None:
-        from puzzlezero.nn.models import CONV_PRESETS
+        from puzzlezero.nn.config import CONV_PRESETS
 
         if self.preset in CONV_PRESETS and self.encoding == "onehot":
             object.__setattr__(self, "encoding", "grid")  # a convolutional net reads the grid

@@ -40,9 +40,10 @@ import torch
 from puzzlezero import __version__
 from puzzlezero.cards import SCHEMA_VERSION, network_section
 from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.heuristic import encode_on, make_heuristic, make_policy
 from puzzlezero.nn.io import save_model
-from puzzlezero.nn.models import NetConfig, build_model, count_parameters
+from puzzlezero.nn.models import build_model, count_parameters
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.storage import atomic_write_text, clean_stale_temps, lock_folder, naming_full_disk
 from puzzlezero.train.amp import autocast, check_amp

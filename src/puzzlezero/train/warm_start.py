@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.io import load_model
-from puzzlezero.nn.models import CostToGoNet, NetConfig, grown_weights
+from puzzlezero.nn.models import CostToGoNet, grown_weights
 from puzzlezero.puzzles.base import Puzzle
 
 if TYPE_CHECKING:

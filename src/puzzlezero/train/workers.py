@@ -35,7 +35,7 @@ import torch
 from puzzlezero.errors import PuzzleError
 
 if TYPE_CHECKING:
-    from puzzlezero.nn.models import NetConfig
+    from puzzlezero.nn.config import NetConfig
     from puzzlezero.puzzles.base import Puzzle
     from puzzlezero.train.config import TrainConfig
     from puzzlezero.train.objectives import LabelJob
