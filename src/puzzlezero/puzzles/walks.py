@@ -1,7 +1,8 @@
 """Training walks: random moves from the goal, as pure functions over a puzzle.
 
-Every function takes the puzzle first and uses only its public contract (``goals``, ``apply``,
-``legal_mask``, ``inverse_action``, ``action_costs``, ``uniform_cost``, ``max_walk_length``). The
+Every function takes the puzzle first and uses only the part of its public contract that
+:class:`WalkablePuzzle` names (``goals``, ``apply``, ``legal_mask``, ``inverse_action``,
+``action_costs``, ``uniform_cost``, ``max_walk_length``, and the walk methods below). The
 :class:`~puzzlezero.puzzles.base.Puzzle` methods of the same names call these by default; a puzzle
 with a faster or better walk of its own replaces the method (the sliding puzzles' numba kernel,
 Lights Out's press sets, Sokoban's reverse play), and :func:`walks_with_cost` and
@@ -19,17 +20,15 @@ Lights Out's press sets, Sokoban's reverse play), and :func:`walks_with_cost` an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
 
-if TYPE_CHECKING:
-    from puzzlezero.puzzles.base import Puzzle
-
 __all__ = [
     "Depth",
+    "WalkablePuzzle",
     "draw_depths",
     "random_walks",
     "scramble",
@@ -44,6 +43,43 @@ __all__ = [
 Depth = int | np.ndarray | tuple[int, int]
 
 
+class WalkablePuzzle(Protocol):
+    """What the walks use of a puzzle: every :class:`~puzzlezero.puzzles.base.Puzzle` is one (the
+    walks are written against this, so that this module needs nothing of ``base``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def num_actions(self) -> int: ...
+
+    @property
+    def action_costs(self) -> np.ndarray: ...
+
+    @property
+    def uniform_cost(self) -> float | None: ...
+
+    @property
+    def inverse_action(self) -> np.ndarray: ...
+
+    @property
+    def max_walk_length(self) -> int | None: ...
+
+    def goals(self, n: int) -> np.ndarray: ...
+
+    def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray: ...
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray: ...
+
+    def scramble(self, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray: ...
+
+    def random_walks(self, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray: ...
+
+    def walks_with_undo(
+        self, rng: np.random.Generator, n: int, depth: Depth
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+
 def draw_depths(rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
     """Normalise a ``depth`` argument to ``int64[n]``: an int (every walk that long), an ``int[n]``
     array, or a ``(lo, hi)`` pair meaning uniform in ``[lo, hi]`` (DeepCubeA: ``(1, K)``)."""
@@ -54,7 +90,7 @@ def draw_depths(rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
     return np.broadcast_to(d, (n,)).copy() if d.ndim == 0 else d
 
 
-def walk_depths(puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
+def walk_depths(puzzle: WalkablePuzzle, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
     """:func:`draw_depths` for non-backtracking walks: with a ``max_walk_length`` ``L``, a range
     ``(lo, hi)`` is drawn as ``(min(lo, L), min(hi, L))`` (uniform over the lengths a walk can
     have) and longer depths are cut at ``L``."""
@@ -67,7 +103,7 @@ def walk_depths(puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth) 
 
 
 def walk(
-    puzzle: Puzzle,
+    puzzle: WalkablePuzzle,
     rng: np.random.Generator,
     depths: np.ndarray,
     *,
@@ -108,13 +144,13 @@ def walk(
     return states, cost, last
 
 
-def scramble(puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
+def scramble(puzzle: WalkablePuzzle, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
     """``n`` states made by applying uniformly random moves backwards from the goal, ``depth`` as
     in :func:`draw_depths`; each state stops at its own depth."""
     return walk(puzzle, rng, draw_depths(rng, n, depth), nonbacktracking=False)[0]
 
 
-def random_walks(puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
+def random_walks(puzzle: WalkablePuzzle, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
     """``n`` non-backtracking random walks from the goal, ``depth`` as in :func:`walk_depths`: each
     step is a uniformly random move that changes the state and does not undo the step before it
     (``inverse_action``). A walk of ``k`` steps is at most ``k`` moves from the goal, and usually
@@ -123,7 +159,7 @@ def random_walks(puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth)
 
 
 def walks_with_cost(
-    puzzle: Puzzle,
+    puzzle: WalkablePuzzle,
     rng: np.random.Generator,
     n: int,
     depth: Depth,
@@ -146,7 +182,7 @@ def walks_with_cost(
 
 
 def walks_with_undo(
-    puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth
+    puzzle: WalkablePuzzle, rng: np.random.Generator, n: int, depth: Depth
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(states, cost float64[n], undo int64[n])``: non-backtracking walks as in
     :func:`walks_with_cost`, and for each the move that undoes its last step (``inverse_action`` of
@@ -163,7 +199,7 @@ def walks_with_undo(
 
 
 def walks_with_undo_sets(
-    puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth
+    puzzle: WalkablePuzzle, rng: np.random.Generator, n: int, depth: Depth
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(states, undo float32[n, A])``: the puzzle's ``walks_with_undo``, each undo label as a
     distribution over the actions. Here it is one-hot: the move that undoes the walk's last step,
