@@ -12,16 +12,16 @@ import torch
 import torch.distributed as dist
 
 if TYPE_CHECKING:
-    from puzzlezero.train.trainer import Trainer
+    from puzzlezero.train.protocols import RankTrainer
 
 __all__ = ["sync_chunk", "agree"]
 
 
-def _comm_device(t: Trainer) -> torch.device:
+def _comm_device(t: RankTrainer) -> torch.device:
     return t.device if dist.get_backend() == "nccl" else torch.device("cpu")
 
 
-def sync_chunk(t: Trainer, loss: float, labels: int) -> tuple[float, int]:
+def sync_chunk(t: RankTrainer, loss: float, labels: int) -> tuple[float, int]:
     """End of a chunk: every rank takes rank 0's batch-norm running statistics (each rank's last
     forward pass updated its own); returns the chunk's loss averaged and its labels summed over
     the ranks (the same numbers on every rank)."""
@@ -32,7 +32,7 @@ def sync_chunk(t: Trainer, loss: float, labels: int) -> tuple[float, int]:
     return float(both[0]) / t.world_size, round(float(both[1]))
 
 
-def agree(t: Trainer, reason: str) -> str:
+def agree(t: RankTrainer, reason: str) -> str:
     """Rank 0's stop decision (``""`` = go on) and curriculum depth bound, on every rank."""
     shared: list[Any] = [reason, t.counters.max_scramble_now]
     dist.broadcast_object_list(shared, src=0)

@@ -24,7 +24,7 @@ from puzzlezero.machine import cpu_model
 from puzzlezero.train.report import plot_run
 
 if TYPE_CHECKING:
-    from puzzlezero.train.trainer import Trainer
+    from puzzlezero.train.protocols import LoopTrainer
 
 __all__ = ["run_loop", "hardware_info"]
 
@@ -54,7 +54,7 @@ def _stop_on_signals(flag: dict[str, bool]) -> Iterator[None]:
             signal.signal(s, h)
 
 
-def _limit_iterations(t: Trainer) -> int | None:
+def _limit_iterations(t: LoopTrainer) -> int | None:
     """The iteration count at which the run ends (whole chunks), or ``None`` if only time limits it."""
     cfg, chunk = t.config, t.config.chunk_iterations
     limits = []
@@ -67,8 +67,8 @@ def _limit_iterations(t: Trainer) -> int | None:
     return -(-min(limits) // chunk) * chunk
 
 
-def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
-    """See :meth:`Trainer.run`."""
+def run_loop(t: LoopTrainer, max_minutes: float | None) -> dict[str, Any]:
+    """See :meth:`~puzzlezero.train.trainer.Trainer.run`."""
     cfg, c = t.config, t.counters
     lead = t.rank == 0  # the one process that writes (data-parallel rank 0, or the only one)
     end_iteration = _limit_iterations(t)
@@ -143,7 +143,7 @@ def run_loop(t: Trainer, max_minutes: float | None) -> dict[str, Any]:
     }
 
 
-def _evaluate(t: Trainer) -> dict[str, str]:
+def _evaluate(t: LoopTrainer) -> dict[str, str]:
     """Evaluate, log, redraw the plot; returns the headline figures for the progress bar."""
     from puzzlezero.train.evaluate import headline
 
@@ -155,7 +155,7 @@ def _evaluate(t: Trainer) -> dict[str, str]:
     return headline(record)
 
 
-def _plot(t: Trainer) -> None:
+def _plot(t: LoopTrainer) -> None:
     try:
         plot_run(t.run_dir)
     except Exception as exc:  # a plot must never stop training
