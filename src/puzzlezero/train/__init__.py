@@ -6,6 +6,8 @@
 >>> Trainer(cfg, "runs/cube3").run(max_minutes=5)                           # doctest: +SKIP
 """
 
+# importing the objectives (davi below) registers them, and their registry plugs itself into
+# TrainConfig's checks (config.OBJECTIVE_LOOKUP)
 from puzzlezero.train.config import TrainConfig
 from puzzlezero.train.objectives.davi import bellman_targets, one_step_targets
 from puzzlezero.train.trainer import DAVITrainer, Trainer

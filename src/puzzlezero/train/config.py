@@ -15,10 +15,10 @@ import json
 import os
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from puzzlezero.errors import ModelFileError, PuzzleError
 
@@ -52,6 +52,33 @@ LATER_FIELDS = {"efficientcube_target": "last"}
 CURRICULA = ("off", "double", "plus1")
 AMP_MODES = ("off", "bf16")
 BATCH_NORMS = ("batch", "frozen")
+
+
+class ObjectiveFacts(Protocol):
+    """What the checks of a :class:`TrainConfig` read of a training objective (a registered
+    :class:`~puzzlezero.train.objectives.registry.Objective`)."""
+
+    @property
+    def head(self) -> str: ...
+
+    @property
+    def goal_aware(self) -> bool: ...
+
+
+#: the training objectives' registry as the checks of :class:`TrainConfig` read it: its
+#: ``get_objective`` (an unknown name raises, listing the known ones) and ``descent_objectives``.
+#: :mod:`puzzlezero.train.objectives.registry` sets it when it is imported, and importing
+#: :mod:`puzzlezero.train` imports every objective; the registry sits above this module (every
+#: objective takes a TrainConfig), so this module imports no objective
+OBJECTIVE_LOOKUP: tuple[Callable[[str], ObjectiveFacts], Callable[[], list[str]]] | None = None
+
+
+def _objective_lookup() -> tuple[Callable[[str], ObjectiveFacts], Callable[[], list[str]]]:
+    if OBJECTIVE_LOOKUP is None:
+        raise RuntimeError(
+            "the training objectives are not registered: import puzzlezero.train before making a TrainConfig"
+        )
+    return OBJECTIVE_LOOKUP
 
 
 @dataclass(frozen=True)
@@ -342,8 +369,7 @@ class TrainConfig:
                 f"0 <= descent_epsilon <= 1, got {self.descent_share!r}, {self.descent_stride!r}, "
                 f"{self.descent_steps!r}, {self.descent_epsilon!r}"
             )
-        from puzzlezero.train.objectives import descent_objectives, get_objective
-
+        get_objective, descent_objectives = _objective_lookup()
         if self.descent_share and self.objective not in descent_objectives():
             raise PuzzleError(
                 f"config: descent_share takes training states from greedy descents for the objectives "
@@ -360,7 +386,7 @@ class TrainConfig:
             get_objective(name)  # an unknown name fails here, listing the known ones
         self._check_goals(get_objective)
 
-    def _check_goals(self, get_objective: Any) -> None:
+    def _check_goals(self, get_objective: Callable[[str], ObjectiveFacts]) -> None:
         """Goals and heads fit the objectives: a multi-head network (``goals``) trains with the
         ``goals``-head objective, a sub-goal with goal-aware objectives only."""
         object.__setattr__(self, "goals", tuple(str(g) for g in self.goals))

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from puzzlezero.errors import UnknownNameError
 from puzzlezero.puzzles.base import Puzzle
-
-if TYPE_CHECKING:
-    from puzzlezero.train.config import TrainConfig
+from puzzlezero.train import config as train_config
+from puzzlezero.train.config import TrainConfig
 
 __all__ = [
     "HEADS",
@@ -127,3 +125,7 @@ def objective_names() -> list[str]:
 def descent_objectives() -> list[str]:
     """The objectives whose training states may come in part from greedy descents, sorted."""
     return sorted(name for name, objective in OBJECTIVES.items() if objective.descents)
+
+
+# the checks of a TrainConfig read the objectives through these: config.py imports no objective
+train_config.OBJECTIVE_LOOKUP = (get_objective, descent_objectives)
