@@ -1,8 +1,10 @@
 """Import circles of the package: the strongly connected components of its module graph.
 
 Reads every ``import`` statement of ``src/puzzlezero`` with :mod:`ast` (nothing is imported) and
-prints the components of more than one module, twice: counting only module-level imports (those
-that run when a module is first imported), and counting the imports inside functions too.
+prints the components of more than one module, three times: counting only module-level imports
+(those that run when a module is first imported), counting the imports inside functions too, and
+counting every import, those made only for type annotations (``if TYPE_CHECKING:`` blocks) too:
+a reader of the code, and a tool that draws the import graph, sees those as well.
 
     python scripts/import_cycles.py [SRC_DIR]
 """
@@ -36,16 +38,18 @@ def _target(name: str, known: dict[str, Path]) -> str | None:
     return None
 
 
-def imports(module: str, path: Path, known: dict[str, Path], *, nested: bool) -> set[str]:
-    """The package modules ``module`` imports: at module level (``TYPE_CHECKING`` blocks left out),
-    and inside functions too where ``nested``."""
+def imports(
+    module: str, path: Path, known: dict[str, Path], *, nested: bool, type_checking: bool = False
+) -> set[str]:
+    """The package modules ``module`` imports: at module level, inside functions too where
+    ``nested``, and in ``TYPE_CHECKING`` blocks too where ``type_checking`` (else left out)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     is_pkg = path.name == "__init__.py"
     out: set[str] = set()
 
     def visit(node: ast.AST, top: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+            if not type_checking and isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
                 continue
             inner = top and not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
             if isinstance(child, ast.Import | ast.ImportFrom) and (top or nested):
@@ -109,10 +113,16 @@ def components(graph: dict[str, set[str]]) -> list[list[str]]:
 def main() -> None:
     src = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "src"
     known = modules(src)
-    for nested in (False, True):
-        graph = {m: imports(m, p, known, nested=nested) for m, p in known.items()}
+    counts = (
+        ("module-level imports", False, False),
+        ("module-level and function-level imports", True, False),
+        ("all imports, annotations included", True, True),
+    )
+    for what, nested, type_checking in counts:
+        graph = {
+            m: imports(m, p, known, nested=nested, type_checking=type_checking) for m, p in known.items()
+        }
         comps = components(graph)
-        what = "module-level and function-level imports" if nested else "module-level imports"
         print(f"{what}: {len(comps)} circle(s), {sum(map(len, comps))} modules in them")
         for comp in comps:
             print(f"  {len(comp)}: {' '.join(comp)}")
