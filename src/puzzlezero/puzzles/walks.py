@@ -177,7 +177,9 @@ def walks_with_cost(
         own = puzzle.random_walks if nonbacktracking else puzzle.scramble
         return own(rng, n, depths), depths * puzzle.uniform_cost
     if np.any(np.asarray(puzzle.inverse_action) < 0):
-        raise PuzzleError(f"{puzzle.name}: walks with unequal action costs need every move to have an inverse")
+        raise PuzzleError(
+            f"{puzzle.name}: walks with unequal action costs need every move to have an inverse"
+        )
     return walk(puzzle, rng, depths, nonbacktracking=nonbacktracking, with_cost=True)[:2]
 
 
@@ -192,7 +194,9 @@ def walks_with_undo(
     if np.any(inverse < 0):
         raise PuzzleError(f"{puzzle.name}: its moves cannot all be undone, so a walk has no undo move")
     depths = walk_depths(puzzle, rng, n, depth)
-    states, cost, last = walk(puzzle, rng, depths, nonbacktracking=True, with_cost=puzzle.uniform_cost is None)
+    states, cost, last = walk(
+        puzzle, rng, depths, nonbacktracking=True, with_cost=puzzle.uniform_cost is None
+    )
     if puzzle.uniform_cost is not None:
         cost = depths * puzzle.uniform_cost
     return states, cost, np.where(last >= 0, inverse[np.maximum(last, 0)], -1)
