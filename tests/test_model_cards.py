@@ -10,8 +10,13 @@ import pytest
 
 from puzzlezero.cards import network_section, schema, validate
 
-MODELS = Path(__file__).resolve().parents[1] / "src" / "puzzlezero" / "models"
-CARDS = sorted(MODELS.rglob("card.json"))
+ROOT = Path(__file__).resolve().parents[1]
+#: the core package's models and the research models' companion distribution, as in the repository
+MODEL_ROOTS = (
+    ROOT / "src" / "puzzlezero" / "models",
+    ROOT / "packages" / "puzzlezero-research-models" / "src" / "puzzlezero_research_models",
+)
+CARDS = sorted(c for root in MODEL_ROOTS for c in root.rglob("card.json"))
 #: numbered rounds of work, issues or source texts: a card speaks of the model, not of how it was made
 HISTORY = re.compile(
     r"\b(sessions?|rounds?|issues?) #?\d+|\bseeds? 0\d\d\b|seeds/0|_s\d+_|\bs\d\d\b", re.IGNORECASE
@@ -36,15 +41,23 @@ def test_the_schema_is_a_valid_json_schema() -> None:
 
 
 def test_every_model_folder_has_a_card() -> None:
-    folders = {p.parent for p in MODELS.rglob("model.pt")} | {p.parent for p in MODELS.rglob("stages.json")}
+    folders = {
+        p.parent for root in MODEL_ROOTS for pattern in ("config.json", "stages.json") for p in root.rglob(pattern)
+    }
     assert folders and folders <= {p.parent for p in CARDS}
 
 
-@pytest.mark.parametrize("path", CARDS, ids=lambda p: str(p.parent.relative_to(MODELS)))
+def _name(card: Path) -> str:
+    """A card's model name: its folder below the models' root (``cube3-layered/layer1``)."""
+    root = next(r for r in MODEL_ROOTS if r in card.parents)
+    return str(card.parent.relative_to(root))
+
+
+@pytest.mark.parametrize("path", CARDS, ids=_name)
 def test_a_shipped_card_validates(path: Path) -> None:
     card = json.loads(path.read_text(encoding="utf-8"))
     assert validate(card) == []
-    assert card["name"] == str(path.parent.relative_to(MODELS))
+    assert card["name"] == _name(path)
     assert (card["network"] is None) == ("stages" in card)
     for evaluation in card["evaluations"]:
         m = evaluation["metrics"]
@@ -57,7 +70,7 @@ def test_a_shipped_card_validates(path: Path) -> None:
 
 
 def test_validate_names_what_is_wrong() -> None:
-    card = json.loads((MODELS / "cube2" / "card.json").read_text(encoding="utf-8"))
+    card = json.loads((MODEL_ROOTS[0] / "cube2" / "card.json").read_text(encoding="utf-8"))
     del card["intended_use"]
     card["bench_60_100"] = {}
     card["runs"][0]["samples"] = "many"

@@ -334,20 +334,10 @@ def load_onnx(path: str | os.PathLike[str], *, threads: int | None = None) -> On
 
 # ---- which file --------------------------------------------------------------------------------
 def _model_folder(name_or_path: str) -> Path:
-    """A model folder as :func:`puzzlezero.nn.resolve_model_dir` finds it, without importing torch."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        return path
-    if os.sep not in name_or_path and "/" not in name_or_path and not name_or_path.startswith("."):
-        root = Path(str(resources.files("puzzlezero") / "models"))
-        if (root / name_or_path).is_dir():
-            return root / name_or_path
-        shipped = sorted(p.name for p in root.iterdir() if (p / _CONFIG).is_file()) if root.is_dir() else []
-        raise ModelFileError(
-            f"no model {name_or_path!r}: not a file or folder and not a shipped model "
-            f"(shipped: {', '.join(shipped) or 'none yet'})"
-        )
-    raise ModelFileError(f"{path}: no such ONNX file or model folder")
+    """A model folder (:func:`puzzlezero.model_folders.resolve_model_dir`), without importing torch."""
+    from puzzlezero.model_folders import resolve_model_dir
+
+    return resolve_model_dir(name_or_path)
 
 
 def find_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None) -> Path:

@@ -28,6 +28,7 @@ from typing import Any
 import torch
 
 from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.model_folders import resolve_model_dir, shipped_models
 from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.models import CostToGoNet, build_model
 from puzzlezero.storage import atomic_folder, atomic_write_json
@@ -46,35 +47,6 @@ MODEL_FORMAT = "puzzlezero-model/1"
 WEIGHTS, CONFIG, CARD = "model.pt", "config.json", "card.json"
 #: how ``model.pt`` may store floating-point tensors (``config.json``'s ``"weights"``)
 WEIGHT_DTYPES = {"float32": torch.float32, "float16": torch.float16}
-
-
-def _shipped_root() -> Path:
-    return Path(str(resources.files("puzzlezero") / "models"))
-
-
-def shipped_models() -> list[str]:
-    """Names of the model folders shipped in the package (those with a ``config.json``)."""
-    root = _shipped_root()
-    if not root.is_dir():
-        return []
-    return sorted(p.name for p in root.iterdir() if (p / CONFIG).is_file())
-
-
-def resolve_model_dir(name_or_path: str | os.PathLike[str]) -> Path:
-    """A model folder: an existing path as given, else a bare name under the shipped models."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        return path
-    text = str(name_or_path)
-    if os.sep not in text and "/" not in text and not text.startswith("."):
-        shipped = _shipped_root() / text
-        if shipped.is_dir():
-            return shipped
-        names = ", ".join(shipped_models()) or "none yet"
-        raise ModelFileError(
-            f"no model folder {text!r}: not a directory and not a shipped model (shipped: {names})"
-        )
-    raise ModelFileError(f"{path}: no such model folder")
 
 
 def _read_json(path: Path) -> dict[str, Any]:

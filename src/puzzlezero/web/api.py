@@ -33,7 +33,8 @@ from puzzlezero.errors import InvalidMoveError, MissingTableError, ModelFileErro
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
 from puzzlezero.solver import SolveOptions, SolveSettings
-from puzzlezero.web.config import MODELS_DIR, ServerConfig, has_shipped_model, policy_only
+from puzzlezero.model_folders import find_model_dir
+from puzzlezero.web.config import ServerConfig, has_shipped_model, policy_only
 from puzzlezero.web.errors import ApiError, http_error, worker_error
 from puzzlezero.web.jobs import Job, JobStore
 from puzzlezero.web.pool import SolveJob, SolvePool, Ticket
@@ -192,14 +193,21 @@ def _puzzle_infos() -> tuple[dict[str, Any], ...]:
     return _infos_of(tuple(names()))  # a plugin may register puzzles after the first request
 
 
+def _policy_only(served: str | None, name: str) -> bool:
+    """:func:`policy_only` of the model served for puzzle ``name``: ``--model``'s folder, else the
+    installed model of that name (none: ``False``)."""
+    folder = served or find_model_dir(name)
+    return folder is not None and policy_only(folder)
+
+
 def _has_layered_model(p: Puzzle) -> bool:
     """Are models for layered solving shipped (``<name>-layered``: one multi-head model, one model
     per goal, or a ``stages.json`` naming them), for a puzzle with sub-goals?"""
     from puzzlezero.solver import LAYERED_MODEL, stage_models
 
     goals = tuple(p.goal_predicates())
-    folder = MODELS_DIR / LAYERED_MODEL.format(puzzle=p.name)
-    if len(goals) < 2 or not folder.is_dir():
+    folder = find_model_dir(LAYERED_MODEL.format(puzzle=p.name))
+    if len(goals) < 2 or folder is None:
         return False
     try:
         stage_models(p, str(folder), goals)
@@ -238,7 +246,7 @@ def list_puzzles(request: Request) -> list[dict[str, Any]]:
         {
             **info,
             "model": info["model"] or info["name"] in served,
-            "policy_only": policy_only(served.get(info["name"]) or MODELS_DIR / info["name"]),
+            "policy_only": _policy_only(served.get(info["name"]), info["name"]),
         }
         for info in _puzzle_infos()
     ]

@@ -24,7 +24,6 @@ from typing import Any, Literal
 
 __all__ = ["LOOPBACK_HOSTS", "ServerConfig", "find_node_modules", "has_shipped_model", "policy_only"]
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 
 #: the names of this machine seen from itself: the hosts a server bound to loopback answers to
 LOOPBACK_HOSTS: tuple[str, ...] = ("localhost", "127.0.0.1", "::1", "[::1]")
@@ -215,8 +214,10 @@ class ServerConfig:
 
 
 def has_shipped_model(name: str) -> bool:
-    """Is a trained model for puzzle ``name`` shipped in the package?"""
-    return (MODELS_DIR / name / "model.pt").is_file()
+    """Is a trained model for puzzle ``name`` installed (the package's or a companion's)?"""
+    from puzzlezero.model_folders import find_model_dir
+
+    return find_model_dir(name) is not None
 
 
 def policy_only(folder: str | Path) -> bool:
