@@ -30,10 +30,10 @@ from fastapi.responses import Response
 
 import puzzlezero
 from puzzlezero.errors import InvalidMoveError, MissingTableError, ModelFileError, PuzzleError
+from puzzlezero.model_folders import find_model_dir
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
 from puzzlezero.solver import SolveOptions, SolveSettings
-from puzzlezero.model_folders import find_model_dir
 from puzzlezero.web.config import ServerConfig, has_shipped_model, policy_only
 from puzzlezero.web.errors import ApiError, http_error, worker_error
 from puzzlezero.web.jobs import Job, JobStore
@@ -322,30 +322,57 @@ async def value(request: Request, req: ValueRequest) -> dict[str, Any]:
     out = await _outcome(request, ticket)
     if "error" in out:
         raise worker_error(out["error"], out["kind"])
-    return out["ok"]
+    return {**out["ok"], "after_move": after_move(make(req.puzzle), out["ok"]["action_values"])}
+
+
+def after_move(p: Puzzle, action_values: dict[str, float]) -> dict[str, float]:
+    """Each move's estimated cost-to-go of the state it leads to: ``Q(s, a)`` less the move's own
+    cost (what the page's hint view shows: after ``R``, about 12 moves remain)."""
+    costs = np.asarray(p.action_costs, dtype=np.float64)
+    return {
+        m: round(max(0.0, action_values[m] - float(costs[i])), 4)
+        for i, m in enumerate(p.action_names)
+        if m in action_values
+    }
 
 
 @router.post("/move", response_model=MoveResponse, response_model_exclude_none=True, summary="Apply moves")
 def move(request: Request, req: MoveRequest) -> dict[str, Any]:
     p = make(req.puzzle)
     state = read_state(p, req.state)
-    actions = p.parse_moves(req.moves)
     cfg = _config(request)
+    if not isinstance(req.moves, str) and len(req.moves) > cfg.max_moves:
+        raise ApiError(422, f"{len(req.moves)} moves exceed this server's limit of {cfg.max_moves}")
+    steps = written_steps(p, req.moves)
+    actions = [a for step in steps for a in step]
     if len(actions) > cfg.max_moves:
         raise ApiError(422, f"{len(actions)} moves exceed this server's limit of {cfg.max_moves}")
-    if req.trajectory and req.svg and len(actions) > cfg.max_svg_frames:
+    if req.trajectory and req.svg and len(steps) > cfg.max_svg_frames:
         raise ApiError(
             422,
-            f"{len(actions)} SVG frames exceed this server's limit of {cfg.max_svg_frames}; "
+            f"{len(steps)} SVG frames exceed this server's limit of {cfg.max_svg_frames}; "
             "ask for the trajectory without svg",
         )
     frames = [frame(p, state, req.svg)] if req.trajectory else None
     batch = state[None]
-    for a in actions:
-        batch = p.apply(batch, np.array([a]))
+    for step in steps:
+        for a in step:
+            batch = p.apply(batch, np.array([a]))
         if frames is not None:
             frames.append(frame(p, batch[0], req.svg))
     return {"puzzle": p.name, **frame(p, batch[0], req.svg), "frames": frames}
+
+
+def written_steps(p: Puzzle, moves: str | list[str]) -> list[list[int]]:
+    """The action ids of each move as the request writes it: one list per entry of a list of moves
+    (a cube's ``R2`` is one step of two quarter turns, one frame of a trajectory), one per action of
+    a space-separated string. Raises ``InvalidMoveError`` naming an unreadable move."""
+    if isinstance(moves, str):
+        return [[a] for a in p.parse_moves(moves)]
+    steps = [p.parse_moves([m]) for m in moves]
+    if any(not step for step in steps):
+        raise InvalidMoveError(f"an empty move in the list {moves!r}: each entry names one move")
+    return steps
 
 
 def _svg_response(p: Puzzle, state_text: str | None, size: int) -> Response:
@@ -458,6 +485,17 @@ def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any
     except InvalidMoveError as exc:
         raise RuntimeError(f"solver returned unreadable moves: {exc}") from None
     result["solution"] = p.format_moves(actions)
+    result["notation"] = p.format_compact(actions)  # as people write it (and the CLI prints): R R -> R2
+    if result.get("stages"):  # layered solving: each stage's moves written alike
+        result["stages"] = [
+            {
+                **st,
+                "notation": None
+                if st["solution"] is None
+                else p.format_compact(p.parse_moves(st["solution"])),
+            }
+            for st in result["stages"]
+        ]
     if result["solved"]:  # never show a wrong solution: replay it on the request's own state
         end = p.apply_moves(solve.state, actions)
         if not p.is_goal(end[None])[0]:

@@ -107,6 +107,7 @@ class SolveRequest(_Request):
 class StageInfo(BaseModel):
     goal: str = Field(description="the goal of this stage (cube3: layer1, layer2, solved)")
     solution: list[str] | None = Field(description="the stage's moves, None when it failed")
+    notation: list[str] | None = Field(None, description="the stage's moves as people write them (R2)")
     length: int | None
     nodes_generated: int
     seconds: float
@@ -118,6 +119,11 @@ class SolveResponse(BaseModel):
     solved: bool
     solution: list[str] = Field(
         description="move names, applied in order to the given state ([] if unsolved)"
+    )
+    notation: list[str] | None = Field(
+        None,
+        description="the solution as people write it, as the CLI prints it: cubes join two equal quarter "
+        "turns into a half turn (R R -> R2); other puzzles' move names as they are",
     )
     length: int | None = Field(description="number of moves, None when not solved")
     cost: float | None = Field(
@@ -207,7 +213,9 @@ class MoveRequest(_Request):
     puzzle: str = PuzzleName
     state: str | None = Field(None, max_length=20_000, description="start state text; omitted = the goal")
     moves: list[str] | str = Field(
-        description="move names (a list or one space-separated string)", examples=[["U", "R'"]]
+        description="move names (a list or one space-separated string); each entry of a list is one step "
+        "of the trajectory, so a cube's R2 gives one frame",
+        examples=[["U", "R2", "F'"]],
     )
     trajectory: bool = Field(False, description="also return every intermediate state as frames")
     svg: bool = Field(False, description="include SVG drawings")
@@ -222,7 +230,9 @@ class Frame(BaseModel):
 
 class MoveResponse(Frame):
     puzzle: str
-    frames: list[Frame] | None = Field(None, description="start state then one frame per move")
+    frames: list[Frame] | None = Field(
+        None, description="start state then one frame per move as the request writes it (R2: one)"
+    )
 
 
 class RenderRequest(_Request):
@@ -280,6 +290,10 @@ class ValueResponse(BaseModel):
     best_move: str | None = Field(description="the move with the smallest Q(s, a); None at a goal")
     action_values: dict[str, float] = Field(
         description="Q(s, a) of every move: its cost plus the cost-to-go after it (the Q head where the model has one)"
+    )
+    after_move: dict[str, float] = Field(
+        default_factory=dict,
+        description="each move's estimated cost-to-go of the state it leads to: Q(s, a) less the move's cost",
     )
     optimal: float | None = Field(description="the optimal cost, when asked for and found")
     optimal_status: str = Field(description='"solved", "time limit", "not asked" or "no optimal solver"')
