@@ -13,6 +13,7 @@ True
 5
 """
 
+from puzzlezero._version import __version__
 from puzzlezero.cost_to_go import ValueResult, value
 from puzzlezero.errors import (
     InvalidMoveError,
@@ -25,8 +26,6 @@ from puzzlezero.errors import (
 from puzzlezero.puzzles.base import Goal, Puzzle
 from puzzlezero.registry import make, names, register
 from puzzlezero.solver import SolveResult, solve
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Goal",
