@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from puzzlezero.cards import network_section, schema, validate
@@ -42,9 +43,26 @@ def test_the_schema_is_a_valid_json_schema() -> None:
 
 def test_every_model_folder_has_a_card() -> None:
     folders = {
-        p.parent for root in MODEL_ROOTS for pattern in ("config.json", "stages.json") for p in root.rglob(pattern)
+        p.parent
+        for root in MODEL_ROOTS
+        for pattern in ("config.json", "stages.json")
+        for p in root.rglob(pattern)
     }
     assert folders and folders <= {p.parent for p in CARDS}
+
+
+def test_every_model_folder_stores_its_weights_once_as_half_precision_npz() -> None:
+    folders = sorted({p.parent for root in MODEL_ROOTS for p in root.rglob("config.json")})
+    assert len(folders) >= 13
+    assert [p for root in MODEL_ROOTS for p in root.rglob("*.pt")] == []
+    for folder in folders:
+        assert json.loads((folder / "config.json").read_text(encoding="utf-8"))["weights"] == "float16"
+        with np.load(folder / "model.npz", allow_pickle=False) as weights:
+            kinds = {weights[k].dtype.kind for k in weights.files}
+            assert {weights[k].dtype for k in weights.files if weights[k].dtype.kind == "f"} == {
+                np.dtype(np.float16)
+            }, folder
+        assert kinds <= {"f", "i"}, folder
 
 
 def _name(card: Path) -> str:

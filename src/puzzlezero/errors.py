@@ -22,6 +22,7 @@ __all__ = [
     "FileBusyError",
     "CheckpointMismatchError",
     "StorageFullError",
+    "MissingExtraError",
 ]
 
 
@@ -86,3 +87,16 @@ class CheckpointMismatchError(ModelFileError):
 class StorageFullError(PuzzleError):
     """A write failed because the disk is full or a file-size limit was reached; the file it would
     have replaced is left intact, and the message names it."""
+
+
+class MissingExtraError(PuzzleError):
+    """Something that needs an optional part of the package (an extra) that is not installed; the
+    message names the extra and the command that installs it (``pip install "puzzlezero[train]"``).
+    :attr:`extra` is the extra's name."""
+
+    def __init__(self, message: str, extra: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # across processes (web workers) whole
+        return type(self), (str(self), self.extra)

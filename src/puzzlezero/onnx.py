@@ -16,7 +16,7 @@ at 0, exactly 0 at goals) and :func:`puzzlezero.nn.make_q_function` (clipped at 
 evaluated by onnxruntime, without importing torch (a one-shot solve starts seconds sooner). Which
 file they run (:func:`find_onnx`): ``model`` naming a file runs that file; a model folder (or a
 shipped model name, or none: the puzzle's shipped model) runs its ``model.onnx`` when it has one,
-else the export of its ``model.pt`` kept in the cache (``<cache>/onnx/<puzzle>-<sha>.onnx``, made on
+else the export of its ``model.npz`` kept in the cache (``<cache>/onnx/<puzzle>-<sha>.onnx``, made on
 first use like the pattern databases, under a lock file, and never in a process that forbade table
 builds, a web worker, which names the ``puzzlezero export`` command instead; that one time needs
 torch and onnxscript). onnxruntime gets
@@ -46,7 +46,6 @@ import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +67,7 @@ __all__ = [
 ]
 
 ONNX_FORMAT = "puzzlezero-onnx/1"
-#: the file name of an export kept in a model folder, beside ``model.pt``
+#: the file name of an export kept in a model folder, beside ``model.npz``
 ONNX_FILE = "model.onnx"
 INPUT = "x"
 #: ONNX operator set of the exports (Gemm, Relu, Add, Squeeze; onnxruntime >= 1.14 runs it)
@@ -77,7 +76,7 @@ OPSET = 18
 CHECK_TOLERANCE = 1e-3
 _HEADS = ("value", "policy", "q")
 _EXTRA = 'the onnx extra: pip install "puzzlezero[onnx]"'
-_WEIGHTS, _CONFIG, _CHECKPOINT = "model.pt", "config.json", "checkpoint.pt"
+_WEIGHTS, _CONFIG, _CHECKPOINT = "model.npz", "config.json", "checkpoint.pt"
 
 
 def _need(module: str, purpose: str) -> Any:
@@ -94,7 +93,7 @@ def _sha256(path: Path) -> str:
 
 # ---- export ------------------------------------------------------------------------------------
 def _network(source: Any) -> tuple[Any, str, str]:
-    """``(network, puzzle name, sha256 of model.pt or "")`` of a network, a training run folder
+    """``(network, puzzle name, sha256 of model.npz or "")`` of a network, a training run folder
     (its last checkpoint), a model folder or a shipped model name."""
     from puzzlezero.nn import CostToGoNet, load_model, resolve_model_dir
 
@@ -335,15 +334,17 @@ def load_onnx(path: str | os.PathLike[str], *, threads: int | None = None) -> On
 # ---- which file --------------------------------------------------------------------------------
 def _model_folder(name_or_path: str) -> Path:
     """A model folder (:func:`puzzlezero.model_folders.resolve_model_dir`), without importing torch."""
-    from puzzlezero.model_folders import resolve_model_dir
+    from puzzlezero.model_folders import is_bare_name, resolve_model_dir
 
+    if not Path(name_or_path).is_dir() and not is_bare_name(name_or_path):
+        raise ModelFileError(f"{name_or_path}: no such ONNX file or model folder")
     return resolve_model_dir(name_or_path)
 
 
 def find_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None) -> Path:
     """The ONNX file ``learned-onnx`` runs for ``model`` (see the module docstring): ``model``
     itself when it is a file; else the model folder's (``model``, a shipped name, or ``None``: the
-    puzzle's shipped model) ``model.onnx``, or, where it has none, its ``model.pt``'s export in the
+    puzzle's shipped model) ``model.onnx``, or, where it has none, its ``model.npz``'s export in the
     cache, written here on first use (a message on stderr says so)."""
     text = puzzle.name if model is None else os.fspath(model)
     if Path(text).is_file():
@@ -351,7 +352,7 @@ def find_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None) -> Pa
     folder = _model_folder(text)
     weights, beside = folder / _WEIGHTS, folder / ONNX_FILE
     if beside.is_file():
-        return beside  # load_onnx checks it against the model.pt beside it
+        return beside  # load_onnx checks it against the model.npz beside it
     if not weights.is_file():
         raise ModelFileError(f"{folder}: no {ONNX_FILE} and no {_WEIGHTS} to export one from")
     sha = _sha256(weights)

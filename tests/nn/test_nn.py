@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from puzzlezero import make
+from puzzlezero import make, model_folders
 from puzzlezero.errors import ModelFileError, PuzzleError, UnknownNameError
 from puzzlezero.nn import (
     PRESETS,
@@ -102,7 +102,10 @@ def cube2_model(tmp_path):
 
 def test_save_load_round_trip(cube2_model):
     puzzle, net, folder = cube2_model
-    assert sorted(p.name for p in folder.iterdir()) == ["card.json", "config.json", "model.pt"]
+    assert sorted(p.name for p in folder.iterdir()) == ["card.json", "config.json", "model.npz"]
+    with np.load(folder / "model.npz", allow_pickle=False) as stored:  # plain arrays, by state_dict key
+        assert sorted(stored.files) == sorted(net.state_dict())
+        assert stored["value.bias"].dtype == np.float32
     loaded = load_model(folder)
     assert loaded.puzzle == "cube2" and loaded.card == {"samples_seen": 123}
     assert loaded.config == net.config and not loaded.training
@@ -118,11 +121,12 @@ def test_half_precision_weights_are_half_the_file_and_load_back_into_float32(cub
     half = save_model(tmp_path / "half", net, puzzle="cube2", card={"samples_seen": 123}, weights="float16")
     assert json.loads((half / "config.json").read_text())["weights"] == "float16"
     assert "weights" not in json.loads((full / "config.json").read_text())  # float32: the format as before
-    size = (half / "model.pt").stat().st_size / (full / "model.pt").stat().st_size
+    size = (half / "model.npz").stat().st_size / (full / "model.npz").stat().st_size
     assert 0.45 < size < 0.6
-    stored = torch.load(half / "model.pt", weights_only=True)
-    assert {v.dtype for k, v in stored.items() if "num_batches_tracked" not in k} == {torch.float16}
-    assert all(v.dtype == torch.int64 for k, v in stored.items() if "num_batches_tracked" in k)
+    with np.load(half / "model.npz", allow_pickle=False) as archive:
+        stored = {k: archive[k] for k in archive.files}
+    assert {v.dtype for k, v in stored.items() if "num_batches_tracked" not in k} == {np.dtype(np.float16)}
+    assert all(v.dtype == np.int64 for k, v in stored.items() if "num_batches_tracked" in k)
     loaded = load_model(half)
     assert {p.dtype for p in loaded.parameters()} == {torch.float32} and loaded.card == {"samples_seen": 123}
     # every weight is the float32 one rounded to the nearest float16, and no further
@@ -138,11 +142,9 @@ def test_half_precision_refuses_weights_beyond_its_range(cube2_model, tmp_path):
     _, net, _ = cube2_model
     with torch.no_grad():
         next(net.parameters())[0, 0] = 1e6
-    with pytest.raises(
-        ModelFileError, match=r"cannot store .* in torch.float16: its largest magnitude 1e\+06"
-    ):
+    with pytest.raises(ModelFileError, match=r"cannot store .* in float16: its largest magnitude 1e\+06"):
         save_model(tmp_path / "half", net, puzzle="cube2", weights="float16")
-    assert not (tmp_path / "half" / "model.pt").exists()
+    assert not (tmp_path / "half" / "model.npz").exists()
     with pytest.raises(ModelFileError, match="weights='int4': expected one of float32, float16"):
         save_model(tmp_path / "x", net, puzzle="cube2", weights="int4")
 
@@ -156,23 +158,23 @@ def test_a_folder_naming_an_unknown_weight_type_is_refused(cube2_model):
 
 def test_load_by_bare_name_uses_shipped_models(cube2_model, monkeypatch):
     _, _, folder = cube2_model
-    monkeypatch.setattr(nn_io, "_shipped_root", lambda: folder.parent)
+    monkeypatch.setattr(model_folders, "model_roots", lambda: [folder.parent])
     assert nn_io.shipped_models() == [folder.name]
     assert load_model(folder.name).puzzle == "cube2"
-    with pytest.raises(ModelFileError, match=r"no model folder 'nosuch'.*shipped: m"):
+    with pytest.raises(ModelFileError, match=r"no model folder 'nosuch'.*installed model \(m\)"):
         load_model("nosuch")
 
 
 @pytest.mark.parametrize(
     ("damage", "culprit"),
     [
-        (lambda f: (f / "model.pt").write_bytes(b"not a zip file"), "model.pt"),
-        (lambda f: (f / "model.pt").write_bytes((f / "model.pt").read_bytes()[:200]), "model.pt"),
-        (lambda f: (f / "model.pt").unlink(), "model.pt"),
+        (lambda f: (f / "model.npz").write_bytes(b"not a zip file"), "model.npz"),
+        (lambda f: (f / "model.npz").write_bytes((f / "model.npz").read_bytes()[:200]), "model.npz"),
+        (lambda f: (f / "model.npz").unlink(), "model.npz"),
         (lambda f: (f / "config.json").write_text("{ broken"), "config.json"),
         (lambda f: (f / "config.json").unlink(), "config.json"),
         (lambda f: (f / "card.json").write_text("[1, 2"), "card.json"),
-        (lambda f: _edit_json(f / "config.json", lambda d: d["net"].update(h1=65)), "model.pt"),
+        (lambda f: _edit_json(f / "config.json", lambda d: d["net"].update(h1=65)), "model.npz"),
         (lambda f: _edit_json(f / "config.json", lambda d: d.update(format="other/9")), "config.json"),
     ],
 )
@@ -181,6 +183,25 @@ def test_missing_or_corrupt_files_raise_model_file_error_naming_the_file(cube2_m
     damage(folder)
     with pytest.raises(ModelFileError, match=culprit):
         load_model(folder)
+
+
+def test_a_pickled_array_in_the_weights_is_refused(cube2_model):
+    _, _, folder = cube2_model
+    np.savez(folder / "model.npz", **{"value.bias": np.array([object()], dtype=object)})
+    with pytest.raises(ModelFileError, match="model.npz: unreadable or corrupt"):
+        load_model(folder)
+
+
+def test_a_legacy_model_pt_folder_still_loads_and_saving_replaces_it(cube2_model, tmp_path):
+    puzzle, net, folder = cube2_model
+    torch.save(net.state_dict(), folder / "model.pt")
+    (folder / "model.npz").unlink()
+    loaded = load_model(folder)
+    x = torch.from_numpy(puzzle.encode(puzzle.scramble(np.random.default_rng(1), 8, (1, 8))))
+    with torch.inference_mode():
+        assert torch.equal(loaded(x), net(x))
+    save_model(folder, loaded, puzzle="cube2")
+    assert sorted(p.name for p in folder.iterdir()) == ["card.json", "config.json", "model.npz"]
 
 
 def _edit_json(path, change):

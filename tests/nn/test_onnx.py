@@ -167,11 +167,11 @@ def test_a_training_run_exports_next_to_its_model_folder(tmp_path: Path, capsys)
     out = capsys.readouterr().out
     assert f"ONNX model written to {folder / 'model.onnx'} (cube2; heads value)" in out
     p = make("cube2")
-    assert find_onnx(p, str(folder)) == folder / "model.onnx"  # beside model.pt, not the cache
+    assert find_onnx(p, str(folder)) == folder / "model.onnx"  # beside model.npz, not the cache
     states = random_states("cube2", 50)
     want = torch_heads(str(folder), "cube2", states)["value"]
     np.testing.assert_allclose(load_onnx(folder / "model.onnx").predict(p, states), want, atol=1e-4, rtol=0)
-    with open(folder / "model.pt", "ab") as f:  # other weights now: the export beside is stale
+    with open(folder / "model.npz", "ab") as f:  # other weights now: the export beside is stale
         f.write(b"\0")
     with pytest.raises(ModelFileError, match="exported from other weights than"):
         onnx_heuristic(p, str(folder))
@@ -200,7 +200,7 @@ def test_missing_unreadable_and_foreign_files(tmp_path: Path) -> None:
         onnx_heuristic(p, str(tmp_path / "nothing.onnx"))
     with pytest.raises(ModelFileError, match="nothing.onnx: no such ONNX file"):
         load_onnx(tmp_path / "nothing.onnx")
-    with pytest.raises(ModelFileError, match="no model 'cube9'.*shipped: .*cube3"):
+    with pytest.raises(ModelFileError, match="no model folder 'cube9'.*installed model .*cube3"):
         onnx_heuristic(p, "cube9")
     junk = tmp_path / "junk.onnx"
     junk.write_bytes(b"not a protobuf")

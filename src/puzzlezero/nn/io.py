@@ -1,14 +1,20 @@
-"""Model folders: ``model.pt`` (a ``state_dict``), ``config.json`` (how to rebuild the net) and
+"""Model folders: ``model.npz`` (the weights), ``config.json`` (how to rebuild the net) and
 ``card.json`` (how it was trained and how well it does: :mod:`puzzlezero.cards`).
 
-Weights are stored in float32, or in float16 (``save_model(..., weights="float16")``, ``puzzlezero
-export --half``): half the file, for shipping a larger network under the repository's size limit.
-They are always loaded into float32, so a half-precision folder is searched and trained exactly like
-any other; ``config.json`` says which (``"weights"``; absent means float32).
+``model.npz`` is a NumPy archive (``np.savez``) of the network's ``state_dict``: one array per
+key, named by it (``trunk.0.weight``, ``value.bias``, ...). It is read with
+``allow_pickle=False`` (plain arrays, never pickled objects) and without torch, so that
+:mod:`puzzlezero.nn.runtime` can run a model on onnxruntime where torch is not installed.
 
-A folder is self-describing and safe to load: weights are read with ``torch.load(...,
-weights_only=True)``, never as pickled classes. Shipped models live in
-``src/puzzlezero/models/<name>/`` and are found by bare name::
+Weights are stored in float32 (the default for a newly trained network), or in float16
+(``save_model(..., weights="float16")``, ``puzzlezero export --half``; every shipped model): half
+the file. They are always computed with in float32, so a half-precision folder is searched and
+trained exactly like any other; ``config.json`` says which (``"weights"``; absent means float32).
+A folder written before ``model.npz`` holds ``model.pt`` (a torch ``state_dict``), which is still
+read, with ``torch.load(..., weights_only=True)``, where torch is installed.
+
+Shipped models live in ``src/puzzlezero/models/<name>/`` (and in the research models' companion
+distribution) and are found by bare name::
 
     >>> from puzzlezero.nn import load_model          # doctest: +SKIP
     >>> net = load_model("cube3")                      # doctest: +SKIP
@@ -21,22 +27,29 @@ from __future__ import annotations
 import io
 import json
 import os
-from importlib import resources
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+import numpy as np
 
-from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.errors import MissingExtraError, ModelFileError, PuzzleError
 from puzzlezero.model_folders import resolve_model_dir, shipped_models
-from puzzlezero.nn.config import NetConfig
-from puzzlezero.nn.models import CostToGoNet, build_model
+from puzzlezero.nn.config import NetConfig, config_parameters
 from puzzlezero.storage import atomic_folder, atomic_write_json
+
+if TYPE_CHECKING:
+    import torch
+
+    from puzzlezero.nn.models import CostToGoNet
 
 __all__ = [
     "MODEL_FORMAT",
+    "ModelFiles",
     "save_model",
     "load_model",
+    "read_model",
     "resolve_model_dir",
     "shipped_models",
     "read_card",
@@ -44,9 +57,13 @@ __all__ = [
 ]
 
 MODEL_FORMAT = "puzzlezero-model/1"
-WEIGHTS, CONFIG, CARD = "model.pt", "config.json", "card.json"
-#: how ``model.pt`` may store floating-point tensors (``config.json``'s ``"weights"``)
-WEIGHT_DTYPES = {"float32": torch.float32, "float16": torch.float16}
+WEIGHTS, CONFIG, CARD = "model.npz", "config.json", "card.json"
+#: the weights file of folders written before ``model.npz``: a torch ``state_dict``
+LEGACY_WEIGHTS = "model.pt"
+#: how ``model.npz`` may store floating-point arrays (``config.json``'s ``"weights"``)
+WEIGHT_DTYPES: dict[str, type[np.floating[Any]]] = {"float32": np.float32, "float16": np.float16}
+#: the command that installs torch, for what needs it
+TRAIN_EXTRA = 'pip install "puzzlezero[train]"'
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -69,43 +86,57 @@ def save_model(
     card: dict[str, Any] | None = None,
     weights: str = "float32",
 ) -> Path:
-    """Write ``model.pt``, ``config.json`` and ``card.json`` as the folder ``folder``, whole: into a
+    """Write ``model.npz``, ``config.json`` and ``card.json`` as the folder ``folder``, whole: into a
     temporary folder beside it, renamed into place (:func:`puzzlezero.storage.atomic_folder`; other
-    files of an existing folder are kept), so a kill leaves the old folder or the new one.
+    files of an existing folder are kept, except a legacy ``model.pt``, which the new weights
+    replace), so a kill leaves the old folder or the new one.
 
     ``card`` is JSON, written as given (the trainer writes the shape of :mod:`puzzlezero.cards`).
-    ``weights="float16"`` stores the floating-point tensors in half precision (integer buffers such
+    ``weights="float16"`` stores the floating-point arrays in half precision (integer buffers such
     as batch-norm counters stay as they are); a value beyond float16's range raises
     :class:`ModelFileError` rather than being stored as infinity. Returns the folder.
     """
     if weights not in WEIGHT_DTYPES:
         raise ModelFileError(f"weights={weights!r}: expected one of {', '.join(WEIGHT_DTYPES)}")
     folder = Path(folder)
-    state = {k: _stored(k, v.detach().cpu(), WEIGHT_DTYPES[weights]) for k, v in model.state_dict().items()}
-    buf = io.BytesIO()
-    torch.save(state, buf)
+    state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
     config = {"format": MODEL_FORMAT, "puzzle": puzzle, "net": model.config.to_dict()}
     if weights != "float32":
         config["weights"] = weights
-    return atomic_folder(
-        folder, {WEIGHTS: buf.getbuffer(), CONFIG: _json_bytes(config), CARD: _json_bytes(dict(card or {}))}
-    )
+    files = {
+        WEIGHTS: weights_bytes(state, weights),
+        CONFIG: _json_bytes(config),
+        CARD: _json_bytes(dict(card or {})),
+    }
+    written = atomic_folder(folder, files)
+    (written / LEGACY_WEIGHTS).unlink(missing_ok=True)  # the weights it held are replaced
+    return written
+
+
+def weights_bytes(state: dict[str, np.ndarray], weights: str = "float32") -> bytes:
+    """``model.npz``'s bytes for the arrays ``state`` (a ``state_dict`` as NumPy arrays), floating
+    point in ``weights`` (:data:`WEIGHT_DTYPES`), anything else unchanged."""
+    dtype = WEIGHT_DTYPES[weights]
+    buf = io.BytesIO()
+    np.savez(buf, **{k: _stored(k, np.asarray(v), dtype) for k, v in state.items()})
+    return buf.getvalue()
 
 
 def _json_bytes(obj: dict[str, Any]) -> bytes:
     return (json.dumps(obj, indent=2, sort_keys=False) + "\n").encode("utf-8")
 
 
-def _stored(name: str, tensor: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """``tensor`` as ``model.pt`` keeps it: floating point in ``dtype``, anything else unchanged."""
-    if not tensor.is_floating_point() or tensor.dtype == dtype:
-        return tensor.contiguous()
-    stored = tensor.to(dtype).contiguous()
-    if not torch.isfinite(stored).all() and torch.isfinite(tensor).all():
-        limit = torch.finfo(dtype).max
+def _stored(name: str, array: np.ndarray, dtype: type[np.floating[Any]]) -> np.ndarray:
+    """``array`` as ``model.npz`` keeps it: floating point in ``dtype``, anything else unchanged."""
+    if not np.issubdtype(array.dtype, np.floating) or array.dtype == dtype:
+        return np.ascontiguousarray(array)
+    with np.errstate(over="ignore"):
+        stored = np.ascontiguousarray(array.astype(dtype))
+    if not np.isfinite(stored).all() and np.isfinite(array).all():
+        limit = float(np.finfo(dtype).max)
         raise ModelFileError(
-            f"cannot store {name} in {dtype}: its largest magnitude {tensor.abs().max().item():.4g} "
-            f"is beyond {limit:.4g}; keep this model in float32"
+            f"cannot store {name} in {np.dtype(dtype).name}: its largest magnitude "
+            f"{float(np.abs(array).max()):.4g} is beyond {limit:.4g}; keep this model in float32"
         )
     return stored
 
@@ -116,7 +147,7 @@ MAX_WIDTH = 1 << 24
 #: the most residual blocks, goal-specific layers or history states it may give
 MAX_DEPTH = 1 << 12
 #: bytes a parameter takes while a model is loaded and made ready to search: the network in float32,
-#: the weights read from ``model.pt`` and the inference copy (batch norm folded in; int8 layers)
+#: the weights read from ``model.npz`` and the inference copy (batch norm folded in; int8 layers)
 LOAD_BYTES_PER_PARAMETER = 16
 
 
@@ -129,7 +160,6 @@ def check_network_size(config: NetConfig, path: Path) -> None:
     head), makes its int8 heuristic and evaluates 2,048 cubes: 416 MiB more, 13.0 bytes a
     parameter, where the estimate says 510 MiB."""
     from puzzlezero.budget import check
-    from puzzlezero.nn.models import config_parameters
 
     limits = {name: MAX_WIDTH for name in ("input_dim", "h1", "h2", "channels", "num_actions")}
     limits |= {name: MAX_DEPTH for name in ("num_res_blocks", "head_layers", "history")}
@@ -149,13 +179,23 @@ def check_network_size(config: NetConfig, path: Path) -> None:
     )
 
 
-def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device = "cpu") -> CostToGoNet:
-    """Load a model folder (or a shipped model by bare name) in eval mode.
+@dataclass(frozen=True)
+class ModelFiles:
+    """A model folder read without torch (:func:`read_model`): its ``folder``, ``puzzle`` name,
+    network ``config``, ``card`` (``{}`` where it has none) and ``weights``, the ``state_dict`` as
+    float32 NumPy arrays by key (integer buffers as stored)."""
 
-    Returns a :class:`CostToGoNet` with ``.config``, ``.puzzle`` (the puzzle name it was trained
-    for) and ``.card``. A missing or corrupt file raises :class:`ModelFileError` naming the file.
-    """
-    folder = resolve_model_dir(name_or_path)
+    folder: Path
+    puzzle: str
+    config: NetConfig
+    card: dict[str, Any]
+    weights: dict[str, np.ndarray]
+
+
+def read_config(folder: Path) -> tuple[dict[str, Any], NetConfig]:
+    """A model folder's ``config.json``, checked: the whole object and its network's
+    :class:`NetConfig` (sizes in range and within the memory budget, :func:`check_network_size`).
+    Anything wrong raises :class:`ModelFileError` naming the file."""
     cfg = _read_json(folder / CONFIG)
     if cfg.get("format") != MODEL_FORMAT:
         raise ModelFileError(f"{folder / CONFIG}: format is {cfg.get('format')!r}, expected {MODEL_FORMAT!r}")
@@ -163,30 +203,103 @@ def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device 
         raise ModelFileError(f"{folder / CONFIG}: needs a 'puzzle' name and a 'net' object")
     try:
         net_config = NetConfig.from_dict(cfg["net"])
-    except ModelFileError as exc:
-        raise ModelFileError(f"{folder / CONFIG}: {exc}") from None
-    check_network_size(net_config, folder / CONFIG)
-    try:
-        model = build_model(net_config)
     except PuzzleError as exc:
         raise ModelFileError(f"{folder / CONFIG}: {exc}") from None
+    check_network_size(net_config, folder / CONFIG)
     if cfg.get("weights", "float32") not in WEIGHT_DTYPES:
         raise ModelFileError(
             f"{folder / CONFIG}: weights is {cfg['weights']!r}, expected one of {', '.join(WEIGHT_DTYPES)}"
         )
-    weights = folder / WEIGHTS
-    if not weights.is_file():
-        raise ModelFileError(f"{weights}: no such file")
+    return cfg, net_config
+
+
+def read_weights(folder: Path) -> dict[str, np.ndarray]:
+    """The weights of a model folder as NumPy arrays by ``state_dict`` key, floating point in
+    float32: ``model.npz`` (no torch needed), else a legacy ``model.pt`` (needs torch:
+    :class:`~puzzlezero.errors.MissingExtraError` without it). A missing or corrupt file raises
+    :class:`ModelFileError` naming it."""
+    path = folder / WEIGHTS
+    if not path.is_file() and (folder / LEGACY_WEIGHTS).is_file():
+        return _read_legacy(folder / LEGACY_WEIGHTS)
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such file")
     try:
-        state = torch.load(weights, map_location="cpu", weights_only=True)
-        model.load_state_dict(state)  # copies into the float32 parameters, whatever they were stored as
-    except Exception as exc:  # pickle errors, zip errors, shape mismatches, ...
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
         raise ModelFileError(
-            f"{weights}: unreadable, corrupt or not matching {CONFIG} ({type(exc).__name__}: {str(exc)[:200]})"
+            f"{path}: unreadable or corrupt ({type(exc).__name__}: {str(exc)[:200]})"
         ) from None
-    model.puzzle = cfg["puzzle"]
-    model.card = _read_json(folder / CARD) if (folder / CARD).exists() else {}
+    return {k: v.astype(np.float32) if np.issubdtype(v.dtype, np.floating) else v for k, v in arrays.items()}
+
+
+def _read_legacy(path: Path) -> dict[str, np.ndarray]:
+    try:
+        import torch
+    except ImportError:
+        raise MissingExtraError(
+            f"{path}: this model folder stores its weights as model.pt, which only torch reads: "
+            f"{TRAIN_EXTRA} (or convert it once where torch is installed: puzzlezero export {path.parent} "
+            f"{path.parent})",
+            "train",
+        ) from None
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        return {k: (v.float() if v.is_floating_point() else v).numpy() for k, v in state.items()}
+    except Exception as exc:  # pickle errors, zip errors, not a state_dict, ...
+        raise ModelFileError(
+            f"{path}: unreadable or corrupt ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
+
+
+def read_model(name_or_path: str | os.PathLike[str]) -> ModelFiles:
+    """A model folder (or a shipped model by bare name) read without torch: :class:`ModelFiles`.
+    A missing or corrupt file raises :class:`ModelFileError` naming the file; weights that do not
+    match ``config.json`` are found by whoever builds the network from them."""
+    folder = resolve_model_dir(name_or_path)
+    cfg, net_config = read_config(folder)
+    weights = read_weights(folder)
+    card = _read_json(folder / CARD) if (folder / CARD).exists() else {}
+    return ModelFiles(folder, cfg["puzzle"], net_config, card, weights)
+
+
+def load_model(name_or_path: str | os.PathLike[str], device: str | torch.device = "cpu") -> CostToGoNet:
+    """Load a model folder (or a shipped model by bare name) in eval mode, as a torch network
+    (needs torch: :class:`~puzzlezero.errors.MissingExtraError` names the extra without it; the
+    solver runs models without torch, :mod:`puzzlezero.nn.runtime`).
+
+    Returns a :class:`CostToGoNet` with ``.config``, ``.puzzle`` (the puzzle name it was trained
+    for) and ``.card``. A missing or corrupt file raises :class:`ModelFileError` naming the file.
+    """
+    try:
+        import torch
+    except ImportError:
+        raise MissingExtraError(
+            f"a torch network of {name_or_path} needs torch, which is not installed: {TRAIN_EXTRA}", "train"
+        ) from None
+    from puzzlezero.nn.models import build_model
+
+    files = read_model(name_or_path)
+    try:
+        model = build_model(files.config)
+    except PuzzleError as exc:
+        raise ModelFileError(f"{files.folder / CONFIG}: {exc}") from None
+    try:  # copies into the float32 parameters
+        model.load_state_dict({k: torch.from_numpy(v) for k, v in files.weights.items()})
+    except Exception as exc:  # missing or unexpected keys, shape mismatches, ...
+        raise ModelFileError(
+            f"{weights_path(files.folder)}: not matching {CONFIG} ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
+    model.puzzle = files.puzzle
+    model.card = files.card
     return model.to(device).eval()
+
+
+def weights_path(folder: Path) -> Path:
+    """The weights file of a model folder: ``model.npz``, or a legacy ``model.pt`` where only that is there."""
+    if not (folder / WEIGHTS).is_file() and (folder / LEGACY_WEIGHTS).is_file():
+        return folder / LEGACY_WEIGHTS
+    return folder / WEIGHTS
 
 
 def read_card(name_or_path: str | os.PathLike[str]) -> dict[str, Any]:

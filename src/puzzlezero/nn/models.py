@@ -72,6 +72,7 @@ from puzzlezero.nn.config import (  # NetConfig and its presets, importable from
     NetConfig,
     block_dilations,
     blocks_to_cover,
+    config_parameters,
     receptive_radius,
 )
 
@@ -314,45 +315,3 @@ def grown_weights(model: CostToGoNet, weights: dict[str, torch.Tensor]) -> dict[
 def count_parameters(model: nn.Module) -> int:
     """Number of trainable parameters."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
-
-
-def _linear(n_in: int, n_out: int) -> int:
-    return n_in * n_out + n_out
-
-
-def _bn(n: int) -> int:
-    return 4 * n + 1  # weight, bias, running mean and variance, the batch counter
-
-
-def config_parameters(config: NetConfig) -> int:
-    """The numbers in the ``state_dict`` of :func:`build_model`'s network for ``config``
-    (parameters and batch-norm buffers), counted from the sizes alone: nothing is allocated, so a
-    model folder's ``config.json`` can be checked before its network is built."""
-    c = config
-    if c.arch == "cubeconv":
-        stickers, taps = c.input_dim // 6, 27
-
-        def conv_bn(n_in: int, n_out: int) -> int:
-            return _linear(taps * n_in, n_out) + _bn(n_out)
-
-        def head(out: int) -> int:
-            return conv_bn(c.h2, c.h2) + _linear(stickers * c.h2, c.h1) + _linear(c.h1, out)
-
-        trunk = conv_bn(6 * c.history, c.h2) + 2 * c.num_res_blocks * conv_bn(c.h2, c.h2)
-        return trunk + head(1) + (head(c.num_actions) if c.policy_head else 0)
-    block = 2 * _linear(c.h2, c.h2) + 2 * _bn(c.h2)
-    if c.arch == "conv":
-        ch = c.channels
-        trunk = (c.input_shape[0] + 1) * ch * 9 + _bn(ch) + c.num_res_blocks * (2 * 9 * ch * ch + 2 * _bn(ch))
-        trunk += _linear(2 * ch, c.h2) + _bn(c.h2)
-    else:
-        trunk = _linear(c.input_dim, c.h1) + _bn(c.h1) + _linear(c.h1, c.h2) + _bn(c.h2)
-        trunk += c.num_res_blocks * block
-    goals = len(c.goal_names)
-    if c.head_layers == 0:
-        heads = _linear(c.h2, goals)
-    else:
-        own = (c.head_layers // 2) * block + (c.head_layers % 2) * (_linear(c.h2, c.h2) + _bn(c.h2))
-        heads = goals * (own + _linear(c.h2, 1))
-    heads += (c.policy_head + c.q_head) * _linear(c.h2, c.num_actions)
-    return trunk + heads
