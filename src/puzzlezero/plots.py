@@ -7,6 +7,9 @@ instance's solution length against its optimal length (the diagonal is optimal; 
 on the top edge as crosses), and each instance's seconds (with its median, and when the anytime
 solver found its first solution). ``puzzlezero bench ... --plot FILE`` draws the run it just made,
 ``puzzlezero plot-bench A.json B.json --out FILE`` compares saved reports.
+
+Drawing needs matplotlib, in the ``train`` extra: without it, :func:`pyplot` and
+:func:`save_figure` raise :class:`~puzzlezero.errors.MissingExtraError` saying how to install it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from puzzlezero.errors import PuzzleError
+from puzzlezero.errors import MissingExtraError, PuzzleError
 from puzzlezero.storage import atomic_write
 
 __all__ = ["FORMATS", "bench_series", "figure_format", "plot_bench", "pyplot", "save_figure"]
@@ -38,8 +41,7 @@ def figure_format(path: str | os.PathLike[str]) -> str:
 
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
     """Write a matplotlib figure atomically as PNG or SVG (by suffix) and close it."""
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     fmt = figure_format(path)
     try:
         return atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=DPI))
@@ -49,11 +51,24 @@ def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
 
 def pyplot() -> Any:
     """``matplotlib.pyplot`` on the headless Agg backend."""
-    import matplotlib
+    return _pyplot(backend="Agg")
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def _pyplot(backend: str | None = None) -> Any:
+    """``matplotlib.pyplot`` (on ``backend`` if given), or a :class:`MissingExtraError` naming the
+    train extra where matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        if backend is not None:
+            matplotlib.use(backend)
+        import matplotlib.pyplot as plt
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "matplotlib":
+            raise
+        raise MissingExtraError(
+            'figures need matplotlib, in the train extra: pip install "puzzlezero[train]"', "train"
+        ) from exc
     return plt
 
 
