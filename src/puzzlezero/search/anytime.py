@@ -30,11 +30,18 @@ one, answers under a short limit and loses only the narrow beam's time under a l
 >>> (r,) = anytime(bwas, cube, start, h, stages, time_limit=30.0)               # doctest: +SKIP
 >>> r.length, r.improvements                                                     # doctest: +SKIP
 (22, ((0.4, 30), (3.1, 24), (17.8, 22)))
+
+Progress: ``on_solution`` (a :data:`SolutionHook`) is called as each stage ends with every start's
+solution that stage made cheaper, ``on_solution(row, result, stage)``: the start's row, the
+stage's :class:`SearchResult` (its ``nodes_generated`` the start's nodes of every stage so far)
+and the stage's index in the schedule (0: the first). A caller shows the first answer as soon as
+the cheap first stage has it, instead of when the time limit is up.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -44,7 +51,19 @@ from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, as_batch, check_positive
 
-__all__ = ["GroupLedger", "anytime", "anytime_beam", "check_stages", "check_widths", "cost_bound"]
+__all__ = [
+    "GroupLedger",
+    "SolutionHook",
+    "anytime",
+    "anytime_beam",
+    "check_stages",
+    "check_widths",
+    "cost_bound",
+]
+
+#: ``on_solution(row, result, stage)``: start ``row`` has a cheaper solution, ``result``, found by
+#: stage ``stage`` (0: the schedule's first); called in the searching thread as the stage ends
+SolutionHook = Callable[[int, SearchResult, int], None]
 
 
 def check_stages(stages: Sequence[tuple[float, int]]) -> tuple[tuple[float, int], ...]:
@@ -97,6 +116,12 @@ class GroupLedger:
         self.found[group] = now
         self.until[group] = now + (now - started)
 
+    def abandon(self) -> None:
+        """End every search that shares this ledger: each group's bound drops below any cost, so
+        their searches keep no child and run out of nodes within a few iterations (a caller that
+        raises while searches run side by side in threads stops them so)."""
+        self.cost[:] = -np.inf
+
     def bounds(self, puzzle: Puzzle, groups: np.ndarray) -> np.ndarray:
         """``float32[B]``: the ``max_cost`` each member of ``groups`` has now (``inf``: none)."""
         return np.asarray(cost_bound(puzzle, self.cost[groups]), dtype=np.float32)
@@ -120,6 +145,7 @@ def anytime(
     incumbent: np.ndarray | None = None,
     ledger: GroupLedger | None = None,
     deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> list[SearchResult]:
     """Solve every state of ``starts`` with the ``(weight, batch_size)`` stages of ``search`` in
     turn within ``time_limit`` seconds for the whole call and before ``deadline`` (a reading of
@@ -136,7 +162,9 @@ def anytime(
     solution took (:class:`GroupLedger`, the searches' ``groups``). ``incumbent`` (``float[B]``,
     ``inf`` for none): the cost of a solution already known for each start, which the first stage
     must beat. ``ledger``: the group ledger, shared with anytime searches of other members running
-    side by side (:mod:`.images`); by default one of this call's own where groups are given."""
+    side by side (:mod:`.images`); by default one of this call's own where groups are given.
+    ``on_solution``: called as each stage ends with each start's cheaper solution (see the module
+    docstring); what it raises propagates, and the schedule ends there."""
     stages = check_stages(stages)
     settings = [{"weight": weight, "batch_size": batch} for weight, batch in stages]
     return _restarts(
@@ -153,6 +181,7 @@ def anytime(
         incumbent=incumbent,
         ledger=ledger,
         grouped_search=True,
+        on_solution=on_solution,
     )
 
 
@@ -169,6 +198,7 @@ def anytime_beam(
     is_goal: str | GoalTest | None = None,
     groups: np.ndarray | None = None,
     deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> list[SearchResult]:
     """Beam search (``search``: :func:`~.beam.beam`, ``qbeam`` or ``pbeam``) restarted with each
     of ``widths`` in turn within ``time_limit`` seconds for the whole call and before
@@ -179,7 +209,7 @@ def anytime_beam(
     where moves cost the same). A wide beam that runs out of time or nodes leaves the narrow one's
     answer instead of none. ``groups``: starts that are guises of one problem (:mod:`.images`),
     bounded by the cheapest solution of any of them. One :class:`SearchResult` per state, as
-    :func:`anytime` returns them."""
+    :func:`anytime` returns them; ``on_solution`` as :func:`anytime`'s, called as each beam ends."""
     widths = check_widths(widths)
     settings = [{"beam_width": width, "max_steps": max_steps} for width in widths]
     return _restarts(
@@ -193,6 +223,7 @@ def anytime_beam(
         max_nodes=max_nodes,
         is_goal=is_goal,
         groups=groups,
+        on_solution=on_solution,
     )
 
 
@@ -222,12 +253,14 @@ def _restarts(
     incumbent: np.ndarray | None = None,
     ledger: GroupLedger | None = None,
     grouped_search: bool = False,
+    on_solution: SolutionHook | None = None,
 ) -> list[SearchResult]:
     """The restarts of :func:`anytime` and :func:`anytime_beam`: ``search`` called with each stage's
     ``settings`` in turn, every start bounded by its group's cheapest solution, each keeping its
     cheapest, each stage given the call's one deadline. ``grouped_search``: ``search`` takes a
     :class:`GroupLedger` (BWAS, Q*), one of this call's own where groups are given and no ledger
-    is, and gets the ledger's keywords."""
+    is, and gets the ledger's keywords. ``on_solution``: each start's cheaper solution as its
+    stage ends (:data:`SolutionHook`)."""
     starts = as_batch(puzzle, starts)
     check_positive("time_limit", time_limit)
     b = starts.shape[0]
@@ -283,6 +316,8 @@ def _restarts(
             if r.solved and (held is None or puzzle.path_cost(r.actions) < puzzle.path_cost(held.actions)):
                 best[i] = r
                 found[i].append((round(stage_start + r.seconds, 6), len(r.actions)))
+                if on_solution is not None:
+                    on_solution(int(i), replace(r, nodes_generated=int(nodes[i])), k)
     total = clock.now() - t0
     out = []
     for j in range(b):

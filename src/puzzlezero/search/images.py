@@ -36,13 +36,19 @@ share one :class:`~.anytime.GroupLedger`: a member's solution bounds the others 
 A batched search leaves a core idle while it files children in its table and heap (about a third
 of its time on the cube); two searches, each with one core for its network, keep both busy. The
 caller's ``thread_context`` is entered around them (the solver's: one torch thread per search).
+
+Progress: ``on_solution`` (:data:`~.anytime.SolutionHook`) gets each state's cheaper solutions as
+the stages that found them end, an image's mapped back to its state, always in the caller's
+thread (the searches side by side hand theirs over; the caller's thread passes them on).
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -50,7 +56,7 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
-from puzzlezero.search.anytime import GroupLedger, anytime, check_stages
+from puzzlezero.search.anytime import GroupLedger, SolutionHook, anytime, check_stages
 from puzzlezero.search.result import SearchResult, Status, as_batch, check_positive
 
 __all__ = ["anytime_images", "with_images"]
@@ -69,6 +75,7 @@ def anytime_images(
     threads: int = 1,
     thread_context: Callable[[], AbstractContextManager[Any]] = nullcontext,
     deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> list[SearchResult]:
     """:func:`~.anytime.anytime` on ``starts`` whose stages after the first also search each
     state's ``images`` (names of ``puzzle.image_names``); one :class:`SearchResult` per state,
@@ -84,15 +91,36 @@ def anytime_images(
     check_positive("time_limit", time_limit)
     t0 = clock.now()
     stop = clock.deadline_after(time_limit, deadline, start=t0)
-    first = anytime(search, puzzle, starts, heuristic, stages[:1], deadline=stop, max_nodes=max_nodes)
+    first = anytime(
+        search,
+        puzzle,
+        starts,
+        heuristic,
+        stages[:1],
+        deadline=stop,
+        max_nodes=max_nodes,
+        on_solution=on_solution,
+    )
     if len(stages) == 1 or clock.passed(stop) or not images:
         return first
     rows, group_arr, guise = _groups(puzzle, starts, images, [r.actions if r.solved else None for r in first])
     first_cost = np.array([puzzle.path_cost(r.actions) if r.solved else np.inf for r in first])
     known = first_cost[group_arr]
     offset = clock.now() - t0
+    reported = first_cost.copy()
+
+    def member_solved(m: int, r: SearchResult, stage: int) -> None:
+        """Member ``m``'s solution as its state's, passed on where it is the state's cheapest yet."""
+        assert on_solution is not None
+        cost, actions = _mapped_back(puzzle, guise[m], r)
+        i = int(group_arr[m])
+        if cost < reported[i]:
+            reported[i] = cost
+            nodes = first[i].nodes_generated + r.nodes_generated
+            on_solution(i, replace(r, actions=actions, nodes_generated=nodes, path_states=None), stage + 1)
+
     later = _side_by_side(
-        lambda part, ledger: anytime(
+        lambda part, ledger, hook: anytime(
             search,
             puzzle,
             np.stack([rows[j] for j in part]),
@@ -103,10 +131,12 @@ def anytime_images(
             groups=group_arr[part],
             incumbent=known[part],
             ledger=ledger,
+            on_solution=None if hook is None else lambda j, r, k: hook(int(part[j]), r, k),
         ),
         group_arr,
         threads,
         thread_context,
+        None if on_solution is None else member_solved,
     )
     total = clock.now() - t0
     out = []
@@ -207,14 +237,19 @@ def _cheaper(
 
 
 def _side_by_side(
-    run: Callable[[np.ndarray, GroupLedger], list[SearchResult]],
+    run: Callable[[np.ndarray, GroupLedger, SolutionHook | None], list[SearchResult]],
     groups: np.ndarray,
     threads: int,
     thread_context: Callable[[], AbstractContextManager[Any]],
+    on_solution: SolutionHook | None = None,
 ) -> list[SearchResult]:
-    """``run(part, ledger)`` on the instances of ``groups``, the ``k``-th member of each group in
-    part ``k % threads``; the parts run in threads sharing one ledger (one part: in this thread).
-    The results in the instances' order; a thread's error is raised here."""
+    """``run(part, ledger, hook)`` on the instances of ``groups``, the ``k``-th member of each group
+    in part ``k % threads``; the parts run in threads sharing one ledger (one part: in this
+    thread). The results in the instances' order; a thread's error is raised here. ``hook``
+    (``None`` without ``on_solution``): what a part calls with an instance's solution; the threads'
+    calls are handed to this thread, which calls ``on_solution`` with them while it waits; if that
+    raises, the ledger is abandoned (:meth:`GroupLedger.abandon`) and the error raised once the
+    threads have ended."""
     ledger = GroupLedger(int(groups.max()) + 1)
     rank = np.zeros(groups.size, np.int64)  # each instance's place within its group
     for g in np.unique(groups):
@@ -224,12 +259,16 @@ def _side_by_side(
         part for k in range(max(1, threads)) if (part := np.flatnonzero(rank % max(1, threads) == k)).size
     ]
     if len(parts) == 1:
-        return run(parts[0], ledger)
+        return run(parts[0], ledger, on_solution)
     done: list[list[SearchResult] | BaseException | None] = [None] * len(parts)
+    solutions: queue.SimpleQueue[tuple[int, SearchResult, int]] = queue.SimpleQueue()
+
+    def hand_over(j: int, r: SearchResult, stage: int) -> None:
+        solutions.put((j, r, stage))
 
     def work(k: int) -> None:
         try:
-            done[k] = run(parts[k], ledger)
+            done[k] = run(parts[k], ledger, None if on_solution is None else hand_over)
         except BaseException as exc:  # noqa: BLE001  raised again in the caller's thread
             done[k] = exc
 
@@ -241,8 +280,9 @@ def _side_by_side(
         ]
         for t in pool:
             t.start()
-        for t in pool:
-            t.join()
+        failed = _pass_on(solutions, pool, on_solution, ledger)
+    if failed is not None:
+        raise failed
     out: list[SearchResult | None] = [None] * groups.size
     for part, got in zip(parts, done, strict=True):
         if isinstance(got, BaseException):
@@ -251,6 +291,32 @@ def _side_by_side(
         for j, r in zip(part, got, strict=True):
             out[j] = r
     return out  # type: ignore[return-value]
+
+
+def _pass_on(
+    solutions: queue.SimpleQueue[tuple[int, SearchResult, int]],
+    pool: list[threading.Thread],
+    on_solution: SolutionHook | None,
+    ledger: GroupLedger,
+) -> BaseException | None:
+    """Wait for the threads of ``pool``, calling ``on_solution`` with what they put in
+    ``solutions`` meanwhile (in order); the error ``on_solution`` raised, if it did, after which
+    the ledger is abandoned and no more solutions are passed on."""
+    failed: BaseException | None = None
+    while True:
+        alive = any(t.is_alive() for t in pool)
+        try:
+            got = solutions.get(timeout=0.05) if alive else solutions.get_nowait()
+        except queue.Empty:
+            if alive:
+                continue
+            return failed
+        if on_solution is not None and failed is None:
+            try:
+                on_solution(*got)
+            except BaseException as exc:  # noqa: BLE001  raised by the caller once the threads end
+                failed = exc
+                ledger.abandon()
 
 
 def _merged(

@@ -17,7 +17,8 @@ The package, a file per job:
 * :mod:`.learned`: the network heuristics and the models of a layered solve;
 * :mod:`.memory`: memory estimates and the budget checks;
 * :mod:`.states`: states read by the puzzle's own reader;
-* :mod:`.result`: :class:`SolveResult` and verification by replay;
+* :mod:`.result`: :class:`SolveResult` and verification by replay, :class:`Improvement` (a
+  solution reported while a solve runs, ``on_solution``);
 * :mod:`.run`: :func:`solve` and :func:`solve_many`, the driver with fallback and shortening.
 
 Example:
@@ -60,7 +61,7 @@ from puzzlezero.solver.memory import (
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
 from puzzlezero.solver.options import SETTINGS, SolveOptions, SolveSettings
 from puzzlezero.solver.resolve import defaults_for, options_for, resolve_options, runs_anytime
-from puzzlezero.solver.result import SolveResult, verify
+from puzzlezero.solver.result import Improvement, SolveResult, verify
 from puzzlezero.solver.run import FALLBACK_RESERVE, solve, solve_many
 from puzzlezero.solver.search_options import OPTIONS, OptionSpec
 from puzzlezero.solver.searches import SEARCHES, SearchSpec, reads_beam_width
@@ -83,6 +84,7 @@ __all__ = [
     "Defaults",
     "Heuristic",
     "HeuristicSpec",
+    "Improvement",
     "OptionSpec",
     "Results",
     "SearchSpec",

@@ -1,5 +1,5 @@
 """What a solve returns: :class:`SolveResult`, made only from solutions verified by replaying them
-on the start state (:func:`verify`)."""
+on the start state (:func:`verify`), and what it reports while it runs: :class:`Improvement`."""
 
 from __future__ import annotations
 
@@ -93,6 +93,52 @@ class SolveResult:
             | ({"stages": [dict(st) for st in self.stages]} if self.stages else {})
             | ({"search_length": self.search_length} if self.search_length is not None else {})
         )
+
+
+@dataclass(frozen=True)
+class Improvement:
+    """A solution a solve has found before it returns, reported to ``on_solution``
+    (:func:`~puzzlezero.solver.solve_many`): the first one, then each strictly cheaper one. Every
+    one has been verified by replaying it on its start state (solutions that fail the replay are
+    not reported). The last one reported for a state is its final answer's solution.
+
+    Example:
+        >>> seen = []                                                       # doctest: +SKIP
+        >>> r = solve("cube3", "R U R' U'", on_solution=seen.append)        # doctest: +SKIP
+        >>> seen[-1].solution == r.solution, seen[0].stage                  # doctest: +SKIP
+        (True, 'stage 1')
+    """
+
+    #: the state's place among the states solved (0 for :func:`~puzzlezero.solver.solve`)
+    index: int
+    #: the moves as the final result names them (:attr:`SolveResult.solution`)
+    solution: tuple[str, ...]
+    #: the number of moves
+    length: int
+    #: the sum of the moves' costs (``Puzzle.path_cost``; the length where every move costs 1)
+    cost: float
+    #: seconds since the search call that solves the state began, on
+    #: :func:`puzzlezero.search.clock.now`, when the solution was reported
+    seconds: float
+    #: nodes generated so far by the search that found it (with an anytime schedule: the state's
+    #: nodes of every stage up to this one)
+    nodes_generated: int
+    #: what found it: ``"stage K"`` (the K-th stage of an anytime schedule, from 1), ``"search"``
+    #: (a search without a schedule), ``"fallback"`` or ``"shortcut"`` (the pass after the search:
+    #: the puzzle's algebra or the shortcut pass)
+    stage: str
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"index", "solution", "length", "cost", "seconds", "nodes_generated", "stage"}``."""
+        return {
+            "index": self.index,
+            "solution": list(self.solution),
+            "length": self.length,
+            "cost": self.cost,
+            "seconds": round(self.seconds, 6),
+            "nodes_generated": self.nodes_generated,
+            "stage": self.stage,
+        }
 
 
 def verify(

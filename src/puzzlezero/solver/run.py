@@ -3,7 +3,11 @@ left unsolved, shortens the solutions and verifies them; :func:`solve` is one st
 
 Time: each search call's time limit becomes one deadline where the call begins
 (:mod:`puzzlezero.search.clock`); the search ends a reserve before it where a fallback follows,
-the fallback and the shortcut pass end by it. No level subtracts what another spent."""
+the fallback and the shortcut pass end by it. No level subtracts what another spent.
+
+Progress: ``on_solution`` gets each state's first solution as soon as a search stage has it and
+every strictly cheaper one after it (:class:`~puzzlezero.solver.result.Improvement`), each
+verified by replay first, in the thread that called :func:`solve_many`."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import numpy as np
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
 from puzzlezero.search import clock
+from puzzlezero.search.anytime import SolutionHook
 from puzzlezero.search.result import SearchResult, check_positive
 from puzzlezero.search.shortcut import shortcut as find_shortcuts
 from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
@@ -23,7 +28,7 @@ from puzzlezero.solver.memory import check_memory
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
 from puzzlezero.solver.options import SolveOptions, SolveSettings
 from puzzlezero.solver.resolve import options_for
-from puzzlezero.solver.result import SolveResult, verified
+from puzzlezero.solver.result import Improvement, SolveResult, verified, verify
 from puzzlezero.solver.searches import SEARCHES, SearchSpec, run_search
 from puzzlezero.solver.states import read_state
 
@@ -37,6 +42,8 @@ def solve(
     puzzle: str | Puzzle,
     state: str | np.ndarray | Sequence[int],
     opts: SolveOptions | None = None,
+    *,
+    on_solution: Callable[[Improvement], None] | None = None,
     **given: Unpack[SolveSettings],
 ) -> SolveResult:
     """Solve one state (text, read by ``puzzle.parse``, or an array) and verify the solution:
@@ -56,9 +63,10 @@ def solve(
     given in the puzzle's own moves. ``shortcut``: the bound on states a round of the shortcut pass
     run on the solution (:mod:`puzzlezero.search.shortcut`; 0: none; ``None``: the puzzle's
     ``Defaults.shortcut``); its time counts in the result's ``seconds``. Or ``opts``: options
-    resolved already (:func:`resolve_options`), used as they are.
+    resolved already (:func:`resolve_options`), used as they are. ``on_solution``: called with
+    the first solution and each strictly cheaper one while the solve runs (see :func:`solve_many`).
     """
-    return solve_many(puzzle, [state], opts, **given)[0]
+    return solve_many(puzzle, [state], opts, on_solution=on_solution, **given)[0]
 
 
 def solve_many(
@@ -68,6 +76,7 @@ def solve_many(
     *,
     together: int | None = None,
     on_results: Callable[[list[SolveResult]], None] | None = None,
+    on_solution: Callable[[Improvement], None] | None = None,
     **given: Unpack[SolveSettings],
 ) -> list[SolveResult]:
     """Solve many states, ``together`` of them per search call (default: the search's own, 1 for
@@ -77,7 +86,16 @@ def solve_many(
     the call's deadline, by which its search, fallback and shortcut pass end together; each
     result's ``seconds`` is then the call's wall time divided by the number of instances
     (amortised), and exactly its own time when ``together == 1``. ``on_results`` is called after
-    each call (progress bars)."""
+    each call (progress bars).
+
+    ``on_solution`` is called, in this thread, with an :class:`Improvement` for a state's first
+    solution as soon as any stage of the search has one (an anytime schedule's first stage, a
+    search without one as it returns, the fallback search), then for each strictly cheaper one
+    (the schedule's later stages, the fallback, the pass that shortens the solution), each one
+    verified by replaying it on the state first; the last one a state gets is the solution of
+    its result. An anytime schedule reports a stage's solutions as that stage ends. What
+    ``on_solution`` raises propagates out of this call (the searches still running are ended);
+    the states not yet solved are not."""
     p = make(puzzle) if isinstance(puzzle, str) else puzzle
     opts = options_for(p, opts, given)
     check_positive("together", together, integer=True)
@@ -106,8 +124,9 @@ def solve_many(
         chunk = arr[lo : lo + k]
         t0 = clock.now()
         deadline = clock.deadline_after(opts.time_limit, start=t0)
-        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts, sp, deadline=deadline)
-        found, searched = _shortened(p, chunk, found, opts, deadline)
+        report = None if on_solution is None else _Reporter(p, chunk, opts.goal, lo, t0, on_solution)
+        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts, sp, deadline=deadline, report=report)
+        found, searched = _shortened(p, chunk, found, opts, deadline, report)
         wall = clock.now() - t0
         results = verified(
             p, chunk, found, searched, opts.search, wall if chunk.shape[0] > 1 else None, rescued, opts.goal
@@ -116,6 +135,62 @@ def solve_many(
         if on_results is not None:
             on_results(results)
     return out
+
+
+class _Reporter:
+    """What one search call of :func:`solve_many` passes to ``on_solution``: a state's solution
+    where it is cheaper than any reported before and replays to the goal, as an
+    :class:`Improvement` (``offset``: the chunk's first index among the states; ``t0``: when the
+    call began)."""
+
+    def __init__(
+        self,
+        p: Puzzle,
+        states: np.ndarray,
+        goal: str,
+        offset: int,
+        t0: float,
+        on_solution: Callable[[Improvement], None],
+    ) -> None:
+        self.p, self.states, self.goal, self.offset, self.t0 = p, states, goal, offset, t0
+        self.on_solution = on_solution
+        self.best = np.full(states.shape[0], np.inf)
+
+    def offer(self, row: int, actions: Sequence[int], nodes: int, stage: str) -> None:
+        cost = float(self.p.path_cost(actions))
+        if not cost < self.best[row]:
+            return
+        if not verify(self.p, self.states[row : row + 1], [actions], self.goal)[0]:
+            return
+        self.best[row] = cost
+        self.on_solution(
+            Improvement(
+                index=self.offset + row,
+                solution=tuple(self.p.format_moves(actions)),
+                length=len(actions),
+                cost=cost,
+                seconds=clock.now() - self.t0,
+                nodes_generated=int(nodes),
+                stage=stage,
+            )
+        )
+
+    def offer_all(self, found: Results, stage: str, rows: Sequence[int] | None = None) -> None:
+        """Offer each solved result of ``found`` (of ``rows``, default every row in order)."""
+        for row, r in zip(range(len(found)) if rows is None else rows, found, strict=True):
+            if r.solved:
+                self.offer(row, r.actions, r.nodes_generated, stage)
+
+    def stage_hook(self, sp: Puzzle) -> SolutionHook:
+        """The search's :data:`~puzzlezero.search.anytime.SolutionHook`: its stages' solutions
+        (found on ``sp``, a puzzle with options where given) in the puzzle's own moves."""
+        to_moves = getattr(sp, "primitive", None)
+
+        def hook(row: int, r: SearchResult, stage: int) -> None:
+            actions = r.actions if to_moves is None else tuple(to_moves(r.actions))
+            self.offer(row, actions, r.nodes_generated, f"stage {stage + 1}")
+
+        return hook
 
 
 _WARM: set[tuple[Any, ...]] = set()
@@ -162,6 +237,7 @@ def _run_with_fallback(
     sp: Puzzle | None = None,
     *,
     deadline: float | None = None,
+    report: _Reporter | None = None,
 ) -> tuple[Results, list[str | None]]:
     """Run the search (on ``sp``, the puzzle with options, where given; its results come back in
     ``p``'s moves) until ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`; default:
@@ -169,14 +245,17 @@ def _run_with_fallback(
     (:data:`FALLBACK_RESERVE`, at most a tenth of the time limit), and the fallback search solves
     what it left unsolved in the time left until the deadline: its result then carries both
     searches' nodes and seconds. Returns the results and, for each, the fallback's name where the
-    fallback found it."""
+    fallback found it. ``report``: where the solutions go as they are found."""
     sp = p if sp is None else sp
     deadline = clock.deadline_after(o.time_limit) if deadline is None else deadline
-    if o.fallback is None:
-        return _primitive(sp, run_search(spec, fn, sp, states, h, o, deadline)), [None] * states.shape[0]
-    reserve = min(FALLBACK_RESERVE, 0.1 * o.time_limit)
-    found = _primitive(sp, run_search(spec, fn, sp, states, h, o, deadline - reserve))
+    hook = None if report is None else report.stage_hook(sp)
+    reserve = 0.0 if o.fallback is None else min(FALLBACK_RESERVE, 0.1 * o.time_limit)
+    found = _primitive(sp, run_search(spec, fn, sp, states, h, o, deadline - reserve, hook))
+    if report is not None:
+        report.offer_all(found, "search")
     rescued: list[str | None] = [None] * len(found)
+    if o.fallback is None:
+        return found, rescued
     todo = [i for i, r in enumerate(found) if not r.solved]
     if todo:
         fb = SEARCHES[o.fallback]
@@ -194,21 +273,28 @@ def _run_with_fallback(
                     improvements=((seconds, len(r.actions)),),
                 )
                 rescued[i] = o.fallback
+                if report is not None:
+                    report.offer(i, found[i].actions, found[i].nodes_generated, "fallback")
     return found, rescued
 
 
 def _shortened(
-    p: Puzzle, states: np.ndarray, found: Results, o: SolveOptions, deadline: float | None = None
+    p: Puzzle,
+    states: np.ndarray,
+    found: Results,
+    o: SolveOptions,
+    deadline: float | None = None,
+    report: _Reporter | None = None,
 ) -> tuple[Results, list[int | None]]:
     """Each solved path as the puzzle's algebra shortens it (``p.reduce_moves``), then the shortcut
     pass (``o.shortcut``, :mod:`puzzlezero.search.shortcut`, its rounds started before ``deadline``,
     the solve's, default ``o.time_limit`` from now; its seconds added to the result's), with the
     search's own length where they did (else ``None``); layered results, whose stages must each
-    end on their goal, as they are."""
+    end on their goal, as they are. ``report``: where a shortened solution goes."""
     deadline = clock.deadline_after(o.time_limit) if deadline is None else deadline
     out: list[SearchResult] = []
     searched: list[int | None] = []
-    for start, r in zip(states, found, strict=True):
+    for row, (start, r) in enumerate(zip(states, found, strict=True)):
         if not r.solved or r.stages:
             out.append(r)
             searched.append(None)
@@ -224,6 +310,8 @@ def _shortened(
                 replace(r, actions=tuple(short), path_states=None, seconds=seconds, improvements=improvements)
             )
             searched.append(len(r.actions))
+            if report is not None:
+                report.offer(row, short, r.nodes_generated, "shortcut")
         else:
             out.append(replace(r, seconds=seconds))
             searched.append(None)

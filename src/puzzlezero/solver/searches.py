@@ -9,6 +9,7 @@ where the search takes that keyword (every search of this package), else as the 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ from puzzlezero.solver.heuristics import HEURISTICS
 from puzzlezero.solver.names import Heuristic, Results
 
 if TYPE_CHECKING:
+    from puzzlezero.search.anytime import SolutionHook
     from puzzlezero.solver.options import SolveOptions
 
 
@@ -52,15 +54,28 @@ def run_search(
     h: Heuristic | None,
     o: SolveOptions,
     deadline: float,
+    on_solution: SolutionHook | None = None,
 ) -> Results:
     """``spec.run`` on ``states``, to end by ``deadline`` (a reading of
     :func:`puzzlezero.search.clock.now`): given as ``deadline=`` where the adapter takes it (every
     adapter of this module), else (a plugin's adapter of five arguments) in the options, whose
-    ``time_limit`` is then the seconds left until it."""
+    ``time_limit`` is then the seconds left until it. ``on_solution``: given to an adapter that
+    takes it (the anytime schedules': :data:`~puzzlezero.search.anytime.SolutionHook`, each row's
+    cheaper solutions as the stages end); the others' solutions come with their results."""
+    if on_solution is not None and _takes(spec.run, "on_solution"):
+        return spec.run(fn, puzzle, states, h, o, deadline=deadline, on_solution=on_solution)
     if clock.takes_deadline(spec.run):
         return spec.run(fn, puzzle, states, h, o, deadline=deadline)
     left = clock.time_limit_until(deadline)  # None: no deadline, the options' own limit stands
     return spec.run(fn, puzzle, states, h, o if left is None else replace(o, time_limit=left))
+
+
+def _takes(fn: Callable, name: str) -> bool:
+    """Does ``fn`` take the keyword ``name``?"""
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _imaged(
@@ -107,6 +122,7 @@ def _run_bwas(
     h: Heuristic,
     o: SolveOptions,
     deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> Results:
     deadline = _deadline(o, deadline)
     n_images = o.option("images")
@@ -126,12 +142,21 @@ def _run_bwas(
             max_nodes=o.max_nodes,
             threads=threads,
             thread_context=context,
+            on_solution=on_solution,
         )
     if o.stages:
         from puzzlezero.search.anytime import anytime
 
         return anytime(
-            fn, puzzle, states, h, o.stages, deadline=deadline, max_nodes=o.max_nodes, **_goal_kw(o)
+            fn,
+            puzzle,
+            states,
+            h,
+            o.stages,
+            deadline=deadline,
+            max_nodes=o.max_nodes,
+            on_solution=on_solution,
+            **_goal_kw(o),
         )
     return _imaged(fn, puzzle, states, h, o, deadline, weight=o.weight, batch_size=o.batch)
 
@@ -175,6 +200,7 @@ def _run_beam(
     h: Heuristic | None,
     o: SolveOptions,
     deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> Results:
     deadline = _deadline(o, deadline)
     if isinstance(o.beam_width, int):
@@ -190,7 +216,18 @@ def _run_beam(
         deadline: float | None = None,
         **limits: Any,
     ) -> Results:
-        return anytime_beam(fn, puzzle, rows, h, o.beam_width, groups=groups, deadline=deadline, **limits)  # type: ignore[arg-type]
+        hook = on_solution if groups is None else None  # images: their results come mapped back
+        return anytime_beam(
+            fn,
+            puzzle,
+            rows,
+            h,
+            o.beam_width,  # type: ignore[arg-type]
+            groups=groups,
+            deadline=deadline,
+            on_solution=hook,
+            **limits,
+        )
 
     return _imaged(widths, puzzle, states, h, o, deadline, grouped=True, max_steps=o.max_steps)
 
