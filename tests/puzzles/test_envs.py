@@ -1,5 +1,6 @@
 """The Gymnasium environments (puzzlezero.envs): Gymnasium's check_env over every registered puzzle,
-scripted episodes with known answers, seeding, costs, truncation and the missing-extra error."""
+scripted episodes with known answers, seeding, costs, truncation, registration and the
+missing-extra error. The vector environment and the pictures have test files of their own."""
 
 from __future__ import annotations
 
@@ -16,10 +17,13 @@ from puzzlezero import registry
 from puzzlezero.errors import InvalidMoveError, PuzzleError, UnknownNameError
 from puzzlezero.puzzles.cube import Cube2
 from puzzlezero.puzzles.lightsout import LightsOut
+from puzzlezero.puzzles.npuzzle import NPuzzle
 
 gym = pytest.importorskip("gymnasium")
 envs = importlib.import_module("puzzlezero.envs")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+from puzzlezero.envs.pictures import draw  # noqa: E402
 
 NAMES = pz.names()
 
@@ -32,10 +36,11 @@ def _warnings_are_errors():
         yield
 
 
+@pytest.mark.parametrize("render_mode", ["ansi", "rgb_array"])
 @pytest.mark.parametrize("name", NAMES)
-def test_check_env_passes_for_every_puzzle(name: str) -> None:
-    env = gym.make(envs.env_id(name), render_mode="ansi")
-    check_env(env.unwrapped)
+def test_check_env_passes_for_every_puzzle(name: str, render_mode: str) -> None:
+    env = gym.make(envs.env_id(name), render_mode=render_mode)
+    check_env(env.unwrapped)  # renders in every mode of the metadata as well
     puzzle = pz.make(name)
     assert env.action_space == gym.spaces.Discrete(puzzle.num_actions)
     assert env.observation_space.shape == (puzzle.input_dim(),)
@@ -43,7 +48,10 @@ def test_check_env_passes_for_every_puzzle(name: str) -> None:
     assert env.spec.max_episode_steps == 2 * puzzle.default_scramble_depth
     obs, info = env.reset(seed=3)
     np.testing.assert_array_equal(obs, puzzle.encode(info["state"][None])[0])
-    assert env.render() == puzzle.render_text(info["state"])
+    if render_mode == "ansi":
+        assert env.render() == puzzle.render_text(info["state"])
+    else:
+        np.testing.assert_array_equal(env.render(), draw(puzzle, info["state"][None])[0])
     np.testing.assert_array_equal(info["action_mask"], puzzle.legal_mask(info["state"][None])[0])
     lo, hi = 1, puzzle.default_scramble_depth  # the default: DeepCubeA's training distribution
     assert lo <= info["scramble_depth"] <= hi and not info["is_goal"]
@@ -178,8 +186,12 @@ def test_bad_input_gets_a_specific_error() -> None:
         envs.PuzzleEnv("cube2", encoding="pixels")
     with pytest.raises(UnknownNameError, match="unknown puzzle 'cube4'"):
         envs.PuzzleEnv("cube4")
-    with pytest.raises(PuzzleError, match="render_mode must be None or 'ansi'"):
+    with pytest.raises(PuzzleError, match="render_mode must be None, 'ansi' or 'rgb_array', got 'human'"):
         envs.PuzzleEnv("cube2", render_mode="human")
+    with pytest.raises(gym.error.ResetNeeded):
+        envs.PuzzleEnv("cube2", render_mode="rgb_array").render()
+    with pytest.raises(PuzzleError, match=r"a puzzle8 state has shape \(9,\), got \(8,\)"):
+        envs.PuzzleEnv("puzzle8").reset(options={"state": np.arange(8)})
 
 
 def test_a_depth_that_cannot_leave_the_goal_is_refused() -> None:
@@ -200,6 +212,8 @@ def test_a_puzzle_registered_later_gets_an_env(monkeypatch: pytest.MonkeyPatch) 
         assert eid in envs.register_envs()
         env = gym.make(eid)
         assert env.action_space.n == 4 and env.spec.max_episode_steps == 40
+        vec = gym.make_vec(eid, num_envs=2)
+        assert isinstance(vec, envs.PuzzleVectorEnv) and vec.max_episode_steps == 40
     finally:
         gym.registry.pop(eid, None)
 
@@ -207,11 +221,50 @@ def test_a_puzzle_registered_later_gets_an_env(monkeypatch: pytest.MonkeyPatch) 
 def test_the_module_name_in_the_id_registers_without_an_import() -> None:
     env = gym.make("puzzlezero.envs:puzzlezero/lightsout7-v0", scramble_depth=2)
     assert env.observation_space.shape == (98,)
+    vec = gym.make_vec("puzzlezero.envs:puzzlezero/lightsout7-v0", num_envs=3, scramble_depth=2)
+    assert isinstance(vec, envs.PuzzleVectorEnv) and vec.observation_space.shape == (3, 98)
 
 
-def test_docstring_examples_run() -> None:
-    result = doctest.testmod(envs, optionflags=doctest.ELLIPSIS)
-    assert result.attempted >= 10 and result.failed == 0
+@pytest.mark.parametrize("name", NAMES)
+def test_every_id_has_both_entry_points(name: str) -> None:
+    spec = gym.spec(envs.env_id(name))
+    assert spec.entry_point == "puzzlezero.envs:PuzzleEnv"
+    assert spec.vector_entry_point == "puzzlezero.envs:PuzzleVectorEnv"
+    assert spec.kwargs == {"puzzle": name}
+    assert spec.max_episode_steps == envs.default_step_limit(pz.make(name))
+
+
+def test_make_vec_gives_the_native_vector_env_unless_told_otherwise() -> None:
+    eid = envs.env_id("puzzle15")
+    for mode in (None, "vector_entry_point"):
+        vec = gym.make_vec(eid, num_envs=4, vectorization_mode=mode, scramble_depth=3, max_episode_steps=7)
+        assert type(vec) is envs.PuzzleVectorEnv
+        assert (vec.num_envs, vec.scramble_depth, vec.max_episode_steps) == (4, 3, 7)
+        assert vec.spec is not None and vec.spec.id == eid
+    vec = gym.make_vec(eid, num_envs=4)
+    assert vec.max_episode_steps == 2 * pz.make("puzzle15").default_scramble_depth  # the registered limit
+    sync = gym.make_vec(eid, num_envs=2, vectorization_mode="sync", scramble_depth=3)
+    assert isinstance(sync, gym.vector.SyncVectorEnv)
+    assert sync.single_observation_space == vec.single_observation_space
+    assert sync.single_action_space == vec.single_action_space
+
+
+def test_a_puzzle_instance_makes_an_env_too() -> None:
+    small = NPuzzle(size=2)  # not registered: the env takes the instance itself
+    env = envs.PuzzleEnv(small, scramble_depth=2, render_mode="rgb_array")
+    _, info = env.reset(seed=1)
+    assert env.action_space.n == 4 and not info["is_goal"]
+    assert env.render().shape == draw(small, info["state"][None]).shape[1:]
+    with pytest.raises(PuzzleError, match="puzzle must be a registered name or a Puzzle, got int"):
+        envs.PuzzleEnv(7)
+
+
+@pytest.mark.parametrize("module", ["", ".single", ".vector", ".pictures"])
+def test_docstring_examples_run(module: str) -> None:
+    mod = importlib.import_module(f"puzzlezero.envs{module}")
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted >= {"": 10, ".single": 8, ".vector": 8, ".pictures": 5}[module]
 
 
 def test_without_gymnasium_the_import_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
