@@ -49,6 +49,7 @@ SOLVERS: dict[str, str | Callable[..., SearchResult]] = {
     "Cube3": "puzzlezero.classic.optimal.cube_ida:solve_cube",
     "Cube2": "puzzlezero.classic.optimal.cube2:solve_cube2",
     "LightsOut": "puzzlezero.classic.optimal.lightsout:solve_lightsout",
+    "Sokoban": "puzzlezero.classic.optimal.sokoban:solve_sokoban",
 }
 
 #: puzzle class name -> factory ``f(puzzle) -> heuristic(states[B]) -> float32[B]`` (an admissible
@@ -59,6 +60,7 @@ HEURISTICS: dict[str, str | Callable[..., Callable[[np.ndarray], np.ndarray]]] =
     "Cube2": "puzzlezero.classic.optimal.heuristics:cube2_heuristic",
     "LightsOut": "puzzlezero.classic.optimal.heuristics:lightsout_heuristic",
     "Cube3HTM": "puzzlezero.classic.optimal.heuristics:cube3htm_heuristic",
+    "Sokoban": "puzzlezero.classic.optimal.sokoban:sokoban_heuristic",
 }
 
 #: puzzle class name -> why it has no optimal solver, and what to use instead
