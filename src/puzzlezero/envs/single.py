@@ -118,7 +118,7 @@ class PuzzleEnv(gym.Env[np.ndarray, np.int64]):
         info = self._info()
         return self._observation(), -float(self.action_costs[a]), info["is_goal"], False, info
 
-    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
+    def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the state as the puzzle's text picture (``puzzle.render_text``);
         ``"rgb_array"``: its picture, ``uint8[H, W, 3]``; no render mode: ``None``."""
         if self.render_mode is None:
