@@ -25,6 +25,7 @@ from puzzlezero.puzzles.base import Puzzle  # noqa: E402
 from puzzlezero.solver import SolveOptions, resolve_options  # noqa: E402
 from puzzlezero.web import ServerConfig, create_app  # noqa: E402
 from puzzlezero.web.api import random_walk  # noqa: E402
+from puzzlezero.web.config import has_shipped_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,7 +98,7 @@ def test_puzzles_lists_every_registered_puzzle(client: TestClient) -> None:
     assert infos["cube3"]["kind"] == "cube" and infos["cube3"]["action_names"][:2] == ["U", "U'"]
     assert infos["puzzle15"]["kind"] == "sliding" and infos["lightsout7"]["kind"] == "lightsout"
     assert infos["sokoban"]["kind"] == "sokoban" and infos["sokoban"]["reversible"] is False
-    assert infos["cube3"]["model"] == (ROOT / "src/puzzlezero/models/cube3/model.pt").is_file()
+    assert infos["cube3"]["model"] == has_shipped_model("cube3")
     # the shipped Lights Out model is EfficientCube's policy: the page offers its beam, not BWAS
     assert infos["lightsout7"]["policy_only"] is True and infos["cube3"]["policy_only"] is False
 
@@ -441,7 +442,7 @@ def test_real_solver_in_worker_processes() -> None:
     pytest.importorskip("puzzlezero.solver")
     lights = pz.make("lightsout7")
     state = lights.format(lights.apply_moves(lights.goal(), lights.parse_moves("3 24 40")))
-    no_model = next(n for n in pz.names() if not (ROOT / f"src/puzzlezero/models/{n}/model.pt").is_file())
+    no_model = next(n for n in pz.names() if not has_shipped_model(n))
     p = pz.make(no_model)
     far = p.format(p.apply_moves(p.goal(), [int(np.flatnonzero(p.legal_mask(p.goals(1))[0])[0])]))
     with client_for(None, executor="process", workers=1) as c:

@@ -28,6 +28,7 @@ import puzzlezero as pz
 from puzzlezero.solver import resolve as solver_resolve
 from puzzlezero.solver import resolve_options
 from puzzlezero.web import ServerConfig
+from puzzlezero.web.config import has_shipped_model
 from puzzlezero.web.pool import (
     MAX_BACKOFF,
     ClientLimitError,
@@ -374,7 +375,7 @@ def _wait(check: Callable[[], bool], seconds: float, what: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(
-    not all((ROOT / f"src/puzzlezero/models/{n}/model.pt").is_file() for n in ("cube3", "puzzle15")),
+    not all(has_shipped_model(n) for n in ("cube3", "puzzle15")),
     reason="the shipped cube3 and puzzle15 models are needed",
 )
 def test_a_real_server_survives_a_killed_and_a_frozen_worker(tmp_path: Path) -> None:

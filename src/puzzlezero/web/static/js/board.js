@@ -3,6 +3,8 @@
 // centre of the clicked shape in the SVG's own coordinates, so the mapping does not depend on
 // margins or on the page's scale. Any puzzle's drawing may name a move on a shape (data-move="F3"):
 // a click on it plays that move; other puzzles also get one button per move under the board.
+// The page's URL carries the puzzle, the state and a loaded solution
+// (`/board?puzzle=puzzle15&state=...&solution=...`), so a link opens them.
 import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
 import { Playback } from "./playback.js";
 
@@ -30,6 +32,25 @@ function showFrame(frame) {
   setSolved(frame.solved);
 }
 
+/** The page's URL: the puzzle, the state a loaded solution starts from (else the current one), the solution. */
+function writeLink() {
+  const params = new URLSearchParams({ puzzle: S.info.name });
+  const state = pb.loaded ? S.frames[0].state : S.frame?.state;
+  if (state) params.set("state", state);
+  if (pb.loaded) params.set("solution", pb.moves.join(" "));
+  history.replaceState(null, "", `/board?${params}`);
+}
+
+/** Load `moves` (solving `state`, the current one) into the playback, one frame a move. */
+async function showSolution(state, moves, stages = null) {
+  const traj = await api("/api/move", { puzzle: S.info.name, state, moves, trajectory: true, svg: true });
+  if (!traj.frames[traj.frames.length - 1].solved) throw new Error(`${moves.join(" ")} does not solve this state`);
+  S.frames = traj.frames;
+  pb.load(moves, stages);
+  showFrame(S.frames[0]);
+  writeLink();
+}
+
 function dropSolution() {
   if (!pb.loaded) return;
   S.frames = null;
@@ -43,6 +64,7 @@ async function loadState(text) {
   dropSolution();
   S.start = data.state;
   showFrame(data);
+  writeLink();
 }
 
 function play(moves) {
@@ -51,6 +73,7 @@ function play(moves) {
     dropSolution();
     const data = await api("/api/move", { puzzle: S.info.name, state: S.frame.state, moves, svg: true });
     showFrame(data);
+    writeLink();
   }).catch((err) => setStatus(err.message, "error"));
 }
 
@@ -131,6 +154,7 @@ async function scramble() {
   dropSolution();
   S.start = data.state;
   showFrame(data);
+  writeLink();
   setStatus(data.moves ? `scrambled with ${data.moves.length} random moves (seed ${data.seed})`
     : `generated a level (seed ${data.seed})`, "ok");
 }
@@ -148,14 +172,11 @@ async function solve() {
     setStatus(`no solution within the limits (${res.nodes_generated.toLocaleString("en-US")} nodes)`, "error");
     return;
   }
-  const traj = await api("/api/move", { puzzle: S.info.name, state, moves: res.solution, trajectory: true, svg: true });
-  S.frames = traj.frames;
-  pb.load(res.solution, res.stages);
-  showFrame(S.frames[0]);
+  await showSolution(state, res.notation ?? res.solution, res.stages);
   setStatus(`found a ${res.length}-move solution: press Play`, "ok");
 }
 
-async function selectPuzzle(name, puzzles, server) {
+async function selectPuzzle(name, puzzles, server, link = null) {
   S.info = puzzles.find((p) => p.name === name) ?? puzzles[0];
   fillMethods(server, S.info);
   history.replaceState(null, "", `/board?puzzle=${S.info.name}`);
@@ -167,17 +188,40 @@ async function selectPuzzle(name, puzzles, server) {
     el("button", { class: "chip", type: "button", title: `play ${name}`, onclick: () => play([name]) }, name))));
   const depth = { sliding: 40, lightsout: 10, sokoban: 40 }[S.info.kind] ?? 20;
   document.getElementById("depth").value = Math.min(depth, S.info.default_scramble_depth);
+  if (link?.get("state")) {
+    await openLink(link);
+    return;
+  }
   if (S.info.reversible) await loadState(null);
   else await scramble();
   const method = document.getElementById("method").selectedOptions[0]?.textContent ?? "";
   setStatus(S.info.model ? "ready" : `ready (no trained model is shipped for ${S.info.name} yet; method: ${method})`, "ok");
+}
 
+/** Open what a link names: its `state`, and its `solution` when that solves the state. */
+async function openLink(link) {
+  try {
+    await loadState(link.get("state"));
+  } catch (err) {
+    if (S.info.reversible) await loadState(null);
+    else await scramble();
+    throw new Error(`the link's state was not loaded: ${err.message}`);
+  }
+  const solution = (link.get("solution") ?? "").trim().split(/\s+/).filter(Boolean);
+  if (!solution.length) { setStatus("opened the link's state", "ok"); return; }
+  try {
+    await showSolution(S.frame.state, solution);
+  } catch (err) {
+    throw new Error(`the link's solution was not loaded: ${err.message}`);
+  }
+  setStatus(`opened the link's state and its ${solution.length}-move solution: press Play`, "ok");
 }
 
 async function init() {
   const [server, all] = await Promise.all([api("/api/info"), api("/api/puzzles")]);
   const puzzles = all.filter((p) => p.kind !== "cube");
-  const wanted = new URLSearchParams(location.search).get("puzzle") ?? "puzzle15";
+  const link = new URLSearchParams(location.search);
+  const wanted = link.get("puzzle") ?? "puzzle15";
   const select = document.getElementById("puzzle");
   const first = puzzles.find((p) => p.name === wanted) ? wanted : puzzles[0].name;
   fillPuzzleSelect(select, puzzles, first);
@@ -187,7 +231,7 @@ async function init() {
   on("reset", () => (S.info.reversible ? loadState(null) : loadState(S.start)));
   on("load", () => loadState(document.getElementById("input").value));
   on("solve", solve);
-  await selectPuzzle(first, puzzles, server);
+  await selectPuzzle(first, puzzles, server, first === wanted ? link : null);
 }
 
 window.pz = {

@@ -1,9 +1,14 @@
 // Cube page. The cube's state is kept as an alg from solved (`S.base` plus the part of a loaded
 // solution already played): cubing.js draws algs, not facelets. The server is the judge of the
 // state: every change is sent to /api/move, whose answer (state text, solved flag, SVG in 2-D mode)
-// drives the solved badge. Facelet input is solved by the server and shown as the inverse of the
-// solution. Without cubing.js the page draws the server's SVG instead of the 3-D cube.
+// drives the solved badge. Facelet input (pasted, or entered by colours on the sticker net) is
+// solved by the server and shown as the inverse of the solution. Solutions are shown as people
+// write them (the server's `notation`: R R as R2). The page's URL carries the position and its
+// solution (`?alg=...&solution=...`), so a link opens both. Without cubing.js the page draws the
+// server's SVG instead of the 3-D cube.
 import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
+import { Hints } from "./hints.js";
+import { StickerNet } from "./net.js";
 import { Playback } from "./playback.js";
 
 const CUBING_PUZZLE = { cube3: "3x3x3", cube2: "2x2x2" };
@@ -28,6 +33,20 @@ const quarterTurns = (moves) => moves.flatMap((m) => (m.includes("2") ? [m[0], m
 
 const pb = new Playback({ show: showPosition, onChange: () => {} });
 const currentAlg = () => S.base.concat(pb.moves.slice(0, pb.pos));
+const hints = new Hints({ play: (move) => turn(move) });
+const net = new StickerNet({ puzzle: S.puzzle });
+const splitMoves = (text) => (text ?? "").trim().split(/\s+/).filter(Boolean);
+
+/** The page's URL: the puzzle, the position (as moves from solved) and the loaded solution. */
+function writeLink() {
+  const params = new URLSearchParams();
+  if (S.puzzle !== "cube3") params.set("puzzle", S.puzzle);
+  const alg = pb.loaded ? S.base : currentAlg();
+  if (alg.length) params.set("alg", alg.join(" "));
+  if (pb.loaded) params.set("solution", pb.moves.join(" "));
+  const query = params.toString();
+  history.replaceState(null, "", query ? `/?${query}` : "/");
+}
 
 // ---- drawing --------------------------------------------------------------------------------
 function redraw3d() {
@@ -48,6 +67,7 @@ function applyFrame(frame) {
   S.solved = frame.solved;
   setSolved(frame.solved);
   draw2d(frame.svg);
+  hints.show(S.puzzle, frame.state);
 }
 
 /** Ask the server for the state of the current alg (drops answers overtaken by newer changes). */
@@ -59,6 +79,7 @@ async function syncState() {
   S.solved = data.solved;
   setSolved(data.solved);
   draw2d(data.svg);
+  hints.show(S.puzzle, data.state);
 }
 
 async function showPosition(pos, from) {
@@ -77,6 +98,7 @@ async function setAlg(alg) {
   pb.clear();
   showStats(null);
   redraw3d();
+  writeLink();
   await syncState();
 }
 
@@ -90,6 +112,7 @@ function turn(move) {
   }
   S.base.push(move);
   if (S.player) S.player.experimentalAddMove(move);
+  writeLink();
   syncState().catch((err) => setStatus(err.message, "error"));
 }
 
@@ -114,8 +137,46 @@ async function loadInput() {
   setStatus("facelets are valid; solving them to find a setup alg for the 3-D view…");
   const res = await solveQueued(solveBody(S.puzzle, check.state), (job) => setStatus(`facelets are valid: ${waitText(job)}`));
   if (!res.solved) throw new Error("the solver found no solution within the time limit, so this state cannot be shown as an alg; raise the time limit");
-  await setAlg(invertAlg(res.solution));
+  await setAlg(invertAlg(written(res).moves));
   setStatus(`facelets loaded as the inverse of a ${res.length}-move solution`, "ok");
+}
+
+/** A solve answer's moves as people write them (R2), with layered solving's stages alike. */
+function written(res) {
+  const stages = res.stages && res.stages.every((st) => Array.isArray(st.notation ?? st.solution))
+    ? res.stages.map((st) => ({ ...st, solution: st.notation ?? st.solution }))
+    : null;
+  const moves = stages ? stages.flatMap((st) => st.solution) : (res.notation ?? res.solution);
+  return { moves, stages };
+}
+
+/** Load `moves` (solving `state`, the current position) into the playback, one frame a move. */
+async function showSolution(state, moves, stages = null) {
+  const traj = await api("/api/move", {
+    puzzle: S.puzzle, state, moves, trajectory: true, svg: !S.player,
+  });
+  if (!traj.frames[traj.frames.length - 1].solved) throw new Error(`${moves.join(" ")} does not solve this position`);
+  S.frames = traj.frames;
+  pb.load(moves, stages);
+  redraw3d();
+  applyFrame(S.frames[0]);
+  writeLink();
+}
+
+/** Solve the cube entered on the sticker net: it becomes the position, its solution loaded. */
+async function solveNet() {
+  const check = await net.check();
+  if (!check.valid) throw new Error(`the colours are not a cube one can reach by turning: ${check.message}`);
+  setStatus("solving the entered cube…");
+  const res = await solveQueued(solveBody(S.puzzle, check.state), (job) => setStatus(waitText(job)));
+  showStats(res);
+  if (!res.solved) throw new Error("the solver found no solution within the time limit; raise the time limit");
+  const { moves, stages } = written(res);
+  S.base = invertAlg(moves);
+  S.frames = null;
+  pb.clear();
+  await showSolution(check.state, moves, stages);
+  setStatus(`the entered cube: a ${res.length}-move solution (${moves.length} as written), press Play`, "ok");
 }
 
 async function solve() {
@@ -132,13 +193,8 @@ async function solve() {
     setStatus(`no solution within the limits (${res.nodes_generated.toLocaleString("en-US")} nodes)`, "error");
     return;
   }
-  const traj = await api("/api/move", {
-    puzzle: S.puzzle, state, moves: res.solution, trajectory: true, svg: !S.player,
-  });
-  S.frames = traj.frames;
-  pb.load(res.solution, res.stages);
-  redraw3d();
-  applyFrame(S.frames[0]);
+  const { moves, stages } = written(res);
+  await showSolution(state, moves, stages);
   setStatus(`found a ${res.length}-move solution: press Play`, "ok");
 }
 
@@ -190,6 +246,7 @@ async function selectPuzzle(name, puzzles, info) {
   S.actions = p.action_names;
   document.getElementById("depth").value = Math.min(20, p.default_scramble_depth);
   buildMoveButtons();
+  net.setPuzzle(p.name, null);
   if (S.player) S.player.puzzle = CUBING_PUZZLE[p.name] ?? "3x3x3";
   await setAlg([]);
   const method = document.getElementById("method").selectedOptions[0]?.textContent ?? "";
@@ -217,8 +274,38 @@ async function init() {
   on("reset", async () => { await setAlg([]); setStatus("reset to solved", "ok"); });
   on("load", loadInput);
   on("solve", solve);
+  on("net-solve", solveNet);
+  on("net-from-cube", () => net.set(S.stateText));
+  on("net-clear", () => net.set(null));
   document.addEventListener("keydown", onKey);
-  await selectPuzzle("cube3", cubes, info);
+  const link = new URLSearchParams(location.search);
+  const wanted = cubes.some((p) => p.name === link.get("puzzle")) ? link.get("puzzle") : "cube3";
+  select.value = wanted;
+  await selectPuzzle(wanted, cubes, info);
+  await openLink(link);
+}
+
+/** Open what a link names: `alg` (moves from solved) and its `solution`, or `state` (facelets,
+ * shown on the sticker net, ready to solve). */
+async function openLink(link) {
+  const alg = splitMoves(link.get("alg"));
+  const solution = splitMoves(link.get("solution"));
+  if (link.get("state")) {
+    const check = await net.set(link.get("state").trim());
+    setStatus(check.valid ? "the link's cube is on the sticker net: press Solve this cube" : check.message,
+      check.valid ? "ok" : "error");
+    return;
+  }
+  if (!alg.length && !solution.length) return;
+  await api("/api/move", { puzzle: S.puzzle, moves: quarterTurns(alg) }); // checks the names
+  await setAlg(alg);
+  if (!solution.length) { setStatus(`opened the link's ${alg.length}-move position`, "ok"); return; }
+  try {
+    await showSolution(S.stateText, solution);
+  } catch (err) {
+    throw new Error(`the link's solution was not loaded: ${err.message}`);
+  }
+  setStatus(`opened the link's position and its ${solution.length}-move solution: press Play`, "ok");
 }
 
 /** Hooks for tests and the console: a snapshot of the page's state, and cubing.js's own verdict. */
@@ -227,6 +314,7 @@ window.pz = {
   snapshot: () => ({
     puzzle: S.puzzle, alg: currentAlg().join(" "), state: S.stateText, solved: S.solved,
     mode: S.player ? "3d" : "2d", solution: pb.moves.slice(), pos: pb.pos, playing: pb.playing,
+    net: net.facelets,
   }),
   async cubingSolved() {
     if (!S.player) return null;
