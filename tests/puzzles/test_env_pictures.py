@@ -113,6 +113,8 @@ def test_a_puzzle_without_a_drawing_gets_its_text_picture() -> None:
     soko = pz.make("sokoban")
     text = grid_of.dispatch(Puzzle)(soko, soko.parse("#####\n#@$.#\n#####")[None])  # the default drawing
     assert len({tuple(c) for c in text.colours[0, 1, :5].tolist()}) == 4  # "#@$.#": one colour per character
+    assert text.labels is not None and (text.labels == -1).all()  # no digits: nothing to write
+    assert paint(text, cell=8).shape == (1, 80, 80, 3)
 
 
 def test_a_plugin_puzzle_registers_its_own_drawing() -> None:
