@@ -1,6 +1,6 @@
 """What the single and the vector environment share: the ids, the step limit, the checks of their
 arguments, the move costs, and the starts of episodes (scrambles drawn many at once, or states
-given by the caller). NumPy and the puzzle contract only: no Gymnasium here."""
+given by the caller). NumPy, the puzzles and their registry only: no Gymnasium here."""
 
 from __future__ import annotations
 
@@ -11,16 +11,19 @@ import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.registry import make
 
 __all__ = [
     "NAMESPACE",
     "RENDER_MODES",
     "checked_actions",
     "checked_depth",
+    "checked_puzzle",
     "checked_render_mode",
     "default_step_limit",
     "draw_starts",
     "env_id",
+    "given_state",
     "given_states",
     "move_costs",
 ]
@@ -75,8 +78,6 @@ def checked_render_mode(render_mode: Any) -> str | None:
 
 def checked_puzzle(puzzle: Any) -> Puzzle:
     """A registered name made into its puzzle, or a :class:`Puzzle` as it is; else ``PuzzleError``."""
-    from puzzlezero.registry import make
-
     p = make(puzzle) if isinstance(puzzle, str) else puzzle
     if not isinstance(p, Puzzle):
         raise PuzzleError(f"puzzle must be a registered name or a Puzzle, got {type(puzzle).__name__}")
