@@ -284,8 +284,12 @@ def test_bad_input_gets_a_specific_error() -> None:
             vec.reset(options={"reset_mask": mask})
     with pytest.raises(PuzzleError, match=r"unknown reset option\(s\) \['depth'\]"):
         vec.reset(options={"depth": 3})
-    with pytest.raises(PuzzleError, match="seed must be a whole number or None"):
-        vec.reset(seed=[1, 2, 3])
+    for seed in ([1, 2, 3], -1, 2.0):
+        with pytest.raises(PuzzleError, match="seed must be a whole number >= 0 or None"):
+            vec.reset(seed=seed)
+    np.testing.assert_array_equal(
+        vec.reset(seed=np.int64(4))[0], vec.reset(seed=4)[0]
+    )  # a NumPy int seeds too
 
 
 def test_render_gives_one_picture_per_env() -> None:

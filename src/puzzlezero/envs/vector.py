@@ -114,9 +114,11 @@ class PuzzleVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         ``options`` may also hold ``scramble_depth`` (these episodes only) or ``state``: the
         starts themselves, one per environment reset (texts the puzzle parses, arrays it
         validates, or one array ``[k, *state_shape]``)."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
-            raise PuzzleError(f"seed must be a whole number or None, got {seed!r}")
-        super().reset(seed=seed)
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
+        ):
+            raise PuzzleError(f"seed must be a whole number >= 0 or None, got {seed!r}")
+        super().reset(seed=None if seed is None else int(seed))
         options = dict(options or {})
         unknown = sorted(set(options) - set(_RESET_OPTIONS))
         if unknown:
