@@ -517,7 +517,7 @@ def test_report_command_writes_the_comparison_table(tmp_path) -> None:  # noqa: 
     ]
     (tmp_path / "puzzle8.json").write_text(json.dumps({"puzzle": "puzzle8", "cases": cases}))
     out = tmp_path / "report.md"
-    argv = ["report", "tables", "--puzzle", "puzzle8", "--cases", "3", "--methods", "pdb,optimal", "--bench-dir",
+    argv = ["report", "tables", "--puzzle", "puzzle8", "--n", "3", "--methods", "pdb,optimal", "--bench-dir",
             str(tmp_path), "--no-memory", "--speed-states", "0", "--out", str(out),
             "--time-limit", "300", "--optimal-time-limit", "300"]  # fmt: skip  # cold numba caches on a loaded CI box
     assert main(argv) == 0

@@ -174,7 +174,7 @@ def test_bench_writes_report(capsys: pytest.CaptureFixture[str], tmp_path: Path,
         "1",
         "--batch",
         "5",
-        "--json",
+        "--out",
         str(out_path),
     )
     assert rc == 0 and "summary" in out and "solved_pct" in out
@@ -207,7 +207,7 @@ def test_bench_report_names_the_model_and_beam_width_of_a_policy_beam(
     ]
     path = tmp_path / "lo.json"
     path.write_text(json.dumps({"puzzle": "lightsout7", "cases": cases}))
-    rc, _, _ = run(capsys, "bench", "lightsout7", "--cases", str(path), "--json", str(tmp_path / "r.json"))
+    rc, _, _ = run(capsys, "bench", "lightsout7", "--cases", str(path), "--out", str(tmp_path / "r.json"))
     s = json.loads((tmp_path / "r.json").read_text())["summary"]
     assert rc == 0 and (s["search"], s["heuristic"], s["model"], s["beam_width"]) == (
         "pbeam",
@@ -234,7 +234,7 @@ def test_bench_ids_and_together(
         "exact",
         "--together",
         "2",
-        "--json",
+        "--out",
         str(out_path),
     )
     report = json.loads(out_path.read_text())
@@ -261,7 +261,7 @@ def test_bench_reference_optimal_fills_missing_lengths(
         "exact",
         "--reference",
         "optimal",
-        "--json",
+        "--out",
         str(out_path),
     )
     (r,) = json.loads(out_path.read_text())["results"]
@@ -365,7 +365,7 @@ def test_bench_of_an_anytime_schedule_keeps_each_cases_improvements(
     )
     out_path = tmp_path / "r.json"
     argv = ["bench", "puzzle8", "--cases", str(cases), "--heuristic", "pdb", "--stages", "0:1,1:20"]
-    rc, out, _ = run(capsys, *argv, "--json", str(out_path))
+    rc, out, _ = run(capsys, *argv, "--out", str(out_path))
     assert rc == 0 and "shortest found by" in out
     report = json.loads(out_path.read_text())
     (r,) = report["results"]

@@ -74,7 +74,7 @@ def test_scramble_then_validate_and_show(capsys: pytest.CaptureFixture[str], puz
 
 def test_show_solved_cube_and_svg(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
     svg = tmp_path / "cube.svg"
-    rc, out, _ = run(capsys, "show", "cube3", SOLVED, "--json", "--svg", str(svg))
+    rc, out, _ = run(capsys, "show", "cube3", SOLVED, "--json", "--out", str(svg))
     assert rc == 0 and json.loads(out) == {
         "puzzle": "cube3",
         "solved": True,

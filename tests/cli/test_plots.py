@@ -66,7 +66,7 @@ def test_cli_bench_plot_and_plot_bench(capsys: pytest.CaptureFixture[str], tmp_p
         json.dumps({"puzzle": "cube2", "cases": [{"id": 0, "scramble": "R U", "optimal_length": 2}]})
     )
     report, fig = tmp_path / "r.json", tmp_path / "r.svg"
-    args = ["bench", "cube2", "--cases", str(cases), "--heuristic", "pdb", "--json", str(report)]
+    args = ["bench", "cube2", "--cases", str(cases), "--heuristic", "pdb", "--out", str(report)]
     assert main([*args, "--plot", str(fig)]) == 0
     assert f"plot written to {fig}" in capsys.readouterr().out and "<svg" in fig.read_text()
     both = tmp_path / "both.png"

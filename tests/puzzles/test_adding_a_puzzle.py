@@ -400,7 +400,7 @@ def test_bench_on_a_tiny_cases_file(
     rows = [{"id": c["id"], "pancakes": c["pancakes"]} for c in cases]  # no optimal lengths: --reference
     small.write_text(json.dumps({"puzzle": "pancake8", "cases": rows}))
     report = tmp_path / "report.json"
-    args = ["--cases", small, "--model", trained, "--reference", "optimal", "--json", report]
+    args = ["--cases", small, "--model", trained, "--reference", "optimal", "--out", report]
     rc, out, _ = run_cli(capsys, "--plugin", EXAMPLE, "bench", "pancake8", *args)
     data = json.loads(report.read_text())
     assert rc == 0 and "report written to" in out

@@ -189,7 +189,7 @@ def test_cli_bench_on_a_level_file(p, tmp_path, capsys):
     levels = tmp_path / "000.txt"
     levels.write_text(level_text((0, LEVEL_2), (1, LEVEL_2)))
     report = tmp_path / "out.json"
-    argv = ["bench", "sokoban", "--cases", str(levels), "--model", str(model), "--json", str(report)]
+    argv = ["bench", "sokoban", "--cases", str(levels), "--model", str(model), "--out", str(report)]
     assert main([*argv, "--weight", "1", "--batch", "10", "--time-limit", "20"]) == 0
     out = json.loads(report.read_text())
     assert [r["id"] for r in out["results"]] == ["000:0", "000:1"]
@@ -293,7 +293,7 @@ def test_cli_bench_with_dead_square_pruning(p, tmp_path, capsys):
     reports = {}
     for flag in ([], ["--prune-dead-squares"]):
         out = tmp_path / f"out{len(flag)}.json"
-        argv = ["bench", "sokoban", "--cases", str(levels), "--model", str(model), "--json", str(out)]
+        argv = ["bench", "sokoban", "--cases", str(levels), "--model", str(model), "--out", str(out)]
         assert main([*argv, *flag, "--weight", "1", "--batch", "10", "--time-limit", "30"]) == 0
         reports[bool(flag)] = json.loads(out.read_text())
     plain, pruned = reports[False], reports[True]

@@ -109,7 +109,7 @@ def test_read_solutions_from_every_format(tmp_path):
         read_solutions(CUBE, tmp_path / "empty.json")
 
 
-def test_analyze_command(tmp_path, capsys):
+def test_report_analysis_command(tmp_path, capsys):
     (tmp_path / "sols.txt").write_text("R U R' U' R U R'\nF R F'\n")
     cases = {
         "puzzle": "cube3",
@@ -121,14 +121,15 @@ def test_analyze_command(tmp_path, capsys):
     }
     (tmp_path / "cases.json").write_text(json.dumps(cases))
     argv = [
-        "analyze",
+        "report",
+        "analysis",
         "cube3",
         "--solutions",
         str(tmp_path / "sols.txt"),
         "--cases",
         str(tmp_path / "cases.json"),
     ]
-    assert main([*argv, "--heuristic", "misplaced", "--json", str(tmp_path / "out.json")]) == 0
+    assert main([*argv, "--heuristic", "misplaced", "--out", str(tmp_path / "out.json")]) == 0
     text = capsys.readouterr().out
     assert "a b a' triplets: 100.0% of all 3-move windows" in text
     assert "R U R'" in text and "[conjugate]" in text
@@ -136,5 +137,10 @@ def test_analyze_command(tmp_path, capsys):
     # misplaced stickers: R U moves 20+ stickers (> 2), F 20 (> 1): both overestimate
     assert out["heuristic"]["states"] == 2 and out["heuristic"]["not_overestimating_pct"] == 0.0
     assert out["patterns"]["windows"]["4"]["total"] == 4
-    assert main(["analyze", "cube3"]) == 2
+    # --json: the figures alone on stdout, the same as the file's
+    assert main([*argv, "--heuristic", "misplaced", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == out
+    assert main(["report", "analysis", "cube3"]) == 2
     assert "give --solutions FILE" in capsys.readouterr().err
+    assert main(["analyze", "cube3"]) == 2  # one command for it: report analysis
+    assert "No such command 'analyze'" in capsys.readouterr().err

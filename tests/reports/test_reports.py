@@ -97,7 +97,7 @@ def test_solve_rate_command_writes_the_table_json_and_plot(tmp_path, capsys):
                 v,
                 "--depths",
                 "1:2",
-                "--cubes",
+                "--n",
                 "4",
                 "--mcts-nodes",
                 "500",

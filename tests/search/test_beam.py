@@ -275,7 +275,7 @@ def test_cli_bench_with_beam(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     path.write_text(json.dumps({"puzzle": "cube2", "cases": cases}))
     out_path = tmp_path / "r.json"
     args = ("bench", "cube2", "--cases", str(path), "--search", "beam", "--heuristic", "exact")
-    rc, _, _ = run(capsys, *args, "--beam-width", "1", "--json", str(out_path))
+    rc, _, _ = run(capsys, *args, "--beam-width", "1", "--out", str(out_path))
     summary = json.loads(out_path.read_text())["summary"]
     assert (
         rc == 0 and summary["search"] == "beam" and summary["solved_pct"] == summary["optimal_pct"] == 100.0

@@ -242,7 +242,7 @@ def test_bench_reports_the_stages_and_solves_to_a_goal(tmp_path, capsys):
         "1",
         "--batch",
         "50",
-        "--json",
+        "--out",
         str(tmp_path / "l.json"),
     ]
     assert main(argv) == 0
@@ -255,7 +255,7 @@ def test_bench_reports_the_stages_and_solves_to_a_goal(tmp_path, capsys):
     assert [st["solution"] for st in case1["stages"]] == [["R'"], [], ["D'"]]
     assert s["stage_mean_lengths"]["layer1"] == (len(report["results"][0]["stages"][0]["solution"]) + 1) / 2
     argv = [*base, "--search", "bwas", "--goal", "layer1", "--weight", "1", "--batch", "10"]
-    assert main([*argv, "--json", str(tmp_path / "g.json")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "g.json")]) == 0
     report = json.loads((tmp_path / "g.json").read_text())
     assert report["summary"]["goal"] == "layer1" and report["summary"]["mean_optimal_length"] is None
     assert report["results"][1]["solution"] == ["R'"]  # layer1 only: D stays turned

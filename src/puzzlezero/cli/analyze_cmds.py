@@ -1,10 +1,13 @@
-"""``analyze``: the papers' analyses of any solver's solutions and of a heuristic.
+"""The commands that read solutions: ``report analysis`` (the papers' analyses of any solver's
+solutions and of a heuristic; registered under ``report`` by :mod:`.report_cmds`) and ``macros``
+(options mined from solutions).
 
 Examples::
 
-    puzzlezero bench cube3 --cases benchmarks/cube3.json --ids 0:20 --json bench.json
-    puzzlezero analyze cube3 --solutions bench.json                      # 3- and 4-move patterns
-    puzzlezero analyze cube3 --cases benchmarks/cube3.json --ids 0:100   # h <= optimal share
+    puzzlezero bench cube3 --cases benchmarks/cube3.json --ids 0:20 --out bench.json
+    puzzlezero report analysis cube3 --solutions bench.json                      # 3- and 4-move patterns
+    puzzlezero report analysis cube3 --cases benchmarks/cube3.json --ids 0:100   # h <= optimal share
+    puzzlezero macros cube3 --solutions bench.json --out cube3.macros
 """
 
 from __future__ import annotations
@@ -23,14 +26,13 @@ from puzzlezero.registry import make
 from puzzlezero.storage import atomic_write_text
 
 
-@app.command("analyze")
 def analyze_cmd(
     puzzle: PuzzleArg,
     solutions: Annotated[
         Path | None,
         typer.Option(
             "--solutions",
-            help="Solutions to analyse: a `bench --json` report, a `solve --json` answer, a JSON list "
+            help="Solutions to analyse: a `bench --out` report, a `solve --json` answer, a JSON list "
             "of solutions, or text with one solution per line.",
             show_default=False,
         ),
@@ -52,9 +54,10 @@ def analyze_cmd(
     ] = "learned",
     model: ModelOpt = None,
     top: Annotated[int, typer.Option("--top", help="How many of the most common subsequences to list.")] = 10,
-    json_out: Annotated[
+    as_json: Annotated[bool, typer.Option("--json", help="Print only the figures, as JSON.")] = False,
+    out: Annotated[
         Path | None,
-        typer.Option("--json", help="Also write the figures to this JSON file.", show_default=False),
+        typer.Option("--out", help="Also write the figures to this JSON file.", show_default=False),
     ] = None,
 ) -> None:
     """The most common 3- and 4-move subsequences of solutions, how many are conjugates (a b a')
@@ -70,7 +73,8 @@ def analyze_cmd(
         patterns = move_patterns(p, read_solutions(p, solutions), top=top)
         report["solutions_file"] = str(solutions)
         report["patterns"] = patterns
-        _print_patterns(patterns)
+        if not as_json:
+            _print_patterns(patterns)
     if cases is not None:
         import numpy as np
 
@@ -87,14 +91,17 @@ def analyze_cmd(
             h, np.stack([c.state for c in known]), [cast(int, c.optimal_length) for c in known]
         )
         report["heuristic"] = {"name": heuristic, "model": model, "cases_file": str(path), **share}
-        typer.echo(
-            f"heuristic {heuristic}: does not overestimate on {share['not_overestimating_pct']}% of "
-            f"{share['states']} states with optimal lengths (DeepCubeA: 66.8%); mean h - optimal "
-            f"{share['mean_error']:+}, largest overestimate {share['max_overestimate']}"
-        )
-    if json_out is not None:
-        atomic_write_text(json_out, json.dumps(report, indent=2) + "\n")
-        typer.echo(f"figures written to {json_out}")
+        if not as_json:
+            typer.echo(
+                f"heuristic {heuristic}: does not overestimate on {share['not_overestimating_pct']}% of "
+                f"{share['states']} states with optimal lengths (DeepCubeA: 66.8%); mean h - optimal "
+                f"{share['mean_error']:+}, largest overestimate {share['max_overestimate']}"
+            )
+    if out is not None:
+        atomic_write_text(out, json.dumps(report, indent=2) + "\n")
+        typer.echo(f"figures written to {out}", err=as_json)
+    if as_json:
+        typer.echo(json.dumps(report))
 
 
 def _print_patterns(m: dict[str, Any]) -> None:
@@ -123,7 +130,7 @@ def macros_cmd(
         Path,
         typer.Option(
             "--solutions",
-            help="Solutions to mine: a `bench --json` report, a `solve --json` answer, a JSON list of "
+            help="Solutions to mine: a `bench --out` report, a `solve --json` answer, a JSON list of "
             "solutions, or text with one solution per line.",
         ),
     ],

@@ -2,7 +2,8 @@
 
 Commands are defined in sibling modules that add themselves to :data:`app`; heavy imports (torch,
 FastAPI) happen inside the commands so that ``puzzlezero list`` starts fast. ``--plugin FILE``,
-given before the command, loads a puzzle of one's own (:mod:`puzzlezero.plugins`). Every
+given before the command, loads a puzzle of one's own (:mod:`puzzlezero.plugins`); ``--version``
+prints the package's version. ``-h`` is ``--help`` on every command. Every
 :class:`~puzzlezero.errors.PuzzleError` becomes a one-line ``error: ...`` on stderr and exit code 2,
 never a traceback.
 """
@@ -24,7 +25,28 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+#: the help panels that group a command's options (``typer.Option(rich_help_panel=...)``)
+SEARCH_PANEL = "Search"
+BUDGET_PANEL = "Budget"
+ANYTIME_PANEL = "Anytime"
+OUTPUT_PANEL = "Output"
+EXPERT_PANEL = "Expert"
+
+
+def version() -> str:
+    """The installed package's version (``puzzlezero.__version__``)."""
+    import puzzlezero
+
+    return str(puzzlezero.__version__)
+
+
+def _print_version(given: bool) -> None:
+    if given:
+        typer.echo(f"puzzlezero {version()}")
+        raise typer.Exit(0)
 
 
 @app.callback()
@@ -40,6 +62,15 @@ def global_options(
             show_default=False,
         ),
     ] = None,
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
 ) -> None:
     """Options for every command, given before it: puzzlezero --plugin FILE COMMAND ..."""
     if plugin:
@@ -52,6 +83,7 @@ def global_options(
 # optional part not installed) is skipped.
 COMMAND_MODULES = (
     "puzzlezero.cli.puzzle_cmds",
+    "puzzlezero.cli.cases_cmds",
     "puzzlezero.cli.solve_cmds",
     "puzzlezero.cli.value_cmds",
     "puzzlezero.cli.analyze_cmds",

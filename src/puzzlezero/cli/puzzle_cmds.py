@@ -1,4 +1,4 @@
-"""Puzzle commands: ``list``, ``goals``, ``scramble``, ``validate``, ``show``.
+"""Puzzle commands: ``list``, ``defaults``, ``goals``, ``scramble``, ``validate``, ``show``.
 
 STATE arguments are the puzzle's human text (a cube scramble or facelet string, tile numbers, 0/1
 lights, Sokoban level rows); ``-`` reads the text from standard input and ``@FILE`` from a file,
@@ -126,6 +126,51 @@ def list_cmd(
         typer.echo(n)
 
 
+def puzzle_defaults(name: str) -> dict[str, Any]:
+    """The settings ``solve`` and ``bench`` use for puzzle ``name`` where none is given: its
+    :class:`~puzzlezero.defaults.Defaults` (``stages`` as ``[[weight, batch], ...]``), whether its
+    own search runs anytime, and the value of every :data:`~puzzlezero.solver.OPTIONS` entry, the
+    puzzle's own where it sets one."""
+    import dataclasses
+
+    from puzzlezero.solver import OPTIONS, defaults_for, runs_anytime
+
+    make(name)  # an unknown name lists the valid ones
+    d = defaults_for(name)
+    out: dict[str, Any] = {"puzzle": name}
+    for f in dataclasses.fields(d):
+        if f.name != "options":
+            value = getattr(d, f.name)
+            out[f.name] = [list(v) for v in value] if f.name == "stages" else value
+    out["anytime"] = runs_anytime(d)
+    own = dict(d.options)
+    out["options"] = {key: own.get(key, spec.default) for key, spec in OPTIONS.items()}
+    return out
+
+
+@app.command("defaults")
+def defaults_cmd(
+    puzzle_name: PuzzleArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Print the search settings solve and bench use for PUZZLE where an option is not given
+    (what their help calls "the puzzle's default"), each named as its option."""
+    out = puzzle_defaults(puzzle_name)
+    if as_json:
+        typer.echo(json.dumps(out, indent=1))
+        return
+    flat = {k: v for k, v in out.items() if k not in ("puzzle", "options")} | out["options"]
+    for key, value in flat.items():
+        shown = "none" if value is None else value
+        if key == "stages":
+            shown = ",".join(f"{w:g}:{b}" for w, b in value) or "none (one search)"
+        elif isinstance(value, tuple):
+            shown = ",".join(map(str, value))
+        elif isinstance(value, bool):
+            shown = "on" if value else "off"
+        typer.echo(f"{key.replace('_', '-'):<20} {shown}")
+
+
 @app.command()
 def scramble(
     puzzle_name: PuzzleArg,
@@ -198,7 +243,9 @@ def validate(puzzle_name: PuzzleArg, state: StateArg) -> None:
 def show(
     puzzle_name: PuzzleArg,
     state: StateArg,
-    svg: Annotated[Path | None, typer.Option("--svg", help="Also write an SVG drawing to this file.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write an SVG drawing to this file.", show_default=False)
+    ] = None,
     as_json: Annotated[
         bool,
         typer.Option("--json", help="Print JSON: puzzle, solved and the state (facelets/tiles/lights/grid)."),
@@ -207,11 +254,11 @@ def show(
     """Draw a state in the terminal (or print it as JSON) and optionally write an SVG file."""
     puzzle = make(puzzle_name)
     s = load_state(puzzle, state)
-    if svg is not None:
+    if out is not None:
         try:
-            atomic_write_text(svg, puzzle.to_svg(s))
+            atomic_write_text(out, puzzle.to_svg(s))
         except OSError as exc:
-            raise PuzzleError(f"cannot write {svg}: {exc.strerror or exc}") from None
+            raise PuzzleError(f"cannot write {out}: {exc.strerror or exc}") from None
     if as_json:
         typer.echo(json.dumps(state_json(puzzle, s)))
         return

@@ -2,8 +2,8 @@
 
 Examples::
 
-    puzzlezero report tables --cases 5 --out report.md               # DeepCubeA Tables 1-5
-    puzzlezero report analysis cube3 --solutions bench.json          # = puzzlezero analyze
+    puzzlezero report tables --n 5 --out report.md                   # DeepCubeA Tables 1-5
+    puzzlezero report analysis cube3 --solutions bench.json          # DeepCubeA's solution analysis
     puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth   # Rute's plot
     puzzlezero report wcd --n 200 --out docs/bench/wcd_table1           # Yao's Table 1
     puzzlezero report layered --out docs/bench/layered_table1           # Dong et al.'s Table 1
@@ -66,7 +66,7 @@ def tables_cmd(
         list[str] | None,
         typer.Option("--puzzle", help="Puzzle to include (repeat); default cube3, puzzle15, puzzle24."),
     ] = None,
-    cases: Annotated[int, typer.Option("--cases", min=1, help="First N benchmark cases per puzzle.")] = 5,
+    n: Annotated[int, typer.Option("--n", min=1, help="First N benchmark cases per puzzle.")] = 5,
     methods: Annotated[
         str, typer.Option("--methods", help="Comma-separated: learned, pdb, optimal.")
     ] = "learned,pdb,optimal",
@@ -113,11 +113,9 @@ def tables_cmd(
             raise PuzzleError(f"{cases_file}: no such cases file (set --bench-dir or $PUZZLEZERO_BENCHMARKS)")
         for m in chosen:
             limit = optimal_time_limit if m == "optimal" else time_limit
-            typer.echo(f"{name}: {METHODS[m][0]} on {cases} case(s), {limit:g} s each ...", err=True)
-            rows.append(
-                compare(name, cases_file, cases, m, model=model, time_limit=limit, max_nodes=max_nodes)
-            )
-    header = (f"# puzzlezero report\n\n{cases} case(s) per puzzle from {bench_dir}; BWAS limit {time_limit:g} s, "
+            typer.echo(f"{name}: {METHODS[m][0]} on {n} case(s), {limit:g} s each ...", err=True)
+            rows.append(compare(name, cases_file, n, m, model=model, time_limit=limit, max_nodes=max_nodes))
+    header = (f"# puzzlezero report\n\n{n} case(s) per puzzle from {bench_dir}; BWAS limit {time_limit:g} s, "
               f"optimal limit {optimal_time_limit:g} s per state; {hardware()}. "
               "Lengths, nodes and seconds are means over solved cases; "
               "% optimal is against the benchmark's published optimal lengths.")  # fmt: skip
@@ -138,7 +136,7 @@ def solve_rate_cmd(
     depths: Annotated[
         str, typer.Option("--depths", help="LO:HI (inclusive) or a comma-separated list.")
     ] = "1:20",
-    cubes: Annotated[int, typer.Option("--cubes", min=1, help="Scrambles per depth.")] = 100,
+    n: Annotated[int, typer.Option("--n", min=1, help="Scrambles per depth.")] = 100,
     greedy_moves: Annotated[
         int, typer.Option("--greedy-moves", min=1, help="Moves the policy may play.")
     ] = 30,
@@ -183,7 +181,7 @@ def solve_rate_cmd(
     report = solve_rate_by_depth(
         names,
         depth_list,
-        cubes=cubes,
+        cubes=n,
         greedy_moves=greedy_moves,
         mcts_nodes=mcts_nodes,
         seed=seed,

@@ -4,7 +4,7 @@ Examples::
 
     puzzlezero solve cube3 "R U R' U' F2" --json
     puzzlezero solve puzzle15 "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15" --search gbfs
-    puzzlezero bench cube3 --cases benchmarks/cube3.json --ids 0:20 --json out.json
+    puzzlezero bench cube3 --cases benchmarks/cube3.json --ids 0:20 --out out.json
     puzzlezero bench cube3 --cases hard --search kociemba   # shipped: superflip, superflip * four-spot
     puzzlezero solve cube3 "R U R' U' F2 D" --search mcts --mcts-c 2 --time-limit 60
     puzzlezero solve cube3 "R U R' U' F2 D" --search bwas --heuristic wcd --wcd-depth 1 --weight 1 --batch 1
@@ -17,19 +17,20 @@ import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
-from puzzlezero.cli.main import app
+from puzzlezero.cli.main import ANYTIME_PANEL, BUDGET_PANEL, EXPERT_PANEL, OUTPUT_PANEL, SEARCH_PANEL, app
 from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, load_state
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
 
 if TYPE_CHECKING:
-    from puzzlezero.solver import SolveOptions
+    from puzzlezero.solver import Improvement, SolveOptions, SolveResult
 
 ModelOpt = Annotated[
     str | None,
@@ -37,8 +38,13 @@ ModelOpt = Annotated[
         "--model",
         help="Model name (shipped) or model folder; default: the puzzle's shipped model.",
         show_default=False,
+        rich_help_panel=SEARCH_PANEL,
     ),
 ]
+
+
+#: how the help names a default that depends on the puzzle
+PUZZLES_DEFAULT = "the puzzle's, `puzzlezero defaults PUZZLE`"
 
 
 def _registered(table: str) -> str:
@@ -54,19 +60,22 @@ SearchOpt = Annotated[
     str | None,
     typer.Option(
         "--search",
-        help=f"{_registered('SEARCHES')} (default: the puzzle's own, `puzzlezero list --json`). "
+        help=f"{_registered('SEARCHES')} (default: {PUZZLES_DEFAULT}). "
         "layered: BWAS to each goal in turn (cube3: layer1, layer2, solved), --model "
         "layer1=DIR,layer2=DIR,solved=DIR or one multi-head model. pbeam: a beam over the policy "
         "(models trained with objective=efficientcube).",
         show_default=False,
+        rich_help_panel=SEARCH_PANEL,
     ),
 ]
 StagesOpt = Annotated[
     str | None,
     typer.Option(
         "--stages",
-        help="Anytime schedule of one's own: weight:batch stages, e.g. 0.2:100,0.4:1000 (bwas, qstar).",
+        help="Anytime schedule of one's own: weight:batch stages, e.g. 0.2:100,0.4:1000 (bwas, qstar; "
+        f"default: {PUZZLES_DEFAULT}).",
         show_default=False,
+        rich_help_panel=ANYTIME_PANEL,
     ),
 ]
 AnytimeOpt = Annotated[
@@ -77,6 +86,7 @@ AnytimeOpt = Annotated[
         "allows, and return the shortest (default: on for the puzzle's own search without "
         "--weight/--batch, where it has a schedule).",
         show_default=False,
+        rich_help_panel=ANYTIME_PANEL,
     ),
 ]
 FallbackOpt = Annotated[
@@ -86,6 +96,7 @@ FallbackOpt = Annotated[
         help="Solve what the search leaves unsolved with the puzzle's fallback search in the last "
         "seconds of the time limit (cubes: group; default: on under the puzzle's own settings).",
         show_default=False,
+        rich_help_panel=ANYTIME_PANEL,
     ),
 ]
 ShortcutOpt = Annotated[
@@ -93,9 +104,9 @@ ShortcutOpt = Annotated[
     typer.Option(
         "--shortcut",
         help="Shorten the solution's detours by meeting in the middle around its path, with at most "
-        "this many states a round (0: off; default: the puzzle's own, under its own settings: "
-        "puzzle48 6,000,000, others off).",
+        f"this many states a round (0: off; default: {PUZZLES_DEFAULT}, under its own settings).",
         show_default=False,
+        rich_help_panel=ANYTIME_PANEL,
     ),
 ]
 GoalOpt = Annotated[
@@ -105,6 +116,7 @@ GoalOpt = Annotated[
         help="Solve to this goal of the puzzle instead of its own (cube3: layer1, layer2; sliding "
         "puzzles: row1, rows2; `puzzlezero goals PUZZLE`).",
         show_default=False,
+        rich_help_panel=SEARCH_PANEL,
     ),
 ]
 MacrosOpt = Annotated[
@@ -114,6 +126,7 @@ MacrosOpt = Annotated[
         help="Options (the macro-actions of Dong, Hao and Nakayama): a text file of move sequences, one per line, the "
         "search may take as one action (bwas, gbfs, beam, layered; `puzzlezero macros` mines them).",
         show_default=False,
+        rich_help_panel=EXPERT_PANEL,
     ),
 ]
 HeuristicOpt = Annotated[
@@ -124,32 +137,56 @@ HeuristicOpt = Annotated[
         "qbeam the Q head, with pbeam the policy, with mcts the value head and a policy. "
         "learned-onnx: onnxruntime. wcd: weighted convolutional distance of the network. "
         "misplaced: cells of the goal not yet right.",
+        rich_help_panel=SEARCH_PANEL,
     ),
 ]
 WeightOpt = Annotated[
     float | None,
-    typer.Option("--weight", help="BWAS/Q* path-cost weight lambda (f = lambda*g + h).", show_default=False),
+    typer.Option(
+        "--weight",
+        help=f"BWAS/Q* path-cost weight lambda (f = lambda*g + h; default: {PUZZLES_DEFAULT}).",
+        show_default=False,
+        rich_help_panel=SEARCH_PANEL,
+    ),
 ]
 BatchOpt = Annotated[
     int | None,
-    typer.Option("--batch", help="BWAS/Q* batch size N (nodes expanded per iteration).", show_default=False),
+    typer.Option(
+        "--batch",
+        help=f"BWAS/Q* batch size N (nodes expanded per iteration; default: {PUZZLES_DEFAULT}).",
+        show_default=False,
+        rich_help_panel=SEARCH_PANEL,
+    ),
 ]
 BeamWidthOpt = Annotated[
     str | None,
     typer.Option(
         "--beam-width",
         help="Beam search width W (states kept per step), or several, e.g. 500,5000: an anytime "
-        "schedule of beams, each looking only for shorter solutions within the time limit; "
-        "default: the puzzle's. A wider beam raises the default --max-nodes in proportion, so it "
+        f"schedule of beams, each looking only for shorter solutions within the time limit; "
+        f"default: {PUZZLES_DEFAULT}. A wider beam raises the default --max-nodes in proportion, so it "
         "runs as many steps (as far as the memory budget allows).",
         show_default=False,
+        rich_help_panel=SEARCH_PANEL,
     ),
 ]
 MaxNodesOpt = Annotated[
-    int | None, typer.Option("--max-nodes", help="Stop after this many generated nodes.", show_default=False)
+    int | None,
+    typer.Option(
+        "--max-nodes",
+        help=f"Stop after this many generated nodes (default: {PUZZLES_DEFAULT}).",
+        show_default=False,
+        rich_help_panel=BUDGET_PANEL,
+    ),
 ]
 TimeLimitOpt = Annotated[
-    float | None, typer.Option("--time-limit", help="Seconds per search call.", show_default=False)
+    float | None,
+    typer.Option(
+        "--time-limit",
+        help=f"Seconds per search call (default: {PUZZLES_DEFAULT}).",
+        show_default=False,
+        rich_help_panel=BUDGET_PANEL,
+    ),
 ]
 MemoryBudgetOpt = Annotated[
     str | None,
@@ -159,6 +196,7 @@ MemoryBudgetOpt = Annotated[
         "bytes, or off (default: $PUZZLEZERO_MEMORY_BUDGET, else half the machine's memory, at "
         "most what is available).",
         show_default=False,
+        rich_help_panel=BUDGET_PANEL,
     ),
 ]
 
@@ -179,19 +217,23 @@ def use_memory_budget(text: str | None) -> None:
 def _option(name: str, kind: type) -> Any:
     """The typer option (``typer.Option``) for :data:`puzzlezero.solver.OPTIONS` entry ``name`` of
     type ``kind`` (its help and default stated from the table, which is read without importing
-    anything heavy); the ``Annotated[kind | None, ...]`` aliases below carry it."""
+    anything heavy; where a shipped puzzle sets its own value, the default is the puzzle's); the
+    ``Annotated[kind | None, ...]`` aliases below carry it. The images option is in the anytime
+    panel, the others in the expert panel."""
+    from puzzlezero.registry import DEFAULTS
     from puzzlezero.solver import OPTIONS
 
     spec = OPTIONS[name]
     flag = "--" + name.replace("_", "-")
-    default = (
-        f"default {spec.default:g}" if kind is not bool else f"default: {'on' if spec.default else 'off'}"
-    )
+    table = f"{spec.default:g}" if kind is not bool else ("on" if spec.default else "off")
+    own = any(name in dict(d.options) for d in DEFAULTS.values())
+    default = f"default: {PUZZLES_DEFAULT}, else {table}" if own else f"default: {table}"
     if kind is bool:
         flags = (f"{flag}/{flag.replace('max-value', 'mean-value')}",)
     else:
         flags = (flag,)
-    return typer.Option(*flags, help=f"{spec.help} ({default}).", show_default=False)
+    panel = ANYTIME_PANEL if name == "images" else EXPERT_PANEL
+    return typer.Option(*flags, help=f"{spec.help} ({default}).", show_default=False, rich_help_panel=panel)
 
 
 MctsCOpt = Annotated[float | None, _option("mcts_c", float)]
@@ -202,6 +244,46 @@ PolicyTemperatureOpt = Annotated[float | None, _option("policy_temperature", flo
 WcdDepthOpt = Annotated[int | None, _option("wcd_depth", int)]
 WcdMuOpt = Annotated[float | None, _option("wcd_mu", float)]
 ImagesOpt = Annotated[int | None, _option("images", int)]
+
+
+def _precision_help() -> str:
+    """The help of ``--precision``: the heuristic option's own where the table has it."""
+    from puzzlezero.solver import OPTIONS
+
+    spec = OPTIONS.get("precision")
+    return "the network heuristic's arithmetic: auto, float32 or int8" if spec is None else spec.help
+
+
+class Precision(StrEnum):
+    """``--precision``: the arithmetic of a learned heuristic's network."""
+
+    auto = "auto"
+    float32 = "float32"
+    int8 = "int8"
+
+
+PrecisionOpt = Annotated[
+    Precision | None,
+    typer.Option(
+        "--precision",
+        help=f"{_precision_help()} (default: auto).",
+        show_default=False,
+        case_sensitive=False,
+        rich_help_panel=EXPERT_PANEL,
+    ),
+]
+
+
+def precision_options(precision: Precision | None) -> dict[str, str]:
+    """``{"precision": value}`` for the heuristic options, ``{}`` when not given; a PuzzleError
+    where the heuristics take no such option (:data:`puzzlezero.solver.OPTIONS` has none)."""
+    if precision is None:
+        return {}
+    from puzzlezero.solver import OPTIONS
+
+    if "precision" not in OPTIONS:
+        raise PuzzleError("--precision: the heuristics of this installation take no precision option")
+    return {"precision": precision.value}
 
 
 def parse_stages(text: str | None) -> list[tuple[float, int]] | None:
@@ -269,6 +351,7 @@ class SolveFlags:
     wcd_depth: WcdDepthOpt = None
     wcd_mu: WcdMuOpt = None
     images: ImagesOpt = None
+    precision: PrecisionOpt = None
 
     def options(self, p: Puzzle) -> SolveOptions:
         """The one :class:`~puzzlezero.solver.SolveOptions` of these flags for puzzle ``p``
@@ -295,8 +378,11 @@ class SolveFlags:
             options={
                 f.name: value
                 for f in fields(self)
-                if f.name in OPTIONS and (value := getattr(self, f.name)) is not None
-            },
+                if f.name in OPTIONS
+                and f.name != "precision"
+                and (value := getattr(self, f.name)) is not None
+            }
+            | precision_options(self.precision),
         )
 
 
@@ -327,6 +413,17 @@ def with_solve_flags(command: Callable[..., None]) -> Callable[..., None]:
     return run
 
 
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Print only the answer's moves, nothing while it searches.",
+        rich_help_panel=OUTPUT_PANEL,
+    ),
+]
+
+
 @app.command("solve")
 @with_solve_flags
 def solve_cmd(
@@ -334,18 +431,78 @@ def solve_cmd(
     state: StateArg,
     flags: SolveFlags,
     memory_budget: MemoryBudgetOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print only the result, as JSON.", rich_help_panel=OUTPUT_PANEL),
+    ] = False,
+    quiet: QuietOpt = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Also write the result as JSON to this file.",
+            show_default=False,
+            rich_help_panel=OUTPUT_PANEL,
+        ),
+    ] = None,
 ) -> None:
-    """Solve one STATE; the solution is verified by replay. Exit code 1 when not solved."""
+    """Solve one STATE; the solution is verified by replay. Each solution is shown as soon as the
+    search has it (the first, then each shorter one), then the answer. Exit code 1 when not solved."""
+    from puzzlezero.cli.progress import SolutionFeed
     from puzzlezero.solver import solve_many
 
     use_memory_budget(memory_budget)
     p = make(puzzle)
     start = load_state(p, state)
-    r = solve_many(p, [start], flags.options(p))[0]
+    opts = flags.options(p)
+    what = (
+        f"{p.name}, {opts.search}" + (", anytime" if opts.stages else "") + f", up to {opts.time_limit:g} s"
+    )
+    feed = SolutionFeed(p, what, show=not (as_json or quiet))
+    try:
+        with feed:
+            r = solve_many(p, [start], opts, on_solution=feed)[0]
+    except KeyboardInterrupt:
+        if feed.best is None:
+            raise
+        _interrupted(p, feed.best, as_json, quiet)
+        raise typer.Exit(130) from None
+    if out is not None:
+        from puzzlezero.storage import atomic_write_json
+
+        try:
+            atomic_write_json(out, r.to_json())
+        except OSError as exc:
+            raise PuzzleError(f"cannot write {out}: {exc.strerror or exc}") from None
     if as_json:
         typer.echo(json.dumps(r.to_json()))
-    elif r.solved:  # as people write it (cubes: R R -> R2); the JSON keeps the quarter turns
+    elif quiet:
+        if r.solved:
+            typer.echo(" ".join(p.format_compact(r.actions)))
+        else:
+            typer.echo(f"not solved within budget ({r.status})", err=True)
+    else:
+        _print_answer(p, r)
+    if not r.solved:
+        raise typer.Exit(1)
+
+
+def _interrupted(p: Puzzle, best: Improvement, as_json: bool, quiet: bool) -> None:
+    """The answer of a solve stopped by Ctrl-C: the best solution found so far (verified)."""
+    from puzzlezero.cli.progress import compact
+
+    if as_json:
+        typer.echo(json.dumps({"puzzle": p.name, "interrupted": True} | best.to_json()))
+    elif quiet:
+        typer.echo(compact(p, best.solution))
+    else:
+        typer.echo(f"solution: {compact(p, best.solution)}")
+        typer.echo(f"length:   {best.length} moves (interrupted: the best found in {best.seconds:.1f} s)")
+
+
+def _print_answer(p: Puzzle, r: SolveResult) -> None:
+    """The answer and its summary, as people read them."""
+    if r.solved:  # as people write it (cubes: R R -> R2); the JSON keeps the quarter turns
         typer.echo(f"solution: {' '.join(p.format_compact(r.actions)) or '(already solved)'}")
         htm = "" if r.half_turn_length is None else f" (QTM), {r.half_turn_length} half-turn moves"
         searched = (
@@ -358,23 +515,19 @@ def solve_cmd(
             typer.echo(f"cost:     {r.cost:g}")
     else:
         typer.echo(f"not solved within budget ({r.status})")
-    if not as_json and r.stages:
-        for st in r.stages:
-            if st["status"] == "solved":
-                shown = " ".join(p.format_compact(p.parse_moves(st["solution"]))) or "(already met)"
-            else:
-                shown = f"not reached ({st['status']})"
-            typer.echo(f"  {st['goal']:<8} {shown}")
-    if not as_json and r.fallback:
+    for st in r.stages:
+        if st["status"] == "solved":
+            shown = " ".join(p.format_compact(p.parse_moves(st["solution"]))) or "(already met)"
+        else:
+            shown = f"not reached ({st['status']})"
+        typer.echo(f"  {st['goal']:<8} {shown}")
+    if r.fallback:
         typer.echo(f"fallback: found by {r.fallback} (the search left it unsolved)")
-    if not as_json and len(r.improvements) > 1:
+    if len(r.improvements) > 1:
         steps = ", then ".join(f"{n} at {t:.1f} s" for t, n in r.improvements)
         typer.echo(f"found:    {steps}")
-    if not as_json:
-        typer.echo(f"nodes:    {r.nodes_generated:,} generated")
-        typer.echo(f"time:     {r.seconds:.3f} s")
-    if not r.solved:
-        raise typer.Exit(1)
+    typer.echo(f"nodes:    {r.nodes_generated:,} generated")
+    typer.echo(f"time:     {r.seconds:.3f} s")
 
 
 @app.command("bench")
@@ -409,17 +562,38 @@ def bench_cmd(
             help="Instances per search call (default 1 for bwas: exact per-case "
             "times; more share network calls and report amortised times).",
             show_default=False,
+            rich_help_panel=SEARCH_PANEL,
         ),
     ] = None,
     reference: Annotated[
         str | None,
-        typer.Option("--reference", help="'optimal': compute missing optimal lengths.", show_default=False),
+        typer.Option(
+            "--reference",
+            help="'optimal': compute missing optimal lengths.",
+            show_default=False,
+            rich_help_panel=OUTPUT_PANEL,
+        ),
     ] = None,
     reference_time_limit: Annotated[
-        float, typer.Option("--reference-time-limit", help="Seconds per case for --reference optimal.")
+        float,
+        typer.Option(
+            "--reference-time-limit",
+            help="Seconds per case for --reference optimal.",
+            rich_help_panel=BUDGET_PANEL,
+        ),
     ] = 60.0,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the report to this JSON file.", show_default=False)
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print only the report, as JSON.", rich_help_panel=OUTPUT_PANEL),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write the report to this JSON file (`plot-bench` and `analyze --solutions` read it).",
+            show_default=False,
+            rich_help_panel=OUTPUT_PANEL,
+        ),
     ] = None,
     ray: Annotated[
         bool,
@@ -427,6 +601,7 @@ def bench_cmd(
             "--ray",
             help="Run the cases as Ray tasks (the ray extra): on the cluster named by $RAY_ADDRESS, "
             "else on a local Ray instance.",
+            rich_help_panel=EXPERT_PANEL,
         ),
     ] = False,
     ray_address: Annotated[
@@ -435,6 +610,7 @@ def bench_cmd(
             "--ray-address",
             help="Ray cluster to run on (implies --ray): auto, HOST:6379 or ray://HOST:10001.",
             show_default=False,
+            rich_help_panel=EXPERT_PANEL,
         ),
     ] = None,
     plot: Annotated[
@@ -443,6 +619,7 @@ def bench_cmd(
             "--plot",
             help="Draw length against optimal and seconds per instance into this .png or .svg file.",
             show_default=False,
+            rich_help_panel=OUTPUT_PANEL,
         ),
     ] = None,
     prune_dead_squares: Annotated[
@@ -451,6 +628,7 @@ def bench_cmd(
             "--prune-dead-squares",
             help="Sokoban: a push onto a dead square (no target reachable from it) is no move, so "
             "searches skip those dead ends; off by default, noted in the report's summary.",
+            rich_help_panel=SEARCH_PANEL,
         ),
     ] = False,
 ) -> None:
@@ -503,21 +681,24 @@ def bench_cmd(
             ray=ray,
             ray_address=ray_address,
         )
-    if json_out is not None:
-        report.write(json_out)
-    Console().print(_table(report.summary, report.results))
-    if json_out is not None:
-        typer.echo(f"report written to {json_out}")
+    if out is not None:
+        report.write(out)
+    if as_json:
+        typer.echo(json.dumps(report.to_json()))
+    else:
+        Console().print(_table(report.summary, report.results))
+    if out is not None:
+        typer.echo(f"report written to {out}", err=as_json)
     if plot is not None:
         from puzzlezero.plots import plot_bench
 
-        typer.echo(f"plot written to {plot_bench([report.to_json()], plot)}")
+        typer.echo(f"plot written to {plot_bench([report.to_json()], plot)}", err=as_json)
 
 
 @app.command("plot-bench")
 def plot_bench_cmd(
     reports: Annotated[
-        list[Path], typer.Argument(help="Reports written by `bench --json`.", show_default=False)
+        list[Path], typer.Argument(help="Reports written by `bench --out`.", show_default=False)
     ],
     out: Annotated[Path, typer.Option("--out", help="The .png or .svg file to write.", show_default=False)],
     label: Annotated[

@@ -10,6 +10,7 @@ Examples::
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Annotated
 
@@ -17,8 +18,9 @@ import typer
 
 from puzzlezero.cli.main import app
 from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, read_state_text
-from puzzlezero.cli.solve_cmds import HeuristicOpt, ModelOpt
+from puzzlezero.cli.solve_cmds import HeuristicOpt, ModelOpt, PrecisionOpt, precision_options
 from puzzlezero.cost_to_go import OPTIMAL_TIME_LIMIT
+from puzzlezero.errors import PuzzleError
 from puzzlezero.registry import make
 
 #: moves listed in the text output, cheapest first
@@ -43,12 +45,16 @@ def value_cmd(
         float, typer.Option("--optimal-time-limit", help="Seconds the optimal solver may take.")
     ] = OPTIMAL_TIME_LIMIT,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    precision: PrecisionOpt = None,
 ) -> None:
     """Print the estimated cost-to-go of STATE, the best moves by Q(s, a) = cost + value after the
     move, and the optimal cost beside them."""
     from puzzlezero.cost_to_go import value
 
     p = make(puzzle)
+    options = precision_options(precision)
+    if options and "options" not in inspect.signature(value).parameters:
+        raise PuzzleError("--precision: value() of this installation takes no heuristic options")
     v = value(
         p,
         read_state_text(state),
@@ -56,6 +62,7 @@ def value_cmd(
         model=model,
         optimal=optimal,
         optimal_time_limit=optimal_time_limit,
+        **({"options": options} if options else {}),
     )
     if as_json:
         typer.echo(json.dumps(v.to_json()))
