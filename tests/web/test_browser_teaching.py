@@ -215,3 +215,45 @@ def test_the_hint_view_shows_the_networks_estimate_after_each_move(
         "() => document.querySelector('#hint-list .hint-row')?.dataset.move === \"F'\"", timeout=120_000
     )
     assert page.errors == []
+
+
+# ---- the first solution before the answer ------------------------------------------------------
+def test_the_first_solution_shows_while_the_solver_looks_for_a_shorter_one(page: Any) -> None:
+    from puzzlezero.web import ServerConfig, create_app
+    from tests.web.browser_support import ThreadServer
+    from tests.web.test_web_progress import DETOUR, Gated
+
+    solve = Gated(DETOUR, ["U'", "R'"])
+    app = create_app(ServerConfig(executor="thread", workers=1), solve_fn=solve)
+    try:
+        with ThreadServer(app) as url:
+            open_page(page, url)
+            page.keyboard.press("KeyR")
+            page.keyboard.press("KeyU")
+            page.wait_for_function("() => window.pz.snapshot().alg === 'R U'", timeout=10_000)
+            page.click("#solve")
+            solve.gates[0].set()
+            page.wait_for_function("() => window.pz.snapshot().solution.length === 4", timeout=10_000)
+            assert snapshot(page)["solution"] == DETOUR and snapshot(page)["pos"] == 0
+            page.wait_for_function(
+                "() => document.getElementById('status').textContent.startsWith("
+                "'found a 4-move solution after 0.0 s; looking for a shorter one')",
+                timeout=10_000,
+            )
+            assert page.inner_text("#found") == "4 moves after 0.0 s (stage 1)"
+            solve.gates[1].set()
+            page.wait_for_function("() => window.pz.snapshot().solution.length === 2", timeout=10_000)
+            page.wait_for_function(
+                "() => document.getElementById('status').textContent === 'found a 2-move solution: press Play'",
+                timeout=10_000,
+            )
+            rows = page.eval_on_selector_all("#found .found-row", "rs => rs.map(r => r.dataset.length)")
+            assert rows == ["4", "2"]
+            page.click("#found .found-row[data-length='4'] button")  # an earlier one, shown again
+            page.wait_for_function("() => window.pz.snapshot().solution.length === 4", timeout=10_000)
+            page.click("#to-end")
+            page.wait_for_selector("#solved-badge[data-solved='true']", timeout=10_000)
+    finally:
+        for gate in solve.gates:
+            gate.set()
+    assert page.errors == []

@@ -79,3 +79,30 @@ def forbid_resolving() -> None:
 
     solver.resolve_options = refuse  # type: ignore[assignment]
     resolve.resolve_options = refuse  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What :func:`reporting` answers: the last of the solutions it reported."""
+
+    puzzle: str
+    solution: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"puzzle": self.puzzle, "solved": True, "solution": list(self.solution)}
+
+
+def reporting(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any], on_solution: Any = None) -> Reported:
+    """Report each of ``opts["reports"]`` (move lists) to ``on_solution`` as the solver would, a
+    ``opts["pause"]`` seconds apart, then answer with the last."""
+    from puzzlezero.solver import Improvement
+
+    reports = [tuple(r) for r in opts["reports"]]
+    for i, moves in enumerate(reports):
+        if i:
+            time.sleep(float(opts.get("pause", 0.0)))
+        if on_solution is not None:
+            on_solution(
+                Improvement(0, moves, len(moves), float(len(moves)), 0.1 * i, 10 * (i + 1), f"stage {i + 1}")
+            )
+    return Reported(puzzle.name, reports[-1])

@@ -18,6 +18,7 @@ These endpoints are ``async``: the pool and the job store live on the event loop
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from dataclasses import dataclass
 from functools import cache
@@ -65,6 +66,8 @@ KINDS = {"facelets": "cube", "tiles": "sliding", "lights": "lightsout", "grid": 
 
 #: seconds between two looks at whether the client of a waiting request is still connected
 DISCONNECT_POLL = 0.5
+
+log = logging.getLogger("puzzlezero.web")
 
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -508,6 +511,31 @@ def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any
     }
 
 
+def _improvement(solve: _Solve, data: dict[str, Any]) -> dict[str, Any] | None:
+    """What a client sees of a solution the worker reported before its answer: the moves (and as
+    people write them), replayed on the request's own state like the answer (``None``, left out,
+    when they do not solve it)."""
+    p = solve.puzzle
+    try:
+        actions = p.parse_moves(list(data["solution"]))
+        solves = bool(p.is_goal(p.apply_moves(solve.state, actions)[None])[0])
+    except (InvalidMoveError, KeyError, TypeError) as exc:
+        log.warning("a worker reported an unreadable solution: %s", exc)
+        return None
+    if not solves:
+        log.warning("a worker reported a solution that does not solve the %s state", p.name)
+        return None
+    return {
+        "solution": p.format_moves(actions),
+        "notation": p.format_compact(actions),
+        "length": len(actions),
+        "cost": float(data.get("cost", len(actions))),
+        "seconds": float(data.get("seconds", 0.0)),
+        "nodes_generated": int(data.get("nodes_generated", 0)),
+        "stage": str(data.get("stage", "")),
+    }
+
+
 @router.post("/solve", response_model=SolveResponse, summary="Solve a state (waits in line for a worker)")
 async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
     """Answers when the solve ends; while every worker is busy it waits its turn in the line
@@ -546,7 +574,9 @@ async def create_job(request: Request, req: SolveRequest, response: Response) ->
     client = _admit(request)
     prepared = await run_in_threadpool(_prepare, _config(request), req)
     ticket = _pool(request).submit(prepared.job, prepared.wall_limit, client=client)
-    job = _jobs(request).add(ticket, lambda out: _answer(prepared, ticket, out))
+    job = _jobs(request).add(
+        ticket, lambda out: _answer(prepared, ticket, out), lambda data: _improvement(prepared, data)
+    )
     response.headers["Location"] = f"/api/jobs/{ticket.id}"
     return _jobs(request).view(job)
 

@@ -9,6 +9,11 @@ bounded however many clients never come back. Jobs still waiting or running are 
 pool (``workers + queue``), and a waiting job whose client has not polled it for ``idle_timeout``
 seconds leaves the line (:meth:`JobStore.sweep`): a client that went away keeps no place.
 
+While a solve runs, the job shows the solutions its worker has reported so far
+(:attr:`Ticket.improvements <puzzlezero.web.pool.Ticket.improvements>`: the first one, then each
+shorter one), each checked by the job's ``check`` (the API replays it on the job's state), so a
+client sees a first solution long before the answer.
+
 Whatever a worker's outcome is, a job settles it: even a ``SystemExit`` or ``KeyboardInterrupt``
 that comes back from a worker becomes a failed job (500), never an exception on the event loop.
 """
@@ -30,6 +35,8 @@ __all__ = ["Job", "JobStore"]
 Finish = Callable[[dict[str, Any]], dict[str, Any]]
 #: seconds on a monotonic clock (``time.monotonic``; tests pass a fake one)
 Clock = Callable[[], float]
+#: turns one reported improvement into what the client sees of it, or ``None`` to leave it out
+Check = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 
 @dataclass(eq=False)
@@ -45,6 +52,25 @@ class Job:
     error: dict[str, Any] | None = None
     expires: float | None = None
     """Clock time after which the ended job is forgotten."""
+    check: Check | None = None
+    """Checks each improvement its solve reports (``None``: shown as reported)."""
+    checked: list[tuple[dict[str, Any], dict[str, Any] | None]] = field(default_factory=list)
+    """Each reported improvement beside what its check made of it (each is checked once)."""
+
+    def improvements(self) -> list[dict[str, Any]]:
+        """The solutions its solve has reported so far, checked (the ticket's list is bounded and
+        the newest replaces its last entry: an entry is checked again when it is a new one)."""
+        reported = self.ticket.improvements
+        del self.checked[len(reported) :]
+        for i, data in enumerate(reported):
+            if i < len(self.checked) and self.checked[i][0] is data:
+                continue
+            entry = (data, data if self.check is None else self.check(data))
+            if i < len(self.checked):
+                self.checked[i] = entry
+            else:
+                self.checked.append(entry)
+        return [shown for _, shown in self.checked if shown is not None]
 
     @property
     def status(self) -> str:
@@ -77,10 +103,11 @@ class JobStore:
     def __len__(self) -> int:
         return len(self._jobs)
 
-    def add(self, ticket: Ticket, finish: Finish) -> Job:
-        """Keep ``ticket`` as a job; ``finish`` makes its response body when it ends."""
+    def add(self, ticket: Ticket, finish: Finish, check: Check | None = None) -> Job:
+        """Keep ``ticket`` as a job; ``finish`` makes its response body when it ends, ``check``
+        what a client sees of each solution reported before that (``None`` leaves one out)."""
         self.purge()
-        job = Job(ticket, finish, polled=self.clock())
+        job = Job(ticket, finish, polled=self.clock(), check=check)
         self._jobs[ticket.id] = job
         ticket.outcome.add_done_callback(lambda _: self._settle(job))
         return job
@@ -135,6 +162,7 @@ class JobStore:
             "recent_solves": est.recent_solves,
             "waited_seconds": round(t.waited(now), 3),
             "expires_in": None if job.expires is None else round(max(0.0, job.expires - self.clock()), 1),
+            "improvements": job.improvements(),
             "result": job.result,
             "error": job.error,
         }

@@ -33,12 +33,18 @@ expected wait from the measured durations of recent solves (:mod:`puzzlezero.web
 
 Admission and dispatch happen on the event loop (each worker's messages come back to it through a
 reader thread and ``call_soon_threadsafe``), so the line and the counters need no lock.
+
+Progress: while a solve runs, its worker sends each solution the solver reports before it returns
+(the first one, then each strictly shorter: the solver's ``on_solution``) as a ``("progress", seq,
+improvement)`` message; the ticket keeps them (:attr:`Ticket.improvements`, at most
+:data:`MAX_IMPROVEMENTS`), so a polled job shows its first solution long before its answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import math
 import multiprocessing
@@ -94,6 +100,11 @@ JOB_KINDS: tuple[str, ...] = ("solve", "value")
 KILL_AFTER = 1.0
 #: the longest wait before a worker that keeps failing to start is tried again
 MAX_BACKOFF = 300.0
+#: improvements a ticket keeps while its solve runs: the first ones, and the newest in the last place
+MAX_IMPROVEMENTS = 32
+
+#: what a worker calls with each improvement of a running solve, as plain data (``Improvement.to_json()``)
+Progress = Callable[[dict[str, Any]], None]
 
 
 class QueueFullError(Exception):
@@ -207,18 +218,48 @@ def _init_worker(
             )
 
 
-def solve_one(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> SolveResult:
+def solve_one(
+    puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Callable[[Any], None] | None = None
+) -> SolveResult:
     """A worker's solve: :func:`~puzzlezero.solver.solve_many` of the one state with the job's
     options as they are (resolved by the server; nothing is resolved again here). The time limit
-    starts now, when a worker has taken the job, not while it waited in line."""
+    starts now, when a worker has taken the job, not while it waited in line. ``on_solution`` gets
+    the solver's improvements (:class:`~puzzlezero.solver.Improvement`) as they come."""
     from puzzlezero.solver import SolveOptions, solve_many
 
     if not isinstance(opts, SolveOptions):
         raise TypeError(f"a solve job carries resolved SolveOptions, got {type(opts).__name__}")
-    return solve_many(puzzle, [state], opts)[0]
+    return solve_many(puzzle, [state], opts, on_solution=on_solution)[0]
 
 
-def run_job(job: SolveJob, solve_fn: SolveFn | None = None) -> dict[str, Any]:
+def _takes_on_solution(fn: SolveFn) -> bool:
+    """Does ``fn`` take an ``on_solution`` keyword (the solver's own does; a test double may not)?"""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "on_solution" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+
+
+def _reporter(puzzle: Puzzle, on_progress: Progress) -> Callable[[Any], None]:
+    """The ``on_solution`` of a worker's solve: each improvement as plain data, its moves also as
+    people write them (``notation``: the puzzle's ``format_compact``, R R as R2), handed to
+    ``on_progress``. A report that fails is logged and dropped: it never ends the solve."""
+
+    def report(improvement: Any) -> None:
+        try:
+            data = dict(improvement.to_json() if hasattr(improvement, "to_json") else improvement)
+            data["notation"] = puzzle.format_compact(puzzle.parse_moves(list(data["solution"])))
+            on_progress(data)
+        except Exception as exc:  # noqa: BLE001 - progress is a courtesy; the answer still comes
+            log.warning("could not report a solve's progress: %s: %s", type(exc).__name__, exc)
+
+    return report
+
+
+def run_job(
+    job: SolveJob, solve_fn: SolveFn | None = None, on_progress: Progress | None = None
+) -> dict[str, Any]:
     """Run one job in a worker and return plain data (never raises for bad input).
 
     Returns ``{"ok": result.to_json()}`` or ``{"error": message, "kind": exception class}`` for a
@@ -226,7 +267,9 @@ def run_job(job: SolveJob, solve_fn: SolveFn | None = None) -> dict[str, Any]:
     memory). Any other exception propagates (a server bug, answered 500); ``SystemExit``,
     ``KeyboardInterrupt`` and other ``BaseException`` come back as a ``RuntimeError`` of this job,
     so they never end a worker or the server. ``solve_fn`` replaces :func:`solve_one`: it is called
-    ``solve_fn(puzzle, state, opts=job.options)``, as :func:`puzzlezero.solver.solve` takes them.
+    ``solve_fn(puzzle, state, opts=job.options)``, as :func:`puzzlezero.solver.solve` takes them
+    (with ``on_solution=`` too where it takes that keyword). ``on_progress`` gets each improvement
+    of a solve as it comes (see :func:`_reporter`).
     """
     try:
         from puzzlezero.registry import make
@@ -237,7 +280,12 @@ def run_job(job: SolveJob, solve_fn: SolveFn | None = None) -> dict[str, Any]:
             assert isinstance(job.options, Mapping)  # checked when the job was made
             return {"ok": value(make(job.puzzle), job.state, **job.options).to_json()}
         solve: SolveFn = solve_one if solve_fn is None else solve_fn
-        return {"ok": solve(make(job.puzzle), job.state, opts=job.options).to_json()}
+        p = make(job.puzzle)
+        if on_progress is not None and _takes_on_solution(solve):
+            return {
+                "ok": solve(p, job.state, opts=job.options, on_solution=_reporter(p, on_progress)).to_json()
+            }
+        return {"ok": solve(p, job.state, opts=job.options).to_json()}
     except PuzzleError as exc:
         return {"error": str(exc), "kind": type(exc).__name__}
     except MemoryError:
@@ -267,8 +315,9 @@ def _worker_main(
     initializer: Callable[[], None] | None,
 ) -> None:
     """A worker process: start up, say ``("ready", pid)``, then run ``(seq, job)`` messages one at
-    a time, answering ``("done", seq, run_job output)`` or ``("failed", seq, text)``, until
-    ``None`` or the parent's end of the pipe closes. A start-up failure is sent as
+    a time, answering ``("done", seq, run_job output)`` or ``("failed", seq, text)`` (after any
+    ``("progress", seq, improvement)`` of a solve), until ``None`` or the parent's end of the pipe
+    closes. A start-up failure is sent as
     ``("start_failed", text)`` and ends the process with exit code 3."""
     try:
         _init_worker(threads, warm, memory_mib, load_torch=solve_fn is None)
@@ -287,8 +336,12 @@ def _worker_main(
         if message is None:
             return
         seq, job = message
+
+        def progress(data: dict[str, Any], seq: int = seq) -> None:
+            conn.send(("progress", seq, data))
+
         try:
-            reply: tuple[Any, ...] = ("done", seq, run_job(job, solve_fn))
+            reply: tuple[Any, ...] = ("done", seq, run_job(job, solve_fn, progress))
         except BaseException as exc:  # noqa: BLE001 - a bug in this job, not the end of the worker
             reply = ("failed", seq, f"{type(exc).__name__}: {exc}")
         try:
@@ -340,6 +393,10 @@ class Ticket:
     """The process id of the worker that took it (``None`` while it waits, and for threads)."""
     ended: float | None = None
     """When its outcome was settled (answered, overrun, failed or cancelled)."""
+    improvements: list[dict[str, Any]] = field(default_factory=list)
+    """The solutions its running solve has reported so far, in order (``Improvement.to_json()``
+    plus ``notation``): the first, then each shorter one; at most :data:`MAX_IMPROVEMENTS` (the
+    newest replaces the last kept)."""
 
     @property
     def time_limit(self) -> float:
@@ -787,8 +844,13 @@ class SolvePool:
         self._running[ticket] = worker
         worker.timers = [self._loop.call_later(ticket.wall_limit, self._overrun, worker, ticket)]
         if worker.thread is not None:
-            fut = self._loop.run_in_executor(worker.thread, run_job, ticket.job, self.solve_fn)
             seq = worker.seq
+            loop = self._loop
+
+            def progress(data: dict[str, Any]) -> None:
+                loop.call_soon_threadsafe(self._on_message, worker, ("progress", seq, data))
+
+            fut = loop.run_in_executor(worker.thread, run_job, ticket.job, self.solve_fn, progress)
             fut.add_done_callback(lambda f: self._thread_done(worker, seq, f))
             return
         assert worker.conn is not None
@@ -817,6 +879,12 @@ class SolvePool:
             self._dispatch()
         elif kind == "start_failed":
             worker.start_error = message[1]
+        elif kind == "progress" and message[1] == worker.seq and worker.ticket is not None:
+            kept = worker.ticket.improvements
+            if len(kept) < MAX_IMPROVEMENTS:
+                kept.append(message[2])
+            else:
+                kept[-1] = message[2]
         elif kind in ("done", "failed") and message[1] == worker.seq and worker.ticket is not None:
             ticket = self._release(worker)
             if kind == "done":

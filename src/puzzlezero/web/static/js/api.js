@@ -38,13 +38,34 @@ export function aboutSeconds(seconds) {
   return `about ${Math.round(seconds / 60)} min`;
 }
 
-/** What a waiting solve's status line says: its place in line and the expected wait. */
+/** What a waiting solve's status line says: its place in line and the expected wait, and once it
+ * runs, the best solution found so far. */
 export function waitText(job) {
   if (job.status === "queued") {
     const place = job.position === 1 ? "next in line" : `${ordinal(job.position)} in line`;
     return `queued: ${place}, ${aboutSeconds(job.estimated_start_seconds)} until it starts`;
   }
-  return job.estimated_seconds > 0.5 ? `solving… ${aboutSeconds(job.estimated_seconds)} left` : "solving…";
+  const left = job.estimated_seconds > 0.5 ? ` ${aboutSeconds(job.estimated_seconds)} left` : "";
+  const found = job.improvements ?? [];
+  if (found.length) {
+    const best = found[found.length - 1];
+    return `found a ${best.length}-move solution after ${best.seconds.toFixed(1)} s; looking for a shorter one…${left}`;
+  }
+  return `solving…${left}`;
+}
+
+/** The list of solutions a solve found on its way (#found): each one's length, when and what found
+ * it, a click loads it. `null` clears the list. */
+export function listFound(improvement, load) {
+  const list = document.getElementById("found");
+  if (!list) return;
+  if (improvement === null) { list.replaceChildren(); list.hidden = true; return; }
+  list.hidden = false;
+  list.querySelectorAll(".found-row").forEach((row) => row.classList.remove("newest"));
+  list.append(el("li", { class: "found-row newest", dataset: { length: String(improvement.length) } },
+    el("button", { type: "button", class: "chip", title: `show this ${improvement.length}-move solution`,
+      onclick: () => load(improvement) }, `${improvement.length} moves`),
+    ` after ${improvement.seconds.toFixed(1)} s (${improvement.stage})`));
 }
 
 let pendingJob = null; // the id of this page's job in the server's line, if any
@@ -56,18 +77,27 @@ window.addEventListener("pagehide", () => {
 
 /**
  * Solve through the server's waiting line: POST /api/jobs, then poll GET /api/jobs/{id} until the
- * job ends. `onWait(job)` gets each queued/running status (place in line, expected wait). Returns
- * the solve answer (as POST /api/solve gives it); throws Error(detail) when it failed.
+ * job ends. `onWait(job)` gets each queued/running status (place in line, expected wait, the
+ * solutions found so far); `onImprovement(improvement)` each solution the running solve reports
+ * before its answer (the first, then each shorter one), once. Returns the solve answer (as
+ * POST /api/solve gives it); throws Error(detail) when it failed.
  */
-export async function solveQueued(body, onWait = () => {}) {
+export async function solveQueued(body, onWait = () => {}, onImprovement = null) {
   let job = await api("/api/jobs", body);
   pendingJob = job.id;
+  let seen = 0;
+  const report = async () => {
+    const found = job.improvements ?? [];
+    for (; onImprovement && seen < found.length; seen += 1) await onImprovement(found[seen]);
+  };
   try {
     for (let polls = 0; job.status === "queued" || job.status === "running"; polls += 1) {
       onWait(job);
+      await report();
       await sleep(Math.min(1000, 100 * 2 ** polls)); // a quick answer comes back quickly
       job = await api(`/api/jobs/${job.id}`);
     }
+    await report();
   } finally {
     pendingJob = null;
   }

@@ -5,7 +5,7 @@
 // a click on it plays that move; other puzzles also get one button per move under the board.
 // The page's URL carries the puzzle, the state and a loaded solution
 // (`/board?puzzle=puzzle15&state=...&solution=...`), so a link opens them.
-import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
+import { api, busy, el, fillMethods, fillPuzzleSelect, listFound, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
 import { Playback } from "./playback.js";
 
 const HOW_TO = {
@@ -22,6 +22,7 @@ const S = {
   start: null,     // state text of the last loaded / scrambled state (Sokoban "restart")
   frames: null,    // trajectory of the loaded solution
   chain: Promise.resolve(), // moves are sent one after another, in order
+  epoch: 0,        // bumps when the state changes; a solve started before is not shown
 };
 const board = document.getElementById("board");
 const pb = new Playback({ show: (pos) => showFrame(S.frames[pos]), interval: 400 });
@@ -52,6 +53,8 @@ async function showSolution(state, moves, stages = null) {
 }
 
 function dropSolution() {
+  S.epoch += 1;
+  listFound(null);
   if (!pb.loaded) return;
   S.frames = null;
   pb.clear();
@@ -165,15 +168,30 @@ async function solve() {
   if (S.frame.solved) { setStatus("already solved", "ok"); return; }
   setStatus("solving…");
   const state = S.frame.state;
-  const res = await solveQueued(solveBody(S.info.name, state), (job) => setStatus(waitText(job)));
-  if (S.frame.state !== state || pb.loaded) { setStatus("the board changed while solving: solve again", "error"); return; }
+  const epoch = ++S.epoch;
+  const current = () => S.epoch === epoch;
+  const untouched = () => !pb.loaded || (pb.pos === 0 && !pb.playing); // nothing of a solution played yet
+  const load = async (found) => { if (current()) await showSolution(state, found.notation); };
+  // the first solution as soon as the solver has it, then each shorter one (unless one is being played)
+  const onImprovement = async (found) => {
+    if (!current()) return;
+    listFound(found, load);
+    if (untouched()) await showSolution(state, found.notation).catch((err) => setStatus(err.message, "error"));
+  };
+  const res = await solveQueued(solveBody(S.info.name, state), (job) => { if (current()) setStatus(waitText(job)); }, onImprovement);
+  if (!current()) { setStatus("the board changed while solving: solve again", "error"); return; }
   showStats(res);
   if (!res.solved) {
     setStatus(`no solution within the limits (${res.nodes_generated.toLocaleString("en-US")} nodes)`, "error");
     return;
   }
-  await showSolution(state, res.notation ?? res.solution, res.stages);
-  setStatus(`found a ${res.length}-move solution: press Play`, "ok");
+  const moves = res.notation ?? res.solution;
+  if (untouched() || pb.moves.join(" ") === moves.join(" ")) {
+    await showSolution(state, moves, res.stages);
+    setStatus(`found a ${res.length}-move solution: press Play`, "ok");
+  } else {
+    setStatus(`found a ${res.length}-move solution; the one being played stays (pick another in the list)`, "ok");
+  }
 }
 
 async function selectPuzzle(name, puzzles, server, link = null) {

@@ -6,7 +6,7 @@
 // write them (the server's `notation`: R R as R2). The page's URL carries the position and its
 // solution (`?alg=...&solution=...`), so a link opens both. Without cubing.js the page draws the
 // server's SVG instead of the 3-D cube.
-import { api, busy, el, fillMethods, fillPuzzleSelect, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
+import { api, busy, el, fillMethods, fillPuzzleSelect, listFound, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
 import { Hints } from "./hints.js";
 import { StickerNet } from "./net.js";
 import { Playback } from "./playback.js";
@@ -24,6 +24,7 @@ const S = {
   frames: null,      // /api/move trajectory of the loaded solution
   player: null,      // <twisty-player> when cubing.js loaded
   seq: 0,            // bumps on every state change; stale /api/move answers are dropped
+  epoch: 0,          // bumps when the position changes; a solve started before is not shown
 };
 
 const invertMove = (m) => (m.endsWith("2") || m.endsWith("2'") ? m.replace("'", "") : m.endsWith("'") ? m.slice(0, -1) : `${m}'`);
@@ -93,6 +94,8 @@ async function showPosition(pos, from) {
 // ---- changing the state ---------------------------------------------------------------------
 /** Start over from `alg` (moves from solved), dropping any loaded solution. */
 async function setAlg(alg) {
+  S.epoch += 1;
+  listFound(null);
   S.base = alg.slice();
   S.frames = null;
   pb.clear();
@@ -104,6 +107,8 @@ async function setAlg(alg) {
 
 function turn(move) {
   if (!S.actions.includes(move)) return;
+  S.epoch += 1;
+  listFound(null);
   if (pb.loaded) { // keep the played part of the solution, forget the rest
     S.base = currentAlg();
     S.frames = null;
@@ -172,6 +177,8 @@ async function solveNet() {
   showStats(res);
   if (!res.solved) throw new Error("the solver found no solution within the time limit; raise the time limit");
   const { moves, stages } = written(res);
+  S.epoch += 1;
+  listFound(null);
   S.base = invertAlg(moves);
   S.frames = null;
   pb.clear();
@@ -181,21 +188,35 @@ async function solveNet() {
 
 async function solve() {
   if (pb.loaded) { S.base = currentAlg(); S.frames = null; pb.clear(); }
+  const epoch = ++S.epoch;
+  listFound(null);
   await syncState();
   if (S.solved) { setStatus("the cube is already solved", "ok"); return; }
   setStatus("solving…");
   const state = S.stateText;
-  const alg = currentAlg().join(" ");
-  const res = await solveQueued(solveBody(S.puzzle, state), (job) => setStatus(waitText(job)));
-  if (currentAlg().join(" ") !== alg || pb.loaded) { setStatus("the cube changed while solving: solve again", "error"); return; }
+  const current = () => S.epoch === epoch;
+  const untouched = () => !pb.loaded || (pb.pos === 0 && !pb.playing); // nothing of a solution played yet
+  const load = async (found) => { if (current()) await showSolution(state, found.notation); };
+  // the first solution as soon as the solver has it, then each shorter one (unless one is being played)
+  const onImprovement = async (found) => {
+    if (!current()) return;
+    listFound(found, load);
+    if (untouched()) await showSolution(state, found.notation).catch((err) => setStatus(err.message, "error"));
+  };
+  const res = await solveQueued(solveBody(S.puzzle, state), (job) => { if (current()) setStatus(waitText(job)); }, onImprovement);
+  if (!current()) { setStatus("the cube changed while solving: solve again", "error"); return; }
   showStats(res);
   if (!res.solved) {
     setStatus(`no solution within the limits (${res.nodes_generated.toLocaleString("en-US")} nodes)`, "error");
     return;
   }
   const { moves, stages } = written(res);
-  await showSolution(state, moves, stages);
-  setStatus(`found a ${res.length}-move solution: press Play`, "ok");
+  if (untouched() || pb.moves.join(" ") === moves.join(" ")) {
+    await showSolution(state, moves, stages);
+    setStatus(`found a ${res.length}-move solution: press Play`, "ok");
+  } else {
+    setStatus(`found a ${res.length}-move solution; the one being played stays (pick another in the list)`, "ok");
+  }
 }
 
 // ---- set-up ---------------------------------------------------------------------------------
