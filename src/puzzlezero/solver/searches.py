@@ -162,16 +162,16 @@ def _run_bwas(
 
 
 def _search_threads(o: SolveOptions) -> tuple[int, Callable[[], Any]]:
-    """How many searches may run side by side, and the context they run in: for a torch network
-    (:attr:`HeuristicSpec.torch`), one per intra-op thread torch has, each with one thread (the
-    cube's images: 1.3-1.4x the nodes a second of one search on two threads, docs/results.md);
+    """How many searches may run side by side, and the context they run in: for a network
+    (:attr:`HeuristicSpec.threaded`), one per intra-op thread its runtime has, each with one thread
+    (the cube's images: 1.3-1.4x the nodes a second of one search on two threads, docs/results.md);
     otherwise one."""
     spec = HEURISTICS.get(o.heuristic or "")
-    if spec is None or not spec.torch:
+    if spec is None or not spec.threaded:
         return 1, nullcontext
-    from puzzlezero.nn import intra_op_threads, torch_threads
+    from puzzlezero.nn.runtime import call_threads, default_threads
 
-    return intra_op_threads(), partial(torch_threads, 1)
+    return default_threads(), partial(call_threads, 1)
 
 
 def reads_beam_width(search: str) -> bool:
@@ -221,7 +221,7 @@ def _run_beam(
             fn,
             puzzle,
             rows,
-            h,
+            h,  # type: ignore[arg-type]
             o.beam_width,  # type: ignore[arg-type]
             groups=groups,
             deadline=deadline,
