@@ -152,12 +152,16 @@ def _default(name: str) -> object:
 @app.command("serve")
 def serve(
     host: Annotated[
-        str, typer.Option(help="Interface to listen on (0.0.0.0 = every interface).")
+        str,
+        typer.Option(rich_help_panel="Network", help="Interface to listen on (0.0.0.0 = every interface)."),
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0 = any free port).")] = 8000,
+    port: Annotated[
+        int, typer.Option(rich_help_panel="Network", min=0, max=65535, help="TCP port (0 = any free port).")
+    ] = 8000,
     allowed_host: Annotated[
         list[str] | None,
         typer.Option(
+            rich_help_panel="Network",
             help="A host name (or address) the server is reached under, as browsers send it in the Host "
             "header (repeatable; '*.example.org' for subdomains, '*' for any). Requests addressed to "
             "another name get HTTP 400, so no web page can reach the server by rebinding a DNS name of "
@@ -166,11 +170,15 @@ def serve(
         ),
     ] = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Solver worker processes (default: min(2, CPU cores)).")
+        int | None,
+        typer.Option(
+            rich_help_panel="Workers", min=1, help="Solver worker processes (default: min(2, CPU cores))."
+        ),
     ] = None,
     queue: Annotated[
         int | None,
         typer.Option(
+            rich_help_panel="Limits",
             min=0,
             help="Solves (and /api/value requests) that may wait in line for a worker, first come first "
             "served (time in line does not count against a solve's time limit); more get HTTP 429 "
@@ -180,6 +188,7 @@ def serve(
     client_waiting: Annotated[
         int | None,
         typer.Option(
+            rich_help_panel="Limits",
             min=0,
             help="Requests one client (by its address) may have waiting in line; more get HTTP 429 "
             f"(0 = no limit beyond --queue; default: {_default('client_waiting')}, and at most half of "
@@ -189,6 +198,7 @@ def serve(
     client_running: Annotated[
         int | None,
         typer.Option(
+            rich_help_panel="Limits",
             min=0,
             help="Requests one client (by its address) may have running on workers at once; its others "
             "wait while other clients' requests pass them in line (0 = no limit beyond --workers; "
@@ -198,6 +208,7 @@ def serve(
     job_idle_timeout: Annotated[
         float | None,
         typer.Option(
+            rich_help_panel="Limits",
             min=0.1,
             help="Seconds a queued job (POST /api/jobs) keeps its place without its client polling "
             f"GET /api/jobs/ID; then it leaves the line (default: {_default('job_idle_timeout')}).",
@@ -206,6 +217,7 @@ def serve(
     time_limit: Annotated[
         float,
         typer.Option(
+            rich_help_panel="Limits",
             min=0.1,
             help="Largest time_limit (seconds) a request may ask for (422 above; a request naming none "
             "gets min(this, 20)).",
@@ -214,6 +226,7 @@ def serve(
     max_nodes: Annotated[
         int,
         typer.Option(
+            rich_help_panel="Limits",
             min=1,
             help="Largest max_nodes a request may ask for (422 above; a request naming none gets "
             "min(this, 2000000)).",
@@ -222,6 +235,7 @@ def serve(
     grace_seconds: Annotated[
         float | None,
         typer.Option(
+            rich_help_panel="Limits",
             min=0.0,
             help="Seconds a running solve gets beyond its time_limit (model loading) before it is "
             f"answered 504: its wall limit (default: {_default('grace_seconds')}).",
@@ -230,6 +244,7 @@ def serve(
     overrun_margin: Annotated[
         float | None,
         typer.Option(
+            rich_help_panel="Limits",
             min=0.0,
             help="Seconds a running solve may overrun its wall limit (time limit plus start-up grace) "
             "before its worker is terminated and replaced; it is answered 504 "
@@ -239,6 +254,7 @@ def serve(
     worker_memory_mib: Annotated[
         int | None,
         typer.Option(
+            rich_help_panel="Workers",
             min=0,
             help="Memory limit of each worker process in MiB (its address space: a search that needs "
             "more fails by name instead of the machine swapping); 0 = no limit (default: half of the "
@@ -248,6 +264,7 @@ def serve(
     max_body_bytes: Annotated[
         int | None,
         typer.Option(
+            rich_help_panel="Network",
             min=1,
             help=f"Largest request body in bytes; larger ones get HTTP 413 (default: {_default('max_body_bytes')}).",
         ),
@@ -255,6 +272,7 @@ def serve(
     shutdown_timeout: Annotated[
         float | None,
         typer.Option(
+            rich_help_panel="Workers",
             min=0.0,
             help="Seconds a shutdown (Ctrl-C, SIGTERM) waits for open requests and then for running "
             f"solves before it ends them (default: {_default('shutdown_timeout')}).",
@@ -263,6 +281,7 @@ def serve(
     start_timeout: Annotated[
         float | None,
         typer.Option(
+            rich_help_panel="Workers",
             min=0.1,
             help="Seconds a worker may take to start up (imports, the served networks); one not ready "
             f"by then is stopped and counted as a failed start (default: {_default('start_timeout')}).",
@@ -271,27 +290,34 @@ def serve(
     respawn_backoff: Annotated[
         float | None,
         typer.Option(
+            rich_help_panel="Workers",
             min=0.0,
             help="Seconds before a worker that failed to start is tried again, doubled after each "
             f"further failure (at most 5 minutes; default: {_default('respawn_backoff')}).",
         ),
     ] = None,
     executor: Annotated[
-        str, typer.Option(help="'process' (default) or 'thread' solver workers.")
+        str, typer.Option(rich_help_panel="Workers", help="'process' (default) or 'thread' solver workers.")
     ] = "process",
     model: Annotated[
         list[str] | None,
         typer.Option(
-            help="Serve a model folder for a puzzle instead of the shipped one: PUZZLE=DIR (repeatable)."
+            rich_help_panel="Models and tables",
+            help="Serve a model folder for a puzzle instead of the shipped one: PUZZLE=DIR (repeatable).",
         ),
     ] = None,
     node_modules: Annotated[
-        Path | None, typer.Option(help="Folder holding cubing.js (default: beside the repository or cwd).")
+        Path | None,
+        typer.Option(
+            rich_help_panel="Models and tables",
+            help="Folder holding cubing.js (default: beside the repository or cwd).",
+        ),
     ] = None,
     build_tables: Annotated[
         list[str] | None,
         typer.Option(
             "--build-tables",
+            rich_help_panel="Models and tables",
             metavar="PUZZLE",
             help="Build (or load) PUZZLE's pattern databases and group table before serving, so that "
             "requests for the optimal solver or the pdb heuristic can be answered (repeatable; minutes "
@@ -301,7 +327,7 @@ def serve(
             "prepared at start.",
         ),
     ] = None,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    log_level: Annotated[str, typer.Option(rich_help_panel="Network", help="uvicorn log level.")] = "info",
 ) -> None:
     """Serve the web app: cube page at /, other puzzles at /board, API docs at /docs.
 
