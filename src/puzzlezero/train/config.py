@@ -66,14 +66,16 @@ class ObjectiveFacts(Protocol):
 
 
 #: the training objectives' registry as the checks of :class:`TrainConfig` read it: its
-#: ``get_objective`` (an unknown name raises, listing the known ones) and ``descent_objectives``.
+#: ``get_objective`` (an unknown name raises, listing the known ones), ``descent_objectives`` and
+#: ``capping_objectives``.
 #: :mod:`puzzlezero.train.objectives.registry` sets it when it is imported, and importing
 #: :mod:`puzzlezero.train` imports every objective; the registry sits above this module (every
 #: objective takes a TrainConfig), so this module imports no objective
-OBJECTIVE_LOOKUP: tuple[Callable[[str], ObjectiveFacts], Callable[[], list[str]]] | None = None
+ObjectiveLookup = tuple[Callable[[str], ObjectiveFacts], Callable[[], list[str]], Callable[[], list[str]]]
+OBJECTIVE_LOOKUP: ObjectiveLookup | None = None
 
 
-def _objective_lookup() -> tuple[Callable[[str], ObjectiveFacts], Callable[[], list[str]]]:
+def _objective_lookup() -> ObjectiveLookup:
     if OBJECTIVE_LOOKUP is None:
         raise RuntimeError(
             "the training objectives are not registered: import puzzlezero.train before making a TrainConfig"
@@ -168,6 +170,14 @@ class TrainConfig:
     docs/training.md). Must be a multiple of ``chunk_iterations``."""
     epsilon: float = 0.05
     """Loss threshold for the target update (paper: 0.05)."""
+    cap_labels: bool = False
+    """Cap each target at the cost of walking its training state's scramble back to the goal (a
+    known path, so an upper bound of the cost-to-go): ``min(min_a [cost(a) + J_target(child_a)],
+    path cost)``, for a Q target ``min(y(s, a), cost(a) + cost(inverse(a)) + path cost)``. Bootstrap
+    learning's bound (Jabbari Arfaee, Zilles and Holte, "Learning heuristic functions for large state
+    spaces", 2011), against Bellman targets that inflate above the true distance. ``davi``, ``adi``,
+    ``multigoal`` and ``qlearning``; the scrambles and the random draws are those of an uncapped run
+    (``train.objectives.path_costs``). Off = the paper's targets."""
     chunk_iterations: int = 10
     """Targets are generated for ``chunk_iterations * batch_size`` states at once with the target
     network in inference mode, then trained on in minibatches of B (an efficiency detail: the target
@@ -369,7 +379,7 @@ class TrainConfig:
                 f"0 <= descent_epsilon <= 1, got {self.descent_share!r}, {self.descent_stride!r}, "
                 f"{self.descent_steps!r}, {self.descent_epsilon!r}"
             )
-        get_objective, descent_objectives = _objective_lookup()
+        get_objective, descent_objectives, capping_objectives = _objective_lookup()
         if self.descent_share and self.objective not in descent_objectives():
             raise PuzzleError(
                 f"config: descent_share takes training states from greedy descents for the objectives "
@@ -378,6 +388,12 @@ class TrainConfig:
         if self.descent_share and self.goal != "solved":
             raise PuzzleError(
                 "config: greedy descents (descent_share) walk to the solved state; use goal=solved"
+            )
+        if self.cap_labels and self.objective not in capping_objectives():
+            raise PuzzleError(
+                f"config: cap_labels caps the Bellman targets of {', '.join(capping_objectives())} by "
+                f"the cost of each state's scramble; {self.objective!r} has no such targets, so leave it "
+                "false"
             )
         if not 0 < self.curriculum_threshold <= 1:
             raise PuzzleError("config: curriculum_threshold must be in (0, 1]")

@@ -38,6 +38,7 @@ import numpy as np
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.descents import scramble_depths
 from puzzlezero.train.objectives.davi import action_targets
+from puzzlezero.train.objectives.path_costs import cap_values, scrambles_with_path_cost
 from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ def adi_targets(
     "adi",
     needs_target=True,
     head="policy",
+    caps_labels=True,
     summary="autodidactic iteration: value and policy targets from the children, weighted 1/depth",
     recipe=lambda cfg: "ADI value and policy targets weighted 1/depth",
 )
@@ -78,8 +80,14 @@ def adi_labels(
     value_fn: ValueFn | None,
     config: TrainConfig,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` states scrambled ``D ~ U[1, max_scramble]`` times with their ADI rows ``(y_J, y_p, 1/D)``."""
+    """``n`` states scrambled ``D ~ U[1, max_scramble]`` times with their ADI rows ``(y_J, y_p, 1/D)``;
+    with ``config.cap_labels`` ``y_J`` is capped at the scramble's cost back (:mod:`.path_costs`)."""
     assert value_fn is not None
     depths = puzzle.draw_depths(rng, n, scramble_depths(rng, n, max_scramble, config))
-    states = puzzle.scramble(rng, n, depths)
-    return states, adi_targets(puzzle, value_fn, states, depths, chunk=config.inference_batch)
+    if not config.cap_labels:
+        states = puzzle.scramble(rng, n, depths)
+        return states, adi_targets(puzzle, value_fn, states, depths, chunk=config.inference_batch)
+    states, path_cost = scrambles_with_path_cost(puzzle, rng, n, depths)
+    rows = adi_targets(puzzle, value_fn, states, depths, chunk=config.inference_batch)
+    rows[:, 0] = cap_values(rows[:, 0], path_cost)  # the value target; the policy keeps the argmin
+    return states, rows

@@ -10,6 +10,8 @@ Sokoban wall) are not moves and are left out of the minimum; the target net's ou
 at 0 (a cost-to-go is never negative). The trainer (:mod:`puzzlezero.train.trainer`) takes Adam
 steps on the squared error of ``J_theta(s)`` against ``y`` and refreshes ``J_target`` every ``C``
 iterations: when the loss is below ``epsilon`` (the paper) or always (``target_update="period"``).
+With ``TrainConfig.cap_labels`` a target is at most the cost of its state's scramble walked back
+(:mod:`.path_costs`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.train.descents import training_states
+from puzzlezero.train.objectives.path_costs import cap_values, training_states_with_path_cost
 from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
@@ -119,7 +122,10 @@ def bellman_targets(
     summary="one-step Bellman targets (DeepCubeA)",
     goal_aware=True,
     descents=True,
-    recipe=lambda cfg: "DAVI one-step Bellman targets",
+    caps_labels=True,
+    recipe=lambda cfg: (
+        "DAVI one-step Bellman targets" + (", capped by the scrambles' costs" if cfg.cap_labels else "")
+    ),
 )
 def davi_labels(
     puzzle: Puzzle,
@@ -132,9 +138,14 @@ def davi_labels(
     """Algorithm 1's data: ``n`` states scrambled ``k ~ U[1, max_scramble]`` times from the
     solved state (a ``config.descent_share`` of them from greedy descents, :mod:`.descents`), with
     their one-step Bellman targets to ``config.goal`` under ``value_fn`` (the
-    target network)."""
+    target network); with ``config.cap_labels`` each capped at its scramble's cost back
+    (:mod:`.path_costs`)."""
     assert value_fn is not None
-    states = training_states(puzzle, rng, n, max_scramble, value_fn, config)
-    return states, one_step_targets(
-        puzzle, value_fn, states, chunk=config.inference_batch, is_goal=config.goal
-    )
+    if not config.cap_labels:
+        states = training_states(puzzle, rng, n, max_scramble, value_fn, config)
+        return states, one_step_targets(
+            puzzle, value_fn, states, chunk=config.inference_batch, is_goal=config.goal
+        )
+    states, path_cost = training_states_with_path_cost(puzzle, rng, n, max_scramble, value_fn, config)
+    targets = one_step_targets(puzzle, value_fn, states, chunk=config.inference_batch, is_goal=config.goal)
+    return states, cap_values(targets, path_cost)

@@ -28,6 +28,7 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.descents import scramble_depths
+from puzzlezero.train.objectives.path_costs import cap_values, scrambles_with_path_cost
 from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ def multigoal_targets(
     summary="one-step Bellman targets of every goal's head (Dong et al.'s multi-head networks)",
     head="goals",
     goal_aware=True,
+    caps_labels=True,
     recipe=lambda cfg: f"multi-head DAVI ({', '.join(cfg.goals)}; {cfg.head_layers} goal-specific layers)",
 )
 def multigoal_labels(
@@ -93,7 +95,14 @@ def multigoal_labels(
     config: TrainConfig,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` states scrambled ``k ~ U[1, max_scramble]`` times from the solved state, with the
-    targets ``[n, G]`` of the goals ``config.goals`` under ``value_fn`` (the target network)."""
+    targets ``[n, G]`` of the goals ``config.goals`` under ``value_fn`` (the target network); with
+    ``config.cap_labels`` each capped at the scramble's cost back to the solved state, which meets
+    every goal (:mod:`.path_costs`)."""
     assert value_fn is not None
-    states = puzzle.scramble(rng, n, scramble_depths(rng, n, max_scramble, config))
-    return states, multigoal_targets(puzzle, value_fn, states, config.goals, chunk=config.inference_batch)
+    depth = scramble_depths(rng, n, max_scramble, config)
+    if not config.cap_labels:
+        states = puzzle.scramble(rng, n, depth)
+        return states, multigoal_targets(puzzle, value_fn, states, config.goals, chunk=config.inference_batch)
+    states, path_cost = scrambles_with_path_cost(puzzle, rng, n, depth)
+    targets = multigoal_targets(puzzle, value_fn, states, config.goals, chunk=config.inference_batch)
+    return states, cap_values(targets, path_cost)

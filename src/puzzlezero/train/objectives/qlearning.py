@@ -26,6 +26,9 @@ tell the actions apart, ``min_a' Q`` is about their mean), while ``value`` went 
 value head as good as DAVI's (0.43 against 0.41). A warm start on random-walk lengths trains the
 value head; the Q head then starts as ``cost + J(s)``
 (:meth:`~puzzlezero.nn.models.CostToGoNet.init_q_from_value`).
+
+With ``TrainConfig.cap_labels`` a target is at most ``cost(a) + cost(inverse(a)) + c(s)``, ``c(s)``
+the cost of walking the state's scramble back (:mod:`.path_costs`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import numpy as np
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.descents import scramble_depths
 from puzzlezero.train.objectives.davi import action_targets
+from puzzlezero.train.objectives.path_costs import cap_action_values, scrambles_with_path_cost
 from puzzlezero.train.objectives.registry import ValueFn, register_objective
 
 if TYPE_CHECKING:
@@ -56,6 +60,7 @@ def q_targets(puzzle: Puzzle, value_fn: ValueFn, states: np.ndarray, *, chunk: i
     "qlearning",
     needs_target=True,
     head="q",
+    caps_labels=True,
     summary="Q-learning targets for a Q head (Q* search)",
     recipe=lambda cfg: "Q-learning targets for the Q head (value head on their minimum)",
 )
@@ -68,7 +73,13 @@ def qlearning_labels(
     config: TrainConfig,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` states scrambled ``k ~ U[1, max_scramble]`` times with their Q-learning targets
-    ``[n, num_actions]`` under ``value_fn`` (``min_a' Q_target``)."""
+    ``[n, num_actions]`` under ``value_fn`` (``min_a' Q_target``); with ``config.cap_labels``
+    each capped by the path through the parent (:func:`.path_costs.cap_action_values`)."""
     assert value_fn is not None
-    states = puzzle.scramble(rng, n, scramble_depths(rng, n, max_scramble, config))
-    return states, q_targets(puzzle, value_fn, states, chunk=config.inference_batch)
+    depth = scramble_depths(rng, n, max_scramble, config)
+    if not config.cap_labels:
+        states = puzzle.scramble(rng, n, depth)
+        return states, q_targets(puzzle, value_fn, states, chunk=config.inference_batch)
+    states, path_cost = scrambles_with_path_cost(puzzle, rng, n, depth)
+    targets = q_targets(puzzle, value_fn, states, chunk=config.inference_batch)
+    return states, cap_action_values(puzzle, targets, path_cost)

@@ -34,6 +34,7 @@ __all__ = [
     "get_objective",
     "objective_names",
     "descent_objectives",
+    "capping_objectives",
     "ValueFn",
     "MakeLabels",
 ]
@@ -68,6 +69,9 @@ class Objective:
     #: labels states that :func:`~puzzlezero.train.descents.training_states` draws, so a share of
     #: them may come from greedy descents (``TrainConfig.descent_share``)
     descents: bool = False
+    #: honours ``TrainConfig.cap_labels``: caps its targets by each training state's known path
+    #: cost (:mod:`.path_costs`)
+    caps_labels: bool = False
     #: the objective in a model card's one-line recipe, from the run's config (default: its name)
     recipe: Recipe | None = None
 
@@ -92,6 +96,7 @@ def register_objective(
     goal_aware: bool = False,
     policy_only: bool = False,
     descents: bool = False,
+    caps_labels: bool = False,
     recipe: Recipe | None = None,
 ) -> Callable[[MakeLabels], MakeLabels]:
     """Decorator: register ``make`` under ``name``."""
@@ -100,7 +105,7 @@ def register_objective(
 
     def deco(make: MakeLabels) -> MakeLabels:
         OBJECTIVES[name] = Objective(
-            name, make, needs_target, summary, head, goal_aware, policy_only, descents, recipe
+            name, make, needs_target, summary, head, goal_aware, policy_only, descents, caps_labels, recipe
         )
         return make
 
@@ -127,5 +132,10 @@ def descent_objectives() -> list[str]:
     return sorted(name for name, objective in OBJECTIVES.items() if objective.descents)
 
 
+def capping_objectives() -> list[str]:
+    """The objectives that honour ``TrainConfig.cap_labels``, sorted."""
+    return sorted(name for name, objective in OBJECTIVES.items() if objective.caps_labels)
+
+
 # the checks of a TrainConfig read the objectives through these: config.py imports no objective
-train_config.OBJECTIVE_LOOKUP = (get_objective, descent_objectives)
+train_config.OBJECTIVE_LOOKUP = (get_objective, descent_objectives, capping_objectives)
