@@ -15,7 +15,7 @@ import puzzlezero.solver.run as run_module
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
-from puzzlezero.search import clock
+from puzzlezero.search import bwas, clock
 from puzzlezero.search.images import anytime_images
 from puzzlezero.search.result import SearchResult
 from puzzlezero.solver import SEARCHES, Improvement, SearchSpec, solve, solve_many, verify
@@ -85,6 +85,31 @@ def test_each_state_gets_its_first_solution_then_strictly_cheaper_ones_ending_on
         assert all(0 < s.nodes_generated <= r.nodes_generated for s in mine)
     # the greedy stage's answers are worse than the final ones on at least one state
     assert any(len([s for s in seen if s.index == i]) > 1 for i in range(len(starts)))
+
+
+def test_bwas_passes_each_solution_on_the_moment_it_is_found(
+    fake: FakeClock, p8: tuple[Puzzle, Any, np.ndarray]
+) -> None:
+    """A start near the goal is reported while the far one still searches, with the result the
+    search returns for it: an anytime stage's improvement is shown when found, not when the stage ends."""
+    p, exact, starts = p8
+    near = p.apply_moves(p.goal(), [0, 1])
+
+    def h(states: np.ndarray) -> np.ndarray:
+        fake.sleep(0.01)
+        return exact(states)
+
+    seen: list[tuple[int, SearchResult, float]] = []
+    results = bwas(
+        p,
+        np.stack([near, starts[3]]),
+        h,
+        weight=1.0,
+        batch_size=1,
+        on_solved=lambda i, r: seen.append((i, r, clock.now())),
+    )
+    assert [i for i, _, _ in seen] == [0, 1] and [r for _, r, _ in seen] == results
+    assert seen[0][2] == 1000.0 + results[0].seconds < seen[1][2] == 1000.0 + results[1].seconds
 
 
 def _stalls(fake: FakeClock) -> Any:

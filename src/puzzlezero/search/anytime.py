@@ -31,17 +31,21 @@ one, answers under a short limit and loses only the narrow beam's time under a l
 >>> r.length, r.improvements                                                     # doctest: +SKIP
 (22, ((0.4, 30), (3.1, 24), (17.8, 22)))
 
-Progress: ``on_solution`` (a :data:`SolutionHook`) is called as each stage ends with every start's
-solution that stage made cheaper, ``on_solution(row, result, stage)``: the start's row, the
-stage's :class:`SearchResult` (its ``nodes_generated`` the start's nodes of every stage so far)
-and the stage's index in the schedule (0: the first). A caller shows the first answer as soon as
-the cheap first stage has it, instead of when the time limit is up.
+Progress: ``on_solution`` (a :data:`SolutionHook`) is called with each start's solution that is
+cheaper than any before it, ``on_solution(row, result, stage)``: the start's row, the
+:class:`SearchResult` (its ``nodes_generated`` the start's nodes of every stage so far) and the
+stage's index in the schedule (0: the first). A stage whose search takes ``on_solved`` (BWAS, Q*)
+passes each solution on the moment it is found, while the stage's other starts search on; other
+searches' solutions come as the stage ends. A caller shows the first answer as soon as the cheap
+first stage has it, and each better one as it comes, instead of all when the time limit is up.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -62,7 +66,7 @@ __all__ = [
 ]
 
 #: ``on_solution(row, result, stage)``: start ``row`` has a cheaper solution, ``result``, found by
-#: stage ``stage`` (0: the schedule's first); called in the searching thread as the stage ends
+#: stage ``stage`` (0: the schedule's first); called in the searching thread
 SolutionHook = Callable[[int, SearchResult, int], None]
 
 
@@ -163,7 +167,7 @@ def anytime(
     ``inf`` for none): the cost of a solution already known for each start, which the first stage
     must beat. ``ledger``: the group ledger, shared with anytime searches of other members running
     side by side (:mod:`.images`); by default one of this call's own where groups are given.
-    ``on_solution``: called as each stage ends with each start's cheaper solution (see the module
+    ``on_solution``: called with each start's cheaper solution as it is found (see the module
     docstring); what it raises propagates, and the schedule ends there."""
     stages = check_stages(stages)
     settings = [{"weight": weight, "batch_size": batch} for weight, batch in stages]
@@ -238,6 +242,21 @@ def check_widths(widths: int | Sequence[int]) -> tuple[int, ...]:
     return tuple(int(width) for width in widths)
 
 
+def _takes_on_solved(search: Callable[..., Any]) -> bool:
+    """Does ``search`` take an ``on_solved`` keyword (BWAS, Q*: each solution the moment it is found)?"""
+    try:
+        return "on_solved" in inspect.signature(search).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _solved_row(
+    tell: Callable[[int, SearchResult, int], None], todo: np.ndarray, stage: int, j: int, r: SearchResult
+) -> None:
+    """A stage's ``on_solved``: its ``j``-th start (``todo[j]`` of the schedule) solved, ``r``."""
+    tell(int(todo[j]), r, stage)
+
+
 def _restarts(
     search: Callable[..., list[SearchResult]],
     puzzle: Puzzle,
@@ -259,8 +278,8 @@ def _restarts(
     ``settings`` in turn, every start bounded by its group's cheapest solution, each keeping its
     cheapest, each stage given the call's one deadline. ``grouped_search``: ``search`` takes a
     :class:`GroupLedger` (BWAS, Q*), one of this call's own where groups are given and no ledger
-    is, and gets the ledger's keywords. ``on_solution``: each start's cheaper solution as its
-    stage ends (:data:`SolutionHook`)."""
+    is, and gets the ledger's keywords. ``on_solution``: each start's cheaper solution, as it is
+    found where ``search`` takes ``on_solved``, else as its stage ends (:data:`SolutionHook`)."""
     starts = as_batch(puzzle, starts)
     check_positive("time_limit", time_limit)
     b = starts.shape[0]
@@ -279,6 +298,16 @@ def _restarts(
     nodes = np.zeros(b, np.int64)
     iterations = np.zeros(b, np.int64)
     found: list[list[tuple[float, int]]] = [[] for _ in range(b)]
+    told = np.full(b, np.inf)  # the cost of each start's solution last passed to on_solution
+
+    def tell(i: int, r: SearchResult, k: int) -> None:
+        assert on_solution is not None
+        cost = puzzle.path_cost(r.actions)
+        if cost < told[i]:
+            told[i] = cost
+            on_solution(i, replace(r, nodes_generated=int(nodes[i]) + r.nodes_generated), k)
+
+    live = on_solution is not None and _takes_on_solved(search)
     for k, stage in enumerate(settings):
         if clock.passed(stop):
             break
@@ -307,6 +336,7 @@ def _restarts(
                 if ledger is None
                 else {"groups": groups[todo], "ledger": ledger, "group_stop": k < len(settings) - 1}
             ),
+            **({"on_solved": partial(_solved_row, tell, todo, k)} if live else {}),
         )
         for i, r in zip(todo, results, strict=True):
             nodes[i] += r.nodes_generated
@@ -317,7 +347,7 @@ def _restarts(
                 best[i] = r
                 found[i].append((round(stage_start + r.seconds, 6), len(r.actions)))
                 if on_solution is not None:
-                    on_solution(int(i), replace(r, nodes_generated=int(nodes[i])), k)
+                    tell(int(i), replace(r, nodes_generated=0), k)
     total = clock.now() - t0
     out = []
     for j in range(b):

@@ -107,6 +107,7 @@ def bwas(
     ledger: GroupLedger | None = None,
     group_stop: bool = False,
     deadline: float | None = None,
+    on_solved: Callable[[int, SearchResult], None] | None = None,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with BWAS.
 
@@ -139,6 +140,9 @@ def bwas(
         deadline: when the search must stop, a reading of :func:`.clock.now` (``None``: none), for
             a caller whose own time limit this search shares; with ``time_limit`` too, the earlier
             one ends it. Status ``"time limit"``.
+        on_solved: called as ``on_solved(i, result)`` the moment start ``i`` is solved, with the
+            :class:`SearchResult` it will return for it (while the other starts still search: an
+            anytime schedule passes the solution on at once); what it raises ends the search.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -159,6 +163,7 @@ def bwas(
         ledger=ledger,
         group_stop=group_stop,
         deadline=deadline,
+        on_solved=on_solved,
     ).run()
 
 
@@ -199,6 +204,7 @@ class BatchWeightedAStar:
         ledger: GroupLedger | None = None,
         group_stop: bool = False,
         deadline: float | None = None,
+        on_solved: Callable[[int, SearchResult], None] | None = None,
     ) -> None:
         """Use :meth:`checked`: this takes its arguments as they are, ``starts`` a batch."""
         from puzzlezero.search.heap import OpenList
@@ -215,6 +221,7 @@ class BatchWeightedAStar:
         if self.groups is not None and ledger is None:
             ledger = GroupLedger(int(self.groups.max(initial=-1)) + 1)
         self.ledger, self.group_stop = ledger, bool(group_stop)
+        self.on_solved = on_solved
         self.t0 = clock.now()
         self.deadline = clock.deadline_after(time_limit, deadline, start=self.t0)
         b = starts.shape[0]
@@ -263,6 +270,7 @@ class BatchWeightedAStar:
         ledger: GroupLedger | None = None,
         group_stop: bool = False,
         deadline: float | None = None,
+        on_solved: Callable[[int, SearchResult], None] | None = None,
     ) -> BatchWeightedAStar:
         """The search of :func:`bwas`'s arguments (the same keywords and defaults), checked (bad
         values raise :class:`PuzzleError`), ready to :meth:`run`. Its clock starts here."""
@@ -298,6 +306,7 @@ class BatchWeightedAStar:
             ledger=ledger,
             group_stop=group_stop,
             deadline=deadline,
+            on_solved=on_solved,
         )
 
     # ---- bookkeeping ---------------------------------------------------------------------------
@@ -309,6 +318,8 @@ class BatchWeightedAStar:
         if status == "solved" and self.groups is not None:  # the group's bound tightens at once
             assert self.ledger is not None  # there is one wherever there are groups
             self.ledger.solved(int(self.groups[i]), float(self.table.g[node]), self.t0, now)
+        if status == "solved" and self.on_solved is not None:
+            self.on_solved(i, self._result(i))
 
     def _bounds(self) -> np.ndarray | None:
         """Each instance's ``max_cost`` now: its own, tightened by its group's cheapest solution."""

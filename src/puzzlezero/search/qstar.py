@@ -59,6 +59,7 @@ def qstar(
     ledger: GroupLedger | None = None,
     group_stop: bool = False,
     deadline: float | None = None,
+    on_solved: Callable[[int, SearchResult], None] | None = None,
 ) -> list[SearchResult]:
     """Search every state of ``starts[B, *state_shape]`` (or one state) to a goal with Q*.
 
@@ -68,7 +69,7 @@ def qstar(
         q_function: ``states[M, *state_shape] -> float32[M, num_actions]``, the cost-to-go after
             each action, the action's own cost included.
         weight, batch_size, max_nodes, time_limit, goal_test, stats, max_cost, is_goal, groups,
-            ledger, group_stop, deadline: as :func:`~.bwas.bwas` (the Q function should estimate
+            ledger, group_stop, deadline, on_solved: as :func:`~.bwas.bwas` (the Q function should estimate
             the cost to reach that goal).
 
     Returns:
@@ -90,6 +91,7 @@ def qstar(
         ledger=ledger,
         group_stop=group_stop,
         deadline=deadline,
+        on_solved=on_solved,
     ).run()
 
 
