@@ -20,13 +20,15 @@ from typing import Annotated
 import typer
 
 from puzzlezero.cli.analyze_cmds import analyze_cmd
-from puzzlezero.cli.main import app
+from puzzlezero.cli.main import BUDGET_PANEL, OUTPUT_PANEL, SEARCH_PANEL, app
 from puzzlezero.errors import PuzzleError
 
 _DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "../shared/benchmarks"))
 
 #: ``--threads`` of the reports that run networks
-ThreadsOpt = Annotated[int, typer.Option("--threads", min=1, help="torch threads.")]
+ThreadsOpt = Annotated[
+    int, typer.Option("--threads", min=1, help="torch threads.", rich_help_panel=BUDGET_PANEL)
+]
 
 report_app = typer.Typer(
     name="report",
@@ -64,35 +66,73 @@ def _read_earlier(path: Path | None, what: str, check: Callable[[dict], object] 
 def tables_cmd(
     puzzles: Annotated[
         list[str] | None,
-        typer.Option("--puzzle", help="Puzzle to include (repeat); default cube3, puzzle15, puzzle24."),
+        typer.Option(
+            "--puzzle",
+            rich_help_panel=SEARCH_PANEL,
+            help="Puzzle to include (repeat); default cube3, puzzle15, puzzle24.",
+        ),
     ] = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="First N benchmark cases per puzzle.")] = 5,
+    n: Annotated[
+        int,
+        typer.Option("--n", rich_help_panel=SEARCH_PANEL, min=1, help="First N benchmark cases per puzzle."),
+    ] = 5,
     methods: Annotated[
-        str, typer.Option("--methods", help="Comma-separated: learned, pdb, optimal.")
+        str,
+        typer.Option(
+            "--methods", rich_help_panel=SEARCH_PANEL, help="Comma-separated: learned, pdb, optimal."
+        ),
     ] = "learned,pdb,optimal",
     bench_dir: Annotated[
-        Path, typer.Option("--bench-dir", help="Folder of <puzzle>.json case files ($PUZZLEZERO_BENCHMARKS).")
+        Path,
+        typer.Option(
+            "--bench-dir",
+            rich_help_panel=SEARCH_PANEL,
+            help="Folder of <puzzle>.json case files ($PUZZLEZERO_BENCHMARKS).",
+        ),
     ] = _DEFAULT_BENCH,
     time_limit: Annotated[
-        float, typer.Option("--time-limit", min=0.001, help="BWAS seconds per state.")
+        float,
+        typer.Option("--time-limit", rich_help_panel=BUDGET_PANEL, min=0.001, help="BWAS seconds per state."),
     ] = 60.0,
     optimal_time_limit: Annotated[
-        float, typer.Option("--optimal-time-limit", min=0.001, help="Optimal solver seconds per state.")
+        float,
+        typer.Option(
+            "--optimal-time-limit",
+            rich_help_panel=BUDGET_PANEL,
+            min=0.001,
+            help="Optimal solver seconds per state.",
+        ),
     ] = 60.0,
     max_nodes: Annotated[
-        int, typer.Option("--max-nodes", min=1, help="Node cap per state, every method.")
+        int,
+        typer.Option(
+            "--max-nodes", rich_help_panel=BUDGET_PANEL, min=1, help="Node cap per state, every method."
+        ),
     ] = 10**12,
     model: Annotated[
         str | None,
         typer.Option(
-            "--model", help="Model name or folder for the learned heuristic (default: the puzzle's)."
+            "--model",
+            rich_help_panel=SEARCH_PANEL,
+            help="Model name or folder for the learned heuristic (default: the puzzle's).",
         ),
     ] = None,
     speed_states: Annotated[
-        int, typer.Option("--speed-states", min=0, help="States for the heuristic speed table (0: skip it).")
+        int,
+        typer.Option(
+            "--speed-states",
+            rich_help_panel=OUTPUT_PANEL,
+            min=0,
+            help="States for the heuristic speed table (0: skip it).",
+        ),
     ] = 1000,
-    memory: Annotated[bool, typer.Option("--memory/--no-memory", help="Include the memory table.")] = True,
-    out: Annotated[Path | None, typer.Option("--out", help="Also write the Markdown here.")] = None,
+    memory: Annotated[
+        bool,
+        typer.Option("--memory/--no-memory", rich_help_panel=OUTPUT_PANEL, help="Include the memory table."),
+    ] = True,
+    out: Annotated[
+        Path | None, typer.Option("--out", rich_help_panel=OUTPUT_PANEL, help="Also write the Markdown here.")
+    ] = None,
 ) -> None:
     """Learned BWAS vs PDB BWAS vs optimal on benchmark cases, PDB vs network memory, heuristic
     speed, as Markdown (like the DeepCubeA paper's Tables 1-5). Pattern databases are built on first
@@ -131,28 +171,54 @@ def tables_cmd(
 def solve_rate_cmd(
     models: Annotated[
         str,
-        typer.Option("--models", help="Model names or folders, comma-separated (one puzzle)."),
+        typer.Option(
+            "--models",
+            rich_help_panel=SEARCH_PANEL,
+            help="Model names or folders, comma-separated (one puzzle).",
+        ),
     ] = "cube3-adi,cube3-selfplay,cube3",
     depths: Annotated[
-        str, typer.Option("--depths", help="LO:HI (inclusive) or a comma-separated list.")
+        str,
+        typer.Option(
+            "--depths", rich_help_panel=SEARCH_PANEL, help="LO:HI (inclusive) or a comma-separated list."
+        ),
     ] = "1:20",
-    n: Annotated[int, typer.Option("--n", min=1, help="Scrambles per depth.")] = 100,
+    n: Annotated[
+        int, typer.Option("--n", rich_help_panel=SEARCH_PANEL, min=1, help="Scrambles per depth.")
+    ] = 100,
     greedy_moves: Annotated[
-        int, typer.Option("--greedy-moves", min=1, help="Moves the policy may play.")
+        int,
+        typer.Option(
+            "--greedy-moves", rich_help_panel=BUDGET_PANEL, min=1, help="Moves the policy may play."
+        ),
     ] = 30,
     mcts_nodes: Annotated[
-        int, typer.Option("--mcts-nodes", min=1, help="MCTS budget: nodes generated per scramble.")
+        int,
+        typer.Option(
+            "--mcts-nodes",
+            rich_help_panel=BUDGET_PANEL,
+            min=1,
+            help="MCTS budget: nodes generated per scramble.",
+        ),
     ] = 100_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the scrambles.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", rich_help_panel=SEARCH_PANEL, help="Seed of the scrambles.")
+    ] = 0,
     threads: ThreadsOpt = 1,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write OUT.md, OUT.json and OUT.png (the plot).", show_default=False),
+        typer.Option(
+            "--out",
+            rich_help_panel=OUTPUT_PANEL,
+            help="Write OUT.md, OUT.json and OUT.png (the plot).",
+            show_default=False,
+        ),
     ] = None,
     add_to: Annotated[
         Path | None,
         typer.Option(
             "--add-to",
+            rich_help_panel=OUTPUT_PANEL,
             help="An earlier report's JSON (same settings): keep its models and add these, on the same cubes.",
             show_default=False,
         ),
@@ -198,29 +264,69 @@ def solve_rate_cmd(
 
 @report_app.command("wcd")
 def wcd_cmd(
-    n: Annotated[int, typer.Option("--n", min=1, help="Distinct random scrambles (the paper: 200).")] = 200,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the scrambles.")] = 0,
-    min_depth: Annotated[int, typer.Option("--min-depth", min=1, help="Fewest scramble moves.")] = 5,
-    max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Most scramble moves.")] = 12,
+    n: Annotated[
+        int,
+        typer.Option(
+            "--n", rich_help_panel=SEARCH_PANEL, min=1, help="Distinct random scrambles (the paper: 200)."
+        ),
+    ] = 200,
+    seed: Annotated[
+        int, typer.Option("--seed", rich_help_panel=SEARCH_PANEL, help="Seed of the scrambles.")
+    ] = 0,
+    min_depth: Annotated[
+        int, typer.Option("--min-depth", rich_help_panel=SEARCH_PANEL, min=1, help="Fewest scramble moves.")
+    ] = 5,
+    max_depth: Annotated[
+        int, typer.Option("--max-depth", rich_help_panel=SEARCH_PANEL, min=1, help="Most scramble moves.")
+    ] = 12,
     levels: Annotated[
-        str, typer.Option("--levels", help="WCD depths, comma-separated (0: the plain value heuristic).")
+        str,
+        typer.Option(
+            "--levels",
+            rich_help_panel=SEARCH_PANEL,
+            help="WCD depths, comma-separated (0: the plain value heuristic).",
+        ),
     ] = "0,1,2",
-    mu: Annotated[float | None, typer.Option("--mu", help="WCD's mu (default: the solver's).")] = None,
+    mu: Annotated[
+        float | None,
+        typer.Option("--mu", rich_help_panel=SEARCH_PANEL, help="WCD's mu (default: the solver's)."),
+    ] = None,
     temperature: Annotated[
-        float | None, typer.Option("--temperature", help="Policy temperature (default: the solver's).")
+        float | None,
+        typer.Option(
+            "--temperature", rich_help_panel=SEARCH_PANEL, help="Policy temperature (default: the solver's)."
+        ),
     ] = None,
     max_nodes: Annotated[
-        int, typer.Option("--max-nodes", min=1, help="Generated nodes per scramble.")
+        int,
+        typer.Option(
+            "--max-nodes", rich_help_panel=BUDGET_PANEL, min=1, help="Generated nodes per scramble."
+        ),
     ] = 1_000_000,
     time_limit: Annotated[
-        float, typer.Option("--time-limit", min=0.001, help="Seconds per heuristic (whole loop).")
+        float,
+        typer.Option(
+            "--time-limit",
+            rich_help_panel=BUDGET_PANEL,
+            min=0.001,
+            help="Seconds per heuristic (whole loop).",
+        ),
     ] = 3600.0,
     together: Annotated[
-        int | None, typer.Option("--together", min=1, help="Scrambles per search call (default: all).")
+        int | None,
+        typer.Option(
+            "--together",
+            rich_help_panel=BUDGET_PANEL,
+            min=1,
+            help="Scrambles per search call (default: all).",
+        ),
     ] = None,
     threads: ThreadsOpt = 1,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write OUT.md and OUT.json.", show_default=False)
+        Path | None,
+        typer.Option(
+            "--out", rich_help_panel=OUTPUT_PANEL, help="Write OUT.md and OUT.json.", show_default=False
+        ),
     ] = None,
 ) -> None:
     """Yao and Lee's Table 1: A* (lambda 1, one node per iteration) with the plain value heuristic
@@ -260,39 +366,68 @@ def layered_cmd(
         list[str] | None,
         typer.Option(
             "--row",
+            rich_help_panel=SEARCH_PANEL,
             help="LABEL=MODEL (repeat): a layered row (MODEL as `solve --search layered --model` takes it), "
             "or a whole-cube BWAS row when LABEL starts with 'DeepCubeA'. Default: "
             "'SingleH=cube3-layered' and 'DeepCubeA Baseline=cube3'.",
         ),
     ] = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="Random cubes (the paper: 100).")] = 100,
-    depth: Annotated[int, typer.Option("--depth", min=1, help="Random quarter turns per cube.")] = 100,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the cubes.")] = 0,
+    n: Annotated[
+        int, typer.Option("--n", rich_help_panel=SEARCH_PANEL, min=1, help="Random cubes (the paper: 100).")
+    ] = 100,
+    depth: Annotated[
+        int,
+        typer.Option("--depth", rich_help_panel=SEARCH_PANEL, min=1, help="Random quarter turns per cube."),
+    ] = 100,
+    seed: Annotated[int, typer.Option("--seed", rich_help_panel=SEARCH_PANEL, help="Seed of the cubes.")] = 0,
     cases: Annotated[
         Path | None,
-        typer.Option("--cases", help="Solve these cases (a benchmark file) instead of random cubes."),
+        typer.Option(
+            "--cases",
+            rich_help_panel=SEARCH_PANEL,
+            help="Solve these cases (a benchmark file) instead of random cubes.",
+        ),
     ] = None,
-    ids: Annotated[str | None, typer.Option("--ids", help="Only cases with ids A:B of --cases.")] = None,
+    ids: Annotated[
+        str | None,
+        typer.Option("--ids", rich_help_panel=SEARCH_PANEL, help="Only cases with ids A:B of --cases."),
+    ] = None,
     settings: Annotated[
-        str, typer.Option("--settings", help="(lambda, B) pairs as LAMBDA:B, comma-separated.")
+        str,
+        typer.Option(
+            "--settings", rich_help_panel=SEARCH_PANEL, help="(lambda, B) pairs as LAMBDA:B, comma-separated."
+        ),
     ] = "0.2:100,0.6:1000",
     layer_nodes: Annotated[
-        int, typer.Option("--layer-nodes", min=1, help="Nodes generated per layer search.")
+        int,
+        typer.Option(
+            "--layer-nodes", rich_help_panel=BUDGET_PANEL, min=1, help="Nodes generated per layer search."
+        ),
     ] = 600_000,
     whole_nodes: Annotated[
-        int, typer.Option("--whole-nodes", min=1, help="Nodes generated for a whole-cube row.")
+        int,
+        typer.Option(
+            "--whole-nodes", rich_help_panel=BUDGET_PANEL, min=1, help="Nodes generated for a whole-cube row."
+        ),
     ] = 1_800_000,
     time_limit: Annotated[
-        float, typer.Option("--time-limit", min=0.001, help="Seconds per cube at most.")
+        float,
+        typer.Option(
+            "--time-limit", rich_help_panel=BUDGET_PANEL, min=0.001, help="Seconds per cube at most."
+        ),
     ] = 600.0,
     threads: ThreadsOpt = 1,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write OUT.md and OUT.json.", show_default=False)
+        Path | None,
+        typer.Option(
+            "--out", rich_help_panel=OUTPUT_PANEL, help="Write OUT.md and OUT.json.", show_default=False
+        ),
     ] = None,
     add_to: Annotated[
         Path | None,
         typer.Option(
             "--add-to",
+            rich_help_panel=OUTPUT_PANEL,
             help="An earlier report's JSON (same cubes and limits): keep its rows and add these.",
             show_default=False,
         ),

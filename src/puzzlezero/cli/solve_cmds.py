@@ -538,7 +538,7 @@ def bench_cmd(
         Path,
         typer.Option(
             "--cases",
-            help="Benchmark JSON file (shared/benchmarks format), a shipped set by name "
+            help="Benchmark JSON file (`puzzlezero cases` makes one), a shipped set by name "
             "(cube3: 'hard', the superflip and superflip * four-spot), or for sokoban a Boxoban "
             "level file ('; N' headers, 10 rows per level) or a directory of them.",
             show_default=False,
