@@ -110,8 +110,9 @@ def open_page(page: Any, url: str) -> None:
 
 
 def solve_and_play(page: Any, timeout_ms: int = 180_000) -> dict[str, Any]:
-    """Click Solve, then Play at top speed; return the snapshot once playback has ended. A solve
-    that ends in an error fails at once with the page's status line."""
+    """Click Solve, wait for the answer (a first solution shows before it: the page's ``solving``
+    says when the solve has ended), then Play at top speed; return the snapshot once playback has
+    ended. A solve that ends in an error fails at once with the page's status line."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     def status() -> str:
@@ -121,8 +122,9 @@ def solve_and_play(page: Any, timeout_ms: int = 180_000) -> dict[str, Any]:
     page.click("#solve")
     try:
         page.wait_for_function(
-            "(before) => window.pz.snapshot().solution.length > 0 || (document.getElementById('status')"
-            ".dataset.kind === 'error' && document.getElementById('status').textContent !== before)",
+            "(before) => { const s = window.pz.snapshot(); return (s.solution.length > 0 && !s.solving) || "
+            "(document.getElementById('status').dataset.kind === 'error' && "
+            "document.getElementById('status').textContent !== before); }",
             arg=before,
             timeout=timeout_ms,
         )

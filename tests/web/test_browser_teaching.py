@@ -218,7 +218,9 @@ def test_the_hint_view_shows_the_networks_estimate_after_each_move(
 
 
 # ---- the first solution before the answer ------------------------------------------------------
-def test_the_first_solution_shows_while_the_solver_looks_for_a_shorter_one(page: Any) -> None:
+def test_the_first_solution_shows_while_the_solver_looks_for_a_shorter_one(
+    page: Any, artifacts: Path
+) -> None:
     from puzzlezero.web import ServerConfig, create_app
     from tests.web.browser_support import ThreadServer
     from tests.web.test_web_progress import DETOUR, Gated
@@ -241,12 +243,16 @@ def test_the_first_solution_shows_while_the_solver_looks_for_a_shorter_one(page:
                 timeout=10_000,
             )
             assert page.inner_text("#found") == "4 moves after 0.0 s (stage 1)"
+            assert page.inner_text("#stat-length") == "4 moves so far (looking for a shorter one)"
+            assert snapshot(page)["solving"]
+            page.screenshot(path=str(artifacts / "cube-first-solution.png"), full_page=True)
             solve.gates[1].set()
             page.wait_for_function("() => window.pz.snapshot().solution.length === 2", timeout=10_000)
             page.wait_for_function(
                 "() => document.getElementById('status').textContent === 'found a 2-move solution: press Play'",
                 timeout=10_000,
             )
+            assert not snapshot(page)["solving"] and page.inner_text("#stat-length") == "2 moves"
             rows = page.eval_on_selector_all("#found .found-row", "rs => rs.map(r => r.dataset.length)")
             assert rows == ["4", "2"]
             page.click("#found .found-row[data-length='4'] button")  # an earlier one, shown again

@@ -174,6 +174,13 @@ export function showStats(result) {
   set("stat-time", `${result.seconds.toFixed(2)} s${first}`);
 }
 
+/** The statistics panel while a solve runs: the best solution found so far. */
+export function showProgress(found) {
+  document.getElementById("stat-length").textContent = `${found.length} moves so far (looking for a shorter one)`;
+  document.getElementById("stat-nodes").textContent = found.nodes_generated.toLocaleString("en-US");
+  document.getElementById("stat-time").textContent = `found after ${found.seconds.toFixed(2)} s`;
+}
+
 /** Options of a <select> from the puzzle list, keeping `selected`. */
 export function fillPuzzleSelect(select, puzzles, selected) {
   select.replaceChildren(

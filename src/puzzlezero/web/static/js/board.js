@@ -5,7 +5,7 @@
 // a click on it plays that move; other puzzles also get one button per move under the board.
 // The page's URL carries the puzzle, the state and a loaded solution
 // (`/board?puzzle=puzzle15&state=...&solution=...`), so a link opens them.
-import { api, busy, el, fillMethods, fillPuzzleSelect, listFound, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
+import { api, busy, el, fillMethods, fillPuzzleSelect, listFound, setSolved, showProgress, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
 import { Playback } from "./playback.js";
 
 const HOW_TO = {
@@ -22,6 +22,7 @@ const S = {
   start: null,     // state text of the last loaded / scrambled state (Sokoban "restart")
   frames: null,    // trajectory of the loaded solution
   chain: Promise.resolve(), // moves are sent one after another, in order
+  solving: false,   // a solve of this page is running
   epoch: 0,        // bumps when the state changes; a solve started before is not shown
 };
 const board = document.getElementById("board");
@@ -162,7 +163,17 @@ async function scramble() {
     : `generated a level (seed ${data.seed})`, "ok");
 }
 
+/** Solve the current state (the page's Solve button); `S.solving` while it runs. */
 async function solve() {
+  S.solving = true;
+  try {
+    await solveCurrent();
+  } finally {
+    S.solving = false;
+  }
+}
+
+async function solveCurrent() {
   await S.chain;
   if (pb.loaded) dropSolution();
   if (S.frame.solved) { setStatus("already solved", "ok"); return; }
@@ -176,6 +187,7 @@ async function solve() {
   const onImprovement = async (found) => {
     if (!current()) return;
     listFound(found, load);
+    showProgress(found);
     if (untouched()) await showSolution(state, found.notation).catch((err) => setStatus(err.message, "error"));
   };
   const res = await solveQueued(solveBody(S.info.name, state), (job) => { if (current()) setStatus(waitText(job)); }, onImprovement);
@@ -256,6 +268,6 @@ window.pz = {
   ready: init().catch((err) => setStatus(err.message, "error")),
   snapshot: () => ({
     puzzle: S.info?.name, state: S.frame?.state, solved: S.frame?.solved,
-    solution: pb.moves.slice(), pos: pb.pos, playing: pb.playing,
+    solution: pb.moves.slice(), pos: pb.pos, playing: pb.playing, solving: S.solving,
   }),
 };

@@ -6,7 +6,7 @@
 // write them (the server's `notation`: R R as R2). The page's URL carries the position and its
 // solution (`?alg=...&solution=...`), so a link opens both. Without cubing.js the page draws the
 // server's SVG instead of the 3-D cube.
-import { api, busy, el, fillMethods, fillPuzzleSelect, listFound, setSolved, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
+import { api, busy, el, fillMethods, fillPuzzleSelect, listFound, setSolved, showProgress, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
 import { Hints } from "./hints.js";
 import { StickerNet } from "./net.js";
 import { Playback } from "./playback.js";
@@ -24,6 +24,7 @@ const S = {
   frames: null,      // /api/move trajectory of the loaded solution
   player: null,      // <twisty-player> when cubing.js loaded
   seq: 0,            // bumps on every state change; stale /api/move answers are dropped
+  solving: false,   // a solve of this page is running
   epoch: 0,          // bumps when the position changes; a solve started before is not shown
 };
 
@@ -186,7 +187,17 @@ async function solveNet() {
   setStatus(`the entered cube: a ${res.length}-move solution (${moves.length} as written), press Play`, "ok");
 }
 
+/** Solve the current state (the page's Solve button); `S.solving` while it runs. */
 async function solve() {
+  S.solving = true;
+  try {
+    await solveCurrent();
+  } finally {
+    S.solving = false;
+  }
+}
+
+async function solveCurrent() {
   if (pb.loaded) { S.base = currentAlg(); S.frames = null; pb.clear(); }
   const epoch = ++S.epoch;
   listFound(null);
@@ -201,6 +212,7 @@ async function solve() {
   const onImprovement = async (found) => {
     if (!current()) return;
     listFound(found, load);
+    showProgress(found);
     if (untouched()) await showSolution(state, found.notation).catch((err) => setStatus(err.message, "error"));
   };
   const res = await solveQueued(solveBody(S.puzzle, state), (job) => { if (current()) setStatus(waitText(job)); }, onImprovement);
@@ -334,7 +346,7 @@ window.pz = {
   ready: init().catch((err) => setStatus(err.message, "error")),
   snapshot: () => ({
     puzzle: S.puzzle, alg: currentAlg().join(" "), state: S.stateText, solved: S.solved,
-    mode: S.player ? "3d" : "2d", solution: pb.moves.slice(), pos: pb.pos, playing: pb.playing,
+    mode: S.player ? "3d" : "2d", solution: pb.moves.slice(), pos: pb.pos, playing: pb.playing, solving: S.solving,
     net: net.facelets,
   }),
   async cubingSolved() {
