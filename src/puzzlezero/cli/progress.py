@@ -72,6 +72,4 @@ class SolutionFeed:
         from rich.markup import escape
 
         self._console.print(escape(line), soft_wrap=True)
-        self._status.update(
-            f"searching for shorter: {self.what}; best {found.length} moves (Ctrl-C keeps it)"
-        )
+        self._status.update(f"best {found.length} moves, searching for shorter; Ctrl-C keeps it")
