@@ -170,14 +170,6 @@ class TrainConfig:
     docs/training.md). Must be a multiple of ``chunk_iterations``."""
     epsilon: float = 0.05
     """Loss threshold for the target update (paper: 0.05)."""
-    cap_labels: bool = False
-    """Cap each target at the cost of walking its training state's scramble back to the goal (a
-    known path, so an upper bound of the cost-to-go): ``min(min_a [cost(a) + J_target(child_a)],
-    path cost)``, for a Q target ``min(y(s, a), cost(a) + cost(inverse(a)) + path cost)``. Bootstrap
-    learning's bound (Jabbari Arfaee, Zilles and Holte, "Learning heuristic functions for large state
-    spaces", 2011), against Bellman targets that inflate above the true distance. ``davi``, ``adi``,
-    ``multigoal`` and ``qlearning``; the scrambles and the random draws are those of an uncapped run
-    (``train.objectives.path_costs``). Off = the paper's targets."""
     chunk_iterations: int = 10
     """Targets are generated for ``chunk_iterations * batch_size`` states at once with the target
     network in inference mode, then trained on in minibatches of B (an efficiency detail: the target
@@ -223,6 +215,14 @@ class TrainConfig:
     (the target net's value head, itself fitted on the minimum of these targets, i.e. DAVI; the Q
     head distils one-step look-ahead: stable) or ``qmin`` (``min_a' Q_target(child, a')``, the Q*
     paper's Q-learning; on cube2 it drifted to over-estimates, see :mod:`puzzlezero.train.objectives.qlearning`)."""
+    cap_labels: bool = False
+    """Cap each target at the cost of walking its training state's scramble back to the goal (a
+    known path, so an upper bound of the cost-to-go): ``min(min_a [cost(a) + J_target(child_a)],
+    path cost)``, for a Q target ``min(y(s, a), cost(a) + cost(inverse(a)) + path cost)``. Bootstrap
+    learning's bound (Jabbari Arfaee, Zilles and Holte, "Learning heuristic functions for large state
+    spaces", 2011), against Bellman targets that inflate above the true distance. ``davi``, ``adi``,
+    ``multigoal`` and ``qlearning``; the scrambles and the random draws are those of an uncapped run
+    (``train.objectives.path_costs``). Off = the paper's targets."""
 
     selfplay_simulations: int = 100
     """``selfplay``: tree-search simulations per move of an episode (Rute: 800 in the text, 1600 in the code's config, on a GPU)."""
