@@ -31,21 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import MissingExtraError, PuzzleError
+from puzzlezero.errors import PuzzleError
 from puzzlezero.machine import hardware
+from puzzlezero.nn import load_model, make_policy, make_policy_value
 from puzzlezero.plots import pyplot, save_figure
 from puzzlezero.registry import make
 from puzzlezero.search.mcts import mcts
 from puzzlezero.solver import verify
-
-try:  # the report reads the networks' heads as PyTorch modules
-    from puzzlezero.nn import load_model, make_policy, make_policy_value
-except ModuleNotFoundError as exc:
-    if exc.name != "torch":
-        raise
-    raise MissingExtraError(
-        'the solve-rate report needs PyTorch, in the train extra: pip install "puzzlezero[train]"', "train"
-    ) from exc
 
 __all__ = ["MODELS", "solve_rate_by_depth", "markdown", "plot"]
 
