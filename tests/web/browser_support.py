@@ -142,3 +142,10 @@ def solve_and_play(page: Any, timeout_ms: int = 180_000) -> dict[str, Any]:
     )
     page.wait_for_selector("#solved-badge[data-solved='true']", timeout=10_000)
     return snapshot(page)
+
+
+def screenshot(page: Any, path: Path) -> None:
+    """Save a picture of the whole page once cubing.js has finished its turn animations (a picture
+    only: nothing is checked against it)."""
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(path), full_page=True)

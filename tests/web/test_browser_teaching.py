@@ -17,7 +17,14 @@ import pytest
 
 import puzzlezero as pz
 from puzzlezero.errors import InvalidStateError
-from tests.web.browser_support import HAS_MODEL, open_page, require_browser, snapshot, solve_and_play
+from tests.web.browser_support import (
+    HAS_MODEL,
+    open_page,
+    require_browser,
+    screenshot,
+    snapshot,
+    solve_and_play,
+)
 
 pytestmark = pytest.mark.browser
 require_browser()
@@ -107,7 +114,7 @@ def test_a_cube_entered_by_colours_is_solved_with_half_turns_written_r2(
     target = facelets_after("R U2")
     paint_net(page, target[:3] + "D" + target[4:])  # on the way: one sticker still wrong
     page.wait_for_selector("#net-message[data-kind='error']", timeout=10_000)
-    page.screenshot(path=str(artifacts / "cube-net-entry.png"), full_page=True)
+    screenshot(page, artifacts / "cube-net-entry.png")
     paint_net(page, target)
     wait_net_message(page, "a cube one can reach by turning: ready to solve")
     page.click("#net-solve")
@@ -127,7 +134,7 @@ def test_a_cube_entered_by_colours_is_solved_with_half_turns_written_r2(
     page.wait_for_selector("#solved-badge[data-solved='true']", timeout=10_000)
     end = snapshot(page)
     assert end["solved"] and end["state"] == SOLVED
-    page.screenshot(path=str(artifacts / "cube-net-solved.png"), full_page=True)
+    screenshot(page, artifacts / "cube-net-solved.png")
     assert page.errors == []
 
 
@@ -149,9 +156,16 @@ def test_a_link_opens_the_position_and_its_solution(page: Any, fake_server: str)
     )
     assert "the link's solution was not loaded: R does not solve this position" in page.inner_text("#status")
     assert snapshot(page)["alg"] == "R" and snapshot(page)["solution"] == []
+    # a 2x2x2's net: four stickers a face, none of them a centre
+    open_page(page, fake_server + "/?puzzle=cube2&alg=R")
+    page.wait_for_function("() => window.pz.snapshot().alg === 'R'", timeout=10_000)
+    assert snapshot(page)["puzzle"] == "cube2" and "opened the link's 1-move position" in page.inner_text(
+        "#status"
+    )
+    assert page.locator("#net .sticker").count() == 24 and page.locator("#net .sticker.centre").count() == 0
     # facelets in a link go to the sticker net, ready to solve
     open_page(page, fake_server + "/?state=" + facelets_after("F"))
-    assert snapshot(page)["net"] == facelets_after("F")
+    page.wait_for_function(f"() => window.pz.snapshot().net === {facelets_after('F')!r}", timeout=10_000)
     wait_net_message(page, "a cube one can reach by turning: ready to solve")
     assert page.errors == []
 
@@ -208,7 +222,7 @@ def test_the_hint_view_shows_the_networks_estimate_after_each_move(
     assert rows[0][0] == "R'" and rows[0][2]  # undoing the last turn: the network's choice, one move left
     assert rows[0][1] < rows[-1][1]
     assert "moves from solved" in page.inner_text("#hint-summary")
-    page.screenshot(path=str(artifacts / "cube-hints.png"), full_page=True)
+    screenshot(page, artifacts / "cube-hints.png")
     page.click('#hint-list .hint-row[data-move="R\'"]')  # a click plays the move; the hints follow
     page.wait_for_function('() => window.pz.snapshot().alg === "F R R\'"', timeout=10_000)
     page.wait_for_function(
@@ -245,7 +259,7 @@ def test_the_first_solution_shows_while_the_solver_looks_for_a_shorter_one(
             assert page.inner_text("#found") == "4 moves after 0.0 s (stage 1)"
             assert page.inner_text("#stat-length") == "4 moves so far (looking for a shorter one)"
             assert snapshot(page)["solving"]
-            page.screenshot(path=str(artifacts / "cube-first-solution.png"), full_page=True)
+            screenshot(page, artifacts / "cube-first-solution.png")
             solve.gates[1].set()
             page.wait_for_function("() => window.pz.snapshot().solution.length === 2", timeout=10_000)
             page.wait_for_function(
