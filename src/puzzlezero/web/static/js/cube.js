@@ -24,7 +24,7 @@ const S = {
   frames: null,      // /api/move trajectory of the loaded solution
   player: null,      // <twisty-player> when cubing.js loaded
   seq: 0,            // bumps on every state change; stale /api/move answers are dropped
-  solving: false,   // a solve of this page is running
+  solving: false,    // a solve of this page is running
   epoch: 0,          // bumps when the position changes; a solve started before is not shown
 };
 
