@@ -12,6 +12,9 @@ instance's own wall time and the median is honest. With ``together > 1`` (defaul
 search) each instance gets its call's wall time divided by the instances in it (amortised); the
 summary's ``timing`` field says which.
 
+Network: the summary's ``network`` says what ran a learned heuristic's network (``"onnxruntime int8
+(CPU with AVX-512 VNNI)"``, ``"onnxruntime float32"``), so that runs on different machines compare.
+
 Memory: the summary's ``max_nodes_generated`` is the most nodes any one case generated, and
 ``peak_rss_mib`` the process's peak resident memory (``getrusage``'s ``ru_maxrss``) after the run:
 a high-water mark of the whole process (model, tables, the largest search), not of one case.
@@ -69,6 +72,7 @@ __all__ = [
     "cases_path",
     "hardware",
     "load_cases",
+    "network_description",
     "parse_ids",
     "peak_rss_mib",
     "run_bench",
@@ -339,6 +343,7 @@ def run_bench(
         search=opts.search,
         heuristic=opts.heuristic,
         model=opts.model or (_default_model(puzzle, opts) if _loads_model(opts.heuristic) else None),
+        network=None if machines else network_description(puzzle, opts),
         weight=opts.weight if _weighted(opts.search) else None,
         batch=opts.batch if _weighted(opts.search) else None,
         stages=[list(stage) for stage in opts.stages] or None,
@@ -374,6 +379,31 @@ def _loads_model(heuristic: str | None) -> bool:
     load a model?"""
     spec = HEURISTICS.get(heuristic) if heuristic else None
     return spec is not None and spec.uses_model
+
+
+def network_description(puzzle: Puzzle, opts: SolveOptions) -> str | None:
+    """What ran the network of a run's learned heuristic, in words (``"onnxruntime int8 (CPU with
+    AVX-512 VNNI)"``; a layered solve's networks by goal where they differ), from the networks the
+    solver loaded (:func:`puzzlezero.nn.runtime.load_network`, cached: nothing is loaded again);
+    ``None`` for a heuristic without a network."""
+    name = opts.heuristic or ""
+    if not _loads_model(name):
+        return None
+    if name.startswith("learned-onnx"):
+        return "onnxruntime float32"
+    from puzzlezero.nn.runtime import load_network
+    from puzzlezero.solver import stage_models
+
+    precision = "float32" if name == "learned-fp32" else str(dict(opts.options).get("precision", "auto"))
+    if SEARCHES[opts.search].per_goal:
+        goals = tuple(puzzle.goal_predicates())
+        models = stage_models(puzzle, opts.model, goals)
+    else:
+        models = {"": opts.model or puzzle.name}
+    described = {goal: load_network(m, precision=precision).describe() for goal, m in models.items()}
+    if len(set(described.values())) == 1:
+        return next(iter(described.values()))
+    return "; ".join(f"{goal}: {words}" for goal, words in described.items())
 
 
 def _default_model(puzzle: Puzzle, opts: SolveOptions) -> str:

@@ -13,15 +13,14 @@ PyTorch on scrambled states before the file is written, atomically.
 :func:`onnx_heuristic` and :func:`onnx_q_function` are the solver's ``"learned-onnx"`` and
 ``"learned-onnx-q"``: the same contracts as :func:`puzzlezero.nn.make_heuristic` (float32, clipped
 at 0, exactly 0 at goals) and :func:`puzzlezero.nn.make_q_function` (clipped at each action's cost), but
-evaluated by onnxruntime, without importing torch (a one-shot solve starts seconds sooner). Which
-file they run (:func:`find_onnx`): ``model`` naming a file runs that file; a model folder (or a
-shipped model name, or none: the puzzle's shipped model) runs its ``model.onnx`` when it has one,
-else the export of its ``model.npz`` kept in the cache (``<cache>/onnx/<puzzle>-<sha>.onnx``, made on
-first use like the pattern databases, under a lock file, and never in a process that forbade table
-builds, a web worker, which names the ``puzzlezero export`` command instead; that one time needs
-torch and onnxscript). onnxruntime gets
-as many intra-op threads as torch is set to use (``torch.set_num_threads``, as the web workers and
-training do) when torch is loaded, else its own default, which is torch's too (the physical cores).
+evaluated by onnxruntime, without importing torch (a one-shot solve starts seconds sooner). What
+they run (:func:`find_onnx`): ``model`` naming a file runs that file; a model folder (or a shipped
+model name, or none: the puzzle's shipped model) runs its ``model.onnx`` when it has one, else the
+graph of its network built from its weights (:mod:`puzzlezero.nn.graph`, float32; nothing is
+exported or written). onnxruntime gets as many intra-op threads as torch is set to use
+(``torch.set_num_threads``, as training does) when torch is loaded, else the network runtime's
+default (:func:`puzzlezero.nn.runtime.default_threads`). The solver's ``learned`` heuristics run
+the same graphs through :mod:`puzzlezero.nn.runtime`, int8 where the CPU suits it.
 
 Needs the ``onnx`` extra (``pip install "puzzlezero[onnx]"``: onnx, onnxruntime, onnxscript).
 
@@ -41,7 +40,6 @@ import inspect
 import json
 import logging
 import os
-import shlex
 import sys
 import warnings
 from collections.abc import Callable
@@ -53,7 +51,7 @@ import numpy as np
 
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.storage import atomic_write, build_once, cache_dir
+from puzzlezero.storage import atomic_write
 
 __all__ = [
     "ONNX_FORMAT",
@@ -76,7 +74,7 @@ OPSET = 18
 CHECK_TOLERANCE = 1e-3
 _HEADS = ("value", "policy", "q")
 _EXTRA = 'the onnx extra: pip install "puzzlezero[onnx]"'
-_WEIGHTS, _CONFIG, _CHECKPOINT = "model.npz", "config.json", "checkpoint.pt"
+_WEIGHTS, _LEGACY_WEIGHTS, _CHECKPOINT = "model.npz", "model.pt", "checkpoint.pt"
 
 
 def _need(module: str, purpose: str) -> Any:
@@ -227,12 +225,14 @@ def _check_export(data: bytes, net: Any, puzzle: Puzzle, heads: tuple[str, ...])
 
 # ---- loading -----------------------------------------------------------------------------------
 def _threads(threads: int | None) -> int:
-    """onnxruntime intra-op threads: ``threads``, else torch's setting when torch is loaded (the
-    web workers and training set it), else 0 (onnxruntime's default, the physical cores)."""
+    """onnxruntime intra-op threads: ``threads``, else torch's setting when torch is loaded
+    (training sets it), else the network runtime's default (the web workers set it)."""
+    from puzzlezero.nn.runtime import default_threads
+
     if threads is not None:
         return int(threads)
     torch = sys.modules.get("torch")
-    return int(torch.get_num_threads()) if torch is not None else 0
+    return int(torch.get_num_threads()) if torch is not None else default_threads()
 
 
 def _session(model: str | bytes, threads: int | None) -> Any:
@@ -284,16 +284,19 @@ class OnnxModel:
 
 
 def load_onnx(path: str | os.PathLike[str], *, threads: int | None = None) -> OnnxModel:
-    """Load an ONNX file written by :func:`export_onnx` into an onnxruntime session with
-    ``threads`` intra-op threads (``None``: torch's setting when torch is loaded, else
-    onnxruntime's default). A missing, unreadable or foreign file raises :class:`ModelFileError`
-    naming it; a missing onnxruntime raises :class:`PuzzleError` naming the ``onnx`` extra."""
+    """Load an ONNX file written by :func:`export_onnx`, or the graph of a model folder's network
+    built from its weights (:func:`puzzlezero.nn.graph.build_graph`, float32, without torch), into
+    an onnxruntime session with ``threads`` intra-op threads (``None``: torch's setting when torch
+    is loaded, else the network runtime's default). A missing, unreadable or foreign file raises
+    :class:`ModelFileError` naming it; a missing onnxruntime raises :class:`PuzzleError` naming the
+    ``onnx`` extra."""
     path = Path(path)
-    if not path.is_file():
+    if not path.is_file() and not path.is_dir():
         raise ModelFileError(f"{path}: no such ONNX file")
     _need("onnxruntime", "the ONNX heuristic (learned-onnx)")
+    model: str | bytes = str(path) if path.is_file() else _folder_graph(path)
     try:
-        session = _session(str(path), threads)
+        session = _session(model, threads)
     except Exception as exc:  # onnxruntime's InvalidProtobuf, Fail, ...
         raise ModelFileError(
             f"{path}: not a readable ONNX model ({type(exc).__name__}: {str(exc)[:200]})"
@@ -320,7 +323,8 @@ def load_onnx(path: str | os.PathLike[str], *, threads: int | None = None) -> On
         raise ModelFileError(f"{path}: incomplete puzzlezero metadata ({exc})") from None
     weights = path.parent / _WEIGHTS
     if (
-        path.name == ONNX_FILE
+        path.is_file()
+        and path.name == ONNX_FILE
         and weights.is_file()
         and meta.get("weights_sha256", "") not in ("", _sha256(weights))
     ):
@@ -329,6 +333,31 @@ def load_onnx(path: str | os.PathLike[str], *, threads: int | None = None) -> On
             f"puzzlezero export {path.parent} --onnx {path}"
         )
     return OnnxModel(path, puzzle, encoding, heads, input_dim, num_actions, session)
+
+
+def _folder_graph(folder: Path) -> bytes:
+    """The float32 ONNX graph of a model folder's network, built from its weights without torch."""
+    from puzzlezero.nn.graph import build_graph, covers
+    from puzzlezero.nn.io import read_model
+    from puzzlezero.registry import make
+
+    files = read_model(folder)
+    if not covers(files.config):
+        raise PuzzleError(
+            f"{folder}: an ONNX graph is built from the weights of a fully connected network only; "
+            f"export this {files.config.arch!r} one with `puzzlezero export {folder} --onnx FILE`"
+        )
+    if files.config.goals:
+        raise PuzzleError(
+            f"the ONNX heuristic covers networks of the puzzle's own goal; this one estimates the cost "
+            f"to {', '.join(files.config.goals)} (solve with it through --heuristic learned)"
+        )
+    num_actions = files.config.num_actions or make(files.puzzle).num_actions
+    sha = _sha256(folder / _WEIGHTS) if (folder / _WEIGHTS).is_file() else ""
+    graph = build_graph(
+        files.config, files.weights, puzzle=files.puzzle, num_actions=num_actions, weights_sha256=sha
+    )
+    return bytes(graph.SerializeToString())
 
 
 # ---- which file --------------------------------------------------------------------------------
@@ -342,34 +371,20 @@ def _model_folder(name_or_path: str) -> Path:
 
 
 def find_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None) -> Path:
-    """The ONNX file ``learned-onnx`` runs for ``model`` (see the module docstring): ``model``
-    itself when it is a file; else the model folder's (``model``, a shipped name, or ``None``: the
-    puzzle's shipped model) ``model.onnx``, or, where it has none, its ``model.npz``'s export in the
-    cache, written here on first use (a message on stderr says so)."""
+    """What ``learned-onnx`` runs for ``model`` (see the module docstring): ``model`` itself when
+    it is a file; else the model folder (``model``, a shipped name, or ``None``: the puzzle's
+    shipped model): its ``model.onnx`` when it has one, else the folder itself, whose graph
+    :func:`load_onnx` builds from its weights (no torch, nothing written)."""
     text = puzzle.name if model is None else os.fspath(model)
     if Path(text).is_file():
         return Path(text)
     folder = _model_folder(text)
-    weights, beside = folder / _WEIGHTS, folder / ONNX_FILE
+    beside = folder / ONNX_FILE
     if beside.is_file():
-        return beside  # load_onnx checks it against the model.npz beside it
-    if not weights.is_file():
-        raise ModelFileError(f"{folder}: no {ONNX_FILE} and no {_WEIGHTS} to export one from")
-    sha = _sha256(weights)
-    cached = cache_dir("onnx") / f"{folder.name}-{sha[:16]}.onnx"
-
-    def load() -> Path:
-        if not cached.is_file():
-            raise ModelFileError(f"{cached}: no such file")
-        return cached
-
-    def export() -> Path:
-        print(f"exporting {folder} to ONNX once: {cached}", file=sys.stderr, flush=True)
-        return export_onnx(folder, cached)
-
-    # under the file's lock (one export at a time); never in a process that may not build tables
-    command = f"puzzlezero export {shlex.quote(str(folder))} --onnx {shlex.quote(str(cached))}"
-    return build_once(cached, load, export, what=f"the ONNX export of {folder}", command=command)
+        return beside  # load_onnx checks it against the weights beside it
+    if not (folder / _WEIGHTS).is_file() and not (folder / _LEGACY_WEIGHTS).is_file():
+        raise ModelFileError(f"{folder}: no {ONNX_FILE} and no {_WEIGHTS} to build one from")
+    return folder
 
 
 # ---- heuristics --------------------------------------------------------------------------------

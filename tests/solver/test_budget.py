@@ -311,7 +311,7 @@ def _model_folder(tmp_path: Path, **net: object) -> Path:
     cfg = json.loads((Path(solver.__file__).parent.parent / "models" / "cube3" / "config.json").read_text())
     cfg["net"].update(net)
     (folder / "config.json").write_text(json.dumps(cfg))
-    (folder / "model.pt").write_bytes(b"not read: the sizes are refused first")
+    (folder / "model.npz").write_bytes(b"not read: the sizes are refused first")
     return folder
 
 
@@ -382,6 +382,7 @@ def test_parameter_count_from_the_config_matches_the_built_network() -> None:
     configs = [
         NetConfig.from_dict(json.loads((resolve_model_dir(m) / "config.json").read_text())["net"])
         for m in shipped_models()
+        if (resolve_model_dir(m) / "config.json").is_file()  # not a layered model's table of models
     ]
     configs += [
         NetConfig.from_preset("cubeconv-small", 324, num_actions=12, policy_head=True),

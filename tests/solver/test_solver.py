@@ -200,3 +200,24 @@ def test_a_wider_beam_gets_a_proportionally_larger_default_node_cap() -> None:
     assert solver.resolve_options(p, search="bwas", beam_width=10_000).max_nodes == d.max_nodes
     cube = solver.resolve_options(make("cube3"), search="beam", beam_width=4000)
     assert cube.max_nodes == 4 * solver.resolve_options(make("cube3"), search="beam").max_nodes
+
+
+def test_the_learned_heuristics_take_a_precision_and_keep_their_contracts() -> None:
+    p = make("cube3")
+    states = np.concatenate([p.goals(2), p.scramble(np.random.default_rng(0), 200, (1, 20))])
+    values = {
+        precision: solver.get_heuristic(p, "learned", options=(("precision", precision),))(states)
+        for precision in ("float32", "int8")
+    }
+    fp32 = solver.get_heuristic(p, "learned-fp32")(states)
+    np.testing.assert_array_equal(values["float32"], fp32)  # the same network, the same numbers
+    for v in values.values():
+        assert v.dtype == np.float32 and v[:2].tolist() == [0.0, 0.0] and (v >= 0).all()
+    diff = np.abs(values["int8"] - values["float32"])
+    assert 0 < diff.mean() < 0.05  # int8 arithmetic, close to float32
+    q = solver.get_heuristic(p, "learned-q", kind="q", options=(("precision", "int8"),))(states)
+    assert q.shape == (202, 12) and q.dtype == np.float32 and (q >= p.action_costs[None, :]).all()
+    r = solve(p, "R U F' L", options={"precision": "int8"}, anytime=False)
+    assert r.solved and verify(p, p.parse("R U F' L")[None], [r.actions]).tolist() == [True]
+    with pytest.raises(PuzzleError, match="--precision must be one of auto, float32, int8, got 'int4'"):
+        solve(p, "R", options={"precision": "int4"})

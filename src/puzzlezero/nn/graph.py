@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,7 @@ class _Builder:
         self.initializers.append(self.numpy_helper.from_array(np.ascontiguousarray(value), name))
         return name
 
-    def node(self, op: str, inputs: list[str], layer: str = "", **attrs: object) -> str:
+    def node(self, op: str, inputs: list[str], layer: str = "", **attrs: Any) -> str:
         """Add a node; ``layer``: the ``state_dict`` layer it computes, kept as its ``doc_string``."""
         out = self._name(op.lower())
         self.nodes.append(self.helper.make_node(op, inputs, [out], name=out, doc_string=layer, **attrs))
@@ -165,8 +166,12 @@ def build_graph(
         outputs[head] = g.linear_layer(h, head)
     renamed = [helper.make_node("Identity", [outputs[name]], [name], name=f"out_{name}") for name in heads]
     batch = "batch"
-    value_shape: list[str | int] = [batch, goals] if config.multi_head else [batch]
-    shapes = {"value": value_shape, "policy": [batch, num_actions], "q": [batch, num_actions]}
+    value_shape: list[str | int | None] = [batch, goals] if config.multi_head else [batch]
+    shapes: dict[str, list[str | int | None]] = {
+        "value": value_shape,
+        "policy": [batch, num_actions],
+        "q": [batch, num_actions],
+    }
     graph = helper.make_graph(
         g.nodes + renamed,
         "puzzlezero",

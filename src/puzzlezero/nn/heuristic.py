@@ -1,25 +1,38 @@
 """Wrap a cost-to-go network into a plain heuristic function for the searches.
 
 The searches never import torch: they take ``heuristic(states[B, *state_shape]) -> float32[B]``.
+A network here is either a model folder's :class:`~puzzlezero.nn.runtime.Network` (onnxruntime,
+no torch: what the solver runs) or an in-memory torch :class:`~puzzlezero.nn.models.CostToGoNet`
+(training's evaluations), which runs on a frozen torch inference copy; the functions made have the
+same contracts either way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal, overload
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
-import torch
 
 from puzzlezero.errors import ModelFileError
-from puzzlezero.nn.fast import gathers_onehot, inference_copy
-from puzzlezero.nn.models import CPU_CHUNK, CostToGoNet
+from puzzlezero.nn.runtime import Network
 from puzzlezero.puzzles.base import Puzzle
+
+if TYPE_CHECKING:
+    import torch
+
+    from puzzlezero.nn.models import CostToGoNet
+
+#: what the functions here evaluate: a model folder's network, or a torch network in memory
+Model = Any
+#: ``run(states, heads)``: the raw outputs of ``heads`` for ``states``, one array per head
+Evaluator = Callable[[np.ndarray, Sequence[str]], list[np.ndarray]]
 
 __all__ = [
     "encode_on",
     "encode_rows",
     "goal_column",
+    "has_head",
     "make_heuristic",
     "make_policy",
     "make_policy_value",
@@ -32,9 +45,22 @@ __all__ = [
 ]
 
 
+def has_head(model: Model, head: str) -> bool:
+    """Whether ``model`` (a :class:`Network` or a torch network) has the output ``head``."""
+    if isinstance(model, Network):
+        return head in model.heads
+    return getattr(model, head, None) is not None
+
+
+def _output_shape(model: Model, n: int, head: str, num_actions: int) -> tuple[int, ...]:
+    if head != "value":
+        return (n, num_actions)
+    return (n, len(model.config.goal_names)) if model.config.multi_head else (n,)
+
+
 def predict(
     puzzle: Puzzle,
-    model: CostToGoNet,
+    model: Model,
     states: np.ndarray,
     *,
     batch_size: int = 2048,
@@ -42,31 +68,72 @@ def predict(
     head: str = "value",
 ) -> np.ndarray:
     """Raw network outputs for ``states[B, *state_shape]`` (no clipping, no goal test), in chunks of
-    ``batch_size`` under ``torch.inference_mode()``: ``float32[B]`` from the value head
-    (``head="value"``; ``float32[B, G]`` from a multi-head network, one column per goal),
-    ``float32[B, A]`` from the Q head (``head="q"``) or the policy head's logits
-    (``head="policy"``). The caller sets eval mode. A convolutional net on a CPU gets at most
-    :data:`~puzzlezero.nn.models.CPU_CHUNK` states a pass."""
+    ``batch_size``: ``float32[B]`` from the value head (``head="value"``; ``float32[B, G]`` from a
+    multi-head network, one column per goal), ``float32[B, A]`` from the Q head (``head="q"``) or
+    the policy head's logits (``head="policy"``). ``model``: a :class:`Network`, or a torch network
+    (run under ``torch.inference_mode()`` on ``device``; the caller sets eval mode; a convolutional
+    net on a CPU gets at most :data:`~puzzlezero.nn.models.CPU_CHUNK` states a pass)."""
     if head not in ("value", "q", "policy"):
         raise ModelFileError(f"unknown network head {head!r}; choose value, q or policy")
-    if head == "q" and getattr(model, "q", None) is None:
+    if head == "q" and not has_head(model, "q"):
         raise ModelFileError("this model has no Q head (train one with objective=qlearning)")
-    if head == "policy" and getattr(model, "policy", None) is None:
+    if head == "policy" and not has_head(model, "policy"):
         raise ModelFileError("this model has no policy head (train one with objective=adi)")
-    n = states.shape[0]
+    return _run(puzzle, model, batch_size, device)(np.asarray(states), (head,))[0]
+
+
+def _run(puzzle: Puzzle, model: Model, batch_size: int, device: str | torch.device) -> Evaluator:
+    """An :data:`Evaluator` of ``model`` as it is (a torch network: no inference copy made here)."""
+    if isinstance(model, Network):
+        return _network_run(puzzle, model, batch_size)
+    return _torch_run(puzzle, model, batch_size, device)
+
+
+def _network_run(puzzle: Puzzle, net: Network, batch_size: int) -> Evaluator:
+    encoding = net.config.encoding
+
+    def run(states: np.ndarray, heads: Sequence[str]) -> list[np.ndarray]:
+        n = states.shape[0]
+        outs = [np.empty(_output_shape(net, n, h, puzzle.num_actions), np.float32) for h in heads]
+        for lo in range(0, n, batch_size):
+            x = encode_rows(puzzle, states[lo : lo + batch_size], encoding)
+            for out, y in zip(outs, net.run(x, tuple(heads)), strict=True):
+                out[lo : lo + batch_size] = y
+        return outs
+
+    return run
+
+
+def _torch_run(puzzle: Puzzle, model: CostToGoNet, batch_size: int, device: str | torch.device) -> Evaluator:
+    import torch
+
+    from puzzlezero.nn.models import CPU_CHUNK
+
     if model.config.arch == "conv" and torch.device(device).type == "cpu":
         batch_size = min(batch_size, CPU_CHUNK)
-    if head != "value":
-        shape: tuple[int, ...] = (n, puzzle.num_actions)
-    else:
-        shape = (n, len(model.config.goal_names)) if model.config.multi_head else (n,)
-    out = np.empty(shape, dtype=np.float32)
-    with torch.inference_mode():
-        for lo in range(0, n, batch_size):
-            x = network_input(puzzle, model, states[lo : lo + batch_size], device)
-            y = model(x, all_heads=True)[head] if head != "value" else model(x)
-            out[lo : lo + batch_size] = y.float().cpu().numpy()
-    return out
+
+    def run(states: np.ndarray, heads: Sequence[str]) -> list[np.ndarray]:
+        n = states.shape[0]
+        outs = [np.empty(_output_shape(model, n, h, puzzle.num_actions), np.float32) for h in heads]
+        with torch.inference_mode():
+            for lo in range(0, n, batch_size):
+                x = network_input(puzzle, model, states[lo : lo + batch_size], device)
+                y = model(x, all_heads=True) if heads != ("value",) else {"value": model(x)}
+                for out, head in zip(outs, heads, strict=True):
+                    out[lo : lo + batch_size] = y[head].float().cpu().numpy()
+        return outs
+
+    return run
+
+
+def _evaluator(
+    puzzle: Puzzle, model: Model, int8: bool, device: str | torch.device, batch_size: int
+) -> Evaluator:
+    """What the functions made here call: a :class:`Network` as it is (its precision chosen when
+    it was loaded), a torch network through a frozen inference copy (:func:`_inference_copy`)."""
+    if isinstance(model, Network):
+        return _network_run(puzzle, model, batch_size)
+    return _torch_run(puzzle, _inference_copy(puzzle, model, int8, device), batch_size, device)
 
 
 #: a missing state in a history (before an episode's start) in ``uint8`` states: every element 255
@@ -113,6 +180,8 @@ def encode_on(
     is the faster) and a plain one-hot encoding of plain states, only the elements travel, one
     byte each, and the one-hot is scattered on the device; the result is the same tensor. Other
     encodings, and states with a history, are encoded by NumPy as before."""
+    import torch
+
     device = torch.device(device)
     states = np.asarray(states)
     values = puzzle.onehot_values if encoding == "onehot" else None
@@ -128,6 +197,8 @@ def encode_on(
 def onehot_index(states: np.ndarray, values: int, device: str | torch.device) -> torch.Tensor:
     """Where the ones of a plain one-hot of ``states`` are: ``int64[B, E]``, ``e * values +
     state[:, e]``; the elements travel to ``device`` one byte each and are widened there."""
+    import torch
+
     flat = torch.from_numpy(np.ascontiguousarray(states.reshape(states.shape[0], -1))).to(device)
     return flat.long() + torch.arange(flat.shape[1], device=device) * values
 
@@ -138,6 +209,8 @@ def network_input(
     """What ``model`` reads for ``states``: its encoding (:func:`encode_on`), or, for an inference
     copy that sums its one-hot input's rows (:func:`~puzzlezero.nn.fast.gathers_onehot`), the
     positions of the ones, ``int64[B, E]`` (``e * V + state[:, e]``)."""
+    from puzzlezero.nn.fast import gathers_onehot
+
     values = gathers_onehot(model)
     if values is None:
         return encode_on(puzzle, states, model.config.encoding, device)
@@ -149,11 +222,13 @@ def _inference_copy(
 ) -> CostToGoNet:
     """:func:`~puzzlezero.nn.fast.inference_copy` of ``model`` for ``puzzle``: told the puzzle's
     ``onehot_values`` where the model reads the plain one-hot encoding (see :func:`network_input`)."""
+    from puzzlezero.nn.fast import inference_copy
+
     values = puzzle.onehot_values if model.config.encoding == "onehot" else None
     return inference_copy(model, int8=int8, device=device, onehot_values=values)
 
 
-def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
+def check_compatible(puzzle: Puzzle, model: Model) -> None:
     """Raise :class:`ModelFileError` if ``model`` was made for another puzzle or input size."""
     if model.puzzle and puzzle.name and model.puzzle != puzzle.name:
         raise ModelFileError(f"this model was trained for {model.puzzle!r}, not {puzzle.name!r}")
@@ -171,7 +246,7 @@ def check_compatible(puzzle: Puzzle, model: CostToGoNet) -> None:
         )
 
 
-def goal_column(puzzle: Puzzle, model: CostToGoNet, goal: str | None) -> tuple[str, int | None]:
+def goal_column(puzzle: Puzzle, model: Model, goal: str | None) -> tuple[str, int | None]:
     """Which goal a heuristic of ``model`` estimates and where: ``(goal, column)``, ``column``
     the multi-head output of that goal, ``None`` for a single-head network. ``goal=None`` is the
     network's own goal (single head) or ``"solved"`` (multi-head); a goal the network was not
@@ -190,7 +265,7 @@ def goal_column(puzzle: Puzzle, model: CostToGoNet, goal: str | None) -> tuple[s
 
 def make_heuristic(
     puzzle: Puzzle,
-    model: CostToGoNet,
+    model: Model,
     batch_size: int = 2048,
     device: str | torch.device = "cpu",
     *,
@@ -199,17 +274,18 @@ def make_heuristic(
     goal: str | None = None,
 ) -> Callable[[np.ndarray], np.ndarray]:
     """A heuristic ``states[B, *state_shape] -> float32[B]``: the network's cost-to-go, clipped at
-    ``>= 0`` and exactly ``0`` for goal states, evaluated chunk by chunk (``batch_size`` states)
-    under ``torch.inference_mode()``. It runs a frozen eval-mode copy of ``model`` on ``device``
-    (batch norm folded into the linear layers; ``int8=True``: int8 linear layers on CPU, ~2.5-3x
-    faster, errors of a few hundredths; see :mod:`puzzlezero.nn.fast`). Later training of ``model``
-    does not change the heuristic. ``head="qmin"`` reads the cost-to-go off a Q head instead, as
-    ``min_a Q(s, a)`` (the Q-learning target network's value of a state). ``goal``: the goal whose
-    cost-to-go is read (a multi-head network's column of it; see :func:`goal_column`), 0 at the
-    states that meet it.
+    ``>= 0`` and exactly ``0`` for goal states, evaluated chunk by chunk (``batch_size`` states).
+    ``model``: a :class:`Network` (:func:`~puzzlezero.nn.runtime.load_network`: onnxruntime, in
+    the precision it was loaded with), or a torch network, of which a frozen eval-mode copy runs on
+    ``device`` under ``torch.inference_mode()`` (batch norm folded into the linear layers;
+    ``int8=True``: int8 linear layers on CPU; see :mod:`puzzlezero.nn.fast`); later training of
+    ``model`` does not change the heuristic. ``head="qmin"`` reads the cost-to-go off a Q head
+    instead, as ``min_a Q(s, a)`` (the Q-learning target network's value of a state). ``goal``: the
+    goal whose cost-to-go is read (a multi-head network's column of it; see :func:`goal_column`), 0
+    at the states that meet it.
 
     Example:
-        >>> h = make_heuristic(puzzle, load_model("cube3"))     # doctest: +SKIP
+        >>> h = make_heuristic(puzzle, load_network("cube3"))   # doctest: +SKIP
         >>> h(puzzle.goals(2))                                  # doctest: +SKIP
         array([0., 0.], dtype=float32)
     """
@@ -218,14 +294,16 @@ def make_heuristic(
     check_compatible(puzzle, model)
     goal, column = goal_column(puzzle, model, goal)
     is_goal = puzzle.goal_test(goal)
-    model = _inference_copy(puzzle, model, int8, device)
-    net_head = "q" if head == "qmin" else "value"
+    if head == "qmin" and not has_head(model, "q"):
+        raise ModelFileError("this model has no Q head (train one with objective=qlearning)")
+    run = _evaluator(puzzle, model, int8, device, batch_size)
+    net_head = ("q",) if head == "qmin" else ("value",)
 
     def heuristic(states: np.ndarray) -> np.ndarray:
         states = np.asarray(states)
         if states.shape[0] == 0:
             return np.zeros(0, dtype=np.float32)
-        raw = predict(puzzle, model, states, batch_size=batch_size, device=device, head=net_head)
+        raw = run(states, net_head)[0]
         if head == "qmin":
             values = raw.min(axis=1)
         else:
@@ -239,7 +317,7 @@ def make_heuristic(
 
 def make_q_function(
     puzzle: Puzzle,
-    model: CostToGoNet,
+    model: Model,
     batch_size: int = 2048,
     device: str | torch.device = "cpu",
     *,
@@ -248,19 +326,18 @@ def make_q_function(
     """A Q function ``states[B, *state_shape] -> float32[B, A]`` for Q* search: the Q head's cost to
     reach a goal after taking each action (the action's cost included), clipped at ``>=`` that
     action's cost (``puzzle.action_costs``).
-    One network call per state, however many actions (see :func:`make_heuristic` for the copy)."""
+    One network call per state, however many actions (see :func:`make_heuristic` for ``model``)."""
     check_compatible(puzzle, model)
-    if model.q is None:
+    if not has_head(model, "q"):
         raise ModelFileError(
             f"this {puzzle.name} model has no Q head; Q* search needs one (train with "
             f"--set objective=qlearning), or use --search bwas"
         )
-    model = _inference_copy(puzzle, model, int8, device)
+    run = _evaluator(puzzle, model, int8, device, batch_size)
     cost = puzzle.action_costs.astype(np.float32)[None, :]
 
     def q_function(states: np.ndarray) -> np.ndarray:
-        states = np.asarray(states)
-        q = predict(puzzle, model, states, batch_size=batch_size, device=device, head="q")
+        q = run(np.asarray(states), ("q",))[0]
         np.maximum(q, cost, out=q)
         return q
 
@@ -271,7 +348,7 @@ def make_q_function(
 POLICY_SOURCES = ("auto", "policy", "q", "value")
 
 
-def policy_source(model: CostToGoNet, source: str = "auto") -> str:
+def policy_source(model: Model, source: str = "auto") -> str:
     """The head a policy is read from: ``"policy"`` (a policy head: ``softmax(logits / T)``),
     ``"q"`` (a Q head: ``softmax(-Q / T)``) or ``"value"`` (the value head on the children:
     ``softmax(-(cost + h(child)) / T)``); ``"auto"`` takes the first the model has, in that
@@ -279,17 +356,17 @@ def policy_source(model: CostToGoNet, source: str = "auto") -> str:
     if source not in POLICY_SOURCES:
         raise ModelFileError(f"unknown policy source {source!r}; choose one of {', '.join(POLICY_SOURCES)}")
     if source == "auto":
-        if getattr(model, "policy", None) is not None:
+        if has_head(model, "policy"):
             return "policy"
-        return "q" if getattr(model, "q", None) is not None else "value"
-    if source != "value" and getattr(model, source, None) is None:
+        return "q" if has_head(model, "q") else "value"
+    if source != "value" and not has_head(model, source):
         raise ModelFileError(f"this model has no {source} head; its policy can only come from its values")
     return source
 
 
 def make_policy_value(
     puzzle: Puzzle,
-    model: CostToGoNet,
+    model: Model,
     batch_size: int = 2048,
     device: str | torch.device = "cpu",
     *,
@@ -318,8 +395,7 @@ def make_policy_value(
             puzzle, make_heuristic(puzzle, model, batch_size, device, int8=int8), t
         )
     check_compatible(puzzle, model)
-    net = _inference_copy(puzzle, model, int8, device)
-    n_act = puzzle.num_actions
+    run = _evaluator(puzzle, model, int8, device, batch_size)
     ndim = len(puzzle.state_shape) + 1
     cost = puzzle.action_costs.astype(np.float32)[None, :]
 
@@ -328,23 +404,12 @@ def make_policy_value(
         n = states.shape[0]
         current = states if states.ndim == ndim else states[:, 0]
         mask = puzzle.legal_mask(current) if legal_only and n else None
-        values = np.empty(n, np.float32)
-        probs = np.empty((n, n_act), np.float32)
-        q = np.empty((n, n_act), np.float32) if head == "q" else None
-        with torch.inference_mode():
-            for lo in range(0, n, batch_size):
-                x = network_input(puzzle, net, states[lo : lo + batch_size], device)
-                out = net(x, all_heads=True)
-                values[lo : lo + batch_size] = out["value"].float().cpu().numpy()
-                raw = out[head].float().cpu().numpy()
-                rows = None if mask is None else mask[lo : lo + batch_size]
-                probs[lo : lo + batch_size] = softmin(-raw if q is None else raw, t, rows)
-                if q is not None:
-                    q[lo : lo + batch_size] = np.maximum(raw, cost)
+        values, raw = run(states, ("value", head))
+        probs = softmin(-raw if head == "policy" else raw, t, mask)
         np.maximum(values, 0.0, out=values)
         if n:
             values[puzzle.is_goal(current)] = 0.0
-        return (values, probs) if q is None else (values, probs, q)
+        return (values, probs) if head == "policy" else (values, probs, np.maximum(raw, cost))
 
     policy_value.history = model.config.history  # type: ignore[attr-defined]
     return policy_value
@@ -353,7 +418,7 @@ def make_policy_value(
 @overload
 def make_policy(
     puzzle: Puzzle,
-    model: CostToGoNet,
+    model: Model,
     batch_size: int = ...,
     device: str | torch.device = ...,
     *,
@@ -364,7 +429,7 @@ def make_policy(
 @overload
 def make_policy(
     puzzle: Puzzle,
-    model: CostToGoNet,
+    model: Model,
     batch_size: int = ...,
     device: str | torch.device = ...,
     *,
@@ -374,7 +439,7 @@ def make_policy(
 ) -> Callable[[np.ndarray], np.ndarray] | None: ...
 def make_policy(
     puzzle: Puzzle,
-    model: CostToGoNet,
+    model: Model,
     batch_size: int = 2048,
     device: str | torch.device = "cpu",
     *,
@@ -398,7 +463,7 @@ def make_policy(
 
 def make_policy_value_function(
     puzzle: Puzzle,
-    model: CostToGoNet,
+    model: Model,
     batch_size: int = 2048,
     device: str | torch.device = "cpu",
 ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
@@ -409,7 +474,7 @@ def make_policy_value_function(
     ``source="policy", legal_only=True``, its outputs in the order that search takes. ``states`` is
     ``[B, *state_shape]`` or, for a network with history, ``[B, H, *state_shape]`` (newest first);
     the function's ``history`` attribute is the network's ``H``."""
-    if model.policy is None:
+    if not has_head(model, "policy"):
         raise ModelFileError(
             f"this {puzzle.name} model has no policy head (train one with --set objective=selfplay)"
         )

@@ -103,7 +103,7 @@ def save_model(
     config = {"format": MODEL_FORMAT, "puzzle": puzzle, "net": model.config.to_dict()}
     if weights != "float32":
         config["weights"] = weights
-    files = {
+    files: dict[str, bytes | memoryview] = {
         WEIGHTS: weights_bytes(state, weights),
         CONFIG: _json_bytes(config),
         CARD: _json_bytes(dict(card or {})),
@@ -118,7 +118,8 @@ def weights_bytes(state: dict[str, np.ndarray], weights: str = "float32") -> byt
     point in ``weights`` (:data:`WEIGHT_DTYPES`), anything else unchanged."""
     dtype = WEIGHT_DTYPES[weights]
     buf = io.BytesIO()
-    np.savez(buf, **{k: _stored(k, np.asarray(v), dtype) for k, v in state.items()})
+    arrays: dict[str, Any] = {k: _stored(k, np.asarray(v), dtype) for k, v in state.items()}
+    np.savez(buf, **arrays)
     return buf.getvalue()
 
 

@@ -14,9 +14,9 @@ Precision (``precision``): ``"float32"``; ``"int8"``: the linear layers quantize
 dynamic quantization (signed int8 weights, one scale per output unit; activations quantized per
 batch), which is fast where the CPU multiplies int8 in hardware (VNNI: ``avx512_vnni``,
 ``avx_vnni``; AMX) and slower than float32 where it does not; ``"auto"``: int8 on such a CPU
-(:func:`cpu_int8_support`), float32 elsewhere. The first layer (one-hot input) and the output
-layers stay in float32 in the int8 network (:data:`FLOAT_LAYERS`): most of the int8 error of a
-one-hot network's outputs comes from those layers, and little of its time.
+(:func:`cpu_int8_support`), float32 elsewhere. The output layers, and the first layer where its
+one-hot input is narrow, stay in float32 in the int8 network (:func:`float_layers`): they carry
+much of the int8 error and little of the time.
 
 An architecture the graph builder does not cover (``conv``, ``cubeconv``) runs on torch instead,
 the same :class:`Network` with ``backend="torch"``; without torch that raises
@@ -53,6 +53,7 @@ __all__ = [
     "check_precision",
     "cpu_int8_support",
     "default_threads",
+    "float_layers",
     "int8_support",
     "load_network",
     "network_from_weights",
@@ -65,9 +66,13 @@ __all__ = [
 PRECISIONS = ("auto", "float32", "int8")
 #: CPU flags (Linux ``/proc/cpuinfo``) under which int8 is the faster, and their names in words
 INT8_FLAGS = {"amx_int8": "AMX", "avx512_vnni": "AVX-512 VNNI", "avx_vnni": "AVX-VNNI"}
-#: layers of the int8 network kept in float32 (``state_dict`` names): the one-hot input's layer and
-#: the outputs
-FLOAT_LAYERS = ("trunk.0", "value", "policy", "q", "out")
+#: layers of an int8 network kept in float32 (``state_dict`` names, or their last part): the outputs
+#: (a few thousand weights: no time to speak of, and a tenth less error on cube3 and puzzle15)
+OUTPUT_LAYERS = ("value", "policy", "q", "out")
+#: the first layer (the one-hot input's) is kept in float32 too where it is at most this many times
+#: as wide as its output: on cube3 (324 inputs to 1,000) and puzzle15 (256) that takes a quarter of
+#: the int8 error away; on puzzle48 (2,401) it takes 1% away and makes the network 3x slower
+FIRST_LAYER_FLOAT_RATIO = 1.0
 _EXTRA = 'pip install "puzzlezero[train]"'
 _default_threads: int | None = None
 _local = threading.local()
@@ -163,16 +168,17 @@ def _session(model: bytes, threads: int) -> Any:
     return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
 
 
-def quantized(model: Any) -> bytes:
+def quantized(model: Any, keep: tuple[str, ...] = OUTPUT_LAYERS) -> bytes:
     """The int8 form of a graph built with ``linear="matmul"``: onnxruntime's dynamic quantization
-    of its ``MatMul`` layers (signed int8 weights, per output unit), those of :data:`FLOAT_LAYERS`
-    excepted. Returns the serialised model."""
+    of its ``MatMul`` layers (signed int8 weights, per output unit), those of the layers ``keep``
+    (``state_dict`` names, or their last part: ``"out"`` is every goal head's output) excepted.
+    Returns the serialised model."""
     import logging
     import tempfile
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    keep = _float_nodes(model)
+    kept = _float_nodes(model, keep)
     with tempfile.TemporaryDirectory(prefix="puzzlezero-int8-") as tmp:
         source, target = Path(tmp) / "float.onnx", Path(tmp) / "int8.onnx"
         source.write_bytes(model.SerializeToString())
@@ -185,20 +191,26 @@ def quantized(model: Any) -> bytes:
                 per_channel=True,
                 weight_type=QuantType.QInt8,
                 op_types_to_quantize=["MatMul"],
-                nodes_to_exclude=keep,
+                nodes_to_exclude=kept,
             )
         finally:
             logging.getLogger().setLevel(level)
         return target.read_bytes()
 
 
-def _float_nodes(model: Any) -> list[str]:
-    """The ``MatMul`` nodes of :data:`FLOAT_LAYERS` (their ``doc_string`` names the layer)."""
+def float_layers(config: NetConfig) -> tuple[str, ...]:
+    """The layers an int8 network of ``config`` keeps in float32: :data:`OUTPUT_LAYERS`, and the
+    first where its input is narrow (:data:`FIRST_LAYER_FLOAT_RATIO`)."""
+    first = ("trunk.0",) if config.input_dim <= FIRST_LAYER_FLOAT_RATIO * config.h1 else ()
+    return OUTPUT_LAYERS + first
+
+
+def _float_nodes(model: Any, keep: tuple[str, ...]) -> list[str]:
+    """The ``MatMul`` nodes of the layers ``keep`` (a node's ``doc_string`` names its layer)."""
     return [
         node.name
         for node in model.graph.node
-        if node.op_type == "MatMul"
-        and (node.doc_string in FLOAT_LAYERS or node.doc_string.split(".")[-1] in FLOAT_LAYERS)
+        if node.op_type == "MatMul" and (node.doc_string in keep or node.doc_string.split(".")[-1] in keep)
     ]
 
 
@@ -307,9 +319,8 @@ def network_from_weights(
     where = f"{folder}: " if folder is not None else ""
     try:
         if chosen == "int8":
-            program = quantized(
-                build_graph(config, weights, puzzle=puzzle, num_actions=num_actions, linear="matmul")
-            )
+            graph = build_graph(config, weights, puzzle=puzzle, num_actions=num_actions, linear="matmul")
+            program = quantized(graph, float_layers(config))
         else:
             program = build_graph(config, weights, puzzle=puzzle, num_actions=num_actions).SerializeToString()
     except ModelFileError as exc:

@@ -33,9 +33,9 @@ class HeuristicSpec:
     ``states[B] -> (float32[B], float32[B, A])`` (``kind="policy_value"``, MCTS). The
     :data:`OPTIONS` named in ``options`` are passed to ``entry`` as keyword arguments. ``uses_goal``:
     it is called with ``goal=NAME`` too and estimates the cost to that goal (the others estimate the
-    cost to the puzzle's own goal, whatever goal is searched for). ``torch``: it runs a network
-    on torch's intra-op threads, so searches run side by side in threads (a state's images) give
-    each thread one of them."""
+    cost to the puzzle's own goal, whatever goal is searched for). ``threaded``: it runs a network
+    on intra-op threads (:mod:`puzzlezero.nn.runtime`), so searches run side by side in threads (a
+    state's images) give each thread one of them."""
 
     entry: str | Callable
     uses_model: bool = False
@@ -43,7 +43,7 @@ class HeuristicSpec:
     kind: str = "value"
     uses_goal: bool = False
     options: tuple[str, ...] = ()
-    torch: bool = False
+    threaded: bool = False
 
 
 def misplaced_heuristic(puzzle: Puzzle, *, goal: str = SOLVED) -> Heuristic:
@@ -65,16 +65,17 @@ HEURISTICS: dict[str, HeuristicSpec] = {
     "learned": HeuristicSpec(
         learned_heuristic,
         uses_model=True,
-        description="DeepCubeA cost-to-go network (int8 inference)",
+        description="DeepCubeA cost-to-go network (--precision: int8 on a CPU with VNNI, else float32)",
         uses_goal=True,
-        torch=True,
+        options=("precision",),
+        threaded=True,
     ),
     "learned-fp32": HeuristicSpec(
         learned_heuristic_fp32,
         uses_model=True,
         description="DeepCubeA cost-to-go network (float32)",
         uses_goal=True,
-        torch=True,
+        threaded=True,
     ),
     "learned-q": HeuristicSpec(
         learned_q_function,
@@ -82,13 +83,14 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         kind="q",
         description="the network's Q head (for Q*)",
         uses_goal=True,
-        torch=True,
+        options=("precision",),
+        threaded=True,
     ),
     "learned-onnx": HeuristicSpec(
         "puzzlezero.onnx:onnx_heuristic",
         uses_model=True,
-        description="the network on onnxruntime (float32; the onnx extra): --model FILE.onnx, or a "
-        "model folder's model.onnx, else its export cached on first use",
+        description="the network on onnxruntime (float32): --model FILE.onnx, or a model folder's "
+        "model.onnx, else the graph built from its weights",
     ),
     "learned-onnx-q": HeuristicSpec(
         "puzzlezero.onnx:onnx_q_function",
@@ -101,7 +103,7 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         uses_model=True,
         kind="policy_value",
         description="the network's value head with a policy (policy head, else softmax(-Q / T)) (for MCTS)",
-        options=("policy_temperature",),
+        options=("policy_temperature", "precision"),
     ),
     "learned-policy": HeuristicSpec(
         learned_policy,
@@ -109,14 +111,14 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         kind="policy",
         description="the network's move probabilities: its policy head (else softmax(-Q / T), else "
         "of its values of the children) (for pbeam)",
-        options=("policy_temperature",),
+        options=("policy_temperature", "precision"),
     ),
     "wcd": HeuristicSpec(
         learned_wcd,
         uses_model=True,
         description="weighted convolutional distance of the network (Yao and Lee 2024): --wcd-depth, "
         "--wcd-mu; the policy from its Q head",
-        options=("wcd_depth", "wcd_mu", "policy_temperature"),
+        options=("wcd_depth", "wcd_mu", "policy_temperature", "precision"),
     ),
     "pdb": HeuristicSpec(
         "puzzlezero.classic.optimal:pdb_heuristic", description="pattern databases (admissible)"

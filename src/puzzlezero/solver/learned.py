@@ -1,6 +1,10 @@
-"""The network heuristics (``learned_*``: a model loaded once, int8 inference by default) and the
-models of a layered solve, one per goal (:func:`stage_models`). torch is imported only here, and
-only when one of them is built."""
+"""The network heuristics (``learned_*``: a model folder's network, loaded once per process and
+run on onnxruntime without torch, :mod:`puzzlezero.nn.runtime`) and the models of a layered solve,
+one per goal (:func:`stage_models`).
+
+``precision`` (the heuristic option of that name): ``"auto"`` (int8 on a CPU with int8 dot
+products, VNNI or AMX; float32 elsewhere), ``"float32"`` or ``"int8"``. A network of an
+architecture the ONNX graph builder does not cover runs on torch, which it then needs."""
 
 from __future__ import annotations
 
@@ -12,11 +16,11 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver.names import Heuristic
 
 
-def _load_net(puzzle: Puzzle, model: str | None) -> Any:
-    from puzzlezero import nn  # torch: only when a learned heuristic is asked for
+def _load_net(puzzle: Puzzle, model: str | None, precision: str) -> Any:
+    from puzzlezero.nn.runtime import load_network
 
     try:
-        net = nn.load_model(model or puzzle.name)
+        net = load_network(model or puzzle.name, precision=precision)
     except ModelFileError as exc:
         if model is not None:
             raise
@@ -29,22 +33,22 @@ def _load_net(puzzle: Puzzle, model: str | None) -> Any:
 
 
 def learned_heuristic(
-    puzzle: Puzzle, model: str | None, *, int8: bool = True, goal: str | None = None
+    puzzle: Puzzle, model: str | None, *, precision: str = "auto", goal: str | None = None
 ) -> Heuristic:
-    """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_model(model or puzzle.name))``,
-    with int8 linear layers by default (about 3x faster on a CPU, errors of a few hundredths;
-    ``"learned-fp32"`` keeps float32); ``goal``: the cost-to-go to that goal (the model must have
-    been trained for it: one head, or one of a multi-head network's)."""
-    from puzzlezero import nn
+    """The network heuristic: ``nn.make_heuristic(puzzle, nn.load_network(model or puzzle.name))``
+    in ``precision`` (``"auto"``: int8 where the CPU has VNNI, about 2x faster, errors of a few
+    hundredths of a move; ``"learned-fp32"`` is the float32 one); ``goal``: the cost-to-go to that
+    goal (the model must have been trained for it: one head, or one of a multi-head network's)."""
+    from puzzlezero.nn.heuristic import make_heuristic
 
-    return nn.make_heuristic(puzzle, _value_net(puzzle, model), int8=int8, goal=goal)
+    return make_heuristic(puzzle, _value_net(puzzle, model, precision), goal=goal)
 
 
-def _value_net(puzzle: Puzzle, model: str | None) -> Any:
+def _value_net(puzzle: Puzzle, model: str | None, precision: str) -> Any:
     """:func:`_load_net`, refusing a network whose card says its last training taught the policy
     only (``policy_only``: ``objective=efficientcube``, the value head never learned), with what to
     search it with."""
-    net = _load_net(puzzle, model)
+    net = _load_net(puzzle, model, precision)
     if net.card.get("policy_only"):  # written by the trainer
         objective = (net.card.get("train_config") or {}).get("objective", "?")
         raise ModelFileError(
@@ -54,59 +58,65 @@ def _value_net(puzzle: Puzzle, model: str | None) -> Any:
     return net
 
 
-def learned_q_function(puzzle: Puzzle, model: str | None, *, goal: str | None = None) -> Heuristic:
-    """The network's Q head as a Q function (int8 inference): ``nn.make_q_function``; ``goal``
-    must be the one the network was trained for (a Q head learns the cost to one goal)."""
-    from puzzlezero import nn
-    from puzzlezero.nn.heuristic import goal_column
+def learned_q_function(
+    puzzle: Puzzle, model: str | None, *, precision: str = "auto", goal: str | None = None
+) -> Heuristic:
+    """The network's Q head as a Q function: ``nn.make_q_function``; ``goal`` must be the one the
+    network was trained for (a Q head learns the cost to one goal)."""
+    from puzzlezero.nn.heuristic import goal_column, make_q_function
 
-    net = _value_net(puzzle, model)
+    net = _value_net(puzzle, model, precision)
     goal_column(puzzle, net, goal)  # another goal: ModelFileError naming the network's
-    return nn.make_q_function(puzzle, net, int8=True)
+    return make_q_function(puzzle, net)
 
 
-def learned_policy_value(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Any:
-    """The network as a policy-value function for MCTS (int8 inference): its value head and a
-    policy from its policy head, else its Q head, else its value head on the children
-    (``nn.make_policy_value``). A policy-only model is refused: MCTS backs up its values."""
-    from puzzlezero import nn
+def learned_policy_value(
+    puzzle: Puzzle, model: str | None, *, precision: str = "auto", policy_temperature: float = 1.0
+) -> Any:
+    """The network as a policy-value function for MCTS: its value head and a policy from its policy
+    head, else its Q head, else its value head on the children (``nn.make_policy_value``). A
+    policy-only model is refused: MCTS backs up its values."""
+    from puzzlezero.nn.heuristic import make_policy_value
 
-    return nn.make_policy_value(puzzle, _value_net(puzzle, model), int8=True, temperature=policy_temperature)
+    net = _value_net(puzzle, model, precision)
+    return make_policy_value(puzzle, net, temperature=policy_temperature)
 
 
-def learned_policy(puzzle: Puzzle, model: str | None, *, policy_temperature: float = 1.0) -> Heuristic:
-    """The network's move probabilities (int8 inference), as :func:`learned_policy_value` reads
-    them, from any model, policy-only ones included: ``states[B] -> float32[B, A]``."""
-    from puzzlezero import nn
+def learned_policy(
+    puzzle: Puzzle, model: str | None, *, precision: str = "auto", policy_temperature: float = 1.0
+) -> Heuristic:
+    """The network's move probabilities, as :func:`learned_policy_value` reads them, from any
+    model, policy-only ones included: ``states[B] -> float32[B, A]``."""
+    from puzzlezero.nn.heuristic import make_policy_value
     from puzzlezero.search.policy import policy_of
 
-    net = _load_net(puzzle, model)
-    return policy_of(nn.make_policy_value(puzzle, net, int8=True, temperature=policy_temperature))
+    net = _load_net(puzzle, model, precision)
+    return policy_of(make_policy_value(puzzle, net, temperature=policy_temperature))
 
 
 def learned_wcd(
     puzzle: Puzzle,
     model: str | None,
     *,
+    precision: str = "auto",
     wcd_depth: int = 1,
     wcd_mu: float = 0.5,
     policy_temperature: float = 1.0,
 ) -> Heuristic:
-    """The network's weighted convolutional distance (:func:`puzzlezero.search.wcd.wcd`, int8
-    inference): ``d0`` its value head, the policy its policy or Q head (else from the children's
-    values)."""
-    from puzzlezero import nn
+    """The network's weighted convolutional distance (:func:`puzzlezero.search.wcd.wcd`): ``d0``
+    its value head, the policy its policy or Q head (else from the children's values)."""
+    from puzzlezero.nn.heuristic import make_heuristic, make_policy
     from puzzlezero.search.wcd import wcd
 
-    net = _value_net(puzzle, model)
-    value = nn.make_heuristic(puzzle, net, int8=True)
-    policy = nn.make_policy(puzzle, net, int8=True, temperature=policy_temperature)
+    net = _value_net(puzzle, model, precision)
+    value = make_heuristic(puzzle, net)
+    policy = make_policy(puzzle, net, temperature=policy_temperature)
     return wcd(puzzle, value, depth=wcd_depth, mu=wcd_mu, policy=policy, temperature=policy_temperature)
 
 
 def learned_heuristic_fp32(puzzle: Puzzle, model: str | None, *, goal: str | None = None) -> Heuristic:
-    """The network heuristic evaluated in float32 (slower, bit-faithful to the trained weights)."""
-    return learned_heuristic(puzzle, model, int8=False, goal=goal)
+    """The network heuristic evaluated in float32 (slower, faithful to the stored weights)."""
+    return learned_heuristic(puzzle, model, precision="float32", goal=goal)
 
 
 #: model folder) of this name, a multi-head model or one sub-folder per goal
@@ -130,7 +140,8 @@ def stage_models(puzzle: Puzzle, model: str | None, goals: Sequence[str]) -> dic
     A goal without a model raises :class:`ModelFileError` naming the ways to give one."""
     from pathlib import Path
 
-    from puzzlezero.nn.io import CONFIG, resolve_model_dir
+    from puzzlezero.model_folders import resolve_model_dir
+    from puzzlezero.nn.io import CONFIG
 
     if model is not None and "=" in model:
         out: dict[str, str] = {}
@@ -178,7 +189,7 @@ def _stages_file(path: Any, goals: Sequence[str]) -> dict[str, str]:
     folder or any model name or folder (so that a shipped solved model serves without a copy)."""
     import json
 
-    from puzzlezero.nn.io import resolve_model_dir
+    from puzzlezero.model_folders import resolve_model_dir
 
     try:
         table = json.loads(path.read_text(encoding="utf-8"))

@@ -14,8 +14,9 @@ from puzzlezero.errors import PuzzleError
 @dataclass(frozen=True)
 class OptionSpec:
     """An option of some searches or heuristics: ``solve(..., options={name: value})``, on the
-    command line ``--name-with-dashes``. ``kind`` is ``float``, ``int`` or ``bool``; numbers must lie
-    in ``[low, high]`` (``low`` excluded where ``above_low``)."""
+    command line ``--name-with-dashes``. ``kind`` is ``float``, ``int``, ``bool`` or ``str``; numbers
+    must lie in ``[low, high]`` (``low`` excluded where ``above_low``), a ``str`` must be one of
+    ``choices``."""
 
     default: Any
     kind: type
@@ -23,10 +24,15 @@ class OptionSpec:
     low: float | None = None
     high: float | None = None
     above_low: bool = False
+    choices: tuple[str, ...] = ()
 
     def check(self, name: str, value: Any) -> Any:
         """``value`` as this option's kind; :class:`PuzzleError` names the option and the range."""
         flag = "--" + name.replace("_", "-")
+        if self.kind is str:
+            if not isinstance(value, str) or value not in self.choices:
+                raise PuzzleError(f"{flag} must be one of {', '.join(self.choices)}, got {value!r}")
+            return value
         if self.kind is bool:
             if not isinstance(value, bool | np.bool_):
                 raise PuzzleError(f"{flag} must be true or false, got {value!r}")
@@ -45,7 +51,8 @@ class OptionSpec:
 
 
 def _option_table() -> dict[str, OptionSpec]:
-    # NumPy only: the defaults live with the algorithms
+    # NumPy only (the network runtime's names without onnxruntime): the defaults live with the algorithms
+    from puzzlezero.nn.runtime import PRECISIONS
     from puzzlezero.search.mcts import LEAVES, MAX_VALUE, VIRTUAL_LOSS, C
     from puzzlezero.search.wcd import DEPTH, MAX_DEPTH, MU
 
@@ -79,6 +86,13 @@ def _option_table() -> dict[str, OptionSpec]:
             "instances of one search (beam search, one BWAS or Q* setting; images made from the "
             "state alone); 0: the state alone",
             low=0,
+        ),
+        "precision": OptionSpec(
+            "auto",
+            str,
+            "learned heuristics: the network's arithmetic, auto (int8 on a CPU with VNNI or AMX, "
+            "float32 elsewhere), float32 or int8",
+            choices=PRECISIONS,
         ),
         "wcd_depth": OptionSpec(DEPTH, int, "WCD: convolution levels K", low=0, high=MAX_DEPTH),
         "wcd_mu": OptionSpec(MU, float, "WCD: weight mu of a state's own value", low=0.0, high=1.0),

@@ -68,7 +68,8 @@ class ServerConfig:
     threads would serialise; each process loads the network once; a stuck or dead one is replaced).
     ``thread``: for tests and fakes (a thread cannot be stopped: an overrun keeps its worker)."""
     torch_threads: int = 0
-    """Intra-op threads per worker process; 0 = ``max(1, cpu_count // workers)``."""
+    """Intra-op threads of the networks in each worker process (onnxruntime's; torch's for a model
+    that runs on torch); 0 = ``max(1, cpu_count // workers)``."""
     default_time_limit: float = 20.0
     """Seconds of search a request gets when it names no ``time_limit``."""
     max_time_limit: float = 60.0

@@ -2,10 +2,10 @@
 
 Why processes: batch weighted A* spends much of its time in Python (heap pops, dictionary
 look-ups of visited states, bookkeeping between network calls). Those hold the GIL, so solver
-threads would take turns on one core; torch only releases the GIL inside its kernels. Each worker
-process therefore runs whole searches, one at a time, loads a network once (the solver caches it
-per process) and uses ``torch.set_num_threads(threads_per_worker)`` so that workers do not
-oversubscribe the cores. The ``spawn`` start method keeps the children free of the parent's
+threads would take turns on one core; the network runtime only releases the GIL inside its
+kernels. Each worker process therefore runs whole searches, one at a time, loads a network once
+(the solver caches it per process) and gives its networks ``threads_per_worker`` intra-op threads
+(:func:`puzzlezero.nn.runtime.set_default_threads`) so that workers do not oversubscribe the cores. The ``spawn`` start method keeps the children free of the parent's
 threads and locks. Threads (``executor="thread"``) serve tests and fakes.
 
 Supervision: the pool starts its own worker processes, one pipe each, and knows which job each
@@ -183,7 +183,7 @@ def _init_worker(
     load_torch: bool = True,
 ) -> None:
     """Prepare a worker process: ignore Ctrl-C (the server stops its workers), cap its memory,
-    forbid table builds, pin torch's thread count, then load the networks and tables of ``warm``
+    forbid table builds, pin the networks' thread count, then load the networks and tables of ``warm``
     (``(puzzle, the options of its own search, resolved by the server)``: the heuristic, with the
     operator's model where one is served, and the fallback search's tables) before the first request.
 
@@ -195,10 +195,10 @@ def _init_worker(
     from puzzlezero.storage import forbid_table_builds
 
     forbid_table_builds()  # tables are built by `puzzlezero pdb build`, never by a request
-    if load_torch:
-        import torch
+    if load_torch:  # the networks' intra-op threads (onnxruntime; torch too where a model runs on it)
+        from puzzlezero.nn.runtime import set_default_threads
 
-        torch.set_num_threads(threads)
+        set_default_threads(threads)
     if not warm:
         return
     from puzzlezero.registry import make
