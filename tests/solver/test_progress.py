@@ -16,6 +16,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
 from puzzlezero.search import bwas, clock
+from puzzlezero.search.anytime import GroupLedger, anytime
 from puzzlezero.search.images import anytime_images
 from puzzlezero.search.result import SearchResult
 from puzzlezero.solver import SEARCHES, Improvement, SearchSpec, solve, solve_many, verify
@@ -110,6 +111,21 @@ def test_bwas_passes_each_solution_on_the_moment_it_is_found(
     )
     assert [i for i, _, _ in seen] == [0, 1] and [r for _, r, _ in seen] == results
     assert seen[0][2] == 1000.0 + results[0].seconds < seen[1][2] == 1000.0 + results[1].seconds
+
+
+def test_an_abandoned_ledger_ends_the_searches_that_share_it_at_once(
+    p8: tuple[Puzzle, Any, np.ndarray],
+) -> None:
+    p, exact, starts = p8
+    ledger = GroupLedger(1)
+    (r,) = bwas(p, starts[:1], exact, groups=np.zeros(1, np.int64), ledger=ledger)
+    assert r.solved and r.iterations > 0
+    ledger.abandon()
+    (r,) = bwas(p, starts[:1], exact, groups=np.zeros(1, np.int64), ledger=ledger)
+    assert r.status == "time limit" and r.iterations == 0
+    # and an anytime schedule sharing it starts no stage
+    (r,) = anytime(bwas, p, starts[:1], exact, [(1.0, 10)], groups=np.zeros(1, np.int64), ledger=ledger)
+    assert not r.solved and r.iterations == 0
 
 
 def _stalls(fake: FakeClock) -> Any:

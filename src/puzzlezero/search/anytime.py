@@ -113,6 +113,8 @@ class GroupLedger:
         self.cost = np.full(n_groups, np.inf)
         self.found = np.full(n_groups, -np.inf)
         self.until = np.full(n_groups, np.inf)
+        #: the searches sharing the ledger are to end (:meth:`abandon`)
+        self.abandoned = False
 
     def solved(self, group: int, cost: float, started: float, now: float) -> None:
         """A member of ``group`` was solved at ``cost``, at time ``now`` by a search begun at ``started``."""
@@ -121,9 +123,10 @@ class GroupLedger:
         self.until[group] = now + (now - started)
 
     def abandon(self) -> None:
-        """End every search that shares this ledger: each group's bound drops below any cost, so
-        their searches keep no child and run out of nodes within a few iterations (a caller that
-        raises while searches run side by side in threads stops them so)."""
+        """End every search that shares this ledger: at its next iteration (:attr:`abandoned`,
+        status ``"time limit"``), and no later stage starts, each group's bound being below any
+        cost (a caller that raises while searches run side by side in threads stops them so)."""
+        self.abandoned = True
         self.cost[:] = -np.inf
 
     def bounds(self, puzzle: Puzzle, groups: np.ndarray) -> np.ndarray:

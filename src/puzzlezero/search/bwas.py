@@ -336,6 +336,10 @@ class BatchWeightedAStar:
         self.seq += nodes.shape[0]
 
     def _active(self) -> list[int]:
+        if self.ledger is not None and self.ledger.abandoned:  # the caller gave up: end at once
+            for i, s in enumerate(self.status):
+                if s is None:
+                    self._finish(i, "time limit")
         if self.group_stop:  # members whose group's stage has given its solution stop here
             assert self.ledger is not None and self.groups is not None  # checked: group_stop needs groups
             ended = self.ledger.ended(self.groups, self.t0, clock.now())

@@ -249,7 +249,8 @@ def _side_by_side(
     (``None`` without ``on_solution``): what a part calls with an instance's solution; the threads'
     calls are handed to this thread, which calls ``on_solution`` with them while it waits; if that
     raises, the ledger is abandoned (:meth:`GroupLedger.abandon`) and the error raised once the
-    threads have ended."""
+    threads have ended; so is an interrupt (Ctrl-C) that comes while this thread waits, so that
+    no search runs on while the process exits."""
     ledger = GroupLedger(int(groups.max()) + 1)
     rank = np.zeros(groups.size, np.int64)  # each instance's place within its group
     for g in np.unique(groups):
@@ -280,7 +281,13 @@ def _side_by_side(
         ]
         for t in pool:
             t.start()
-        failed = _pass_on(solutions, pool, on_solution, ledger)
+        try:
+            failed = _pass_on(solutions, pool, on_solution, ledger)
+        except BaseException:  # an interrupt (Ctrl-C) while waiting: the threads end first
+            ledger.abandon()
+            for t in pool:
+                t.join()
+            raise
     if failed is not None:
         raise failed
     out: list[SearchResult | None] = [None] * groups.size
