@@ -110,7 +110,7 @@ def test_cli_macros_and_bench_summary(tmp_path, capsys):
         "bwas",
         "--macros",
         str(opts),
-        "--json",
+        "--out",
         str(report),
     ]
     assert main(argv) == 0
