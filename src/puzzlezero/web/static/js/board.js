@@ -22,7 +22,7 @@ const S = {
   start: null,     // state text of the last loaded / scrambled state (Sokoban "restart")
   frames: null,    // trajectory of the loaded solution
   chain: Promise.resolve(), // moves are sent one after another, in order
-  solving: false,   // a solve of this page is running
+  solving: false,  // a solve of this page is running
   epoch: 0,        // bumps when the state changes; a solve started before is not shown
 };
 const board = document.getElementById("board");
