@@ -106,9 +106,11 @@ def _network(source: Any) -> tuple[Any, str, str]:
         trainer = Trainer.from_run(path)
         trainer.model.puzzle = trainer.config.puzzle
         return trainer.model, trainer.config.puzzle, ""
+    from puzzlezero.nn.io import weights_path
+
     folder = resolve_model_dir(source)
     net = load_model(folder)
-    return net, net.puzzle, _sha256(folder / _WEIGHTS)
+    return net, net.puzzle, _sha256(weights_path(folder))
 
 
 def export_onnx(source: Any, path: str | os.PathLike[str]) -> Path:
@@ -353,7 +355,7 @@ def _folder_graph(folder: Path) -> bytes:
             f"to {', '.join(files.config.goals)} (solve with it through --heuristic learned)"
         )
     num_actions = files.config.num_actions or make(files.puzzle).num_actions
-    sha = _sha256(folder / _WEIGHTS) if (folder / _WEIGHTS).is_file() else ""
+    sha = _sha256(folder / _WEIGHTS) if (folder / _WEIGHTS).is_file() else ""  # a legacy folder: none
     graph = build_graph(
         files.config, files.weights, puzzle=files.puzzle, num_actions=num_actions, weights_sha256=sha
     )

@@ -191,22 +191,14 @@ def test_a_conv_network_runs_on_torch_and_without_torch_names_the_extra(tmp_path
         runtime._load(folder.resolve(), "int8", None, (0.0,))
 
 
-@pytest.mark.parametrize(
-    ("name", "first_in_float"), [("cube3", True), ("puzzle15", True), ("puzzle48", False)]
-)
-def test_int8_keeps_the_output_layers_and_a_narrow_first_layer_in_float(
-    name: str, first_in_float: bool
-) -> None:
+@pytest.mark.parametrize("name", ["cube3", "puzzle48", "cube3-adi"])
+def test_int8_quantizes_every_hidden_layer_and_keeps_the_outputs_in_float(name: str) -> None:
     import onnx
 
     files = read_model(name)
-    kept = runtime.float_layers(files.config)
-    assert ("trunk.0" in kept) == first_in_float and {"value", "q", "out"} <= set(kept)
-    graph = build_graph(files.config, files.weights, puzzle=name, num_actions=12, linear="matmul")
-    model = onnx.load_from_string(runtime.quantized(graph, kept))
+    graph = build_graph(files.config, files.weights, puzzle=files.puzzle, num_actions=12, linear="matmul")
+    model = onnx.load_from_string(runtime.quantized(graph))
     in_float = {n.doc_string for n in model.graph.node if n.op_type == "MatMul"}
-    heads = {"value"} | ({"q"} if files.config.q_head else set())
-    assert in_float == heads | ({"trunk.0"} if first_in_float else set())
-    trunk_layers = 2 + 2 * files.config.num_res_blocks
+    assert in_float == set(runtime.network_heads(files.config))  # value, and policy or q where it has them
     integer = sum(n.op_type == "MatMulInteger" for n in model.graph.node)
-    assert integer == trunk_layers - first_in_float
+    assert integer == 2 + 2 * files.config.num_res_blocks  # the trunk's layers, the first included

@@ -14,9 +14,8 @@ Precision (``precision``): ``"float32"``; ``"int8"``: the linear layers quantize
 dynamic quantization (signed int8 weights, one scale per output unit; activations quantized per
 batch), which is fast where the CPU multiplies int8 in hardware (VNNI: ``avx512_vnni``,
 ``avx_vnni``; AMX) and slower than float32 where it does not; ``"auto"``: int8 on such a CPU
-(:func:`cpu_int8_support`), float32 elsewhere. The output layers, and the first layer where its
-one-hot input is narrow, stay in float32 in the int8 network (:func:`float_layers`): they carry
-much of the int8 error and little of the time.
+(:func:`cpu_int8_support`), float32 elsewhere. The output layers stay in float32 in the int8
+network (:data:`OUTPUT_LAYERS`).
 
 An architecture the graph builder does not cover (``conv``, ``cubeconv``) runs on torch instead,
 the same :class:`Network` with ``backend="torch"``; without torch that raises
@@ -53,7 +52,6 @@ __all__ = [
     "check_precision",
     "cpu_int8_support",
     "default_threads",
-    "float_layers",
     "int8_support",
     "load_network",
     "network_from_weights",
@@ -66,13 +64,12 @@ __all__ = [
 PRECISIONS = ("auto", "float32", "int8")
 #: CPU flags (Linux ``/proc/cpuinfo``) under which int8 is the faster, and their names in words
 INT8_FLAGS = {"amx_int8": "AMX", "avx512_vnni": "AVX-512 VNNI", "avx_vnni": "AVX-VNNI"}
-#: layers of an int8 network kept in float32 (``state_dict`` names, or their last part): the outputs
-#: (a few thousand weights: no time to speak of, and a tenth less error on cube3 and puzzle15)
+#: layers of an int8 network kept in float32 (``state_dict`` names, or their last part: ``"out"``
+#: is every goal head's output): the outputs, a few thousand weights, whose int8 error no later
+#: layer averages out. The first layer is quantized too: kept in float32 it takes a quarter of the
+#: int8 error away on cube3 (mean 0.019 -> 0.014 moves on 10,000 scrambles) and puzzle15 (0.031 ->
+#: 0.022), and makes the network a quarter to a third slower (one thread, 2-core Xeon with AMX)
 OUTPUT_LAYERS = ("value", "policy", "q", "out")
-#: the first layer (the one-hot input's) is kept in float32 too where it is at most this many times
-#: as wide as its output: on cube3 (324 inputs to 1,000) and puzzle15 (256) that takes a quarter of
-#: the int8 error away; on puzzle48 (2,401) it takes 1% away and makes the network 3x slower
-FIRST_LAYER_FLOAT_RATIO = 1.0
 _EXTRA = 'pip install "puzzlezero[train]"'
 _default_threads: int | None = None
 _local = threading.local()
@@ -198,13 +195,6 @@ def quantized(model: Any, keep: tuple[str, ...] = OUTPUT_LAYERS) -> bytes:
         return target.read_bytes()
 
 
-def float_layers(config: NetConfig) -> tuple[str, ...]:
-    """The layers an int8 network of ``config`` keeps in float32: :data:`OUTPUT_LAYERS`, and the
-    first where its input is narrow (:data:`FIRST_LAYER_FLOAT_RATIO`)."""
-    first = ("trunk.0",) if config.input_dim <= FIRST_LAYER_FLOAT_RATIO * config.h1 else ()
-    return OUTPUT_LAYERS + first
-
-
 def _float_nodes(model: Any, keep: tuple[str, ...]) -> list[str]:
     """The ``MatMul`` nodes of the layers ``keep`` (a node's ``doc_string`` names its layer)."""
     return [
@@ -320,7 +310,7 @@ def network_from_weights(
     try:
         if chosen == "int8":
             graph = build_graph(config, weights, puzzle=puzzle, num_actions=num_actions, linear="matmul")
-            program = quantized(graph, float_layers(config))
+            program = quantized(graph)
         else:
             program = build_graph(config, weights, puzzle=puzzle, num_actions=num_actions).SerializeToString()
     except ModelFileError as exc:
