@@ -221,3 +221,21 @@ def test_the_learned_heuristics_take_a_precision_and_keep_their_contracts() -> N
     assert r.solved and verify(p, p.parse("R U F' L")[None], [r.actions]).tolist() == [True]
     with pytest.raises(PuzzleError, match="--precision must be one of auto, float32, int8, got 'int4'"):
         solve(p, "R", options={"precision": "int4"})
+
+
+def test_a_bench_report_names_what_ran_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    from puzzlezero.bench import Case, network_description, run_bench
+    from puzzlezero.nn import runtime
+
+    monkeypatch.setattr(runtime, "cpu_int8_support", lambda: "AVX-512 VNNI")
+    p = make("cube3")
+    cases = [Case(0, p.parse("R U")), Case(1, p.parse("F' L"))]
+    report = run_bench(p, cases, time_limit=5.0, options={"precision": "int8"})
+    assert report.summary["network"] == "onnxruntime int8 (CPU with AVX-512 VNNI)"
+    assert run_bench(p, cases, heuristic="learned-fp32").summary["network"] == "onnxruntime float32"
+    assert (
+        run_bench(make("cube2"), [Case(0, make("cube2").parse("R"))], heuristic="exact").summary["network"]
+        is None
+    )
+    layered = solver.resolve_options(p, search="layered", options={"precision": "float32"})
+    assert network_description(p, layered) == "onnxruntime float32"  # every goal's network
