@@ -386,22 +386,30 @@ class SolveFlags:
         )
 
 
+def _panel(annotation: Any) -> str | None:
+    """The help panel of an ``Annotated[..., typer.Option(...)]`` parameter (``None``: none)."""
+    return next((getattr(m, "rich_help_panel", None) for m in getattr(annotation, "__metadata__", ())), None)
+
+
 def with_solve_flags(command: Callable[..., None]) -> Callable[..., None]:
     """A command taking ``flags: SolveFlags`` as one with every :class:`SolveFlags` field as an
     option in its place (the signature typer reads), called with them gathered into one
-    :class:`SolveFlags`."""
+    :class:`SolveFlags`. The flags of the expert panel come last, after the command's own
+    options, so that the help lists that panel last."""
     names = [f.name for f in fields(SolveFlags)]
     hints = get_type_hints(SolveFlags, include_extras=True)
     flag_params = [
         inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
         for f in fields(SolveFlags)
     ]
+    expert = [param for param in flag_params if _panel(param.annotation) == EXPERT_PANEL]
     params: list[inspect.Parameter] = []
     for param in inspect.signature(command, eval_str=True).parameters.values():
         if param.name == "flags":
-            params += flag_params
+            params += [param for param in flag_params if param not in expert]
         else:
             params.append(param.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+    params += expert
 
     @functools.wraps(command)
     def run(**given: Any) -> None:
