@@ -6,10 +6,12 @@
 #   - each wheel holds exactly the model files of its source tree (every .json and .npz under the
 #     models' folder: config.json, card.json, stages.json, model.npz, the card schema) and no other
 #     weights (model.pt);
+#   - the core wheel holds every file of src/puzzlezero that git tracks, other than Python and C
+#     sources (package data: models, case sets, the web page);
 #   - both carry the version of src/puzzlezero/_version.py, and the companion requires exactly it;
-#   - the core wheel is at most 60 MB.
-# On Linux the core wheel, which holds a C extension, is retagged manylinux by auditwheel.
-# and print each file's size.
+#   - the core wheel is at most 60 MB;
+# and print each file's size. On Linux the core wheel, which holds a C extension, is first retagged
+# manylinux by auditwheel.
 # Usage: scripts/build_dists.sh [OUT_DIR]   (default: dist; PYTHON=... picks the interpreter, which
 # needs `build` and `twine`: the dev extra)
 set -euo pipefail
@@ -72,6 +74,7 @@ fi
 import email.message
 import email.parser
 import runpy
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -90,6 +93,14 @@ def metadata(whl: zipfile.ZipFile) -> email.message.Message:
     name = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
     return email.parser.Parser().parsestr(whl.read(name).decode())
 
+
+# every file of the package that git tracks, other than Python and C sources, is package data
+listed = subprocess.run(["git", "ls-files", "src/puzzlezero"], capture_output=True, text=True, check=False)
+tracked_data = {
+    path.removeprefix("src/")
+    for path in listed.stdout.splitlines()
+    if listed.returncode == 0 and not path.endswith((".py", ".c"))
+}
 
 dists = {
     "puzzlezero": (Path("src/puzzlezero/models"), "puzzlezero/models"),
@@ -112,13 +123,17 @@ for dist, (root, prefix) in dists.items():
         errors.append(
             f"{wheels[0].name}: model files missing {sorted(expected - held)}, extra {sorted(held - expected)}"
         )
+    if dist == "puzzlezero" and tracked_data:
+        if missing := sorted(tracked_data - names):
+            errors.append(f"{wheels[0].name}: package data missing (add a package-data glob): {missing}")
     if stray := sorted(n for n in names if n.endswith(".pt")):
         errors.append(f"{wheels[0].name}: holds PyTorch weights {stray}")
     if meta["Version"] != version:
         errors.append(f"{wheels[0].name}: version {meta['Version']}, not {version}")
     if dist == "puzzlezero_research_models" and f"puzzlezero=={version}" not in meta.get_all("Requires-Dist", []):
         errors.append(f"{wheels[0].name}: does not require puzzlezero=={version}")
-    print(f"{wheels[0].name}: {len(held)} model files, version {meta['Version']}")
+    data = f", {len(tracked_data & names)} package data files" if dist == "puzzlezero" else ""
+    print(f"{wheels[0].name}: {len(held)} model files{data}, version {meta['Version']}")
 
 print()
 for path in sorted(out.glob("*.whl")) + sorted(out.glob("*.tar.gz")):
