@@ -109,11 +109,17 @@ def walk(
     *,
     nonbacktracking: bool,
     with_cost: bool = False,
+    reduced: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Random moves from the goal, ``depths[i]`` for state ``i``, all states moved together:
     uniformly random actions (:func:`scramble`), or, ``nonbacktracking``, uniformly random among
     those that change the state and do not undo the step before. Returns the states, ``with_cost``
-    the cost of walking each back (else zeros), and each walk's last move (``-1`` for none)."""
+    the cost of walking each back (else zeros), and each walk's last move (``-1`` for none).
+
+    ``reduced`` (with ``with_cost``): the cost of the shortest walk back that the moves themselves
+    show, the walk with its steps back taken out: a move that leaves the state unchanged is no
+    step, and a move undoing the step before (``inverse_action``) cancels it, again and again as
+    the steps before come up (``R U U' R'`` is no walk at all). The same random draws and states."""
     n = depths.shape[0]
     states = puzzle.goals(n)
     cost = np.zeros(n)
@@ -121,7 +127,10 @@ def walk(
     undo_cost = puzzle.action_costs[inverse] if with_cost else None
     last = np.full(n, -1, dtype=np.int64)
     idx = np.arange(n)
-    for step in range(int(depths.max(initial=0))):
+    longest = int(depths.max(initial=0))
+    kept = np.zeros((n, longest if reduced else 0), dtype=np.int64)  # the moves not cancelled, in order
+    height = np.zeros(n, dtype=np.int64)  # how many of them
+    for step in range(longest):
         active = idx[depths > step]
         if active.size == 0:
             break
@@ -137,10 +146,23 @@ def walk(
             acts = np.argmax(keys, axis=1)
         else:
             acts = rng.integers(0, puzzle.num_actions, size=active.size)
-        states[active] = puzzle.apply(states[active], acts)
+        before = states[active]
+        states[active] = puzzle.apply(before, acts)
         last[active] = acts
-        if undo_cost is not None:
+        if reduced:
+            moved = np.any((states[active] != before).reshape(active.size, -1), axis=1)
+            h = height[active]
+            top = kept[active, np.maximum(h - 1, 0)]
+            cancels = moved & (h > 0) & (inverse[top] == acts)
+            height[active[cancels]] -= 1
+            push = active[moved & ~cancels]
+            kept[push, height[push]] = acts[moved & ~cancels]
+            height[push] += 1
+        elif undo_cost is not None:
             cost[active] += undo_cost[acts]
+    if reduced and undo_cost is not None:
+        mask = np.arange(longest)[None, :] < height[:, None]
+        cost = np.where(mask, undo_cost[kept], 0.0).sum(axis=1)
     return states, cost, last
 
 

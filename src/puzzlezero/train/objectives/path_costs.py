@@ -15,10 +15,13 @@ bounds its labels with the solutions it has found, JAxtar caps its temporal-diff
 ``c(s)`` comes from the scrambler itself (:meth:`Puzzle.walks_with_cost` with
 ``nonbacktracking=False``: the puzzle's own ``scramble``, the same states from the same random
 draws, with each walk's cost back), not from a second pass: the sum of ``action_costs`` of the
-inverse moves (``k`` for a unit-cost walk of ``k`` moves). Every scrambler in this project makes
-real moves only (the sliding puzzles' walk picks among the legal moves; every cube turn and every
-Lights Out press changes the state), so ``c(s)`` is the cost of a true path, step backs included;
-Sokoban's reverse play stops early where the agent is boxed in, so there ``c(s)`` bounds the path.
+inverse moves (``k`` for a unit-cost walk of ``k`` moves). Where the puzzle scrambles with the
+generic walk (the cubes) the walk keeps its moves as it goes and leaves out the steps back: a turn
+followed by its inverse cancels, so ``R U U' R'`` costs nothing (:func:`.walks.walk`,
+``reduced``). The sliding puzzles' and Lights Out's own scramblers give the cost of all their
+moves: every one of them is a real move (the sliding walk picks among the legal moves, every press
+changes the board), so ``c(s)`` is the cost of a true path, steps back included. Sokoban's reverse
+play stops early where the agent is boxed in, so there ``c(s)`` bounds the path from above.
 
 A Q target ``y(s, a) = cost(a) + J_target(A(s, a))`` is capped by the path through ``s``: the
 child goes back to ``s`` by the inverse move and on along the known path, so
@@ -35,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.walks import Depth
 from puzzlezero.train.descents import descent_states, scramble_depths
@@ -56,7 +60,13 @@ def scrambles_with_path_cost(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(states, cost float64[n])``: exactly what ``puzzle.scramble(rng, n, depth)`` draws (the
     same states, the same random draws taken from ``rng``), with the cost of walking each state back
-    to the goal along its scramble: an upper bound of its cost-to-go."""
+    to the goal along its scramble: an upper bound of its cost-to-go. Where the puzzle scrambles
+    with the generic walk (the cubes) the walk back leaves out the scramble's steps back
+    (:func:`puzzlezero.puzzles.walks.walk`, ``reduced``); a puzzle's own scrambler gives the cost of
+    all its moves (:meth:`Puzzle.walks_with_cost`)."""
+    if type(puzzle).scramble is Puzzle.scramble:
+        depths = walks.draw_depths(rng, n, depth)
+        return walks.walk(puzzle, rng, depths, nonbacktracking=False, with_cost=True, reduced=True)[:2]
     return puzzle.walks_with_cost(rng, n, depth, nonbacktracking=False)
 
 
