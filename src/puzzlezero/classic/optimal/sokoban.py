@@ -348,9 +348,9 @@ def _find(index, node_boxes, node_agent, boxes, agent) -> int:  # noqa: ANN001
                     same = False
                     break
             if same:
-                return slot
+                return int(slot)
         slot = (slot + 1) & mask
-    return slot
+    return int(slot)
 
 
 @nb.njit(cache=True)
@@ -468,7 +468,8 @@ def _run(lv_wall, lv_target, lv_dead, pdist, offsets, width, node_boxes, node_ag
 
 # ---- the driver --------------------------------------------------------------------------------
 class _Search:
-    """The arrays of one search: node table, index and open list, grown by doubling."""
+    """The arrays of one search: node table, index and open list, grown by doubling (capacities
+    are powers of two: the index is twice the capacity, and its slot is the hash's low bits)."""
 
     def __init__(self, num_boxes: int, capacity: int) -> None:
         self.k = num_boxes
@@ -492,6 +493,20 @@ class _Search:
         closed, flag), an index of twice as many slots and an open list of twice as many entries."""
         return capacity * (2 * num_boxes + 2 + 4 * 4 + 1) + 2 * capacity * 8 + 2 * capacity * 12
 
+    def add_root(self, boxes: np.ndarray, agent: int, h: int) -> None:
+        self.node_boxes[0], self.node_agent[0] = boxes, agent
+        self.node_g[0], self.node_h[0], self.parent[0] = 0, h, -1
+        self.closed[0], self.full[0] = _NEVER, 1  # the root's estimate has its walk already
+        self.index[_find(self.index, self.node_boxes, self.node_agent, boxes, agent)] = 1
+        self.heap_keys[0], self.heap_items[0] = int(_key(h, 0)), 0
+        self.ctx[:] = (1, 1, 1, 0, -1)
+
+    def run(self, level: _Level, budget: int, max_nodes: int, work: tuple[np.ndarray, ...]) -> int:
+        """At most ``budget`` expansions of the compiled loop (:func:`_run`); returns its code."""
+        arrays = (self.node_boxes, self.node_agent, self.node_g, self.node_h, self.parent, self.closed,
+                  self.full, self.index, self.heap_keys, self.heap_items, self.ctx)  # fmt: skip
+        return int(_run(*_level_args(level), *arrays, budget, max_nodes, *work))  # type: ignore[call-arg]  # numba Dispatcher stub
+
     def grow(self, capacity: int) -> None:
         n = int(self.ctx[0])
         for name in ("node_boxes", "node_agent", "node_g", "node_h", "parent", "closed", "full"):
@@ -512,14 +527,18 @@ class _Search:
 def _board(puzzle: Puzzle) -> tuple[int, int]:
     """``(height, width)`` of a Sokoban puzzle; any other puzzle is refused by name."""
     if not isinstance(puzzle, Sokoban):
-        raise PuzzleError(f"the Sokoban solver takes Sokoban levels, not {puzzle.name or type(puzzle).__name__}")
+        raise PuzzleError(
+            f"the Sokoban solver takes Sokoban levels, not {puzzle.name or type(puzzle).__name__}"
+        )
     return puzzle.height, puzzle.width
 
 
 def _read(puzzle: Puzzle, state: np.ndarray) -> tuple[np.ndarray, int]:
     """The checked level: ``(sorted box cells int16[K], agent cell)``."""
     if not isinstance(puzzle, Sokoban):
-        raise PuzzleError(f"the Sokoban solver takes Sokoban levels, not {puzzle.name or type(puzzle).__name__}")
+        raise PuzzleError(
+            f"the Sokoban solver takes Sokoban levels, not {puzzle.name or type(puzzle).__name__}"
+        )
     puzzle.validate(state)
     boxes = np.flatnonzero(state & BOX).astype(np.int16)
     agent = int(np.flatnonzero(state & AGENT)[0])
@@ -560,7 +579,7 @@ def push_lower_bound(puzzle: Puzzle, state: np.ndarray) -> int:
     boxes, agent = _read(puzzle, state)
     height, width = _board(puzzle)
     level = _level(state, height, width)
-    return int(_state_bound(*_level_args(level), boxes, agent, *_scratch(state.size, boxes.size)))
+    return int(_state_bound(*_level_args(level), boxes, agent, *_scratch(state.size, boxes.size)))  # type: ignore[call-arg]  # numba Dispatcher stub
 
 
 def sokoban_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
@@ -580,9 +599,11 @@ def sokoban_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
             agent = int(np.argmax((s & AGENT) != 0))
             level = _level(s, height, width)
             if level.pdist.shape[0] != boxes.size:
-                raise InvalidStateError(f"state {i} has {boxes.size} boxes but {level.pdist.shape[0]} targets")
+                raise InvalidStateError(
+                    f"state {i} has {boxes.size} boxes but {level.pdist.shape[0]} targets"
+                )
             work = scratch.setdefault(boxes.size, _scratch(hw, boxes.size))
-            out[i] = _state_bound(*_level_args(level), boxes, agent, *work)
+            out[i] = _state_bound(*_level_args(level), boxes, agent, *work)  # type: ignore[call-arg]  # numba Dispatcher stub
         return out
 
     heuristic.name = "push-distance matching"  # type: ignore[attr-defined]
@@ -619,7 +640,7 @@ def solve_sokoban(
     height, width = _board(puzzle)
     level = _level(state, height, width)
     work = _scratch(state.size, boxes.size)
-    h0 = int(_state_bound(*_level_args(level), boxes, agent, *work))
+    h0 = int(_state_bound(*_level_args(level), boxes, agent, *work))  # type: ignore[call-arg]  # numba Dispatcher stub
     if h0 == 0:
         return _result("solved", (), 1, 0, t0)
     if h0 >= DEAD_END:
@@ -627,24 +648,18 @@ def solve_sokoban(
 
     budget_bytes = memory_budget() if max_memory is None else int(max_memory)
     per_node = _Search.bytes_for(boxes.size, 1)
-    limit = budget_bytes // per_node
-    if limit < 4 * boxes.size + 1:
+    least = 1 << int(4 * boxes.size + 1).bit_length()  # room for the root's pushes
+    if budget_bytes < per_node * least:
         raise PuzzleError(
             f"max_memory of {format_size(budget_bytes)} holds no search: it needs at least "
-            f"{format_size(per_node * (4 * boxes.size + 1))}"
+            f"{format_size(per_node * least)}"
         )
+    limit = 1 << (budget_bytes // per_node).bit_length() - 1  # capacities are powers of two
     search = _Search(boxes.size, min(_FIRST_CAPACITY, limit))
-    search.node_boxes[0], search.node_agent[0] = boxes, agent
-    search.node_g[0], search.node_h[0], search.parent[0] = 0, h0, -1
-    search.closed[0], search.full[0] = _NEVER, 1
-    search.index[_find(search.index, search.node_boxes, search.node_agent, boxes, agent)] = 1
-    search.heap_keys[0], search.heap_items[0] = int(_key(h0, 0)), 0
-    search.ctx[:] = (1, 1, 1, 0, -1)
+    search.add_root(boxes, agent, h0)
     cap = -1 if max_nodes is None else int(max_nodes)
     while True:
-        code = _run(*_level_args(level), search.node_boxes, search.node_agent, search.node_g,
-                    search.node_h, search.parent, search.closed, search.full, search.index,
-                    search.heap_keys, search.heap_items, search.ctx, _CHUNK, cap, *work)  # fmt: skip
+        code = search.run(level, _CHUNK, cap, work)
         nodes, expansions = int(search.ctx[2]), int(search.ctx[3])
         if code == _FOUND:
             actions = _path(search, int(search.ctx[4]), level, state.size)
