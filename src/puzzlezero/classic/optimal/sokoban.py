@@ -71,8 +71,8 @@ _FOUND, _EXHAUSTED, _PAUSED, _FULL, _NODE_LIMIT = 1, 0, -1, 2, 3
 _GBITS = 24
 _GMASK = (1 << _GBITS) - 1
 _NEVER = np.iinfo(np.int32).max
-#: expansions per call of the compiled loop between two readings of the clock (tens of ms)
-_CHUNK = 20_000
+#: expansions per call of the compiled loop between two readings of the clock (about 50 ms)
+_CHUNK = 5_000
 #: nodes of the first node table (it doubles while the memory bound allows)
 _FIRST_CAPACITY = 1 << 12
 
