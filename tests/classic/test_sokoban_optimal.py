@@ -141,6 +141,17 @@ def test_the_heuristic_is_admissible_on_every_state(puzzle, spaces, name: str) -
     np.testing.assert_array_equal(one, h[:50])
 
 
+def test_the_heuristic_takes_states_of_several_levels_in_one_batch(puzzle, spaces) -> None:  # noqa: ANN001
+    h = pdb_heuristic(puzzle)
+    parts = [states[:40] for states, _ in spaces.values()]
+    mixed = np.concatenate(parts)[np.random.default_rng(3).permutation(40 * len(parts))]
+    np.testing.assert_array_equal(h(mixed), [opt.push_lower_bound(puzzle, s) for s in mixed])
+    bad = spaces["three boxes, walk round"][0][:2].copy()
+    bad[1, np.flatnonzero(bad[1] & BOX)[0]] &= ~np.uint8(BOX)
+    with pytest.raises(InvalidStateError, match="state 1 has 2 boxes and 3 targets"):
+        h(bad)
+
+
 def test_push_distances_are_zero_on_targets_and_dead_where_no_target_is_reached(puzzle) -> None:  # noqa: ANN001
     for text in LEVELS.values():
         s = puzzle.parse(text)

@@ -600,7 +600,8 @@ def sokoban_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
             level = _level(s, height, width)
             if level.pdist.shape[0] != boxes.size:
                 raise InvalidStateError(
-                    f"state {i} has {boxes.size} boxes but {level.pdist.shape[0]} targets"
+                    f"state {i} has {boxes.size} boxes and {level.pdist.shape[0]} targets: a level needs "
+                    "as many boxes as targets"
                 )
             work = scratch.setdefault(boxes.size, _scratch(hw, boxes.size))
             out[i] = _state_bound(*_level_args(level), boxes, agent, *work)  # type: ignore[call-arg]  # numba Dispatcher stub
