@@ -86,7 +86,9 @@ def test_cli_export_of_cube3_matches_pytorch_on_value_and_q_heads(cube3_onnx: Pa
     assert np.ptp(want["value"]) > 5  # the states differ: the comparison is not of constants
 
 
-def test_a_shipped_model_runs_as_the_graph_built_from_its_weights_without_writing(puzzle15_onnx: Path) -> None:
+def test_a_shipped_model_runs_as_the_graph_built_from_its_weights_without_writing(
+    puzzle15_onnx: Path,
+) -> None:
     from puzzlezero.model_folders import resolve_model_dir
 
     assert puzzle15_onnx == resolve_model_dir("puzzle15")  # the folder itself: no export, no cache
