@@ -301,6 +301,7 @@ def test_option_defaults_come_from_the_puzzle_then_the_table_and_named_ones_win(
         "mcts_max_value": False,
         "mcts_virtual_loss": 1.0,
         "policy_temperature": 1.0,
+        "precision": "auto",
     }
-    # BWAS with the network takes only the images option, off where the puzzle has none
-    assert resolve_options(lights, search="bwas").options == (("images", 0),)
+    # BWAS with the network takes only the images and precision options, no images where the puzzle has none
+    assert resolve_options(lights, search="bwas").options == (("images", 0), ("precision", "auto"))
