@@ -19,9 +19,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import torch
+from puzzlezero.errors import MissingExtraError, PuzzleError
 
-from puzzlezero.errors import PuzzleError
+try:
+    import torch
+except ImportError:  # the core install: averaging rebuilds the networks, which needs torch
+    raise MissingExtraError(
+        'averaging models needs the train extra (torch is not installed): pip install "puzzlezero[train]"',
+        "train",
+    ) from None
+
 from puzzlezero.nn.io import load_model, resolve_model_dir
 from puzzlezero.nn.models import CostToGoNet
 
