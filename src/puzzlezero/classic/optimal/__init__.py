@@ -4,7 +4,9 @@
   7-8, 24-puzzle 6-6-6-6; Korf & Felner 2002);
 * Rubik's cube: Korf's IDA* over the corner and two 6-edge databases (quarter-turn metric);
 * 2x2x2 cube: descent in the exact distance table;
-* Lights Out (any board): minimum press set over GF(2).
+* Lights Out (any board): minimum press set over GF(2);
+* Sokoban: A* over pushes, each costing the walk to it plus one step, with a push-distance matching
+  heuristic (step-optimal; it also stops with status ``"memory limit"``).
 
 Every solver counts moves: a puzzle whose moves do not all cost 1 (``Puzzle.unit_costs``) is
 refused with the reason, and so is the half-turn-metric cube ``cube3htm`` (the cube's databases
@@ -99,8 +101,10 @@ def solve_optimal(
     absolute reading of :func:`puzzlezero.search.clock.now`; with ``time_limit`` too, the earlier
     one ends the search.
 
-    Raises :class:`~puzzlezero.errors.InvalidStateError` for an illegal or unsolvable state and
-    :class:`~puzzlezero.errors.UnknownNameError` for a puzzle without an optimal solver (Sokoban).
+    Raises :class:`~puzzlezero.errors.InvalidStateError` for an illegal or unsolvable state,
+    :class:`~puzzlezero.errors.PuzzleError` naming what to use instead for ``cube3htm`` or a puzzle
+    whose moves do not all cost 1, and :class:`~puzzlezero.errors.UnknownNameError` for a puzzle
+    without an optimal solver (a plugin's puzzle that registers none in :data:`SOLVERS`).
     """
     for cls in type(puzzle).__mro__:
         if cls.__name__ in SOLVERS:
