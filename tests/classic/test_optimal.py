@@ -412,7 +412,10 @@ def test_lightsout7_matches_the_benchmark_optima() -> None:
 
 
 # --------------------------------------------------------------------------- dispatch, Kociemba
-def test_no_optimal_solver_for_sokoban() -> None:
+def test_a_puzzle_without_an_optimal_solver_is_refused_by_name(monkeypatch) -> None:
+    from puzzlezero.classic import optimal
+
+    monkeypatch.delitem(optimal.SOLVERS, "Sokoban")
     p = make("sokoban")
     with pytest.raises(UnknownNameError, match="no optimal solver"):
         solve_optimal(p, p.goal())

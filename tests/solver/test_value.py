@@ -87,7 +87,9 @@ def test_optimal_limits_and_missing_solver(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.undo()
     soko = pz.make("sokoban")
     state = soko.scramble(np.random.default_rng(0), 1, 3)[0]
+    monkeypatch.delitem(optimal.SOLVERS, "Sokoban")  # a puzzle without one
     assert _optimal(soko, state, 1.0) == (None, "no optimal solver", None)
+    monkeypatch.undo()
     with pytest.raises(PuzzleError, match="optimal_time_limit"):
         pz.value("cube2", "R", heuristic="pdb", optimal_time_limit=0)
     with pytest.raises(UnknownNameError, match="unknown heuristic 'nope'"):

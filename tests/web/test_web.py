@@ -305,7 +305,7 @@ def test_serve_rejects_a_bad_model_option(capsys: pytest.CaptureFixture[str], tm
     from puzzlezero.cli.main import main
 
     assert main(["serve", "--model", f"cube3={tmp_path}"]) == 2
-    assert "is not a model folder (needs model.pt and config.json)" in capsys.readouterr().err
+    assert "is not a model folder (needs model.npz and config.json)" in capsys.readouterr().err
     assert main(["serve", "--model", "cube9=x"]) == 2
     assert "registered puzzles: cube3" in capsys.readouterr().err
     assert main(["serve", "--model", "cube3"]) == 2

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -27,7 +28,7 @@ _DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "../shared/benchma
 
 #: ``--threads`` of the reports that run networks
 ThreadsOpt = Annotated[
-    int, typer.Option("--threads", min=1, help="torch threads.", rich_help_panel=BUDGET_PANEL)
+    int, typer.Option("--threads", min=1, help="Intra-op threads of the networks.", rich_help_panel=BUDGET_PANEL)
 ]
 
 report_app = typer.Typer(
@@ -38,6 +39,17 @@ report_app = typer.Typer(
 app.add_typer(report_app)
 
 report_app.command("analysis")(analyze_cmd)
+
+
+def _set_threads(threads: int) -> None:
+    """The intra-op threads of the networks a report runs: onnxruntime's, and torch's where a report
+    loads a torch network (torch is then imported already, or is imported by that load)."""
+    from puzzlezero.nn.runtime import set_default_threads
+
+    set_default_threads(threads)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
 
 
 def _write(out: Path, text: str, report: dict) -> None:
@@ -227,7 +239,6 @@ def solve_rate_cmd(
     """Rute's plot: the share of scrambles of each depth solved by the network's policy alone
     (greedy) and by MCTS at a fixed node budget, for each model (default: the ADI, self-play and
     DAVI cube networks). Every MCTS solution is replayed."""
-    import torch
 
     from puzzlezero.reports.solve_rate import markdown, plot, solve_rate_by_depth
 
@@ -241,7 +252,7 @@ def solve_rate_cmd(
         raise PuzzleError(
             f"--depths: expected LO:HI or a comma-separated list of integers, got {depths!r}"
         ) from None
-    torch.set_num_threads(threads)
+    _set_threads(threads)
     names = [m.strip() for m in models.split(",") if m.strip()]
     earlier = _read_earlier(add_to, "solve-rate")
     report = solve_rate_by_depth(
@@ -332,7 +343,6 @@ def wcd_cmd(
     """Yao and Lee's Table 1: A* (lambda 1, one node per iteration) with the plain value heuristic
     against 1- and 2-level weighted convolutional distance on distinct random cube3 scrambles, beside
     the paper's figures. Every solution is replayed."""
-    import torch
 
     from puzzlezero.reports.wcd_table1 import markdown, wcd_table1
 
@@ -340,7 +350,7 @@ def wcd_cmd(
         level_list = [int(x) for x in levels.split(",")]
     except ValueError:
         raise PuzzleError(f"--levels: expected comma-separated integers, got {levels!r}") from None
-    torch.set_num_threads(threads)
+    _set_threads(threads)
     report = wcd_table1(
         n=n,
         seed=seed,
@@ -437,7 +447,6 @@ def layered_cmd(
     whole-cube DeepCubeA baseline at (lambda, B) = (0.2, 100) and (0.6, 1000), on the same cubes,
     beside the paper's figures. Every solution is replayed, each stage against its goal."""
     import numpy as np
-    import torch
 
     from puzzlezero.bench import load_cases, parse_ids
     from puzzlezero.registry import make
@@ -459,7 +468,7 @@ def layered_cmd(
     if cases is not None:
         states = np.stack([c.state for c in load_cases(make("cube3"), cases, parse_ids(ids))])
     earlier = _read_earlier(add_to, "layered Table 1", lambda r: (r["settings"]["settings"], r["rows"]))
-    torch.set_num_threads(threads)
+    _set_threads(threads)
     report = layered_table1(
         pairs,
         states=states,

@@ -38,9 +38,11 @@ def parse_models(items: list[str]) -> dict[str, str]:
             raise PuzzleError(f"--model takes PUZZLE=DIR, got {item!r}")
         spec(name)  # an unknown puzzle lists the registered ones
         path = Path(folder).expanduser().resolve()
-        if not (path / "model.pt").is_file() or not (path / "config.json").is_file():
+        from puzzlezero.nn.io import weights_path
+
+        if not weights_path(path).is_file() or not (path / "config.json").is_file():
             raise PuzzleError(
-                f"--model {item}: {path} is not a model folder (needs model.pt and config.json)"
+                f"--model {item}: {path} is not a model folder (needs model.npz and config.json)"
             )
         out[name] = str(path)
     return out

@@ -343,9 +343,9 @@ class BatchWeightedAStar:
         if self.group_stop:  # members whose group's stage has given its solution stop here
             assert self.ledger is not None and self.groups is not None  # checked: group_stop needs groups
             ended = self.ledger.ended(self.groups, self.t0, clock.now())
-            for i in np.flatnonzero(ended):
-                if self.status[i] is None:
-                    self._finish(int(i), "exhausted")
+            for member in np.flatnonzero(ended).tolist():
+                if self.status[member] is None:
+                    self._finish(member, "exhausted")
         return [i for i, s in enumerate(self.status) if s is None]
 
     # ---- the loop ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ __all__ = ["SearchResult", "SearchStats", "StageResult", "Status", "as_batch", "
 
 #: why a search stopped. ``"step limit"`` is used by greedy search (``max_steps``), ``"exhausted"``
 #: when no state is left to try (OPEN empty, or greedy search stuck on visited states).
-Status = Literal["solved", "node limit", "time limit", "step limit", "exhausted"]
+Status = Literal["solved", "node limit", "time limit", "memory limit", "step limit", "exhausted"]
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
 
 import numba as nb
 import numpy as np
@@ -65,7 +64,7 @@ __all__ = ["solve_sokoban", "sokoban_heuristic", "push_lower_bound", "push_dista
 #: the heuristic's value for a state that can no longer be solved (above any solvable state's cost)
 DEAD_END = 1 << 20
 #: what the solver reports when its memory bound stopped it
-MEMORY_LIMIT = cast(Status, "memory limit")
+MEMORY_LIMIT: Status = "memory limit"
 
 _FOUND, _EXHAUSTED, _PAUSED, _FULL, _NODE_LIMIT = 1, 0, -1, 2, 3
 _GBITS = 24
