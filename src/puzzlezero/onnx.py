@@ -22,7 +22,8 @@ exported or written). onnxruntime gets as many intra-op threads as torch is set 
 default (:func:`puzzlezero.nn.runtime.default_threads`). The solver's ``learned`` heuristics run
 the same graphs through :mod:`puzzlezero.nn.runtime`, int8 where the CPU suits it.
 
-Needs the ``onnx`` extra (``pip install "puzzlezero[onnx]"``: onnx, onnxruntime, onnxscript).
+Running needs only onnx and onnxruntime, which every install has. The export needs torch >= 2.5
+and onnxscript, the ``onnx`` extra (``pip install "puzzlezero[onnx]"``).
 
 Example:
     >>> from puzzlezero.onnx import export_onnx, load_onnx               # doctest: +SKIP

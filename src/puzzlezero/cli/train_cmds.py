@@ -11,7 +11,7 @@ Examples::
     torchrun --standalone --nproc_per_node 4 -m puzzlezero train cube3 --max-minutes 30 \
         --set device=cuda --set amp=bf16 --set batch_size=10000                         # 4 GPUs
     puzzlezero export runs/cube3 src/puzzlezero/models/cube3
-    puzzlezero export cube3 --onnx cube3.onnx        # for --heuristic learned-onnx --model cube3.onnx
+    puzzlezero export cube3 --onnx cube3.onnx        # an ONNX file, e.g. for --heuristic learned-onnx
     puzzlezero average models/p35 runs/p35_60min runs/p35_80min runs/p35_final   # Polyak averaging
 """
 
@@ -168,12 +168,13 @@ def export_model(
         typer.Option(
             "--onnx",
             help="Write the network as an ONNX file (every head, dynamic batch) for --heuristic "
-            "learned-onnx; a folder gets model.onnx inside. Needs the onnx extra.",
+            "learned-onnx, which runs a model folder without one too; a folder gets model.onnx "
+            'inside. Needs torch >= 2.5 and onnxscript: pip install "puzzlezero[onnx]".',
             show_default=False,
         ),
     ] = None,
 ) -> None:
-    """Write a training run's current network, or a model, as a model folder (model.pt,
+    """Write a training run's current network, or a model, as a model folder (model.npz,
     config.json, card.json; --half: float16 weights), and/or any network as an ONNX file (--onnx)."""
     if model_dir is None and onnx is None:
         raise PuzzleError("nothing to write: give a model folder to write, --onnx FILE, or both")

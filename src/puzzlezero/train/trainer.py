@@ -661,8 +661,8 @@ class Trainer:
         }
 
     def export(self, folder: str | os.PathLike[str], weights: str = "float32") -> Path:
-        """Write the trained network as a model folder (``model.pt``, ``config.json``, ``card.json``;
-        ``weights="float16"`` halves ``model.pt``, :func:`~puzzlezero.nn.io.save_model`)."""
+        """Write the trained network as a model folder (``model.npz``, ``config.json``, ``card.json``;
+        ``weights="float16"`` halves ``model.npz``, :func:`~puzzlezero.nn.io.save_model`)."""
         return save_model(folder, self.model, puzzle=self.config.puzzle, card=self.card(), weights=weights)
 
     def append_log(self, record: dict[str, Any]) -> None:
