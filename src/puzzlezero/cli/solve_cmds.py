@@ -598,7 +598,7 @@ def bench_cmd(
         Path | None,
         typer.Option(
             "--out",
-            help="Write the report to this JSON file (`plot-bench` and `analyze --solutions` read it).",
+            help="Write the report to this JSON file (`plot-bench` and `report analysis --solutions` read it).",
             show_default=False,
             rich_help_panel=OUTPUT_PANEL,
         ),
