@@ -441,7 +441,7 @@ def test_web_board_flips_by_click_and_button_then_solves_and_plays(trained: Path
     from playwright.sync_api import sync_playwright
 
     from puzzlezero.web import ServerConfig, create_app
-    from tests.web.test_browser import (
+    from tests.web.browser_support import (
         CHROMIUM,
         CHROMIUM_ARGS,
         ThreadServer,

@@ -154,8 +154,9 @@ def _session(model: bytes, threads: int) -> Any:
     try:
         import onnxruntime as ort
     except ImportError:
-        raise MissingExtraError(
-            "running a network needs onnxruntime, which is not installed: pip install onnxruntime", "onnx"
+        raise PuzzleError(
+            "running a network needs onnxruntime, one of puzzlezero's own dependencies, which is not "
+            "installed: pip install onnxruntime"
         ) from None
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
@@ -316,7 +317,10 @@ def network_from_weights(
     except ModelFileError as exc:
         raise ModelFileError(f"{where}the weights do not match the network of config.json ({exc})") from None
     except ImportError as exc:
-        raise MissingExtraError(f"running a network needs onnx and onnxruntime ({exc})", "onnx") from None
+        raise PuzzleError(
+            f"running a network needs onnx and onnxruntime, puzzlezero's own dependencies ({exc}): "
+            "pip install onnx onnxruntime"
+        ) from None
     except Exception as exc:  # onnx's checker: a shape that does not fit
         raise ModelFileError(
             f"{where}the weights do not match the network of config.json ({type(exc).__name__}: {str(exc)[:200]})"
