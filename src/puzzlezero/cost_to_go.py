@@ -16,7 +16,7 @@ for a move that reaches the goal). :func:`values` evaluates a batch.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,22 +84,33 @@ class ValueResult:
         }
 
 
-def _functions(puzzle: Puzzle, heuristic: str, model: str | None) -> tuple[Any, Any]:
+def _functions(
+    puzzle: Puzzle, heuristic: str, model: str | None, options: Mapping[str, Any] | None = None
+) -> tuple[Any, Any]:
     """The value heuristic and the Q function of ``heuristic``: for ``"learned"`` (and
-    ``"learned-onnx"``) the Q function is the model's Q head where it has one."""
+    ``"learned-onnx"``) the Q function is the model's Q head where it has one. ``options``: the
+    heuristics' options by name (:data:`puzzlezero.solver.search_options.OPTIONS`, e.g.
+    ``{"precision": "float32"}``); an unknown name is refused."""
     from puzzlezero.solver import BY_KIND, HEURISTICS, get_heuristic
+    from puzzlezero.solver.search_options import OPTIONS
 
     if heuristic not in HEURISTICS and ":" not in heuristic:
         raise UnknownNameError(f"unknown heuristic {heuristic!r}; choose one of {', '.join(HEURISTICS)}")
-    h = get_heuristic(puzzle, BY_KIND.get(heuristic, {}).get("value", heuristic), model, "value")
+    unknown = sorted(set(options or ()) - set(OPTIONS))
+    if unknown:
+        raise UnknownNameError(f"unknown option {unknown[0]!r}; the options are {', '.join(OPTIONS)}")
+    opts = tuple(sorted((options or {}).items()))
+    h = get_heuristic(
+        puzzle, BY_KIND.get(heuristic, {}).get("value", heuristic), model, "value", options=opts
+    )
     q = None
     if heuristic in BY_KIND:
         try:
-            q = get_heuristic(puzzle, BY_KIND[heuristic]["q"], model, "q")
+            q = get_heuristic(puzzle, BY_KIND[heuristic]["q"], model, "q", options=opts)
         except ModelFileError:  # a model without a Q head: cost + h(child) from the value head
             q = None
     if q is None:
-        q = get_heuristic(puzzle, heuristic, model, "q")
+        q = get_heuristic(puzzle, heuristic, model, "q", options=opts)
     return h, q
 
 
@@ -109,9 +120,10 @@ def values(
     *,
     heuristic: str = "learned",
     model: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> np.ndarray:
     """``float32[B]``: the estimated cost-to-go of ``states[B, *state_shape]`` (or of a list of
-    texts, each read by ``puzzle.parse``), 0 at goals, from one batched call of the heuristic ``heuristic`` (see :data:`puzzlezero.solver.HEURISTICS`)."""
+    texts, each read by ``puzzle.parse``), 0 at goals, from one batched call of the heuristic ``heuristic`` (see :data:`puzzlezero.solver.HEURISTICS`; ``options``: its options by name, e.g. ``{"precision": "float32"}``)."""
     from puzzlezero.solver import read_state
 
     p = make(puzzle) if isinstance(puzzle, str) else puzzle
@@ -126,7 +138,7 @@ def values(
     if not rows:
         return np.zeros(0, dtype=np.float32)
     batch = np.stack(rows)
-    h, _ = _functions(p, heuristic, model)
+    h, _ = _functions(p, heuristic, model, options)
     out = np.asarray(h(batch), dtype=np.float32).copy()
     out[p.is_goal(batch)] = 0.0
     return out
@@ -140,11 +152,13 @@ def value(
     model: str | None = None,
     optimal: bool = True,
     optimal_time_limit: float = OPTIMAL_TIME_LIMIT,
+    options: Mapping[str, Any] | None = None,
 ) -> ValueResult:
     """The estimated cost-to-go of one ``state`` (text read by ``puzzle.parse`` — a cube scramble
     such as ``"R U R' F2"`` — or an array), each move's ``Q(s, a)``, and, with ``optimal`` and where
     the puzzle has an optimal solver, the optimal cost found within ``optimal_time_limit`` seconds.
-    The first optimal query of a puzzle builds its pattern databases (cached afterwards)."""
+    The first optimal query of a puzzle builds its pattern databases (cached afterwards).
+    ``options``: the heuristic's options by name (e.g. ``{"precision": "float32"}``)."""
     from puzzlezero.solver import read_state
 
     p = make(puzzle) if isinstance(puzzle, str) else puzzle
@@ -152,7 +166,7 @@ def value(
         raise PuzzleError(f"optimal_time_limit must be positive, got {optimal_time_limit}")
     start = read_state(p, state)
     t0 = time.perf_counter()
-    h, q = _functions(p, heuristic, model)
+    h, q = _functions(p, heuristic, model, options)
     goal = bool(p.is_goal(start[None])[0])
     estimate = 0.0 if goal else float(np.asarray(h(start[None]), dtype=np.float32)[0])
     qs = np.asarray(q(start[None]), dtype=np.float64)[0]

@@ -113,3 +113,17 @@ def test_top_level_api() -> None:
     r = pz.solve("cube2", "R U R'")
     assert r.solved and r.length == 3
     assert pz.__all__.count("solve") == 1 and "value" in pz.__all__
+
+
+def test_value_takes_the_heuristics_options_by_name() -> None:
+    """``options={"precision": ...}`` reaches the network: float32 gives learned-fp32's value exactly,
+    int8 a value within a few tenths of it; an unknown option or precision is refused by name."""
+    exact = pz.value("cube3", "R U R' F2", heuristic="learned-fp32", optimal=False).value
+    as_float = pz.value("cube3", "R U R' F2", optimal=False, options={"precision": "float32"})
+    as_int8 = pz.value("cube3", "R U R' F2", optimal=False, options={"precision": "int8"})
+    assert as_float.value == exact and abs(as_int8.value - exact) < 0.5
+    assert values("cube3", ["R U", "F2"], options={"precision": "float32"}).shape == (2,)
+    with pytest.raises(UnknownNameError, match="unknown option 'precison'"):
+        pz.value("cube3", "R U", optimal=False, options={"precison": "int8"})
+    with pytest.raises(PuzzleError, match="precision"):
+        pz.value("cube3", "R U", optimal=False, options={"precision": "int4"})

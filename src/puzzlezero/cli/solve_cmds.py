@@ -275,15 +275,9 @@ PrecisionOpt = Annotated[
 
 
 def precision_options(precision: Precision | None) -> dict[str, str]:
-    """``{"precision": value}`` for the heuristic options, ``{}`` when not given; a PuzzleError
-    where the heuristics take no such option (:data:`puzzlezero.solver.OPTIONS` has none)."""
-    if precision is None:
-        return {}
-    from puzzlezero.solver import OPTIONS
-
-    if "precision" not in OPTIONS:
-        raise PuzzleError("--precision: the heuristics of this installation take no precision option")
-    return {"precision": precision.value}
+    """``{"precision": value}`` for the heuristic options (the learned heuristics' ``precision``),
+    ``{}`` when not given."""
+    return {} if precision is None else {"precision": precision.value}
 
 
 def parse_stages(text: str | None) -> list[tuple[float, int]] | None:

@@ -10,7 +10,6 @@ Examples::
 
 from __future__ import annotations
 
-import inspect
 import json
 from typing import Annotated
 
@@ -20,7 +19,6 @@ from puzzlezero.cli.main import app
 from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, read_state_text
 from puzzlezero.cli.solve_cmds import HeuristicOpt, ModelOpt, PrecisionOpt, precision_options
 from puzzlezero.cost_to_go import OPTIMAL_TIME_LIMIT
-from puzzlezero.errors import PuzzleError
 from puzzlezero.registry import make
 
 #: moves listed in the text output, cheapest first
@@ -52,9 +50,6 @@ def value_cmd(
     from puzzlezero.cost_to_go import value
 
     p = make(puzzle)
-    options = precision_options(precision)
-    if options and "options" not in inspect.signature(value).parameters:
-        raise PuzzleError("--precision: value() of this installation takes no heuristic options")
     v = value(
         p,
         read_state_text(state),
@@ -62,7 +57,7 @@ def value_cmd(
         model=model,
         optimal=optimal,
         optimal_time_limit=optimal_time_limit,
-        **({"options": options} if options else {}),
+        options=precision_options(precision),
     )
     if as_json:
         typer.echo(json.dumps(v.to_json()))
