@@ -11,6 +11,7 @@ Examples::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -28,7 +29,8 @@ _DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "../shared/benchma
 
 #: ``--threads`` of the reports that run networks
 ThreadsOpt = Annotated[
-    int, typer.Option("--threads", min=1, help="Intra-op threads of the networks.", rich_help_panel=BUDGET_PANEL)
+    int,
+    typer.Option("--threads", min=1, help="Intra-op threads of the networks.", rich_help_panel=BUDGET_PANEL),
 ]
 
 report_app = typer.Typer(
@@ -252,6 +254,10 @@ def solve_rate_cmd(
         raise PuzzleError(
             f"--depths: expected LO:HI or a comma-separated list of integers, got {depths!r}"
         ) from None
+    # the report runs torch networks, whose threads _set_threads sets once torch is imported;
+    # without torch, loading the first model names the train extra
+    with contextlib.suppress(ImportError):
+        import torch  # noqa: F401
     _set_threads(threads)
     names = [m.strip() for m in models.split(",") if m.strip()]
     earlier = _read_earlier(add_to, "solve-rate")

@@ -33,8 +33,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.machine import hardware
-from puzzlezero.nn import make_policy, make_policy_value
-from puzzlezero.nn.runtime import load_network
+from puzzlezero.nn import load_model, make_policy, make_policy_value
 from puzzlezero.plots import pyplot, save_figure
 from puzzlezero.registry import make
 from puzzlezero.search.mcts import mcts
@@ -152,7 +151,7 @@ def solve_rate_by_depth(
     cubes, budgets and seed) keeps that report's models and adds these."""
     if not models or not depths or min(depths) < 1 or min(cubes, greedy_moves, mcts_nodes) < 1:
         raise PuzzleError("need models, depths >= 1, and cubes, greedy moves and MCTS nodes >= 1")
-    nets = {m: load_network(m, precision="float32") for m in models}
+    nets = {m: load_model(m) for m in models}
     puzzles = {nets[m].puzzle for m in models}
     if len(puzzles) != 1:
         raise PuzzleError(f"the models are for different puzzles ({', '.join(sorted(puzzles))})")
