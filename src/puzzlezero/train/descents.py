@@ -54,7 +54,7 @@ from puzzlezero.puzzles.base import Puzzle
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["descent_states", "scramble_depths", "training_states"]
+__all__ = ["chunk_descents", "descent_count", "descent_states", "scramble_depths", "training_states"]
 
 ValueFn = Callable[[np.ndarray], np.ndarray]
 
@@ -154,6 +154,34 @@ def descent_states(
     return record.transpose(1, 0, *range(2, 2 + len(shape))).reshape(walkers * kept, *shape)[:n]
 
 
+def descent_count(n: int, value_fn: ValueFn | None, config: TrainConfig) -> int:
+    """How many of a chunk's ``n`` training states come from greedy descents: ``round(n *
+    config.descent_share)``, none without a value function."""
+    return int(round(n * config.descent_share)) if value_fn is not None else 0
+
+
+def chunk_descents(
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    n: int,
+    max_scramble: int,
+    value_fn: ValueFn,
+    config: TrainConfig,
+) -> np.ndarray:
+    """``n`` :func:`descent_states` under ``value_fn`` with the configuration's descent settings."""
+    return descent_states(
+        puzzle,
+        rng,
+        n,
+        max_scramble,
+        value_fn,
+        steps=config.descent_steps,
+        epsilon=config.descent_epsilon,
+        stride=config.descent_stride,
+        config=config,
+    )
+
+
 def training_states(
     puzzle: Puzzle,
     rng: np.random.Generator,
@@ -163,23 +191,12 @@ def training_states(
     config: TrainConfig,
 ) -> np.ndarray:
     """The ``n`` training states of a chunk: the goal scrambled ``k`` times (DeepCubeA), the last
-    ``round(n * config.descent_share)`` of them replaced by :func:`descent_states` under
-    ``value_fn``. With ``descent_share`` 0 this draws exactly what a plain scramble draws."""
-    n_descent = int(round(n * config.descent_share)) if value_fn is not None else 0
+    :func:`descent_count` of them replaced by :func:`chunk_descents` under ``value_fn``. With
+    ``descent_share`` 0 this draws exactly what a plain scramble draws."""
+    n_descent = descent_count(n, value_fn, config)
     n_scramble = n - n_descent
     states = puzzle.scramble(rng, n_scramble, scramble_depths(rng, n_scramble, max_scramble, config))
     if n_descent == 0:
         return states
     assert value_fn is not None
-    more = descent_states(
-        puzzle,
-        rng,
-        n_descent,
-        max_scramble,
-        value_fn,
-        steps=config.descent_steps,
-        epsilon=config.descent_epsilon,
-        stride=config.descent_stride,
-        config=config,
-    )
-    return np.concatenate([states, more])
+    return np.concatenate([states, chunk_descents(puzzle, rng, n_descent, max_scramble, value_fn, config)])

@@ -41,7 +41,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.walks import Depth
-from puzzlezero.train.descents import descent_states, scramble_depths
+from puzzlezero.train.descents import chunk_descents, descent_count, scramble_depths
 from puzzlezero.train.objectives.registry import ValueFn
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def training_states_with_path_cost(
     """:func:`~puzzlezero.train.descents.training_states` (the same states from the same draws)
     with each state's known path cost: the scramble's cost back, ``inf`` for the states of greedy
     descents (no path known)."""
-    n_descent = int(round(n * config.descent_share)) if value_fn is not None else 0
+    n_descent = descent_count(n, value_fn, config)
     n_scramble = n - n_descent
     states, cost = scrambles_with_path_cost(
         puzzle, rng, n_scramble, scramble_depths(rng, n_scramble, max_scramble, config)
@@ -89,17 +89,7 @@ def training_states_with_path_cost(
     if n_descent == 0:
         return states, cost
     assert value_fn is not None
-    more = descent_states(
-        puzzle,
-        rng,
-        n_descent,
-        max_scramble,
-        value_fn,
-        steps=config.descent_steps,
-        epsilon=config.descent_epsilon,
-        stride=config.descent_stride,
-        config=config,
-    )
+    more = chunk_descents(puzzle, rng, n_descent, max_scramble, value_fn, config)
     return np.concatenate([states, more]), np.concatenate([cost, np.full(n_descent, np.inf)])
 
 
