@@ -333,6 +333,7 @@ def run_bench(
         | ({"fallback": r.fallback} if r.fallback else {})
         | ({"stages": [dict(st) for st in r.stages]} if r.stages else {})
         | ({"search_length": r.search_length} if r.search_length is not None else {})
+        | ({"model": r.model} if r.model is not None else {})
         for c, r, opt in zip(cases, solved, optimal, strict=True)
     ]
     k = together or SEARCHES[opts.search].together
@@ -343,6 +344,8 @@ def run_bench(
         search=opts.search,
         heuristic=opts.heuristic,
         model=opts.model or (_default_model(puzzle, opts) if _loads_model(opts.heuristic) else None),
+        models=list(opts.models) or None,  # an ensemble's members, side by side
+        model_wins=_wins(results, opts.models),
         network=None if machines else network_description(puzzle, opts),
         weight=opts.weight if _weighted(opts.search) else None,
         batch=opts.batch if _weighted(opts.search) else None,
@@ -366,6 +369,14 @@ def run_bench(
     if getattr(puzzle, "prune_dead_squares", False):
         summary["prune_dead_squares"] = True  # Sokoban searched without its dead-square pushes
     return BenchReport(summary, results)
+
+
+def _wins(results: Sequence[dict[str, Any]], models: Sequence[str]) -> dict[str, int] | None:
+    """An ensemble: how many cases each member's solution won (was the shortest, or the first
+    member's among the shortest); ``None`` for one model."""
+    if not models:
+        return None
+    return {m: sum(1 for r in results if r.get("model") == m) for m in models}
 
 
 def _weighted(search: str) -> bool:
@@ -398,6 +409,8 @@ def network_description(puzzle: Puzzle, opts: SolveOptions) -> str | None:
     if SEARCHES[opts.search].per_goal:
         goals = tuple(puzzle.goal_predicates())
         models = stage_models(puzzle, opts.model, goals)
+    elif opts.models:
+        models = {m: m for m in opts.models}
     else:
         models = {"": opts.model or puzzle.name}
     described = {goal: load_network(m, precision=precision).describe() for goal, m in models.items()}

@@ -39,6 +39,10 @@ class Defaults:
     #: shorter ways found by meeting in the middle, the balls around the path bounded by this many
     #: states a round; 0: off
     shortcut: int = 0
+    #: an ensemble the puzzle's own search runs by default (:mod:`puzzlezero.search.ensemble`):
+    #: two or more shipped model names, searched side by side, the shortest solution kept; empty:
+    #: the puzzle's one model
+    models: tuple[str, ...] = ()
 
 
 #: the settings of a puzzle registered without defaults; a puzzle registered with some
@@ -72,6 +76,11 @@ def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
             out[key] = kind(value)
     if "stages" in out:
         out["stages"] = tuple((float(w), int(n)) for w, n in out["stages"])
+    if "models" in out:
+        models = out["models"]
+        if not isinstance(models, list | tuple) or not all(isinstance(m, str) and m for m in models):
+            raise ValueError(f"puzzle {name!r}: defaults models must be a list of model names, got {models!r}")
+        out["models"] = tuple(models)
     if "options" in out:
         out["options"] = tuple(sorted(dict(out["options"]).items()))
     return replace(FALLBACK_DEFAULTS, **out)

@@ -11,6 +11,11 @@ A model folder holds ``config.json`` (how to rebuild the network), its weights a
 
 Anything else (a path) is a folder given by the user and is taken as it is.
 
+An *ensemble folder* holds several networks of one puzzle for a search to run side by side
+(:mod:`puzzlezero.search.ensemble`): ``ensemble.json``, ``{"members": ["a", "b"]}``, names
+sub-folders of it, each a model folder (:func:`ensemble_members`). The names are data: each is a
+plain folder name inside the ensemble folder, checked before anything is read.
+
 >>> "cube3" in shipped_models()
 True
 >>> resolve_model_dir("cube3").name
@@ -19,7 +24,9 @@ True
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -27,7 +34,9 @@ from puzzlezero.errors import ModelFileError
 
 __all__ = [
     "COMPANION",
+    "ENSEMBLE_FILE",
     "ENTRY_POINT_GROUP",
+    "ensemble_members",
     "find_model_dir",
     "is_bare_name",
     "model_roots",
@@ -41,6 +50,9 @@ ENTRY_POINT_GROUP = "puzzlezero.models"
 COMPANION = ("puzzlezero-research-models", ("cube3-adi", "cube3-layered", "cube3-selfplay"))
 _CONFIG = "config.json"
 _STAGES = "stages.json"
+#: the file that makes a folder an ensemble of the model folders it names
+ENSEMBLE_FILE = "ensemble.json"
+_MEMBER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def model_roots() -> list[Path]:
@@ -58,7 +70,36 @@ def model_roots() -> list[Path]:
 
 
 def _is_model(folder: Path) -> bool:
-    return (folder / _CONFIG).is_file() or (folder / _STAGES).is_file()
+    return any((folder / f).is_file() for f in (_CONFIG, _STAGES, ENSEMBLE_FILE))
+
+
+def ensemble_members(name_or_path: str | os.PathLike[str]) -> tuple[Path, ...] | None:
+    """The member folders of an ensemble folder (:data:`ENSEMBLE_FILE` in it), in the order it names
+    them; ``None`` for a folder that is not one. Raises :class:`ModelFileError` for a file that is
+    not ``{"members": [two or more folder names]}``, a name that is not a plain folder name, a
+    member named twice, or a member that is not a model folder."""
+    folder = resolve_model_dir(name_or_path)
+    path = folder / ENSEMBLE_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path}: not a readable JSON file ({exc})") from None
+    members = data.get("members") if isinstance(data, dict) else None
+    if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+        raise ModelFileError(f'{path}: expected {{"members": [two or more folder names]}}')
+    out = []
+    for name in members:
+        if not _MEMBER_NAME.fullmatch(name) or name in (".", ".."):
+            raise ModelFileError(f"{path}: member {name!r} is not a plain folder name inside the ensemble folder")
+        member = folder / name
+        if not (member / _CONFIG).is_file():
+            raise ModelFileError(f"{path}: member {name!r} is not a model folder (no {_CONFIG} in {member})")
+        out.append(member)
+    if len(set(members)) != len(members):
+        raise ModelFileError(f"{path}: a member is named twice")
+    return tuple(out)
 
 
 def shipped_models() -> list[str]:

@@ -73,7 +73,7 @@ def test_the_fallback_runs_in_a_reserve_taken_from_the_time_limit(monkeypatch: p
     states = np.stack([read_state(p, DEEP), read_state(p, "R U")])
     for limit in (60.0, 5.0):
         opts = resolve_options(p, time_limit=limit)
-        found, rescued = _run_with_fallback(spec, SEARCHES["bwas"].entry, p, states, None, opts)
+        found, rescued, _ = _run_with_fallback(spec, SEARCHES["bwas"].entry, p, states, None, opts)
         assert seen[-1] == pytest.approx(limit - min(FALLBACK_RESERVE, 0.1 * limit))
         assert rescued == ["group", "group"] and all(r.solved for r in found)
         assert [r.nodes_generated > 7 for r in found] == [True, True]

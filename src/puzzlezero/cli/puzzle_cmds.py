@@ -164,6 +164,8 @@ def defaults_cmd(
         shown = "none" if value is None else value
         if key == "stages":
             shown = ",".join(f"{w:g}:{b}" for w, b in value) or "none (one search)"
+        elif key == "models":
+            shown = ",".join(value) or "none (one model)"
         elif isinstance(value, tuple):
             shown = ",".join(map(str, value))
         elif isinstance(value, bool):

@@ -42,6 +42,18 @@ ModelOpt = Annotated[
     ),
 ]
 
+ModelsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--models",
+        help="An ensemble: two or more model names or folders, A,B,C (or an ensemble folder, whose "
+        "ensemble.json names its members); each guides its own search, side by side within the one "
+        "time limit, and each state's shortest solution is kept (default: the puzzle's, `puzzlezero "
+        "defaults PUZZLE`, for its own search).",
+        show_default=False,
+        rich_help_panel=SEARCH_PANEL,
+    ),
+]
 
 #: how the help names a default that depends on the puzzle
 PUZZLES_DEFAULT = "the puzzle's, `puzzlezero defaults PUZZLE`"
@@ -307,6 +319,14 @@ def parse_widths(text: str | None) -> tuple[int, ...] | None:
         ) from None
 
 
+def parse_models(text: str) -> tuple[str, ...]:
+    """``--models A,B,C``: the names or folders, in order (empty parts are an error)."""
+    parts = tuple(part.strip() for part in text.split(","))
+    if not all(parts):
+        raise PuzzleError(f"--models: {text!r} is not a list of models (e.g. puzzle48,path/to/other)")
+    return parts
+
+
 def read_macros_file(puzzle: Any, path: Path | None) -> tuple[tuple[int, ...], ...] | None:
     """The options of ``--macros FILE`` (:func:`puzzlezero.puzzles.macros.read_macros`)."""
     if path is None:
@@ -324,6 +344,7 @@ class SolveFlags:
     command passes down."""
 
     model: ModelOpt = None
+    models: ModelsOpt = None
     search: SearchOpt = None
     heuristic: HeuristicOpt = "learned"
     weight: WeightOpt = None
@@ -356,6 +377,7 @@ class SolveFlags:
         return resolve_options(
             p,
             model=self.model,
+            models=None if self.models is None else parse_models(self.models),
             search=self.search,
             heuristic=self.heuristic,
             weight=self.weight,

@@ -57,6 +57,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.anytime import GroupLedger, SolutionHook, anytime, check_stages
+from puzzlezero.search.handover import pass_on
 from puzzlezero.search.result import SearchResult, Status, as_batch, check_positive
 
 __all__ = ["anytime_images", "with_images"]
@@ -282,7 +283,7 @@ def _side_by_side(
         for t in pool:
             t.start()
         try:
-            failed = _pass_on(solutions, pool, on_solution, ledger)
+            failed = pass_on(solutions, pool, on_solution, ledger.abandon)
         except BaseException:  # an interrupt (Ctrl-C) while waiting: the threads end first
             ledger.abandon()
             for t in pool:
@@ -298,32 +299,6 @@ def _side_by_side(
         for j, r in zip(part, got, strict=True):
             out[j] = r
     return out  # type: ignore[return-value]
-
-
-def _pass_on(
-    solutions: queue.SimpleQueue[tuple[int, SearchResult, int]],
-    pool: list[threading.Thread],
-    on_solution: SolutionHook | None,
-    ledger: GroupLedger,
-) -> BaseException | None:
-    """Wait for the threads of ``pool``, calling ``on_solution`` with what they put in
-    ``solutions`` meanwhile (in order); the error ``on_solution`` raised, if it did, after which
-    the ledger is abandoned and no more solutions are passed on."""
-    failed: BaseException | None = None
-    while True:
-        alive = any(t.is_alive() for t in pool)
-        try:
-            got = solutions.get(timeout=0.05) if alive else solutions.get_nowait()
-        except queue.Empty:
-            if alive:
-                continue
-            return failed
-        if on_solution is not None and failed is None:
-            try:
-                on_solution(*got)
-            except BaseException as exc:  # noqa: BLE001  raised by the caller once the threads end
-                failed = exc
-                ledger.abandon()
 
 
 def _merged(

@@ -52,7 +52,8 @@ FIXED_SEARCH_BYTES = 256 << 20
 
 def memory_estimate(p: Puzzle, search: str, o: SolveOptions, instances: int = 1) -> int:
     """Peak bytes of one call of ``search`` with options ``o`` on ``instances`` states: its
-    :attr:`SearchSpec.memory` estimate, plus a network's batch where the heuristic is a network
+    :attr:`SearchSpec.memory` estimate, plus a network's batch where the heuristic is a network,
+    once for each member of an ensemble (:attr:`SolveOptions.models`: they search side by side)
     (:func:`puzzlezero.budget.check` compares it with the budget)."""
     from puzzlezero import budget
 
@@ -65,7 +66,7 @@ def memory_estimate(p: Puzzle, search: str, o: SolveOptions, instances: int = 1)
         out = table_bytes(budget.state_bytes(p), max(1, instances) * o.max_nodes)
     else:
         out = FIXED_SEARCH_BYTES
-    return out + network_bytes(spec, o)
+    return (out + network_bytes(spec, o)) * max(1, len(o.models))
 
 
 def network_bytes(spec: SearchSpec, o: SolveOptions) -> int:
@@ -95,6 +96,7 @@ def check_memory(p: Puzzle, o: SolveOptions, instances: int = 1) -> None:
     n = budget.guises(p, o)
     more = [f"{n} guises a state"] if n > 1 else []
     more += [f"{instances} states a call"] if instances > 1 else []
+    more += [f"an ensemble of {len(o.models)} models"] if o.models else []
     what += f" on {p.name}" + (f" ({', '.join(more)})" if more else "")
     sp = p
     if o.macros:  # the search's actions: the moves and the macros
@@ -103,7 +105,7 @@ def check_memory(p: Puzzle, o: SolveOptions, instances: int = 1) -> None:
         sp = MacroPuzzle(p, o.macros)
     budget.check(memory_estimate(sp, o.search, o, instances), what, spec.memory_lower)
     if o.fallback is not None:
-        fb = replace(o, search=o.fallback, heuristic=None, max_nodes=None, options=())
+        fb = replace(o, search=o.fallback, heuristic=None, max_nodes=None, options=(), models=())
         budget.check(
             memory_estimate(p, o.fallback, fb), f"fallback search {o.fallback} on {p.name}", "--no-fallback"
         )

@@ -41,6 +41,9 @@ class SolveOptions:
     macros: tuple[tuple[int, ...], ...] = ()
     #: the shortcut pass's bound on states a round (:attr:`Defaults.shortcut`); 0: off
     shortcut: int = 0
+    #: an ensemble: two or more model names or folders, searched side by side, each state's
+    #: cheapest solution kept (:mod:`puzzlezero.search.ensemble`); empty: the one ``model``
+    models: tuple[str, ...] = ()
 
     def option(self, name: str) -> Any:
         """The value of option ``name`` (:data:`OPTIONS`), its default where not in :attr:`options`."""
@@ -57,8 +60,11 @@ class SolveSettings(TypedDict, total=False):
     search: str | None
     #: a :data:`HEURISTICS` name or ``"module:factory"`` (default ``"learned"``)
     heuristic: str | None
-    #: a shipped model name or a model folder (default: the puzzle's name)
+    #: a shipped model name or a model folder (default: the puzzle's name), or an ensemble folder
     model: str | None
+    #: an ensemble of two or more model names or folders (default: the puzzle's ``Defaults.models``
+    #: for its own search, where it has them)
+    models: Sequence[str] | None
     #: BWAS/Q*: lambda in f = lambda * g + h
     weight: float | None
     #: BWAS/Q*: N, nodes expanded per iteration

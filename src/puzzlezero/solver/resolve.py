@@ -74,6 +74,8 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     options = given.get("options")
     macros = given.get("macros")
     shortcut = given.get("shortcut")
+    models = given.get("models")
+    named_heuristic = heuristic is not None
     if heuristic is None:
         heuristic = "learned"
     d = defaults_for(puzzle)
@@ -175,16 +177,79 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
         macros=_check_macros(puzzle, search, spec, macros),
         shortcut=shortcut,
     )
+    opts = _check_ensemble(
+        opts,
+        spec,
+        model=model,
+        models=models,
+        default=d.models if search == d.search and not named_heuristic and goal == SOLVED else (),
+    )
     if scaled and cap is not None:  # the scaled cap, within the memory budget (not below the puzzle's)
         from puzzlezero.budget import memory_budget
         from puzzlezero.search.beam import max_nodes_within
 
-        room = memory_budget() - network_bytes(spec, opts)
+        room = memory_budget() // max(1, len(opts.models)) - network_bytes(spec, opts)  # a member's share
         cap = max(d.max_nodes, min(cap, max_nodes_within(puzzle, opts, room)))
         opts = replace(opts, max_nodes=cap)
     if max_nodes is None and opts.max_nodes is not None and spec.node_cap:
         opts = replace(opts, max_nodes=cap_within_budget(puzzle, opts))
     return opts
+
+
+def _check_ensemble(
+    opts: SolveOptions,
+    spec: SearchSpec,
+    *,
+    model: str | None,
+    models: Sequence[str] | None,
+    default: Sequence[str],
+) -> SolveOptions:
+    """``opts`` with its ensemble (:attr:`SolveOptions.models`): the ``models`` given (a str is
+    one name), else the members of an ensemble folder given as ``model``
+    (:func:`~puzzlezero.model_folders.ensemble_members`), else the puzzle's ``default`` where no
+    model is named; one model left is that model alone. An ensemble needs a search guided by a
+    heuristic that reads a model, and not the layered search (which takes a model per goal)."""
+    from puzzlezero.model_folders import ensemble_members
+
+    if isinstance(models, str):
+        models = [m for m in models.split(",") if m]
+    if models is not None and model is not None:
+        raise PuzzleError("give --model or --models, not both (--models A,B: an ensemble of models A and B)")
+    if models is None and model is not None and spec.needs_heuristic and not spec.per_goal:
+        members = ensemble_members(model) if not _is_stage_spec(model) else None
+        models = None if members is None else [str(m) for m in members]
+    named = models is not None
+    if models is None:
+        models = list(default) if model is None else []
+    expanded: list[str] = []
+    for name in models:
+        members = ensemble_members(name) if named else None
+        if members:
+            expanded.extend(str(m) for m in members)
+        else:
+            expanded.append(name)
+    if len(dict.fromkeys(expanded)) != len(expanded):
+        raise PuzzleError(f"--models names a model twice: {', '.join(expanded)}")
+    if len(expanded) <= 1:
+        return replace(opts, model=expanded[0] if expanded else opts.model, models=())
+    h_spec = HEURISTICS.get(opts.heuristic or "")
+    if not spec.needs_heuristic or spec.per_goal or opts.heuristic is None or (h_spec and not h_spec.uses_model):
+        if not named:
+            return opts  # a puzzle's default ensemble, where it does not apply
+        why = (
+            f"search {opts.search} takes a model per goal (--model GOAL=DIR,...)"
+            if spec.per_goal
+            else f"search {opts.search} uses no heuristic"
+            if not spec.needs_heuristic or opts.heuristic is None
+            else f"heuristic {opts.heuristic} reads no model"
+        )
+        raise PuzzleError(f"--models runs an ensemble of learned heuristics; {why}")
+    return replace(opts, model=expanded[0], models=tuple(expanded))
+
+
+def _is_stage_spec(model: str) -> bool:
+    """A layered search's ``GOAL=DIR,...`` model setting (not a folder name)."""
+    return "=" in model
 
 
 def options_for(puzzle: Puzzle, opts: SolveOptions | None, given: Mapping[str, Any]) -> SolveOptions:

@@ -47,6 +47,8 @@ class SolveResult:
     #: puzzle's algebra (``Puzzle.reduce_moves``: Lights Out drops presses made twice) or the
     #: shortcut pass (:mod:`puzzlezero.search.shortcut`); else ``None``
     search_length: int | None = None
+    #: an ensemble (``--models``): the member model whose solution this is, else ``None``
+    model: str | None = None
 
     @property
     def length(self) -> int | None:
@@ -65,7 +67,8 @@ class SolveResult:
         puzzle's own, and for layered solving ``stages``: ``[{"goal", "solution", "length",
         "nodes_generated", "seconds", "status"}, ...]``, whose solutions concatenate to
         ``solution``, and ``search_length`` where a pass after the search shortened its path);
-        ``solution`` is the list of move names (``None`` when not solved)."""
+        ``solution`` is the list of move names (``None`` when not solved), and ``model``, an
+        ensemble's member model whose solution it is)."""
         anytime = (
             {
                 "first_solution_seconds": self.first_solution_seconds,
@@ -92,6 +95,7 @@ class SolveResult:
             | ({"goal": self.goal} if self.goal != SOLVED else {})
             | ({"stages": [dict(st) for st in self.stages]} if self.stages else {})
             | ({"search_length": self.search_length} if self.search_length is not None else {})
+            | ({"model": self.model} if self.model is not None else {})
         )
 
 
@@ -123,9 +127,10 @@ class Improvement:
     #: nodes generated so far by the search that found it (with an anytime schedule: the state's
     #: nodes of every stage up to this one)
     nodes_generated: int
-    #: what found it: ``"stage K"`` (the K-th stage of an anytime schedule, from 1), ``"search"``
-    #: (a search without a schedule), ``"fallback"`` or ``"shortcut"`` (the pass after the search:
-    #: the puzzle's algebra or the shortcut pass)
+    #: what found it: ``"stage K"`` (the K-th stage of an anytime schedule, from 1; in an
+    #: ensemble ``"MODEL stage K"``, the member's folder name first), ``"search"`` (a search
+    #: without a schedule), ``"fallback"`` or ``"shortcut"`` (the pass after the search: the
+    #: puzzle's algebra or the shortcut pass)
     stage: str
 
     def to_json(self) -> dict[str, Any]:
@@ -170,7 +175,12 @@ def verified(
     wall: float | None,
     rescued: Sequence[str | None] | None = None,
     goal: str = SOLVED,
+    *,
+    models: Sequence[str | None] | None = None,
 ) -> list[SolveResult]:
+    """The results of a search call, each solution verified by replay on its start state (a
+    solution that fails it is ``"invalid solution"``, not solved); ``rescued``: the fallback
+    search that found each, ``models``: the ensemble member whose solution each is."""
     good = verify(p, states, [r.actions if r.solved else () for r in found], goal)
     for i, r in enumerate(found):
         if r.stages and r.solved:  # layered: every stage must end on its own goal
@@ -193,6 +203,7 @@ def verified(
             goal=goal,
             stages=tuple(_stage_json(p, st) for st in r.stages),
             search_length=searched[i] if r.solved and ok else None,
+            model=models[i] if models and r.solved and ok else None,
         )
         out.append(res)
     return out

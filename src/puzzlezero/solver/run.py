@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any, Unpack
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 
@@ -29,8 +31,11 @@ from puzzlezero.solver.names import Heuristic, Results, resolve_entry
 from puzzlezero.solver.options import SolveOptions, SolveSettings
 from puzzlezero.solver.resolve import options_for
 from puzzlezero.solver.result import Improvement, SolveResult, verified, verify
-from puzzlezero.solver.searches import SEARCHES, SearchSpec, run_search
+from puzzlezero.solver.searches import SEARCHES, SearchSpec, run_search, search_threads
 from puzzlezero.solver.states import read_state
+
+if TYPE_CHECKING:
+    from puzzlezero.search.ensemble import Member
 
 #: seconds of the time limit kept for the fallback search (at most a tenth of the limit): the
 #: group solver answers any cube in about 0.25 s once its table is cached, reduction a 48-puzzle
@@ -107,8 +112,14 @@ def solve_many(
     check_memory(p, opts, min(together or spec.together, arr.shape[0]))
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
     h: Any = None
+    members: list[tuple[str, Heuristic]] = []
     if spec.needs_heuristic and opts.heuristic and spec.per_goal:
         h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
+    elif spec.needs_heuristic and opts.heuristic and opts.models:
+        members = [
+            (m, get_heuristic(p, opts.heuristic, m, spec.heuristic_kind, opts.goal, opts.options))
+            for m in opts.models
+        ]
     elif spec.needs_heuristic and opts.heuristic:
         h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal, opts.options)
     sp = p
@@ -118,6 +129,8 @@ def solve_many(
         sp = MacroPuzzle(p, opts.macros)
     if h is not None:
         _warm_up(spec, fn, sp, arr[:1], h, opts)
+    for m, hm in members:
+        _warm_up(spec, fn, sp, arr[:1], hm, replace(opts, model=m, models=()))
     k = together or spec.together
     out: list[SolveResult] = []
     for lo in range(0, arr.shape[0], k):
@@ -125,11 +138,21 @@ def solve_many(
         t0 = clock.now()
         deadline = clock.deadline_after(opts.time_limit, start=t0)
         report = None if on_solution is None else _Reporter(p, chunk, opts.goal, lo, t0, on_solution)
-        found, rescued = _run_with_fallback(spec, fn, p, chunk, h, opts, sp, deadline=deadline, report=report)
+        found, rescued, won = _run_with_fallback(
+            spec, fn, p, chunk, h, opts, sp, deadline=deadline, report=report, members=members
+        )
         found, searched = _shortened(p, chunk, found, opts, deadline, report)
         wall = clock.now() - t0
         results = verified(
-            p, chunk, found, searched, opts.search, wall if chunk.shape[0] > 1 else None, rescued, opts.goal
+            p,
+            chunk,
+            found,
+            searched,
+            opts.search,
+            wall if chunk.shape[0] > 1 else None,
+            rescued,
+            opts.goal,
+            models=won,
         )
         out.extend(results)
         if on_results is not None:
@@ -181,14 +204,15 @@ class _Reporter:
             if r.solved:
                 self.offer(row, r.actions, r.nodes_generated, stage)
 
-    def stage_hook(self, sp: Puzzle) -> SolutionHook:
+    def stage_hook(self, sp: Puzzle, label: str = "") -> SolutionHook:
         """The search's :data:`~puzzlezero.search.anytime.SolutionHook`: its stages' solutions
-        (found on ``sp``, a puzzle with options where given) in the puzzle's own moves."""
+        (found on ``sp``, a puzzle with options where given) in the puzzle's own moves, each
+        reported as ``"stage K"`` after ``label`` (an ensemble's member: ``"puzzle48 "``)."""
         to_moves = getattr(sp, "primitive", None)
 
         def hook(row: int, r: SearchResult, stage: int) -> None:
             actions = r.actions if to_moves is None else tuple(to_moves(r.actions))
-            self.offer(row, actions, r.nodes_generated, f"stage {stage + 1}")
+            self.offer(row, actions, r.nodes_generated, f"{label}stage {stage + 1}")
 
         return hook
 
@@ -238,24 +262,31 @@ def _run_with_fallback(
     *,
     deadline: float | None = None,
     report: _Reporter | None = None,
-) -> tuple[Results, list[str | None]]:
+    members: Sequence[tuple[str, Heuristic]] = (),
+) -> tuple[Results, list[str | None], list[str | None]]:
     """Run the search (on ``sp``, the puzzle with options, where given; its results come back in
     ``p``'s moves) until ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`; default:
-    ``o.time_limit`` from now); with ``o.fallback`` the search ends a reserve before it
-    (:data:`FALLBACK_RESERVE`, at most a tenth of the time limit), and the fallback search solves
-    what it left unsolved in the time left until the deadline: its result then carries both
-    searches' nodes and seconds. Returns the results and, for each, the fallback's name where the
-    fallback found it. ``report``: where the solutions go as they are found."""
+    ``o.time_limit`` from now), guided by ``h``, or by each of an ensemble's ``members`` (model,
+    heuristic) side by side (:func:`_ensemble`); with ``o.fallback`` the search ends a reserve
+    before it (:data:`FALLBACK_RESERVE`, at most a tenth of the time limit), and the fallback
+    search solves what it left unsolved in the time left until the deadline: its result then
+    carries both searches' nodes and seconds. Returns the results and, for each, the fallback's
+    name where the fallback found it and the ensemble member whose solution it is.
+    ``report``: where the solutions go as they are found."""
     sp = p if sp is None else sp
     deadline = clock.deadline_after(o.time_limit) if deadline is None else deadline
-    hook = None if report is None else report.stage_hook(sp)
     reserve = 0.0 if o.fallback is None else min(FALLBACK_RESERVE, 0.1 * o.time_limit)
-    found = _primitive(sp, run_search(spec, fn, sp, states, h, o, deadline - reserve, hook))
+    if members:
+        found, won = _ensemble(spec, fn, sp, states, members, o, deadline - reserve, report)
+    else:
+        hook = None if report is None else report.stage_hook(sp)
+        found, won = run_search(spec, fn, sp, states, h, o, deadline - reserve, hook), [None] * len(states)
+    found = _primitive(sp, found)
     if report is not None:
         report.offer_all(found, "search")
     rescued: list[str | None] = [None] * len(found)
     if o.fallback is None:
-        return found, rescued
+        return found, rescued, won
     todo = [i for i, r in enumerate(found) if not r.solved]
     if todo:
         fb = SEARCHES[o.fallback]
@@ -273,9 +304,46 @@ def _run_with_fallback(
                     improvements=((seconds, len(r.actions)),),
                 )
                 rescued[i] = o.fallback
+                won[i] = None
                 if report is not None:
                     report.offer(i, found[i].actions, found[i].nodes_generated, "fallback")
-    return found, rescued
+    return found, rescued, won
+
+
+def _ensemble(
+    spec: SearchSpec,
+    fn: Callable,
+    sp: Puzzle,
+    states: np.ndarray,
+    members: Sequence[tuple[str, Heuristic]],
+    o: SolveOptions,
+    deadline: float,
+    report: _Reporter | None,
+) -> tuple[Results, list[str | None]]:
+    """The search guided by each member's heuristic (:mod:`puzzlezero.search.ensemble`), side by
+    side as the network runtime has threads, each with one; where there are more members than
+    threads they run in turns, each turn to its share of the time left (the last to
+    ``deadline``). Each state's cheapest solution, and the member model that found it."""
+    from puzzlezero.search.ensemble import ensemble
+
+    threads, context = search_threads(o)
+    workers = max(1, min(threads, len(members)))
+    turns = -(-len(members) // workers)
+    start = clock.now()
+
+    def member(i: int, model: str, h: Heuristic) -> Member:
+        ends = deadline if turns == 1 else start + (deadline - start) * (i // workers + 1) / turns
+        return partial(run_search, spec, fn, sp, states, h, replace(o, model=model, models=()), ends)
+
+    hooks = [] if report is None else [report.stage_hook(sp, f"{Path(m).name} ") for m, _ in members]
+    found, winners = ensemble(
+        [member(i, m, h) for i, (m, h) in enumerate(members)],
+        puzzle=sp,
+        threads=workers,
+        thread_context=context,
+        on_solution=None if report is None else lambda i, row, r, stage: hooks[i](row, r, stage),
+    )
+    return found, [None if w is None else members[w][0] for w in winners]
 
 
 def _shortened(

@@ -130,7 +130,7 @@ def _run_bwas(
         from puzzlezero.search.images import anytime_images
 
         images = puzzle.image_names[:n_images]
-        threads, context = _search_threads(o)
+        threads, context = search_threads(o)
         return anytime_images(
             fn,
             puzzle,
@@ -161,7 +161,7 @@ def _run_bwas(
     return _imaged(fn, puzzle, states, h, o, deadline, weight=o.weight, batch_size=o.batch)
 
 
-def _search_threads(o: SolveOptions) -> tuple[int, Callable[[], Any]]:
+def search_threads(o: SolveOptions) -> tuple[int, Callable[[], Any]]:
     """How many searches may run side by side, and the context they run in: for a network
     (:attr:`HeuristicSpec.threaded`), one per intra-op thread its runtime has, each with one thread
     (the cube's images: 1.3-1.4x the nodes a second of one search on two threads, docs/results.md);
