@@ -216,13 +216,16 @@ class TrainConfig:
     head distils one-step look-ahead: stable) or ``qmin`` (``min_a' Q_target(child, a')``, the Q*
     paper's Q-learning; on cube2 it drifted to over-estimates, see :mod:`puzzlezero.train.objectives.qlearning`)."""
     cap_labels: bool = False
-    """Cap each target at the cost of walking its training state's scramble back to the goal (a
-    known path, so an upper bound of the cost-to-go): ``min(min_a [cost(a) + J_target(child_a)],
-    path cost)``, for a Q target ``min(y(s, a), cost(a) + cost(inverse(a)) + path cost)``. Bootstrap
-    learning's bound (Jabbari Arfaee, Zilles and Holte, "Learning heuristic functions for large state
-    spaces", 2011), against Bellman targets that inflate above the true distance. ``davi``, ``adi``,
-    ``multigoal`` and ``qlearning``; the scrambles and the random draws are those of an uncapped run
-    (``train.objectives.path_costs``). Off = the paper's targets."""
+    """Cap each target at the cost of a known path to the goal (an upper bound of the cost-to-go):
+    its training state's scramble walked back, ``min(min_a [cost(a) + J_target(child_a)], path
+    cost)``; for a Q target ``min(y(s, a), cost(a) + cost(inverse(a)) + path cost)``; for a greedy
+    descent's state the smaller of the descent's remaining steps to the goal (where it got there)
+    and the descent undone then its start's scramble; for an LHBL tree's node its cheapest path
+    back to the root in the tree plus the root's. Bootstrap learning's bound (Jabbari Arfaee, Zilles
+    and Holte, "Learning heuristic functions for large state spaces", 2011), against Bellman targets
+    that inflate above the true distance. ``davi``, ``adi``, ``multigoal``, ``qlearning`` and
+    ``lhbl``; the states and the random draws are those of an uncapped run
+    (``train.objectives.path_costs``). Off = the papers' targets."""
 
     selfplay_simulations: int = 100
     """``selfplay``: tree-search simulations per move of an episode (Rute: 800 in the text, 1600 in the code's config, on a GPU)."""
@@ -392,8 +395,8 @@ class TrainConfig:
         if self.cap_labels and self.objective not in capping_objectives():
             raise PuzzleError(
                 f"config: cap_labels caps the Bellman targets of {', '.join(capping_objectives())} by "
-                f"the cost of each state's scramble; {self.objective!r} has no such targets, so leave it "
-                "false"
+                f"the cost of each state's known path; {self.objective!r} has no such targets, so leave "
+                "it false"
             )
         if not 0 < self.curriculum_threshold <= 1:
             raise PuzzleError("config: curriculum_threshold must be in (0, 1]")

@@ -24,6 +24,12 @@ states comes from **greedy descents under the target network**:
    like any other: the objective labels them (one-step or limited-horizon Bellman targets), so a
    hole's value rises by at least a move at every target update until the descents no longer end
    there.
+4. With ``TrainConfig.cap_labels`` each recorded state comes with the cost of a known path to the
+   goal (:func:`descent_states_with_path_cost`): a walker that reached the goal has walked one
+   from every state it recorded on the way, and every walker can undo its walk back to its start
+   and then the start's scramble. The smaller of the two caps the state's labels
+   (:mod:`puzzlezero.train.objectives.path_costs`); only bookkeeping is added, the states and the
+   random draws are those of an uncapped run.
 
 One network call per step values the children of all walkers together (``steps`` calls in all,
 ``stride * num_actions`` evaluations per state recorded; LHBL's ten expansions spend about
@@ -49,12 +55,23 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.walks import Depth
 
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["chunk_descents", "descent_count", "descent_states", "scramble_depths", "training_states"]
+__all__ = [
+    "chunk_descents",
+    "chunk_descents_with_path_cost",
+    "descent_count",
+    "descent_states",
+    "descent_states_with_path_cost",
+    "scramble_depths",
+    "scrambles_with_path_cost",
+    "training_states",
+]
 
 ValueFn = Callable[[np.ndarray], np.ndarray]
 
@@ -72,19 +89,47 @@ def scramble_depths(
     return np.clip(np.ceil(max_scramble * rng.random(n) ** power), 1, max_scramble).astype(np.int64)
 
 
+def scrambles_with_path_cost(
+    puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(states, cost float64[n])``: exactly what ``puzzle.scramble(rng, n, depth)`` draws (the
+    same states, the same random draws taken from ``rng``), with the cost of walking each state back
+    to the goal along its scramble: an upper bound of its cost-to-go. Where the puzzle scrambles
+    with the generic walk (the cubes) the walk back leaves out the scramble's steps back
+    (:func:`puzzlezero.puzzles.walks.walk`, ``reduced``); a puzzle's own scrambler gives the cost of
+    all its moves (:meth:`Puzzle.walks_with_cost`)."""
+    if type(puzzle).scramble is Puzzle.scramble:
+        depths = walks.draw_depths(rng, n, depth)
+        return walks.walk(puzzle, rng, depths, nonbacktracking=False, with_cost=True, reduced=True)[:2]
+    return puzzle.walks_with_cost(rng, n, depth, nonbacktracking=False)
+
+
 def _starts(
-    puzzle: Puzzle, rng: np.random.Generator, m: int, max_scramble: int, config: TrainConfig | None
-) -> np.ndarray:
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    m: int,
+    max_scramble: int,
+    config: TrainConfig | None,
+    with_cost: bool = False,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """``m`` walkers' starts: scrambles like the training states', drawn again where one came back
-    to the goal (a walker at the goal would have nowhere to descend)."""
-    starts = puzzle.scramble(rng, m, scramble_depths(rng, m, max_scramble, config))
+    to the goal (a walker at the goal would have nowhere to descend); with ``with_cost`` also each
+    start's scramble cost back to the goal (:func:`scrambles_with_path_cost`: the same draws)."""
+
+    def draw(k: int) -> tuple[np.ndarray, np.ndarray | None]:
+        depth = scramble_depths(rng, k, max_scramble, config)
+        if with_cost:
+            return scrambles_with_path_cost(puzzle, rng, k, depth)
+        return puzzle.scramble(rng, k, depth), None
+
+    starts, cost = draw(m)
     again = np.flatnonzero(puzzle.is_goal(starts))
     while again.size:
-        starts[again] = puzzle.scramble(
-            rng, again.size, scramble_depths(rng, again.size, max_scramble, config)
-        )
+        starts[again], more = draw(again.size)
+        if cost is not None and more is not None:
+            cost[again] = more
         again = again[puzzle.is_goal(starts[again])]
-    return starts
+    return starts, cost
 
 
 def descent_states(
@@ -103,6 +148,49 @@ def descent_states(
     ``ceil(n * stride / steps)`` greedy descents of ``steps`` steps under ``value_fn`` (see the
     module docstring), walker by walker in visiting order. ``config``: its ``scramble_power``
     spreads the starting scrambles (``None``: uniform)."""
+    return _descend(puzzle, rng, n, max_scramble, value_fn, steps, epsilon, stride, config, False)[0]
+
+
+def descent_states_with_path_cost(
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    n: int,
+    max_scramble: int,
+    value_fn: ValueFn,
+    *,
+    steps: int,
+    epsilon: float,
+    stride: int = 1,
+    config: TrainConfig | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(states, cost float64[n])``: :func:`descent_states` (the same states from the same random
+    draws) with the cost of a known path from each state to the goal, the smaller of
+
+    * the walker's own steps from the state to the goal, where its walk reached the goal (the sum
+      of the costs of the moves it took from there on), and
+    * the walk undone back to its start (the sum of the costs of the inverse moves; none where a
+      move cannot be undone) and then the start's scramble undone (:func:`scrambles_with_path_cost`);
+
+    ``inf`` where neither is known."""
+    states, cost = _descend(puzzle, rng, n, max_scramble, value_fn, steps, epsilon, stride, config, True)
+    assert cost is not None
+    return states, cost
+
+
+def _descend(
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    n: int,
+    max_scramble: int,
+    value_fn: ValueFn,
+    steps: int,
+    epsilon: float,
+    stride: int,
+    config: TrainConfig | None,
+    with_cost: bool,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The walkers of :func:`descent_states`; with ``with_cost`` the known path costs of
+    :func:`descent_states_with_path_cost` too (bookkeeping only: the random draws are the same)."""
     if steps < 1 or not 1 <= stride <= steps or not 0.0 <= epsilon <= 1.0:
         raise ValueError(
             f"need 1 <= stride <= steps and 0 <= epsilon <= 1, got steps {steps!r}, stride {stride!r}, "
@@ -110,25 +198,41 @@ def descent_states(
         )
     shape = tuple(puzzle.state_shape)
     if n <= 0:
-        return np.zeros((0, *shape), dtype=puzzle.dtype)
+        return np.zeros((0, *shape), dtype=puzzle.dtype), (np.zeros(0) if with_cost else None)
     kept = steps // stride  # states recorded per walker
     walkers = -(-n // kept)
     n_act = puzzle.num_actions
-    cost = puzzle.action_costs.astype(np.float64)[None, :]
-    cur = _starts(puzzle, rng, walkers, max_scramble, config)
+    action_cost = puzzle.action_costs.astype(np.float64)
+    cost = action_cost[None, :]
+    cur, start_cost = _starts(puzzle, rng, walkers, max_scramble, config, with_cost)
     prev = cur.copy()  # a walker's previous state; equal to ``cur`` at a start (nothing to undo)
     record = np.empty((kept, walkers, *shape), dtype=cur.dtype)
     rows = np.arange(walkers)
+    if with_cost:
+        assert start_cost is not None
+        inverse = np.asarray(puzzle.inverse_action, dtype=np.int64)
+        undo_cost = np.where(inverse >= 0, action_cost[np.maximum(inverse, 0)], np.inf)  # [A]
+        back = start_cost.astype(np.float64)  # each walker's walk undone, then its start's scramble
+        walked = np.zeros(walkers)  # the cost of the moves each walker made since its start
+        walk_id = rows.copy()  # which walk (one per start) each walker is on
+        walk_total = np.full(walkers, np.inf)  # per walk: its cost from start to goal, if it got there
+        rec_back = np.empty((kept, walkers))
+        rec_walked = np.empty((kept, walkers))
+        rec_walk = np.empty((kept, walkers), dtype=np.int64)
     for t in range(kept * stride):
         if t % stride == stride - 1:
             record[t // stride] = cur
+            if with_cost:
+                rec_back[t // stride] = back
+                rec_walked[t // stride] = walked
+                rec_walk[t // stride] = walk_id
         if t == kept * stride - 1:
             break
         children = puzzle.expand(cur).reshape(walkers, n_act, *shape)
         flat_children = children.reshape(walkers, n_act, -1)
         moved = puzzle.moved(cur, children)
-        back = np.all(flat_children == prev.reshape(walkers, 1, -1), axis=2)
-        allowed = moved & ~back
+        backward = np.all(flat_children == prev.reshape(walkers, 1, -1), axis=2)
+        allowed = moved & ~backward
         allowed |= moved & ~allowed.any(axis=1, keepdims=True)  # a dead end: stepping back is allowed
         flat = children.reshape(walkers * n_act, *shape)
         goal = puzzle.is_goal(flat)
@@ -147,11 +251,27 @@ def descent_states(
         prev = cur.copy()
         cur = np.where(stuck.reshape(-1, *([1] * len(shape))), cur, children[rows, choice])
         done = stuck | goal[rows, choice]  # a stuck walker stays where it was: never at the goal
+        if with_cost:
+            walked = walked + np.where(stuck, 0.0, action_cost[choice])
+            back = back + np.where(stuck, 0.0, undo_cost[choice])
+            arrived = done & ~stuck
+            walk_total[walk_id[arrived]] = walked[arrived]
         if done.any():
             m = int(done.sum())
-            cur[done] = _starts(puzzle, rng, m, max_scramble, config)
+            cur[done], more = _starts(puzzle, rng, m, max_scramble, config, with_cost)
             prev[done] = cur[done]
-    return record.transpose(1, 0, *range(2, 2 + len(shape))).reshape(walkers * kept, *shape)[:n]
+            if with_cost:
+                assert more is not None
+                back[done] = more
+                walked[done] = 0.0
+                walk_id[done] = walk_total.size + np.arange(m)
+                walk_total = np.concatenate([walk_total, np.full(m, np.inf)])
+    states = record.transpose(1, 0, *range(2, 2 + len(shape))).reshape(walkers * kept, *shape)[:n]
+    if not with_cost:
+        return states, None
+    ahead = walk_total[rec_walk] - rec_walked  # the rest of the walk to the goal (inf: never got there)
+    known = np.minimum(ahead, rec_back)  # [kept, walkers]
+    return states, known.T.reshape(walkers * kept)[:n]
 
 
 def descent_count(n: int, value_fn: ValueFn | None, config: TrainConfig) -> int:
@@ -170,6 +290,29 @@ def chunk_descents(
 ) -> np.ndarray:
     """``n`` :func:`descent_states` under ``value_fn`` with the configuration's descent settings."""
     return descent_states(
+        puzzle,
+        rng,
+        n,
+        max_scramble,
+        value_fn,
+        steps=config.descent_steps,
+        epsilon=config.descent_epsilon,
+        stride=config.descent_stride,
+        config=config,
+    )
+
+
+def chunk_descents_with_path_cost(
+    puzzle: Puzzle,
+    rng: np.random.Generator,
+    n: int,
+    max_scramble: int,
+    value_fn: ValueFn,
+    config: TrainConfig,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`chunk_descents` (the same states from the same draws) with their known path costs
+    (:func:`descent_states_with_path_cost`)."""
+    return descent_states_with_path_cost(
         puzzle,
         rng,
         n,

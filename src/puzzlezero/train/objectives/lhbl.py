@@ -31,6 +31,14 @@ label is exactly DAVI's one-step target, and when ``h`` is the exact cost-to-go 
 one-step target: once a child is expanded its label is its own backup, which may exceed ``h(child)``
 (with an admissible ``h`` the tree's labels are at least as large, i.e. better informed).
 
+Capped labels (``TrainConfig.cap_labels``): a training state made by scrambling the goal, or
+walked to by a greedy descent, comes with a known path to the goal, of cost ``c(root)``
+(:mod:`.path_costs`). Every node of its tree goes back to the root along the tree's edges and on
+along that path, so each label returned is capped at ``g_back(n) + c(root)``, ``g_back(n)`` the
+cheapest path back to the root that the tree holds (:func:`_paths_back`; ``g(n)`` or less where
+every move costs 1 and can be undone, as on the sliding puzzles; the root's cap is ``c(root)``).
+A target network that over-estimates can then lift no label above a path that is known.
+
 Batching: step ``t`` expands the best open node of every tree together, and all new non-goal children
 of all trees are valued in ONE ``value_fn`` call, so there are ``expansions`` calls in all (plus one on
 roots that have no move at all, which is rare). No Python loop runs per node or per tree.
@@ -58,6 +66,7 @@ import numpy as np
 
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.descents import training_states
+from puzzlezero.train.objectives.path_costs import training_states_with_path_cost
 from puzzlezero.train.objectives.registry import register_objective
 
 if TYPE_CHECKING:
@@ -83,6 +92,7 @@ def lhbl_labels(
     expansions: int,
     *,
     weight: float = 1.0,
+    path_cost: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Limited-horizon Bellman labels for ``roots[N, *state_shape]`` (see the module docstring).
 
@@ -93,6 +103,9 @@ def lhbl_labels(
             (called once per expansion step, on the new non-goal children of all trees).
         expansions: node expansions per tree (``>= 1``); ``1`` gives DAVI's one-step targets.
         weight: ``f = weight * g + h`` orders each tree's open list.
+        path_cost: ``float[N]``, the cost of a known path from each root to the goal (its
+            scramble undone, ``TrainConfig.cap_labels``), or ``None`` for no cap. Each label is
+            then at most ``g_back(node) + path_cost[root]`` (:func:`_paths_back`).
 
     Returns:
         ``(states[M, *state_shape], targets float32[M])``: the roots first (rows ``0..N-1``, in
@@ -218,6 +231,11 @@ def lhbl_labels(
             break
         label[t_exp, i_exp] = backup
 
+    if path_cost is not None:
+        known = np.asarray(path_cost, dtype=np.float64).reshape(n)
+        back = _paths_back(puzzle, expanded, edges, cap, int(count.max()))
+        label = np.minimum(label, back + known[:, None])
+
     # ---- output: roots first, then each tree's other expanded nodes in expansion order ----------
     others = i_exp != 0
     t_out, i_out = t_exp[others], i_exp[others]
@@ -226,12 +244,52 @@ def lhbl_labels(
     return states, targets
 
 
+def _paths_back(
+    puzzle: Puzzle, expanded: np.ndarray, edges: np.ndarray, size: int, used: int
+) -> np.ndarray:
+    """``g_back``: ``float64[N, size]`` (``size``: the node tables' width; ``used``: the most
+    nodes a tree holds), the cost of the cheapest path from each node of each tree back to its root
+    through the tree's edges, ``inf`` where there is none. An edge ``p -a-> c`` (``expanded`` and
+    ``edges`` of :func:`lhbl_labels`) is walked forward at ``cost(a)`` and backward, from ``c`` to
+    ``p``, at ``cost(inverse(a))`` where ``a`` can be undone. This is the best path the tree holds:
+    for moves of equal cost that can be undone (the sliding puzzles, every move costing 1) it is the
+    node's distance to the root in the tree's graph, at most its ``g`` (never above it: ``g`` is one
+    such path read backward, and a shorter path found later to an inner node is not passed on to
+    its children's ``g``). Where no move can be undone (Sokoban) only the root, and nodes with a
+    forward path back to it, have a path back: the rest keep ``inf``, i.e. no cap. Bellman-Ford from
+    the roots, at most ``used`` sweeps, each vectorised over all trees."""
+    n = expanded.shape[0]
+    costs = np.asarray(puzzle.action_costs, dtype=np.float64)
+    inverse = np.asarray(puzzle.inverse_action, dtype=np.int64)
+    undo = np.where(inverse >= 0, costs[np.maximum(inverse, 0)], np.inf)
+    t, s = np.nonzero(expanded >= 0)
+    parent = np.broadcast_to(expanded[t, s][:, None], (t.size, edges.shape[2]))
+    child = edges[t, s]  # [E, A]
+    real = child >= 0
+    rows = np.broadcast_to(t[:, None], child.shape)[real]
+    par, kid = parent[real], child[real]
+    act = np.nonzero(real)[1]
+    forward, backward = costs[act], undo[act]
+    back = np.full((n, size), np.inf)
+    back[:, 0] = 0.0
+    for _ in range(used):
+        new = back.copy()
+        np.minimum.at(new, (rows, kid), back[rows, par] + backward)  # child -> parent, undone
+        np.minimum.at(new, (rows, par), back[rows, kid] + forward)  # parent -> child, forward
+        if np.array_equal(new, back):
+            break
+        back = new
+    return back
+
+
 @register_objective(
     "lhbl",
     needs_target=True,
     summary="limited-horizon Bellman labels (DeepXube)",
     descents=True,
-    recipe=lambda cfg: f"LHBL ({cfg.lhbl_expansions} expansions)",
+    caps_labels=True,
+    recipe=lambda cfg: f"LHBL ({cfg.lhbl_expansions} expansions)"
+    + (", capped by known paths" if cfg.cap_labels else ""),
 )
 def lhbl_objective(
     puzzle: Puzzle,
@@ -245,10 +303,20 @@ def lhbl_objective(
     times (a ``descent_share`` of them from greedy descents, :mod:`.descents`), a tree of
     ``lhbl_expansions`` expansions grown from each (the target network at its leaves), every
     expanded node labelled by :func:`lhbl_labels`. Nodes of a tree that ran out of
-    moves without reaching a goal (infinite labels) are left out."""
+    moves without reaching a goal (infinite labels) are left out. With ``config.cap_labels`` every
+    label is at most the cost of a known path: ``g_back(node) + c(root)``, ``c(root)`` the root's
+    scramble undone or its descent's known path (:mod:`.path_costs`); the states and the random
+    draws are those of an uncapped run."""
     assert value_fn is not None
     n_roots = -(-n // config.lhbl_expansions)
-    roots = training_states(puzzle, rng, n_roots, max_scramble, value_fn, config)
-    states, targets = lhbl_labels(puzzle, roots, value_fn, config.lhbl_expansions, weight=config.lhbl_weight)
+    if config.cap_labels:
+        roots, path_cost = training_states_with_path_cost(
+            puzzle, rng, n_roots, max_scramble, value_fn, config
+        )
+    else:
+        roots, path_cost = training_states(puzzle, rng, n_roots, max_scramble, value_fn, config), None
+    states, targets = lhbl_labels(
+        puzzle, roots, value_fn, config.lhbl_expansions, weight=config.lhbl_weight, path_cost=path_cost
+    )
     keep = np.isfinite(targets)
     return states[keep], targets[keep]

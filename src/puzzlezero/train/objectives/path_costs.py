@@ -27,8 +27,17 @@ A Q target ``y(s, a) = cost(a) + J_target(A(s, a))`` is capped by the path throu
 child goes back to ``s`` by the inverse move and on along the known path, so
 ``y_cap(s, a) = min(y(s, a), cost(a) + cost(inverse(a)) + c(s))``.
 
-States that come from greedy descents (``TrainConfig.descent_share``) have no known path: their
-cap is infinite (their labels are left as they are).
+States that come from greedy descents (``TrainConfig.descent_share``) know two paths: a walker
+that reached the goal walked one from every state it recorded (the cost of its remaining steps),
+and every walker can undo its walk back to its start and then the start's scramble (the cost of the
+inverse moves plus the start's ``c``). Their cap is the smaller of the two, ``inf`` only where
+neither is known (a walk that never reached the goal, with a move that cannot be undone):
+:func:`puzzlezero.train.descents.descent_states_with_path_cost`, the same states from the same
+draws as an uncapped run.
+
+LHBL caps every node of its trees (:func:`puzzlezero.train.objectives.lhbl.lhbl_labels`,
+``path_cost``): a node ``n`` goes back to the root along the tree's edges, then on along the root's
+known path, so its cap is ``g_back(n) + c(root)``.
 """
 
 from __future__ import annotations
@@ -38,10 +47,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.puzzles.walks import Depth
-from puzzlezero.train.descents import chunk_descents, descent_count, scramble_depths
+from puzzlezero.train.descents import (
+    chunk_descents_with_path_cost,
+    descent_count,
+    scramble_depths,
+    scrambles_with_path_cost,
+)
 from puzzlezero.train.objectives.registry import ValueFn
 
 if TYPE_CHECKING:
@@ -55,21 +67,6 @@ __all__ = [
 ]
 
 
-def scrambles_with_path_cost(
-    puzzle: Puzzle, rng: np.random.Generator, n: int, depth: Depth
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(states, cost float64[n])``: exactly what ``puzzle.scramble(rng, n, depth)`` draws (the
-    same states, the same random draws taken from ``rng``), with the cost of walking each state back
-    to the goal along its scramble: an upper bound of its cost-to-go. Where the puzzle scrambles
-    with the generic walk (the cubes) the walk back leaves out the scramble's steps back
-    (:func:`puzzlezero.puzzles.walks.walk`, ``reduced``); a puzzle's own scrambler gives the cost of
-    all its moves (:meth:`Puzzle.walks_with_cost`)."""
-    if type(puzzle).scramble is Puzzle.scramble:
-        depths = walks.draw_depths(rng, n, depth)
-        return walks.walk(puzzle, rng, depths, nonbacktracking=False, with_cost=True, reduced=True)[:2]
-    return puzzle.walks_with_cost(rng, n, depth, nonbacktracking=False)
-
-
 def training_states_with_path_cost(
     puzzle: Puzzle,
     rng: np.random.Generator,
@@ -79,8 +76,11 @@ def training_states_with_path_cost(
     config: TrainConfig,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`~puzzlezero.train.descents.training_states` (the same states from the same draws)
-    with each state's known path cost: the scramble's cost back, ``inf`` for the states of greedy
-    descents (no path known)."""
+    with each state's known path cost: the scramble's cost back, and for the states of greedy
+    descents the cheaper of the descent's own steps to the goal and the descent undone back to its
+    start then the start's scramble undone
+    (:func:`~puzzlezero.train.descents.descent_states_with_path_cost`; ``inf`` where neither is
+    known)."""
     n_descent = descent_count(n, value_fn, config)
     n_scramble = n - n_descent
     states, cost = scrambles_with_path_cost(
@@ -89,8 +89,8 @@ def training_states_with_path_cost(
     if n_descent == 0:
         return states, cost
     assert value_fn is not None
-    more = chunk_descents(puzzle, rng, n_descent, max_scramble, value_fn, config)
-    return np.concatenate([states, more]), np.concatenate([cost, np.full(n_descent, np.inf)])
+    more, more_cost = chunk_descents_with_path_cost(puzzle, rng, n_descent, max_scramble, value_fn, config)
+    return np.concatenate([states, more]), np.concatenate([cost, more_cost])
 
 
 def cap_values(targets: np.ndarray, path_cost: np.ndarray) -> np.ndarray:
