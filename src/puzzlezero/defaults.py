@@ -79,7 +79,9 @@ def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
     if "models" in out:
         models = out["models"]
         if not isinstance(models, list | tuple) or not all(isinstance(m, str) and m for m in models):
-            raise ValueError(f"puzzle {name!r}: defaults models must be a list of model names, got {models!r}")
+            raise ValueError(
+                f"puzzle {name!r}: defaults models must be a list of model names, got {models!r}"
+            )
         out["models"] = tuple(models)
     if "options" in out:
         out["options"] = tuple(sorted(dict(out["options"]).items()))

@@ -92,7 +92,9 @@ def ensemble_members(name_or_path: str | os.PathLike[str]) -> tuple[Path, ...] |
     out = []
     for name in members:
         if not _MEMBER_NAME.fullmatch(name) or name in (".", ".."):
-            raise ModelFileError(f"{path}: member {name!r} is not a plain folder name inside the ensemble folder")
+            raise ModelFileError(
+                f"{path}: member {name!r} is not a plain folder name inside the ensemble folder"
+            )
         member = folder / name
         if not (member / _CONFIG).is_file():
             raise ModelFileError(f"{path}: member {name!r} is not a model folder (no {_CONFIG} in {member})")

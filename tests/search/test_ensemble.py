@@ -8,8 +8,8 @@ import threading
 import pytest
 
 from puzzlezero import make
-from puzzlezero.puzzles.cube import Cube3HTM
 from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.cube import Cube3HTM
 from puzzlezero.search.ensemble import ensemble, merge
 from puzzlezero.search.result import SearchResult
 
@@ -79,7 +79,9 @@ def test_members_run_side_by_side_and_report_in_the_callers_thread(threads: int)
         [member(0, (0, 1, 2)), member(1, (0,)), member(2, (1, 2))],
         puzzle=P,
         threads=threads,
-        on_solution=lambda m, row, r, stage: seen.append((m, row, stage, threading.current_thread() is caller)),
+        on_solution=lambda m, row, r, stage: seen.append(
+            (m, row, stage, threading.current_thread() is caller)
+        ),
     )
     assert winners == [1] and found[0].actions == (0,)
     assert sorted(s[0] for s in seen) == [0, 1, 2]

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from puzzlezero import make, solver
+from puzzlezero import make
 from puzzlezero.cli.main import main
+from puzzlezero.cost_to_go import value
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.model_folders import ENSEMBLE_FILE, ensemble_members, resolve_model_dir
 from puzzlezero.registry import DEFAULTS
@@ -43,7 +44,9 @@ def boards() -> np.ndarray:
     return P15.scramble(np.random.default_rng(7), 6, depth=120)
 
 
-def test_the_answer_is_the_shortest_members_solution_verified(other_network: Path, boards: np.ndarray) -> None:
+def test_the_answer_is_the_shortest_members_solution_verified(
+    other_network: Path, boards: np.ndarray
+) -> None:
     one = solve_many(P15, boards, **SETTINGS)
     two = solve_many(P15, boards, model=str(other_network), **SETTINGS)
     both = solve_many(P15, boards, models=["puzzle15", str(other_network)], **SETTINGS)
@@ -122,7 +125,9 @@ def test_settings_that_do_not_make_an_ensemble_are_refused(other_network: Path) 
     assert resolve_options(P15, models="puzzle15," + str(other_network)).models == tuple(pair)
 
 
-def test_a_puzzles_default_ensemble_is_for_its_own_search(monkeypatch: pytest.MonkeyPatch, other_network: Path) -> None:
+def test_a_puzzles_default_ensemble_is_for_its_own_search(
+    monkeypatch: pytest.MonkeyPatch, other_network: Path
+) -> None:
     pair = ("puzzle15", str(other_network))
     monkeypatch.setitem(DEFAULTS, "puzzle15", replace(DEFAULTS["puzzle15"], models=pair))
     assert resolve_options(P15).models == pair
@@ -144,7 +149,9 @@ def test_bench_reports_the_members_and_their_wins(
     cases = tmp_path / "cases.json"
     boards = P15.scramble(np.random.default_rng(3), 3, depth=60)
     cases.write_text(
-        json.dumps({"puzzle": "puzzle15", "cases": [{"id": i, "tiles": b.tolist()} for i, b in enumerate(boards)]})
+        json.dumps(
+            {"puzzle": "puzzle15", "cases": [{"id": i, "tiles": b.tolist()} for i, b in enumerate(boards)]}
+        )
     )
     out = tmp_path / "report.json"
     models = f"puzzle15,{other_network}"
@@ -160,3 +167,11 @@ def test_bench_reports_the_members_and_their_wins(
     rc = main(["solve", "puzzle15", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "--models", "a,,b"])
     _, err = capsys.readouterr()
     assert rc != 0 and "--models" in err and "Traceback" not in err
+
+
+def test_a_command_of_one_network_names_an_ensemble_folder_for_what_it_is(tmp_path: Path) -> None:
+    shutil.copytree(resolve_model_dir("puzzle15"), tmp_path / "a")
+    shutil.copytree(resolve_model_dir("puzzle15"), tmp_path / "b")
+    (tmp_path / ENSEMBLE_FILE).write_text(json.dumps({"members": ["a", "b"]}))
+    with pytest.raises(ModelFileError, match="is an ensemble of models"):
+        value("puzzle15", P15.goal(), model=str(tmp_path))

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from puzzlezero.errors import MissingExtraError, ModelFileError, PuzzleError
-from puzzlezero.model_folders import resolve_model_dir, shipped_models
+from puzzlezero.model_folders import ENSEMBLE_FILE, resolve_model_dir, shipped_models
 from puzzlezero.nn.config import NetConfig, config_parameters
 from puzzlezero.storage import atomic_folder, atomic_write_json
 
@@ -68,6 +68,11 @@ TRAIN_EXTRA = 'pip install "puzzlezero[train]"'
 
 def _read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
+        if (path.parent / ENSEMBLE_FILE).is_file():
+            raise ModelFileError(
+                f"{path.parent} is an ensemble of models ({ENSEMBLE_FILE}), which only solve and bench "
+                "search with (--models); give one of its members here"
+            )
         raise ModelFileError(f"{path}: no such file (a model folder needs {WEIGHTS}, {CONFIG}, {CARD})")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -109,7 +109,7 @@ def ensemble(
             raise got
     if failed is not None:
         raise failed
-    return merge(puzzle, [got for got in done if got is not None], began)
+    return merge(puzzle, [got for got in done if isinstance(got, list)], began)
 
 
 def _hook(member: int, on_solution: EnsembleHook | None) -> SolutionHook | None:

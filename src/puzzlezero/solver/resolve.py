@@ -233,7 +233,12 @@ def _check_ensemble(
     if len(expanded) <= 1:
         return replace(opts, model=expanded[0] if expanded else opts.model, models=())
     h_spec = HEURISTICS.get(opts.heuristic or "")
-    if not spec.needs_heuristic or spec.per_goal or opts.heuristic is None or (h_spec and not h_spec.uses_model):
+    if (
+        not spec.needs_heuristic
+        or spec.per_goal
+        or opts.heuristic is None
+        or (h_spec and not h_spec.uses_model)
+    ):
         if not named:
             return opts  # a puzzle's default ensemble, where it does not apply
         why = (
