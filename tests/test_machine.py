@@ -47,3 +47,16 @@ def test_peak_rss_is_at_least_the_current_resident_memory():
     )
     peak = machine.peak_rss_mib()
     assert peak is not None and peak >= rss_kib / 1024 - 1  # the peak so far covers what is resident now
+
+
+def test_provenance_names_the_date_version_and_commit(tmp_path: Path) -> None:
+    import re
+
+    from puzzlezero import __version__
+    from puzzlezero.machine import _commit, provenance
+
+    got = provenance()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", got["date"] or "")
+    assert got["version"] == __version__
+    assert got["commit"] is None or re.fullmatch(r"[0-9a-f]{7,40}\+?", got["commit"])
+    assert _commit(tmp_path) is None  # a folder outside any checkout: no commit claimed

@@ -48,7 +48,7 @@ from typing import Any, Unpack
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError, PuzzleError
-from puzzlezero.machine import hardware, peak_rss_mib
+from puzzlezero.machine import hardware, peak_rss_mib, provenance
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver import (
     HEURISTICS,
@@ -361,6 +361,7 @@ def run_bench(
         else f"amortised: {k} instances per search call, each gets the call's wall time / instances",
         peak_rss_mib=None if machines else peak_rss_mib(),  # on Ray: the driver's is not the solvers'
         hardware="; ".join(machines) if machines else hardware(),
+        **provenance(),
         ray=(ray_address or "default") if machines else None,
         goal=None if opts.goal == "solved" else opts.goal,
         macros=[" ".join(puzzle.format_moves(m)) for m in opts.macros] or None,
