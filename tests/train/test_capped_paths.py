@@ -178,7 +178,7 @@ def test_descent_caps_are_the_smaller_of_the_two_known_paths():
         diff = (c[1:] - c[:-1])[same_walk]
         assert set(diff.tolist()) <= {-1.0, 0.0, 1.0}
         kinds |= set(diff.tolist())
-    assert kinds == {-1.0, 0.0, 1.0} or kinds >= {-1.0, 1.0}
+    assert kinds >= {-1.0, 1.0}  # both caps bind somewhere
 
 
 @pytest.mark.parametrize("name", ["puzzle8", "cube2", "lightsout7"])
