@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlezero.bench import stage_summary, summarize
-from puzzlezero.storage import atomic_write_json
+from puzzlezero.storage import atomic_write_text
 
 #: summary fields that describe how a part ran (must agree across parts)
 SETTINGS = (
@@ -45,8 +45,11 @@ SETTINGS = (
 )
 
 
-def merge(parts: list[dict[str, Any]], cases_file: str | None = None) -> dict[str, Any]:
-    """One report of ``parts`` (bench reports: ``{"summary", "results"}``)."""
+def merge(
+    parts: list[dict[str, Any]], cases_file: str | None = None, given: dict[str, str | None] | None = None
+) -> dict[str, Any]:
+    """One report of ``parts`` (bench reports: ``{"summary", "results"}``); ``given``: the
+    ``date`` and ``commit`` of the parts whose reports do not say them."""
     first = parts[0]["summary"]
     for part in parts[1:]:
         s = part["summary"]
@@ -66,8 +69,11 @@ def merge(parts: list[dict[str, Any]], cases_file: str | None = None) -> dict[st
     summary["peak_rss_mib"] = max((p["summary"].get("peak_rss_mib") or 0) for p in parts) or None
     summary["parts"] = len(parts)
     for key in ("date", "version", "commit"):
-        seen = sorted({p["summary"].get(key) for p in parts} - {None})
-        if seen:
+        values = [p["summary"].get(key) or (given or {}).get(key) for p in parts]
+        seen = sorted(set(values) - {None}, key=str)
+        if key == "date" and len(seen) > 1:  # an ISO 8601 interval: the first part's to the last's
+            summary[key] = f"{seen[0]}/{seen[-1]}"
+        elif seen:
             summary[key] = seen if len(seen) > 1 else seen[0]
     return {"summary": summary, "results": results}
 
@@ -81,11 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commit", help="the commit the parts ran from, where their reports do not say")
     args = ap.parse_args(argv)
     parts = [json.loads(p.read_text()) for p in args.parts]
-    report = merge(parts, args.cases_file)
-    for key in ("date", "commit"):
-        if getattr(args, key) and key not in report["summary"]:
-            report["summary"][key] = getattr(args, key)
-    atomic_write_json(args.out, report)
+    report = merge(parts, args.cases_file, {"date": args.date, "commit": args.commit})
+    atomic_write_text(args.out, json.dumps(report, separators=(",", ":")) + "\n")
     s = report["summary"]
     print(
         f"{args.out}: {s['cases']} cases, {s['solved_pct']}% solved, mean length {s['mean_length']}, "
