@@ -138,3 +138,47 @@ def test_costs_come_from_the_puzzle_where_a_result_has_none() -> None:
     assert winners == [1] and found[0].cost == 1.0
     found, winners = merge(p, [two, half])
     assert winners == [1] and found[0].cost == 1.5
+
+
+def test_each_members_network_gets_one_thread_in_its_own_thread() -> None:
+    from functools import partial
+
+    from puzzlezero.nn import runtime
+
+    seen: list[int | None] = []
+    gate = threading.Barrier(2, timeout=10)
+
+    def member(hook):
+        gate.wait()  # both members inside their contexts at once
+        seen.append(getattr(runtime._local, "threads", None))
+        return [_solved((0,))]
+
+    ensemble([member, member], puzzle=P, threads=2, thread_context=partial(runtime.call_threads, 1))
+    assert seen == [1, 1]
+    assert getattr(runtime._local, "threads", None) is None  # the caller's own count is untouched
+
+
+def test_torchs_process_wide_count_is_restored_when_the_last_thread_leaves() -> None:
+    torch = pytest.importorskip("torch")
+    from puzzlezero.nn import runtime
+
+    before = torch.get_num_threads()
+    inside: list[int] = []
+    entered, leave_first = threading.Barrier(2, timeout=10), threading.Event()
+
+    def body(first: bool) -> None:
+        with runtime.call_threads(1):
+            entered.wait()
+            if first:
+                leave_first.set()
+            else:
+                leave_first.wait(10)
+                inside.append(torch.get_num_threads())  # the other thread has left: still 1
+
+    threads = [threading.Thread(target=body, args=(k == 0,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert inside == [1]
+    assert torch.get_num_threads() == before

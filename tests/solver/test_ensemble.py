@@ -120,7 +120,7 @@ def test_settings_that_do_not_make_an_ensemble_are_refused(other_network: Path) 
     with pytest.raises(PuzzleError, match="model per goal"):
         resolve_options(make("cube3"), models=["cube3", "cube3htm"], search="layered")
     with pytest.raises(ModelFileError, match="no model folder"):
-        resolve_options(P15, models=["puzzle15", "no-such-model"])
+        solve(P15, P15.goal(), models=["puzzle15", "no-such-model"])
     assert resolve_options(P15, models=["puzzle15"]).models == ()  # one model is no ensemble
     assert resolve_options(P15, models="puzzle15," + str(other_network)).models == tuple(pair)
 

@@ -73,6 +73,10 @@ OUTPUT_LAYERS = ("value", "policy", "q", "out")
 _EXTRA = 'pip install "puzzlezero[train]"'
 _default_threads: int | None = None
 _local = threading.local()
+#: threads inside :func:`call_threads` that changed torch's process-wide thread count, and its count before
+_torch_lock = threading.Lock()
+_torch_users = 0
+_torch_before: int | None = None
 
 
 def check_precision(precision: str) -> str:
@@ -133,21 +137,29 @@ def default_threads() -> int:
 
 @contextmanager
 def call_threads(n: int) -> Iterator[None]:
-    """In the body, networks called from this Python thread run on ``n`` intra-op threads (a torch
-    network: torch's count, process-wide, restored after), so that searches side by side in threads
-    do not each take every core."""
+    """In the body, networks called from this Python thread run on ``n`` intra-op threads, so that
+    searches side by side in threads do not each take every core: each such thread enters it
+    itself (the count is the thread's own). A torch network's count is process-wide: it is set by
+    the first thread to enter and restored when the last one leaves."""
+    global _torch_users, _torch_before
     before = getattr(_local, "threads", None)
     _local.threads = int(n)
     torch = sys.modules.get("torch")
-    torch_before = torch.get_num_threads() if torch is not None else None
     if torch is not None:
-        torch.set_num_threads(int(n))
+        with _torch_lock:
+            if _torch_users == 0:
+                _torch_before = torch.get_num_threads()
+                torch.set_num_threads(int(n))
+            _torch_users += 1
     try:
         yield
     finally:
         _local.threads = before
-        if torch is not None and torch_before is not None:
-            torch.set_num_threads(torch_before)
+        if torch is not None:
+            with _torch_lock:
+                _torch_users -= 1
+                if _torch_users == 0 and _torch_before is not None:
+                    torch.set_num_threads(_torch_before)
 
 
 def _session(model: bytes, threads: int) -> Any:

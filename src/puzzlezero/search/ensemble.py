@@ -12,7 +12,8 @@ members share the call's one time limit.
 
 1. Side by side, ``threads`` at a time, each on the call's one deadline (a member that starts
    late, when there are more members than threads, has only what is left of it). Each member's
-   network runs on one intra-op thread (the caller's ``thread_context``): a batched search leaves a
+   network runs on one intra-op thread (the caller's ``thread_context``, entered in each member's
+   thread): a batched search leaves a
    core idle while it files children in its table and heap, and a second search fills it.
 2. Each member searches every state; a state's answer is the cheapest solution any member found
    (the first member's on a tie), with every member's nodes and iterations added up, the time
@@ -95,15 +96,15 @@ def ensemble(
                 return
             began[i] = clock.now() - t0
             try:
-                done[i] = members[i](hand_over(i))
+                with thread_context():  # this thread's own: its network's thread count
+                    done[i] = members[i](hand_over(i))
             except BaseException as exc:  # noqa: BLE001  raised again in the caller's thread
                 done[i] = exc
 
-    with thread_context():
-        pool = [threading.Thread(target=work, name=f"ensemble-{j}", daemon=True) for j in range(workers)]
-        for t in pool:
-            t.start()
-        failed = pass_on(solutions, pool, on_solution)
+    pool = [threading.Thread(target=work, name=f"ensemble-{j}", daemon=True) for j in range(workers)]
+    for t in pool:
+        t.start()
+    failed = pass_on(solutions, pool, on_solution)
     for got in done:
         if isinstance(got, BaseException):
             raise got

@@ -35,7 +35,8 @@ dealt out among them (the state and its mirror in one, the two inverses in the o
 share one :class:`~.anytime.GroupLedger`: a member's solution bounds the others in either thread.
 A batched search leaves a core idle while it files children in its table and heap (about a third
 of its time on the cube); two searches, each with one core for its network, keep both busy. The
-caller's ``thread_context`` is entered around them (the solver's: one torch thread per search).
+caller's ``thread_context`` is entered in each of their threads (the solver's: one network thread
+per search).
 
 Progress: ``on_solution`` (:data:`~.anytime.SolutionHook`) gets each state's cheaper solutions as
 the stages that found them end, an image's mapped back to its state, always in the caller's
@@ -270,25 +271,24 @@ def _side_by_side(
 
     def work(k: int) -> None:
         try:
-            done[k] = run(parts[k], ledger, None if on_solution is None else hand_over)
+            with thread_context():  # this thread's own: its network's thread count
+                done[k] = run(parts[k], ledger, None if on_solution is None else hand_over)
         except BaseException as exc:  # noqa: BLE001  raised again in the caller's thread
             done[k] = exc
 
-    with thread_context():
-        # daemon threads: an interrupt (Ctrl-C) in the caller ends the process without waiting for them
-        pool = [
-            threading.Thread(target=work, args=(k,), name=f"images-{k}", daemon=True)
-            for k in range(len(parts))
-        ]
+    # daemon threads: an interrupt (Ctrl-C) in the caller ends the process without waiting for them
+    pool = [
+        threading.Thread(target=work, args=(k,), name=f"images-{k}", daemon=True) for k in range(len(parts))
+    ]
+    for t in pool:
+        t.start()
+    try:
+        failed = pass_on(solutions, pool, on_solution, ledger.abandon)
+    except BaseException:  # an interrupt (Ctrl-C) while waiting: the threads end first
+        ledger.abandon()
         for t in pool:
-            t.start()
-        try:
-            failed = pass_on(solutions, pool, on_solution, ledger.abandon)
-        except BaseException:  # an interrupt (Ctrl-C) while waiting: the threads end first
-            ledger.abandon()
-            for t in pool:
-                t.join()
-            raise
+            t.join()
+        raise
     if failed is not None:
         raise failed
     out: list[SearchResult | None] = [None] * groups.size

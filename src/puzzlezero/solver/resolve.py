@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Unpack
 
 from puzzlezero.defaults import FALLBACK_DEFAULTS, Defaults
@@ -209,21 +210,19 @@ def _check_ensemble(
     (:func:`~puzzlezero.model_folders.ensemble_members`), else the puzzle's ``default`` where no
     model is named; one model left is that model alone. An ensemble needs a search guided by a
     heuristic that reads a model, and not the layered search (which takes a model per goal)."""
-    from puzzlezero.model_folders import ensemble_members
-
     if isinstance(models, str):
         models = [m for m in models.split(",") if m]
     if models is not None and model is not None:
         raise PuzzleError("give --model or --models, not both (--models A,B: an ensemble of models A and B)")
     if models is None and model is not None and spec.needs_heuristic and not spec.per_goal:
-        members = ensemble_members(model) if not _is_stage_spec(model) else None
+        members = _ensemble_folder(model)
         models = None if members is None else [str(m) for m in members]
     named = models is not None
     if models is None:
         models = list(default) if model is None else []
     expanded: list[str] = []
     for name in models:
-        members = ensemble_members(name) if named else None
+        members = _ensemble_folder(name) if named else None
         if members:
             expanded.extend(str(m) for m in members)
         else:
@@ -252,9 +251,16 @@ def _check_ensemble(
     return replace(opts, model=expanded[0], models=tuple(expanded))
 
 
-def _is_stage_spec(model: str) -> bool:
-    """A layered search's ``GOAL=DIR,...`` model setting (not a folder name)."""
-    return "=" in model
+def _ensemble_folder(model: str) -> tuple[Path, ...] | None:
+    """The members of ``model`` where it is an ensemble folder (a folder, or an installed model's
+    name, holding ``ensemble.json``), else ``None``: a model folder, a file a heuristic reads (an
+    ``.onnx``), a layered search's ``GOAL=DIR,...``, or a name no folder has (the heuristic that
+    loads it says so)."""
+    from puzzlezero.model_folders import ensemble_members, find_model_dir
+
+    path = Path(model)
+    folder = path if path.is_dir() else find_model_dir(model)
+    return None if folder is None else ensemble_members(folder)
 
 
 def options_for(puzzle: Puzzle, opts: SolveOptions | None, given: Mapping[str, Any]) -> SolveOptions:

@@ -51,7 +51,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -289,17 +289,7 @@ def chunk_descents(
     config: TrainConfig,
 ) -> np.ndarray:
     """``n`` :func:`descent_states` under ``value_fn`` with the configuration's descent settings."""
-    return descent_states(
-        puzzle,
-        rng,
-        n,
-        max_scramble,
-        value_fn,
-        steps=config.descent_steps,
-        epsilon=config.descent_epsilon,
-        stride=config.descent_stride,
-        config=config,
-    )
+    return descent_states(puzzle, rng, n, max_scramble, value_fn, **_settings(config))
 
 
 def chunk_descents_with_path_cost(
@@ -312,17 +302,17 @@ def chunk_descents_with_path_cost(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`chunk_descents` (the same states from the same draws) with their known path costs
     (:func:`descent_states_with_path_cost`)."""
-    return descent_states_with_path_cost(
-        puzzle,
-        rng,
-        n,
-        max_scramble,
-        value_fn,
-        steps=config.descent_steps,
-        epsilon=config.descent_epsilon,
-        stride=config.descent_stride,
-        config=config,
-    )
+    return descent_states_with_path_cost(puzzle, rng, n, max_scramble, value_fn, **_settings(config))
+
+
+def _settings(config: TrainConfig) -> dict[str, Any]:
+    """The descent keywords of :func:`descent_states` set by the configuration."""
+    return {
+        "steps": config.descent_steps,
+        "epsilon": config.descent_epsilon,
+        "stride": config.descent_stride,
+        "config": config,
+    }
 
 
 def training_states(
