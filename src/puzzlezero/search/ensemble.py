@@ -44,7 +44,7 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.anytime import SolutionHook
 from puzzlezero.search.handover import pass_on
-from puzzlezero.search.result import SearchResult
+from puzzlezero.search.result import SearchResult, improving
 
 __all__ = ["EnsembleHook", "Member", "ensemble", "merge"]
 
@@ -138,12 +138,7 @@ def merge(
         costs = [_cost(puzzle, r) for r in rows]
         best = int(np.argmin(costs))
         solved = bool(np.isfinite(costs[best]))
-        record, kept = np.inf, []
-        found = sorted((b + t, n) for b, r in zip(began, rows, strict=True) for t, n in r.improvements)
-        for t, n in found:
-            if n < record:
-                record = n
-                kept.append((t, n))
+        found = ((b + t, n) for b, r in zip(began, rows, strict=True) for t, n in r.improvements)
         win = rows[best]
         out.append(
             SearchResult(
@@ -154,7 +149,7 @@ def merge(
                 seconds=max(b + r.seconds for b, r in zip(began, rows, strict=True)),
                 status="solved" if solved else rows[0].status,
                 path_states=win.path_states if solved else None,
-                improvements=tuple(kept) if solved else (),
+                improvements=improving(found) if solved else (),
                 cost=costs[best] if solved else None,
                 stages=win.stages if solved else (),
             )

@@ -59,7 +59,7 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.anytime import GroupLedger, SolutionHook, anytime, check_stages
 from puzzlezero.search.handover import pass_on
-from puzzlezero.search.result import SearchResult, Status, as_batch, check_positive
+from puzzlezero.search.result import SearchResult, Status, as_batch, check_positive, improving
 
 __all__ = ["anytime_images", "with_images"]
 
@@ -314,11 +314,6 @@ def _merged(
     shorter than the one before), the nodes and iterations of the whole group. ``members`` are
     the group's later-stage results, the state's own first; unsolved, the result has ``status``
     (default: that of the state's own later-stage result)."""
-    record, kept = np.inf, []
-    for t, n in sorted(found):
-        if n < record:
-            record = n
-            kept.append((t, n))
     runs = [first, *members]
     return SearchResult(
         solved=best is not None,
@@ -327,6 +322,6 @@ def _merged(
         iterations=sum(r.iterations for r in runs),
         seconds=total,
         status="solved" if best is not None else (status or members[0].status),
-        improvements=tuple(kept),
+        improvements=improving(found),
         cost=best[0] if best is not None else None,
     )

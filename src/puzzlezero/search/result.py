@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
@@ -12,7 +12,16 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.search import clock
 
-__all__ = ["SearchResult", "SearchStats", "StageResult", "Status", "as_batch", "check_positive", "evaluate"]
+__all__ = [
+    "SearchResult",
+    "SearchStats",
+    "StageResult",
+    "Status",
+    "as_batch",
+    "check_positive",
+    "evaluate",
+    "improving",
+]
 
 #: why a search stopped. ``"step limit"`` is used by greedy search (``max_steps``), ``"exhausted"``
 #: when no state is left to try (OPEN empty, or greedy search stuck on visited states).
@@ -81,6 +90,17 @@ class SearchResult:
     def length(self) -> int | None:
         """Number of moves of the solution, ``None`` when not solved."""
         return len(self.actions) if self.solved else None
+
+
+def improving(found: Iterable[tuple[float, int]]) -> tuple[tuple[float, int], ...]:
+    """Solutions found by several searches of one state, ``(seconds, length)``, as that state's
+    :attr:`SearchResult.improvements`: in time order, each one shorter than every one before it."""
+    record, kept = float("inf"), []
+    for t, n in sorted(found):
+        if n < record:
+            record = n
+            kept.append((t, n))
+    return tuple(kept)
 
 
 @dataclass

@@ -205,8 +205,8 @@ def _check_ensemble(
     models: Sequence[str] | None,
     default: Sequence[str],
 ) -> SolveOptions:
-    """``opts`` with its ensemble (:attr:`SolveOptions.models`): the ``models`` given (a str is
-    one name), else the members of an ensemble folder given as ``model``
+    """``opts`` with its ensemble (:attr:`SolveOptions.models`): the ``models`` given (a str:
+    names joined by commas), else the members of an ensemble folder given as ``model``
     (:func:`~puzzlezero.model_folders.ensemble_members`), else the puzzle's ``default`` where no
     model is named; one model left is that model alone. An ensemble needs a search guided by a
     heuristic that reads a model, and not the layered search (which takes a model per goal)."""
