@@ -159,6 +159,10 @@ def test_a_link_opens_the_position_and_its_solution(page: Any, fake_server: str)
     # a 2x2x2's net: four stickers a face, none of them a centre
     open_page(page, fake_server + "/?puzzle=cube2&alg=R")
     page.wait_for_function("() => window.pz.snapshot().alg === 'R'", timeout=10_000)
+    # the status line is written after the position: wait for it rather than read it at once
+    page.wait_for_function(
+        "() => document.querySelector('#status').innerText.includes(\"opened the link's\")", timeout=10_000
+    )
     assert snapshot(page)["puzzle"] == "cube2" and "opened the link's 1-move position" in page.inner_text(
         "#status"
     )
