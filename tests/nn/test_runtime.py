@@ -202,3 +202,32 @@ def test_int8_quantizes_every_hidden_layer_and_keeps_the_outputs_in_float(name: 
     assert in_float == set(runtime.network_heads(files.config))  # value, and policy or q where it has them
     integer = sum(n.op_type == "MatMulInteger" for n in model.graph.node)
     assert integer == 2 + 2 * files.config.num_res_blocks  # the trunk's layers, the first included
+
+
+@pytest.mark.parametrize("name", ["puzzle24", "puzzle35", "puzzle48"])
+def test_a_network_of_many_values_sums_the_rows_of_its_first_layer(name: str) -> None:
+    from puzzlezero.nn.heuristic import predict
+    from puzzlezero.nn.onehot_rows import positions
+
+    p = make(name)
+    net = load_network(name, precision="float32", threads=2)
+    assert net.first is not None and net.first.values == p.onehot_values
+    states = _states(name, 600)
+    want = _torch_heads(load_model(name), p.encode(states))["value"]
+    np.testing.assert_allclose(net.predict(positions(states, p.onehot_values)), want, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(
+        predict(p, net, states, batch_size=256), want, rtol=1e-5, atol=1e-3
+    )  # the searches' way
+    np.testing.assert_allclose(
+        net.predict(p.encode(states)), want, rtol=1e-5, atol=1e-3
+    )  # the one-hot itself
+    assert net.run(positions(states[:0], p.onehot_values), ("value",))[0].shape == (0,)
+    assert np.ptp(want) > 10
+    int8 = load_network(name, precision="int8", threads=1)
+    assert int8.first is not None  # float32 sums, int8 for the rest
+    assert np.abs(predict(p, int8, states) - want).mean() < 0.5
+
+
+@pytest.mark.parametrize("name", ["cube3", "puzzle15", "sokoban", "lightsout7"])
+def test_a_network_of_few_values_keeps_its_first_layer_in_the_graph(name: str) -> None:
+    assert load_network(name, precision="float32", threads=1).first is None

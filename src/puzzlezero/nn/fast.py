@@ -15,7 +15,8 @@ the bias plus ``E`` columns of its weight: :class:`OneHotGather` adds those up
 (``small`` preset, int8 elsewhere, 8,192 states, one thread) it made the whole network 1.39x faster
 on puzzle48 (``V`` 49), 1.15x on puzzle35 (36), 1.13x on puzzle24 (25) and 1.03x on puzzle15
 (16), and 1.8x slower on cube3's first layer (``V`` 6, 324 inputs): so the copy uses it from
-:data:`GATHER_MIN_VALUES` values up. The float32 sum is also closer to the float32 network than
+:data:`GATHER_MIN_VALUES` values up (:data:`puzzlezero.nn.onehot_rows.MIN_VALUES`, where the
+networks without torch do the same). The float32 sum is also closer to the float32 network than
 the int8 layer it replaces (puzzle48: mean |diff| 0.29 against 0.37 moves at outputs near 300).
 """
 
@@ -33,6 +34,7 @@ from torch.nn import functional as F
 from torch.nn.utils.fusion import fuse_conv_bn_eval, fuse_linear_bn_eval
 
 from puzzlezero.nn.models import CostToGoNet
+from puzzlezero.nn.onehot_rows import MIN_VALUES
 
 __all__ = [
     "GATHER_MIN_VALUES",
@@ -46,7 +48,7 @@ __all__ = [
 
 #: the fewest values per state element (``puzzle.onehot_values``) at which an inference copy reads
 #: its one-hot input as indices (:class:`OneHotGather`); measured break-even on the Xeon: 12-16
-GATHER_MIN_VALUES = 20
+GATHER_MIN_VALUES = MIN_VALUES
 
 
 class OneHotGather(nn.Module):

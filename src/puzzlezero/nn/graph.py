@@ -56,6 +56,28 @@ def network_heads(config: NetConfig) -> tuple[str, ...]:
     return ("value",) + tuple(h for h, on in (("policy", config.policy_head), ("q", config.q_head)) if on)
 
 
+def folded_layer(
+    weights: Mapping[str, np.ndarray], fc: str, bn: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The weight ``float64[out, in]`` and bias ``float64[out]`` of the ``state_dict`` linear layer
+    ``fc`` with the batch norm ``bn`` after it folded in. A missing array or shapes that are not one
+    layer's raise :class:`ModelFileError`."""
+
+    def array(key: str) -> np.ndarray:
+        if key not in weights:
+            raise ModelFileError(f"the weights have no {key!r}")
+        return np.asarray(weights[key], dtype=np.float64)
+
+    w, b = array(f"{fc}.weight"), array(f"{fc}.bias")
+    if bn is not None:
+        scale = array(f"{bn}.weight") / np.sqrt(array(f"{bn}.running_var") + BN_EPS)
+        w = w * scale[:, None]
+        b = (b - array(f"{bn}.running_mean")) * scale + array(f"{bn}.bias")
+    if w.ndim != 2 or b.shape != (w.shape[0],):
+        raise ModelFileError(f"{fc}: weight {w.shape} and bias {b.shape} are not one linear layer's")
+    return w, b
+
+
 class _Builder:
     """Nodes and initializers of one graph, named in order (``fc0``, ``fc1``, ...)."""
 
@@ -67,11 +89,6 @@ class _Builder:
         self.nodes: list = []
         self.initializers: list = []
         self.count = 0
-
-    def _array(self, key: str) -> np.ndarray:
-        if key not in self.weights:
-            raise ModelFileError(f"the weights have no {key!r}")
-        return np.asarray(self.weights[key], dtype=np.float32)
 
     def _name(self, stem: str) -> str:
         self.count += 1
@@ -90,15 +107,7 @@ class _Builder:
 
     def linear_layer(self, x: str, fc: str, bn: str | None = None) -> str:
         """``x @ W.T + b`` of the ``state_dict`` layer ``fc``, the batch norm ``bn`` folded in."""
-        w, b = self._array(f"{fc}.weight").astype(np.float64), self._array(f"{fc}.bias").astype(np.float64)
-        if bn is not None:
-            scale = self._array(f"{bn}.weight") / np.sqrt(
-                self._array(f"{bn}.running_var").astype(np.float64) + BN_EPS
-            )
-            w = w * scale[:, None]
-            b = (b - self._array(f"{bn}.running_mean")) * scale + self._array(f"{bn}.bias")
-        if w.ndim != 2 or b.shape != (w.shape[0],):
-            raise ModelFileError(f"{fc}: weight {w.shape} and bias {b.shape} are not one linear layer's")
+        w, b = folded_layer(self.weights, fc, bn)
         if self.linear == "gemm":
             weight, bias = self.const("w", w.astype(np.float32)), self.const("b", b.astype(np.float32))
             return self.node("Gemm", [x, weight, bias], layer=fc, transB=1)
@@ -122,13 +131,17 @@ def build_graph(
     num_actions: int,
     weights_sha256: str = "",
     linear: str = "gemm",
+    first_layer: bool = True,
 ):  # -> onnx.ModelProto (onnx is imported here only)
     """The ONNX model of the ``arch="mlp"`` network ``config`` with ``weights`` (``state_dict``
     arrays by key, any float dtype): input ``"x"`` ``float32[batch, input_dim]``, the outputs of
     :func:`network_heads` (see the module docstring), and the metadata of
     :func:`puzzlezero.onnx.export_onnx` (``puzzle``, ``num_actions``: the puzzle's action count
-    where the network has no action heads). ``linear``: ``"gemm"`` or ``"matmul"``. Weights that do
-    not fit ``config`` raise :class:`ModelFileError` naming the layer."""
+    where the network has no action heads). ``linear``: ``"gemm"`` or ``"matmul"``.
+    ``first_layer=False``: the graph starts after the first linear layer (and its batch norm),
+    whose output ``float32[batch, h1]`` is its input ``"x"``, computed outside it
+    (:mod:`puzzlezero.nn.onehot_rows`). Weights that do not fit ``config`` raise
+    :class:`ModelFileError` naming the layer."""
     import onnx
     from onnx import TensorProto, helper
 
@@ -139,7 +152,7 @@ def build_graph(
     if linear not in ("gemm", "matmul"):
         raise ValueError(f"linear={linear!r}: expected gemm or matmul")
     g = _Builder(weights, linear)
-    h = g.relu(g.linear_layer(INPUT, "trunk.0", "trunk.1"))
+    h = g.relu(g.linear_layer(INPUT, "trunk.0", "trunk.1") if first_layer else INPUT)
     h = g.relu(g.linear_layer(h, "trunk.3", "trunk.4"))
     for i in range(config.num_res_blocks):
         h = g.residual(h, f"trunk.{6 + i}")
@@ -166,6 +179,7 @@ def build_graph(
         outputs[head] = g.linear_layer(h, head)
     renamed = [helper.make_node("Identity", [outputs[name]], [name], name=f"out_{name}") for name in heads]
     batch = "batch"
+    width = config.input_dim if first_layer else config.h1
     value_shape: list[str | int | None] = [batch, goals] if config.multi_head else [batch]
     shapes: dict[str, list[str | int | None]] = {
         "value": value_shape,
@@ -175,7 +189,7 @@ def build_graph(
     graph = helper.make_graph(
         g.nodes + renamed,
         "puzzlezero",
-        [helper.make_tensor_value_info(INPUT, TensorProto.FLOAT, [batch, config.input_dim])],
+        [helper.make_tensor_value_info(INPUT, TensorProto.FLOAT, [batch, width])],
         [helper.make_tensor_value_info(name, TensorProto.FLOAT, shapes[name]) for name in heads],
         g.initializers,
     )
@@ -188,7 +202,7 @@ def build_graph(
         "puzzle": puzzle,
         "encoding": config.encoding,
         "heads": ",".join(heads),
-        "input_dim": str(config.input_dim),
+        "input_dim": str(width),
         "num_actions": str(config.num_actions or num_actions),
         "net": json.dumps(config.to_dict(), sort_keys=True),
         "weights_sha256": weights_sha256,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 
 from puzzlezero.errors import ModelFileError
+from puzzlezero.nn.onehot_rows import positions
 from puzzlezero.nn.runtime import Network
 from puzzlezero.puzzles.base import Puzzle
 
@@ -91,12 +92,15 @@ def _run(puzzle: Puzzle, model: Model, batch_size: int, device: str | torch.devi
 
 def _network_run(puzzle: Puzzle, net: Network, batch_size: int) -> Evaluator:
     encoding = net.config.encoding
+    # a network whose first layer is a sum of rows reads where the one-hot's ones are
+    values = net.first.values if net.first is not None else None
 
     def run(states: np.ndarray, heads: Sequence[str]) -> list[np.ndarray]:
         n = states.shape[0]
         outs = [np.empty(_output_shape(net, n, h, puzzle.num_actions), np.float32) for h in heads]
         for lo in range(0, n, batch_size):
-            x = encode_rows(puzzle, states[lo : lo + batch_size], encoding)
+            part = states[lo : lo + batch_size]
+            x = positions(part, values) if values is not None else encode_rows(puzzle, part, encoding)
             for out, y in zip(outs, net.run(x, tuple(heads)), strict=True):
                 out[lo : lo + batch_size] = y
         return outs

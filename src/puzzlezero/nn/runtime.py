@@ -43,7 +43,8 @@ import numpy as np
 
 from puzzlezero.errors import MissingExtraError, ModelFileError, PuzzleError
 from puzzlezero.nn.config import NetConfig
-from puzzlezero.nn.graph import INPUT, build_graph, covers, network_heads
+from puzzlezero.nn.graph import INPUT, build_graph, covers, folded_layer, network_heads
+from puzzlezero.nn.onehot_rows import MIN_VALUES, OneHotRows
 
 __all__ = [
     "PRECISIONS",
@@ -236,6 +237,10 @@ class Network:
     #: the serialised ONNX model (onnxruntime), or the torch inference copy
     program: Any = field(repr=False)
     folder: Path | None = None
+    #: the first layer, where it is a sum of rows outside the graph (a plain one-hot input of
+    #: :data:`~puzzlezero.nn.onehot_rows.MIN_VALUES` values or more): the network then reads
+    #: :func:`~puzzlezero.nn.onehot_rows.positions` (or the one-hot itself)
+    first: OneHotRows | None = field(default=None, repr=False)
     _sessions: dict[int, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -258,12 +263,17 @@ class Network:
 
     def run(self, x: np.ndarray, heads: tuple[str, ...] | list[str]) -> list[np.ndarray]:
         """Raw outputs of ``heads`` (no clipping) for encoded states ``x`` (``float32[B,
-        input_dim]``, or any shape with ``B`` rows of that many numbers), in one pass."""
+        input_dim]``, or any shape with ``B`` rows of that many numbers), in one pass; a network
+        with a :attr:`first` layer also reads the one-hot's positions (integers ``[B, E]``)."""
         for head in heads:
             if head not in self.heads:
                 raise ModelFileError(
                     f"this {self.puzzle} network has no {head} head (heads: {', '.join(self.heads)})"
                 )
+        threads = getattr(_local, "threads", None) or self.threads
+        if self.first is not None:
+            x = np.asarray(x)
+            x = self.first(x.reshape(x.shape[0], int(np.prod(x.shape[1:]))), threads)
         x = np.ascontiguousarray(x, dtype=np.float32)
         if self.backend == "torch":
             return _torch_run(self.program, x, heads)
@@ -271,7 +281,6 @@ class Network:
             x = x.reshape(x.shape[0], -1)
         if x.shape[0] == 0:
             return [np.zeros((0, *self._width(h)), np.float32) for h in heads]
-        threads = getattr(_local, "threads", None) or self.threads
         return list(self._session_for(threads).run(list(heads), {INPUT: x}))
 
     def _width(self, head: str) -> tuple[int, ...]:
@@ -313,19 +322,39 @@ def network_from_weights(
     precision: str = "auto",
     threads: int | None = None,
     folder: Path | None = None,
+    onehot_values: int | None = None,
 ) -> Network:
     """A :class:`Network` of ``config`` with ``weights`` (``state_dict`` arrays by key) on
     onnxruntime, in ``precision`` (:func:`resolve_precision`) on ``threads`` intra-op threads
-    (``None``: :func:`default_threads`). Weights that do not fit ``config`` raise
-    :class:`ModelFileError`."""
+    (``None``: :func:`default_threads`). ``onehot_values``: the puzzle's ``onehot_values``; from
+    :data:`~puzzlezero.nn.onehot_rows.MIN_VALUES` up, a network reading that plain one-hot
+    computes its first layer as a sum of rows, in float32 (:attr:`Network.first`). Weights that
+    do not fit ``config`` raise :class:`ModelFileError`."""
     chosen = resolve_precision(precision)
     where = f"{folder}: " if folder is not None else ""
+    rows = (
+        onehot_values is not None
+        and onehot_values >= MIN_VALUES
+        and config.encoding == "onehot"
+        and config.history == 1
+        and config.input_dim % onehot_values == 0
+    )
     try:
-        if chosen == "int8":
-            graph = build_graph(config, weights, puzzle=puzzle, num_actions=num_actions, linear="matmul")
-            program = quantized(graph)
-        else:
-            program = build_graph(config, weights, puzzle=puzzle, num_actions=num_actions).SerializeToString()
+        first = None
+        if rows:
+            w, b = folded_layer(weights, "trunk.0", "trunk.1")
+            first = OneHotRows(
+                np.ascontiguousarray(w.T, np.float32), b.astype(np.float32), int(onehot_values)
+            )
+        graph = build_graph(
+            config,
+            weights,
+            puzzle=puzzle,
+            num_actions=num_actions,
+            linear="matmul" if chosen == "int8" else "gemm",
+            first_layer=first is None,
+        )
+        program = quantized(graph) if chosen == "int8" else graph.SerializeToString()
     except ModelFileError as exc:
         raise ModelFileError(f"{where}the weights do not match the network of config.json ({exc})") from None
     except ImportError as exc:
@@ -339,7 +368,16 @@ def network_from_weights(
         ) from None
     n = default_threads() if threads is None else max(1, int(threads))
     net = Network(
-        puzzle, config, dict(card or {}), network_heads(config), "onnxruntime", chosen, n, program, folder
+        puzzle,
+        config,
+        dict(card or {}),
+        network_heads(config),
+        "onnxruntime",
+        chosen,
+        n,
+        program,
+        folder,
+        first,
     )
     try:
         net._session_for(n)  # made now: a graph onnxruntime refuses is found at load time
@@ -405,14 +443,15 @@ def _load(folder: Path, precision: str, threads: int | None, stamp: tuple[float,
     files = read_model(folder)
     if not covers(files.config):
         return _torch_network(files, precision, threads)
-    num_actions = files.config.num_actions or make(files.puzzle).num_actions
+    p = make(files.puzzle)
     return network_from_weights(
         files.config,
         files.weights,
         puzzle=files.puzzle,
-        num_actions=num_actions,
+        num_actions=files.config.num_actions or p.num_actions,
         card=files.card,
         precision=precision,
         threads=threads,
         folder=folder,
+        onehot_values=p.onehot_values,
     )

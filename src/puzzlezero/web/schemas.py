@@ -136,7 +136,9 @@ class SolveResponse(BaseModel):
     )
     nodes_generated: int
     seconds: float
-    status: str | None = Field(None, description='"solved", "node limit", "time limit", "memory limit", "exhausted"')
+    status: str | None = Field(
+        None, description='"solved", "node limit", "time limit", "memory limit", "exhausted"'
+    )
     search: str | None = Field(None, description="the search that ran")
     first_solution_seconds: float | None = Field(
         None, description="anytime solving: when the first solution was found (None: one search ran)"

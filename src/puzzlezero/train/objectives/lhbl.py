@@ -244,9 +244,7 @@ def lhbl_labels(
     return states, targets
 
 
-def _paths_back(
-    puzzle: Puzzle, expanded: np.ndarray, edges: np.ndarray, size: int, used: int
-) -> np.ndarray:
+def _paths_back(puzzle: Puzzle, expanded: np.ndarray, edges: np.ndarray, size: int, used: int) -> np.ndarray:
     """``g_back``: ``float64[N, size]`` (``size``: the node tables' width; ``used``: the most
     nodes a tree holds), the cost of the cheapest path from each node of each tree back to its root
     through the tree's edges, ``inf`` where there is none. An edge ``p -a-> c`` (``expanded`` and
@@ -288,8 +286,9 @@ def _paths_back(
     summary="limited-horizon Bellman labels (DeepXube)",
     descents=True,
     caps_labels=True,
-    recipe=lambda cfg: f"LHBL ({cfg.lhbl_expansions} expansions)"
-    + (", capped by known paths" if cfg.cap_labels else ""),
+    recipe=lambda cfg: (
+        f"LHBL ({cfg.lhbl_expansions} expansions)" + (", capped by known paths" if cfg.cap_labels else "")
+    ),
 )
 def lhbl_objective(
     puzzle: Puzzle,

@@ -1,0 +1,96 @@
+"""A one-hot first layer computed as a sum of rows, without torch.
+
+A plain one-hot input (``E`` state elements, each one of ``V`` values, value index fastest) has
+``E`` ones among its ``E V`` numbers, so the first linear layer's output is its bias plus ``E`` rows
+of its (transposed) weight: those at the ones' positions ``e V + state[e]``. Where ``V`` is large
+that layer is most of the network (the 48-puzzle's is 2,401 x 1,000 of its 3.9M weights), and
+adding ``E`` rows is far less work than multiplying an ``E V``-wide input, in float32 or in int8;
+nor is the one-hot itself written (``4 E V`` bytes a state) and read again.
+
+:func:`positions` turns states into those positions, :func:`sum_rows` adds the rows up (a numba
+loop, state by state, so that one state's sum stays in the CPU's first cache; the batch is split
+over ``threads`` Python threads, the loop releasing the GIL). :data:`MIN_VALUES` is where it pays:
+a network (:func:`puzzlezero.nn.runtime.load_network`) and a torch inference copy
+(:func:`puzzlezero.nn.fast.inference_copy`) read their input this way from that many values up.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+__all__ = ["MIN_VALUES", "OneHotRows", "positions", "sum_rows"]
+
+#: the fewest values per state element at which the first layer is a sum of rows. Measured with
+#: torch on a 2-core Xeon (int8 elsewhere, one thread): the whole network 1.39x faster on puzzle48
+#: (``V`` 49), 1.15x on puzzle35 (36), 1.13x on puzzle24 (25), 1.03x on puzzle15 (16), and 1.8x
+#: slower on cube3's first layer (``V`` 6)
+MIN_VALUES = 20
+#: the fewest states a thread of :func:`sum_rows` is given
+_MIN_ROWS_PER_THREAD = 256
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+@dataclass(frozen=True, eq=False)
+class OneHotRows:
+    """A first linear layer over a one-hot of ``values`` values: ``rows`` ``float32[E V, H]`` (the
+    weight transposed, its batch norm folded in) and ``bias`` ``float32[H]``."""
+
+    rows: np.ndarray
+    bias: np.ndarray
+    values: int
+
+    def __call__(self, x: np.ndarray, threads: int = 1) -> np.ndarray:
+        """The layer's output ``float32[B, H]`` for :func:`positions` ``x`` (integers ``[B, E]``), or
+        for any float input ``[B, E V]`` (then multiplied out: a one-hot or not, the same layer)."""
+        if np.issubdtype(x.dtype, np.integer):
+            return sum_rows(self.rows, self.bias, x, threads)
+        return np.asarray(x, np.float32) @ self.rows + self.bias
+
+
+def positions(states: np.ndarray, values: int) -> np.ndarray:
+    """Where the ones of the plain one-hot of ``states[B, ...]`` (``values`` values an element)
+    are: ``int32[B, E]``, element ``e`` of state ``b`` at ``e * values + states[b, e]``."""
+    states = np.asarray(states)
+    flat = states.reshape(states.shape[0], int(np.prod(states.shape[1:])))
+    return flat.astype(np.int32) + np.arange(flat.shape[1], dtype=np.int32) * np.int32(values)
+
+
+def sum_rows(rows: np.ndarray, bias: np.ndarray, index: np.ndarray, threads: int = 1) -> np.ndarray:
+    """``bias + rows[index[b]].sum(0)`` for every ``b``: ``float32[B, H]``, on up to ``threads``
+    threads. An index outside ``rows`` raises ``IndexError``."""
+    index = np.ascontiguousarray(index, dtype=np.int32)
+    if index.size and (index.min() < 0 or index.max() >= rows.shape[0]):
+        raise IndexError(f"a one-hot position outside 0..{rows.shape[0] - 1}")
+    out = np.empty((index.shape[0], rows.shape[1]), np.float32)
+    parts = max(1, min(int(threads), index.shape[0] // _MIN_ROWS_PER_THREAD))
+    if parts == 1:
+        _sum_rows(rows, bias, index, out)
+        return out
+    bounds = np.linspace(0, index.shape[0], parts + 1).astype(int)
+    pool = _pools.get(parts)
+    if pool is None:
+        pool = _pools.setdefault(parts, ThreadPoolExecutor(parts, thread_name_prefix="onehot-rows"))
+    done = [
+        pool.submit(_sum_rows, rows, bias, index[lo:hi], out[lo:hi])
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+    for d in done:
+        d.result()
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _sum_rows(rows: np.ndarray, bias: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
+    n, e = index.shape
+    h = rows.shape[1]
+    for b in range(n):
+        for k in range(h):
+            out[b, k] = bias[k]
+        for j in range(e):
+            r = index[b, j]
+            for k in range(h):
+                out[b, k] += rows[r, k]
