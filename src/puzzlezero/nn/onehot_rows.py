@@ -16,10 +16,11 @@ a network (:func:`puzzlezero.nn.runtime.load_network`) and a torch inference cop
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 
-import numba as nb
 import numpy as np
 
 __all__ = ["MIN_VALUES", "OneHotRows", "positions", "sum_rows"]
@@ -67,15 +68,16 @@ def sum_rows(rows: np.ndarray, bias: np.ndarray, index: np.ndarray, threads: int
         raise IndexError(f"a one-hot position outside 0..{rows.shape[0] - 1}")
     out = np.empty((index.shape[0], rows.shape[1]), np.float32)
     parts = max(1, min(int(threads), index.shape[0] // _MIN_ROWS_PER_THREAD))
+    kernel = _kernel()
     if parts == 1:
-        _sum_rows(rows, bias, index, out)
+        kernel(rows, bias, index, out)
         return out
     bounds = np.linspace(0, index.shape[0], parts + 1).astype(int)
     pool = _pools.get(parts)
     if pool is None:
         pool = _pools.setdefault(parts, ThreadPoolExecutor(parts, thread_name_prefix="onehot-rows"))
     done = [
-        pool.submit(_sum_rows, rows, bias, index[lo:hi], out[lo:hi])
+        pool.submit(kernel, rows, bias, index[lo:hi], out[lo:hi])
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
     ]
     for d in done:
@@ -83,14 +85,22 @@ def sum_rows(rows: np.ndarray, bias: np.ndarray, index: np.ndarray, threads: int
     return out
 
 
-@nb.njit(cache=True, nogil=True)
-def _sum_rows(rows: np.ndarray, bias: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
-    n, e = index.shape
-    h = rows.shape[1]
-    for b in range(n):
-        for k in range(h):
-            out[b, k] = bias[k]
-        for j in range(e):
-            r = index[b, j]
+@cache
+def _kernel() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]:
+    """The compiled loop (numba is imported on first use: a process that never sums rows, such as
+    a cube's solve, does not pay for its import)."""
+    import numba as nb
+
+    @nb.njit(cache=True, nogil=True)
+    def sum_rows_into(rows: np.ndarray, bias: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
+        n, e = index.shape
+        h = rows.shape[1]
+        for b in range(n):
             for k in range(h):
-                out[b, k] += rows[r, k]
+                out[b, k] = bias[k]
+            for j in range(e):
+                r = index[b, j]
+                for k in range(h):
+                    out[b, k] += rows[r, k]
+
+    return sum_rows_into

@@ -332,20 +332,18 @@ def network_from_weights(
     do not fit ``config`` raise :class:`ModelFileError`."""
     chosen = resolve_precision(precision)
     where = f"{folder}: " if folder is not None else ""
+    values = onehot_values or 0
     rows = (
-        onehot_values is not None
-        and onehot_values >= MIN_VALUES
+        values >= MIN_VALUES
         and config.encoding == "onehot"
         and config.history == 1
-        and config.input_dim % onehot_values == 0
+        and config.input_dim % values == 0
     )
     try:
         first = None
         if rows:
             w, b = folded_layer(weights, "trunk.0", "trunk.1")
-            first = OneHotRows(
-                np.ascontiguousarray(w.T, np.float32), b.astype(np.float32), int(onehot_values)
-            )
+            first = OneHotRows(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32), values)
         graph = build_graph(
             config,
             weights,
