@@ -34,7 +34,7 @@ from torch.nn import functional as F
 from torch.nn.utils.fusion import fuse_conv_bn_eval, fuse_linear_bn_eval
 
 from puzzlezero.nn.models import CostToGoNet
-from puzzlezero.nn.onehot_rows import MIN_VALUES
+from puzzlezero.nn.onehot_rows import MIN_VALUES, sums_rows
 
 __all__ = [
     "GATHER_MIN_VALUES",
@@ -144,10 +144,7 @@ def inference_copy(
     if (
         cpu
         and onehot_values is not None
-        and onehot_values >= GATHER_MIN_VALUES
-        and config.arch == "mlp"
-        and config.history == 1
-        and config.input_dim % onehot_values == 0
+        and sums_rows(config, onehot_values)
         and isinstance(fused.trunk[0], nn.Linear)
     ):
         fused.trunk[0] = OneHotGather(cast(nn.Linear, fused.trunk[0]), onehot_values)

@@ -9,7 +9,7 @@ nor is the one-hot itself written (``4 E V`` bytes a state) and read again.
 
 :func:`positions` turns states into those positions, :func:`sum_rows` adds the rows up (a numba
 loop, state by state, so that one state's sum stays in the CPU's first cache; the batch is split
-over ``threads`` Python threads, the loop releasing the GIL). :data:`MIN_VALUES` is where it pays:
+over ``threads`` Python threads, the loop releasing the GIL). :func:`sums_rows` says where it pays:
 a network (:func:`puzzlezero.nn.runtime.load_network`) and a torch inference copy
 (:func:`puzzlezero.nn.fast.inference_copy`) read their input this way from that many values up.
 """
@@ -23,7 +23,9 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["MIN_VALUES", "OneHotRows", "positions", "sum_rows"]
+from puzzlezero.nn.config import NetConfig
+
+__all__ = ["MIN_VALUES", "OneHotRows", "positions", "sum_rows", "sums_rows"]
 
 #: the fewest values per state element at which the first layer is a sum of rows. Measured with
 #: torch on a 2-core Xeon (int8 elsewhere, one thread): the whole network 1.39x faster on puzzle48
@@ -50,6 +52,20 @@ class OneHotRows:
         if np.issubdtype(x.dtype, np.integer):
             return sum_rows(self.rows, self.bias, x, threads)
         return np.asarray(x, np.float32) @ self.rows + self.bias
+
+
+def sums_rows(config: NetConfig, onehot_values: int | None) -> bool:
+    """Whether a network of ``config`` computes its first layer as a sum of rows, given its puzzle's
+    ``onehot_values`` (``None``: the puzzle's one-hot is not a plain one): a fully connected network
+    reading that one-hot of one state, from :data:`MIN_VALUES` values up."""
+    values = onehot_values or 0
+    return (
+        values >= MIN_VALUES
+        and config.arch == "mlp"
+        and config.encoding == "onehot"
+        and config.history == 1
+        and config.input_dim % values == 0
+    )
 
 
 def positions(states: np.ndarray, values: int) -> np.ndarray:

@@ -44,7 +44,7 @@ import numpy as np
 from puzzlezero.errors import MissingExtraError, ModelFileError, PuzzleError
 from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.graph import INPUT, build_graph, covers, folded_layer, network_heads
-from puzzlezero.nn.onehot_rows import MIN_VALUES, OneHotRows
+from puzzlezero.nn.onehot_rows import OneHotRows, sums_rows
 
 __all__ = [
     "PRECISIONS",
@@ -328,22 +328,16 @@ def network_from_weights(
     onnxruntime, in ``precision`` (:func:`resolve_precision`) on ``threads`` intra-op threads
     (``None``: :func:`default_threads`). ``onehot_values``: the puzzle's ``onehot_values``; from
     :data:`~puzzlezero.nn.onehot_rows.MIN_VALUES` up, a network reading that plain one-hot
-    computes its first layer as a sum of rows, in float32 (:attr:`Network.first`). Weights that
+    computes its first layer as a sum of rows, in float32 (:attr:`Network.first`;
+    :func:`~puzzlezero.nn.onehot_rows.sums_rows`). Weights that
     do not fit ``config`` raise :class:`ModelFileError`."""
     chosen = resolve_precision(precision)
     where = f"{folder}: " if folder is not None else ""
-    values = onehot_values or 0
-    rows = (
-        values >= MIN_VALUES
-        and config.encoding == "onehot"
-        and config.history == 1
-        and config.input_dim % values == 0
-    )
     try:
         first = None
-        if rows:
+        if onehot_values is not None and sums_rows(config, onehot_values):
             w, b = folded_layer(weights, "trunk.0", "trunk.1")
-            first = OneHotRows(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32), values)
+            first = OneHotRows(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32), onehot_values)
         graph = build_graph(
             config,
             weights,
