@@ -108,8 +108,8 @@ class TrainConfig:
     ``[C, H, W]`` planes of grid puzzles). A conv preset turns the default ``onehot`` into ``grid``."""
 
     rooms: str | None = None
-    """Sokoban only: a Boxoban level file or a directory of them (``unfiltered/train``: DeepCubeA
-    trained on those 900,000 levels) whose goal configurations (every box on its target, the agent
+    """Sokoban only: Boxoban level files or directories of them, separated by commas
+    (``unfiltered/train``: DeepCubeA trained on those 900,000 levels), whose goal configurations (every box on its target, the agent
     beside one) start the reverse play of the training and evaluation states; ``None``: rooms
     generated at random (``puzzles.sokoban.generator``)."""
 

@@ -718,13 +718,17 @@ def _previous_runs(card: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _with_rooms(puzzle: Puzzle, rooms: str, seed: int) -> Puzzle:
-    """``puzzle`` (Sokoban) scrambling from the goal configurations of the levels in ``rooms``."""
+    """``puzzle`` (Sokoban) scrambling from the goal configurations of the levels in ``rooms`` (level
+    files or directories of them, separated by commas)."""
     from puzzlezero.puzzles.sokoban import Sokoban
     from puzzlezero.puzzles.sokoban.generator import goal_configurations
     from puzzlezero.puzzles.sokoban.levels import read_level_states
 
     if not isinstance(puzzle, Sokoban):
         raise PuzzleError(f"config: rooms (Sokoban level files) are for sokoban, not {puzzle.name}")
-    levels = read_level_states(puzzle, rooms)
+    paths = [part.strip() for part in rooms.split(",")]
+    if not all(paths):
+        raise PuzzleError(f"config: rooms {rooms!r}: an empty path in the list (paths are separated by commas)")
+    levels = np.concatenate([read_level_states(puzzle, path) for path in paths])
     goals = goal_configurations(levels, np.random.default_rng([seed, 7]), puzzle.height, puzzle.width)
     return puzzle.with_rooms(goals)
