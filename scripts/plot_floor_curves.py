@@ -1,12 +1,14 @@
 """Where a model's training is heading: mean solution length against training samples.
 
 Reads a curves file (``docs/bench/floor_curves.json``: per puzzle its floor, DeepCubeA's figure and
-series of models, each point a model's mean length with one search on fixed benchmark ids, as
-measured when it was trained) and draws one panel per puzzle: the points of each series
+series of models, each point a model's mean length, or mean moves over optimal where the puzzle
+names that ``measure``, with one search on fixed benchmark ids, as measured when it was trained)
+and draws one panel per puzzle: the points of each series
 against the millions of samples behind the model (log scale), models whose last run was on a GPU as triangles, the
 shipped model ringed, the floor and DeepCubeA's figure as lines. Points more than a tenth above the
-floor (runs that made a model much worse) are named above the panel instead of stretching it, as is
-a puzzle's ``note`` (how its benchmark ids compare with the whole set).
+floor, or above the puzzle's own ``ceiling`` (runs that made a model much worse) are named above the
+panel instead of stretching it, as is a puzzle's ``note`` (how its benchmark ids compare with the
+whole set).
 
     python scripts/plot_floor_curves.py docs/bench/floor_curves.json docs/bench/floor_curves.png
 """
@@ -21,13 +23,15 @@ from typing import Any
 
 from puzzlezero.plots import pyplot, save_figure
 
-#: how far above the floor a panel reaches, as a share of the floor
+#: how far above the floor a panel reaches, as a share of the floor (unless the puzzle sets ``ceiling``)
 HEADROOM = 0.1
+#: what a point's ``mean`` is, unless the puzzle names its ``measure``
+MEASURE = "mean solution length (moves)"
 
 
 def ceiling(spec: dict[str, Any]) -> float:
-    """The highest mean a panel shows: a tenth above the floor."""
-    return float(spec["floor"]) * (1 + HEADROOM)
+    """The highest mean a panel shows: the puzzle's ``ceiling``, else a tenth above the floor."""
+    return float(spec.get("ceiling", float(spec["floor"]) * (1 + HEADROOM)))
 
 
 def panel_title(name: str, spec: dict[str, Any]) -> str:
@@ -70,9 +74,10 @@ def draw(curves: dict[str, Any], out: Path) -> Path:
             label=f"DeepCubeA {spec['deepcubea']:g}",
         )
         ax.set_xscale("log")
-        ax.set_ylim(spec["deepcubea"] - 2, top + 2)
+        margin = (ceiling(spec) - spec["floor"]) / 6
+        ax.set_ylim(max(0.0, spec["deepcubea"] - margin), top + margin)
         ax.set_xlabel("training samples behind the model (millions; triangles: last run on a GPU)")
-        ax.set_ylabel("mean solution length (moves)")
+        ax.set_ylabel(spec.get("measure", MEASURE))
         ax.set_title(panel_title(name, spec), fontsize=8)
         ax.legend(fontsize=8, loc="lower left")
     fig.suptitle("Shipped lineages: quality against training (shipped models ringed)")

@@ -19,7 +19,7 @@ def curves():
     return json.loads(CURVES.read_text())
 
 
-@pytest.mark.parametrize("puzzle", ["puzzle35", "puzzle48"])
+@pytest.mark.parametrize("puzzle", ["cube3", "puzzle35", "puzzle48"])
 def test_the_shipped_point_is_the_shipped_model(curves, puzzle):
     card = json.loads((ROOT / "src" / "puzzlezero" / "models" / puzzle / "card.json").read_text())
     shipped = [p for s in curves["puzzles"][puzzle]["series"].values() for p in s if p.get("shipped")]
