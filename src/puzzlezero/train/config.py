@@ -227,6 +227,15 @@ class TrainConfig:
     ``lhbl``; the states and the random draws are those of an uncapped run
     (``train.objectives.path_costs``). Off = the papers' targets."""
 
+    solution_paths: str | None = None
+    """An ``.npz`` file of states on the paths of solutions already found, each with the cost of the
+    rest of its path (``scripts/solution_paths.py`` writes one from ``bench`` reports): bootstrap
+    learning (Jabbari Arfaee, Zilles and Holte, 2011). A ``path_share`` of every chunk's training
+    rows is drawn from it, labelled with that cost (``train.solution_paths``); objectives of a
+    single value head only. ``None``: the objective's states alone."""
+    path_share: float = 0.0
+    """The share of each chunk's training rows drawn from ``solution_paths`` (0 <= share < 1)."""
+
     selfplay_simulations: int = 100
     """``selfplay``: tree-search simulations per move of an episode (Rute: 800 in the text, 1600 in the code's config, on a GPU)."""
     selfplay_episodes: int = 64
@@ -391,6 +400,20 @@ class TrainConfig:
         if self.descent_share and self.goal != "solved":
             raise PuzzleError(
                 "config: greedy descents (descent_share) walk to the solved state; use goal=solved"
+            )
+        if not 0 <= self.path_share < 1:
+            raise PuzzleError(f"config: need 0 <= path_share < 1, got {self.path_share!r}")
+        if (self.solution_paths is None) != (self.path_share == 0):
+            raise PuzzleError(
+                "config: solution_paths (a file of states on known solutions) and path_share (the share "
+                "of each chunk drawn from it) go together: set both or neither"
+            )
+        if self.solution_paths is not None and (
+            get_objective(self.objective).head != "value" or self.goals or self.goal != "solved"
+        ):
+            raise PuzzleError(
+                "config: solution_paths labels states with the cost of a path to the solved state, for "
+                f"an objective of one value head and goal=solved; {self.objective!r} is not one"
             )
         if self.cap_labels and self.objective not in capping_objectives():
             raise PuzzleError(

@@ -728,7 +728,9 @@ def _with_rooms(puzzle: Puzzle, rooms: str, seed: int) -> Puzzle:
         raise PuzzleError(f"config: rooms (Sokoban level files) are for sokoban, not {puzzle.name}")
     paths = [part.strip() for part in rooms.split(",")]
     if not all(paths):
-        raise PuzzleError(f"config: rooms {rooms!r}: an empty path in the list (paths are separated by commas)")
+        raise PuzzleError(
+            f"config: rooms {rooms!r}: an empty path in the list (paths are separated by commas)"
+        )
     levels = np.concatenate([read_level_states(puzzle, path) for path in paths])
     goals = goal_configurations(levels, np.random.default_rng([seed, 7]), puzzle.height, puzzle.width)
     return puzzle.with_rooms(goals)

@@ -121,4 +121,9 @@ def make_labels(
     states, targets = get_objective(job.objective).make(
         puzzle, rng, job.n, job.max_scramble, value_fn, config
     )
-    return states, np.asarray(targets, dtype=np.float32)
+    targets = np.asarray(targets, dtype=np.float32)
+    if config.solution_paths is not None and job.objective == config.objective:  # not in a warm start
+        from puzzlezero.train.solution_paths import with_path_states
+
+        return with_path_states(puzzle, np.random.default_rng([*job.seed, 2]), states, targets, config)
+    return states, targets
