@@ -241,8 +241,13 @@ def test_training_states_from_the_goal_configurations_of_level_files(p, tmp_path
     with pytest.raises(LevelFileError, match="nosuch: no such level file or directory"):
         DAVITrainer(replace(cfg, rooms=str(tmp_path / "nosuch")), tmp_path / "run2")
     (tmp_path / "more.txt").write_text(level_text((7, LEVEL_1)))
-    several = DAVITrainer(replace(cfg, rooms=f"{tmp_path / 'train'}, {tmp_path / 'more.txt'}"), tmp_path / "run3")
-    assert several.puzzle.rooms is not None and several.puzzle.rooms.shape == (3, 100)  # a directory and a file
+    several = DAVITrainer(
+        replace(cfg, rooms=f"{tmp_path / 'train'}, {tmp_path / 'more.txt'}"), tmp_path / "run3"
+    )
+    assert several.puzzle.rooms is not None and several.puzzle.rooms.shape == (
+        3,
+        100,
+    )  # a directory and a file
     with pytest.raises(LevelFileError, match="nosuch: no such level file or directory"):
         DAVITrainer(replace(cfg, rooms=f"{tmp_path / 'train'},{tmp_path / 'nosuch'}"), tmp_path / "run4")
     with pytest.raises(PuzzleError, match="an empty path in the list"):
