@@ -46,6 +46,8 @@ def test_a_solution_gives_each_state_the_cost_of_its_rest():
         assert p.is_goal(p.apply_moves(states[i], solution[i:])[None])[0]
     with pytest.raises(InvalidStateError, match="a solution of 2 moves does not reach the goal of cube2"):
         path_states(p, start, solution[:2])
+    none, no_costs = path_states(p, p.goal(), [])  # already solved: no state before the goal
+    assert none.shape == (0, *p.state_shape) and no_costs.shape == (0,)
 
 
 def test_the_costs_are_the_moves_own(monkeypatch):

@@ -109,9 +109,9 @@ class TrainConfig:
 
     rooms: str | None = None
     """Sokoban only: Boxoban level files or directories of them, separated by commas
-    (``unfiltered/train``: DeepCubeA trained on those 900,000 levels), whose goal configurations (every box on its target, the agent
-    beside one) start the reverse play of the training and evaluation states; ``None``: rooms
-    generated at random (``puzzles.sokoban.generator``)."""
+    (``unfiltered/train``: DeepCubeA trained on those 900,000 levels), whose goal configurations
+    (every box on its target, the agent beside one) start the reverse play of the training and
+    evaluation states; ``None``: rooms generated at random (``puzzles.sokoban.generator``)."""
 
     goal: str = "solved"
     """The goal whose cost-to-go a single-head network learns: a name of

@@ -53,6 +53,8 @@ def path_states(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int]) -> tu
         raise InvalidStateError(
             f"a solution of {len(actions)} moves does not reach the goal of {puzzle.name}"
         )
+    if not actions:  # the start is the goal: no state before it
+        return np.empty((0, *puzzle.state_shape), dtype=puzzle.dtype), np.empty(0, dtype=np.float32)
     steps = np.asarray([costs[a] for a in actions], dtype=np.float64)
     rest = np.cumsum(steps[::-1])[::-1]  # the cost from each state before the goal
     return np.stack(states[:-1]), rest.astype(np.float32)
