@@ -210,20 +210,37 @@ def test_parse_fuzz_raises_only_puzzle_errors(text: str) -> None:
 
 
 def test_the_shipped_model_solves_benchmark_levels_with_default_settings(p: Sokoban) -> None:
-    """The shipped network with the default search (BWAS 0.8, N 100) solves real Boxoban levels;
-    each solution is replayed here, push by push, to every box on a target. Measured: all 500
-    benchmark levels, at most 2.18M nodes; these five take 4-17k nodes each."""
+    """The shipped network with the default search (BWAS λ 0.3, then λ 0.8 bounded by the first
+    answer; N 100) solves real Boxoban levels; each solution is replayed here, push by push, to
+    every box on a target."""
     from puzzlezero.solver import defaults_for, solve
 
     d = defaults_for(p)
     assert (d.search, d.weight, d.batch, d.max_nodes) == ("bwas", 0.8, 100, 5_000_000)
+    assert d.stages == ((0.3, 100), (0.8, 100))
     for case in load_bench("sokoban")["cases"][:5]:
         start = p.parse("\n".join(case["grid"]))
-        r = solve(p, start, max_nodes=200_000, time_limit=60.0)
+        r = solve(p, start, max_nodes=50_000, time_limit=60.0)  # a stage's cap
         assert r.solved and 15 <= r.length <= 60
         assert p.parse_moves(" ".join(r.solution)) == list(r.actions)
         end = p.apply_moves(start, list(r.actions))
         assert p.is_goal(end[None])[0]
+
+
+def test_the_default_schedule_answers_a_level_that_lambda_08_alone_does_not(p: Sokoban) -> None:
+    """Benchmark level 295: BWAS λ 0.8 alone needs about 1.08M nodes; the default schedule's
+    first stage (λ 0.3) answers it in about 32k, and its second (λ 0.8) looks only for shorter
+    solutions, so within 40k nodes a stage the schedule answers and the single search does not."""
+    from puzzlezero.solver import solve
+
+    case = next(c for c in load_bench("sokoban")["cases"] if c["id"] == 295)
+    start = p.parse("\n".join(case["grid"]))
+    r = solve(p, start, max_nodes=40_000, time_limit=120.0)
+    assert r.solved and p.is_goal(p.apply_moves(start, list(r.actions))[None])[0]
+    lengths = [length for _, length in r.improvements]
+    assert lengths and lengths == sorted(set(lengths), reverse=True) and lengths[-1] == r.length
+    single = solve(p, start, weight=0.8, max_nodes=40_000, time_limit=120.0)
+    assert not single.solved and single.status == "node limit"
 
 
 def test_room_generation_gives_up_when_the_boxes_cannot_fit() -> None:
