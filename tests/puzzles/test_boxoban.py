@@ -244,10 +244,8 @@ def test_training_states_from_the_goal_configurations_of_level_files(p, tmp_path
     several = DAVITrainer(
         replace(cfg, rooms=f"{tmp_path / 'train'}, {tmp_path / 'more.txt'}"), tmp_path / "run3"
     )
-    assert several.puzzle.rooms is not None and several.puzzle.rooms.shape == (
-        3,
-        100,
-    )  # a directory and a file
+    assert several.puzzle.rooms is not None
+    assert several.puzzle.rooms.shape == (3, 100)  # a directory and a file
     with pytest.raises(LevelFileError, match="nosuch: no such level file or directory"):
         DAVITrainer(replace(cfg, rooms=f"{tmp_path / 'train'},{tmp_path / 'nosuch'}"), tmp_path / "run4")
     with pytest.raises(PuzzleError, match="an empty path in the list"):
