@@ -15,6 +15,7 @@ __all__ = [
     "UnknownNameError",
     "ModelFileError",
     "PluginError",
+    "DefinitionError",
     "LevelFileError",
     "MissingTableError",
     "BudgetError",
@@ -47,6 +48,11 @@ class UnknownNameError(PuzzleError, KeyError):
 
 class ModelFileError(PuzzleError):
     """A model, checkpoint or table file that is missing, corrupt or from another version."""
+
+
+class DefinitionError(PuzzleError):
+    """A puzzle definition (a permutation puzzle given as data) that cannot be used: the file, the
+    field and what is wrong are in the message."""
 
 
 class PluginError(PuzzleError):

@@ -21,11 +21,18 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
 from puzzlezero.storage import atomic_write_text
 
-PuzzleArg = Annotated[str, typer.Argument(help="Puzzle name (see `puzzlezero list`).", show_default=False)]
+PuzzleArg = Annotated[
+    str,
+    typer.Argument(
+        help="Puzzle name (see `puzzlezero list`), or a permutation puzzle's definition file (.json, .g).",
+        show_default=False,
+    ),
+]
 StateArg = Annotated[
     str,
     typer.Argument(
-        help="State text: cube scramble or 54-letter facelets, tile numbers, 0/1 lights, Sokoban rows; "
+        help="State text: cube scramble or 54-letter facelets, tile numbers, 0/1 lights, Sokoban rows, "
+        "labels joined by ';' (permutation puzzles); "
         "'-' reads stdin, '@FILE' reads a file.",
         show_default=False,
     ),

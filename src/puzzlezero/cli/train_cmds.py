@@ -107,7 +107,9 @@ def train(
     from puzzlezero.train import Trainer
     from puzzlezero.train import ddp as data_parallel
 
-    make(puzzle)  # an unknown name fails here, listing the valid ones
+    # an unknown name fails here, listing the valid ones; a definition file is read and registered,
+    # and the run (its config, its model) names the puzzle by its own name
+    puzzle = make(puzzle).name
     if max_minutes is not None and max_minutes <= 0:
         raise PuzzleError(f"--max-minutes must be > 0, got {max_minutes}")
     if init_from is not None and resume:

@@ -24,10 +24,15 @@ def _load_net(puzzle: Puzzle, model: str | None, precision: str) -> Any:
     except ModelFileError as exc:
         if model is not None:
             raise
+        other = (
+            "the group solver (--search group), which answers any state of a permutation puzzle"
+            if hasattr(puzzle, "move_permutations")
+            else "the pdb heuristic or the optimal search"
+        )
         raise ModelFileError(
             f"{exc}. The learned heuristic needs a model: name a model or model folder (`model`, "
             f"--model on the command line), train one with `puzzlezero train {puzzle.name}`, or use "
-            f"the pdb heuristic or the optimal search"
+            f"{other}"
         ) from None
     return net
 

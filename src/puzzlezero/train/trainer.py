@@ -45,7 +45,14 @@ from puzzlezero.nn.heuristic import encode_on, make_heuristic, make_policy
 from puzzlezero.nn.io import save_model
 from puzzlezero.nn.models import build_model, count_parameters
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.storage import atomic_write_text, clean_stale_temps, lock_folder, naming_full_disk
+from puzzlezero.puzzles.permutation.definition import DEFINITION_FILE
+from puzzlezero.storage import (
+    atomic_write_json,
+    atomic_write_text,
+    clean_stale_temps,
+    lock_folder,
+    naming_full_disk,
+)
 from puzzlezero.train.amp import autocast, check_amp
 from puzzlezero.train.checkpoint import (
     Checkpoint,
@@ -663,7 +670,11 @@ class Trainer:
     def export(self, folder: str | os.PathLike[str], weights: str = "float32") -> Path:
         """Write the trained network as a model folder (``model.npz``, ``config.json``, ``card.json``;
         ``weights="float16"`` halves ``model.npz``, :func:`~puzzlezero.nn.io.save_model`)."""
-        return save_model(folder, self.model, puzzle=self.config.puzzle, card=self.card(), weights=weights)
+        out = save_model(folder, self.model, puzzle=self.config.puzzle, card=self.card(), weights=weights)
+        definition = getattr(self.puzzle, "definition", None)
+        if definition is not None:  # a permutation puzzle: the folder carries the puzzle it was trained on
+            atomic_write_json(Path(out) / DEFINITION_FILE, definition.to_dict())
+        return out
 
     def append_log(self, record: dict[str, Any]) -> None:
         path = self.run_dir / LOG_FILE

@@ -1,0 +1,258 @@
+"""A permutation puzzle made from its definition: every move one gather, goals of labels.
+
+A state is ``N`` small integers, the indices of the goal's labels (``A;A;B;...`` reads as
+``0 0 1 ...`` in the order the labels first appear in the goal). A move ``a`` maps a batch of
+states ``s[B, N]`` to ``s[:, perms[a]]``; :meth:`PermutationPuzzle.expand` makes all ``A`` children
+of ``B`` states as one gather ``s[:, perms]`` (``[B, A, N]``). A state is solved when at most
+``wildcards`` positions differ from the goal.
+
+Text: a state is its labels joined by ``;`` (``A;B;A;...``, as the Santa 2023 competition's files
+write them), or separated by spaces, or a move sequence applied to the goal (``f0 r1' d0``).
+Moves are separated by spaces or ``.`` (the competition's ``f0.-r1.d0``); ``-m`` and ``m'`` both
+name the inverse of ``m``. A state is checked against the goal orbit by orbit: every orbit of the
+moves (the positions a piece can reach) must hold the goal's labels, as many of each, or no
+sequence of moves solves it (:class:`~puzzlezero.errors.InvalidStateError` says which labels and
+where).
+
+>>> from puzzlezero.puzzles.permutation import Definition, PermutationPuzzle
+>>> p = PermutationPuzzle(Definition.from_dict({"format": "puzzlezero-permutation/1", "name": "tri",
+...     "positions": 3, "moves": {"t": [1, 2, 0]}, "goal": "A;B;C"}))
+>>> p.format(p.apply_moves(p.goal(), p.parse_moves("t")))
+'B;C;A'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from puzzlezero.errors import InvalidMoveError, InvalidStateError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.permutation.definition import Definition
+from puzzlezero.puzzles.words import MoveWords, move_images
+
+__all__ = ["PermutationPuzzle", "rebuild"]
+
+_SEPARATORS = re.compile(r"[\s.]+")
+
+
+def rebuild(data: dict[str, Any]) -> Puzzle:
+    """The registry's instance of the puzzle a native definition describes, registering it first
+    where this process does not know it (how a puzzle defined by a file reaches a worker process:
+    it pickles as its definition, which is data)."""
+    from puzzlezero.registry import make, register_definition
+
+    defn = Definition.from_dict(data, where=str(data.get("name", "definition")))
+    register_definition(defn)
+    return make(defn.name)
+
+
+class PermutationPuzzle(Puzzle):
+    """A puzzle whose moves are fixed permutations of its positions, made from a
+    :class:`~puzzlezero.puzzles.permutation.definition.Definition`."""
+
+    json_key = "state"
+
+    def __init__(self, definition: Definition, *, from_file: bool = False) -> None:
+        self.definition = definition
+        self.name = definition.name
+        #: defined by a file (pickled as its definition) rather than registered with the package
+        self.from_file = from_file
+        self.action_names = definition.move_names
+        self.default_scramble_depth = definition.scramble_depth
+        self.wildcards = definition.wildcards
+        labels: dict[str, int] = {}
+        for lab in definition.goal:
+            labels.setdefault(lab, len(labels))
+        #: the goal's labels, index = value in a state
+        self.labels: tuple[str, ...] = tuple(labels)
+        self._label_index = labels
+        self.num_values = len(labels)
+        self.dtype = np.dtype(np.uint8 if len(labels) <= 256 else np.uint16)
+        self._goal = np.array([labels[x] for x in definition.goal], dtype=self.dtype)
+        self._goal.flags.writeable = False
+        self.perms = np.ascontiguousarray(definition.perms, dtype=np.intp)
+        self.perms.flags.writeable = False
+        self._inverse = np.array(definition.inverse, dtype=np.int64)
+        self._inverse.flags.writeable = False
+
+    # ---- the contract --------------------------------------------------------------------------
+    @property
+    def state_shape(self) -> tuple[int, ...]:
+        return (self.definition.positions,)
+
+    @property
+    def inverse_action(self) -> np.ndarray:
+        return self._inverse
+
+    def _action_costs(self) -> Sequence[float]:
+        return self.definition.costs
+
+    def goal(self) -> np.ndarray:
+        return self._goal.copy()
+
+    def is_goal(self, states: np.ndarray) -> np.ndarray:
+        flat = states.reshape(states.shape[0], self.definition.positions)
+        if not self.wildcards:
+            return np.all(flat == self._goal[None, :], axis=1)
+        return np.count_nonzero(flat != self._goal[None, :], axis=1) <= self.wildcards
+
+    def expand(self, states: np.ndarray) -> np.ndarray:
+        return states.reshape(states.shape[0], self.definition.positions)[:, self.perms]
+
+    def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        flat = states.reshape(states.shape[0], self.definition.positions)
+        rows = np.arange(flat.shape[0])[:, None]
+        return flat[rows, self.perms[np.asarray(actions, dtype=np.intp)]]
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        # a permutation may leave a state unchanged where its moved positions hold equal labels
+        return self.moved(states, self.expand(states))
+
+    def move_permutations(self) -> np.ndarray:
+        """``intp[A, N]``: ``child = parent[perm[a]]`` (the group solver's view of the moves)."""
+        return self.perms
+
+    # ---- orbits and validity -------------------------------------------------------------------
+    @cached_property
+    def orbits(self) -> tuple[np.ndarray, ...]:
+        """The orbits of the moves on the positions: the places each piece can reach."""
+        n = self.definition.positions
+        parent = np.arange(n)
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = int(parent[x])
+            return x
+
+        for perm in self.perms:
+            for i in np.flatnonzero(perm != np.arange(n)):
+                a, b = find(int(i)), find(int(perm[i]))
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+        roots = np.array([find(i) for i in range(n)])
+        return tuple(np.flatnonzero(roots == r) for r in np.unique(roots))
+
+    def validate(self, state: np.ndarray) -> None:
+        flat = np.asarray(state).reshape(-1)
+        if flat.shape != (self.definition.positions,):
+            raise InvalidStateError(
+                f"{self.name}: a state has {self.definition.positions} positions, got {flat.size}"
+            )
+        if flat.size and int(flat.max()) >= self.num_values:
+            raise InvalidStateError(f"{self.name}: a state holds a value outside 0..{self.num_values - 1}")
+        for orbit in self.orbits:
+            have = np.bincount(flat[orbit], minlength=self.num_values)
+            want = np.bincount(self._goal[orbit], minlength=self.num_values)
+            if (have != want).any():
+                lab = int(np.flatnonzero(have != want)[0])
+                where = (
+                    orbit.tolist()
+                    if orbit.size <= 12
+                    else f"{orbit[:12].tolist()[:-1]}... ({orbit.size} positions)"
+                )
+                raise InvalidStateError(
+                    f"{self.name}: positions {where} hold {int(have[lab])} of label {self.labels[lab]!r} "
+                    f"where the goal has {int(want[lab])}: no sequence of moves reaches the goal"
+                )
+
+    # ---- text ----------------------------------------------------------------------------------
+    def parse(self, text: str) -> np.ndarray:
+        if not isinstance(text, str):
+            raise InvalidStateError(f"{self.name}: a state is text, got {type(text).__name__}")
+        body = text.strip()
+        n = self.definition.positions
+        if ";" in body or n == 1:
+            tokens = [t.strip() for t in body.split(";")]
+        else:
+            tokens = body.split()
+            if len(tokens) != n or any(t not in self._label_index for t in tokens):
+                try:
+                    moves = self.parse_moves(body)
+                except InvalidMoveError as exc:
+                    raise InvalidStateError(
+                        f"{self.name}: a state is {n} labels joined by ';' (labels: "
+                        f"{', '.join(self.labels[:20])}{', ...' if len(self.labels) > 20 else ''}) "
+                        f"or moves from the goal; {exc}"
+                    ) from None
+                return self.apply_moves(self.goal(), moves)
+        if len(tokens) != n:
+            raise InvalidStateError(f"{self.name}: a state has {n} labels, got {len(tokens)}")
+        out = np.empty(n, dtype=self.dtype)
+        for i, tok in enumerate(tokens):
+            v = self._label_index.get(tok)
+            if v is None:
+                raise InvalidStateError(
+                    f"{self.name}: unknown label {tok!r} at position {i}; the goal's labels are "
+                    f"{', '.join(self.labels[:20])}{', ...' if len(self.labels) > 20 else ''}"
+                )
+            out[i] = v
+        self.validate(out)
+        return out
+
+    def format(self, state: np.ndarray) -> str:
+        return ";".join(self.labels[int(v)] for v in np.asarray(state).reshape(-1))
+
+    def render_text(self, state: np.ndarray) -> str:
+        from puzzlezero.puzzles.permutation.viewer import render_text
+
+        return render_text(self, state)
+
+    def to_svg(self, state: np.ndarray, size: int = 300) -> str:
+        from puzzlezero.puzzles.permutation.viewer import to_svg
+
+        return to_svg(self, state, size)
+
+    @cached_property
+    def _move_index(self) -> dict[str, int]:
+        return {m: a for a, m in enumerate(self.action_names)}
+
+    def parse_moves(self, text: str | Sequence[str]) -> list[int]:
+        """Moves by name, separated by spaces or ``.``; ``-m`` or ``m'`` for the inverse of ``m``."""
+        tokens = [t for t in _SEPARATORS.split(text) if t] if isinstance(text, str) else list(text)
+        index = self._move_index
+        out: list[int] = []
+        for tok in tokens:
+            a = index.get(tok)
+            if a is None and tok.startswith("-") and tok[1:] in index:
+                a = int(self._inverse[index[tok[1:]]])
+            if a is None and tok.endswith("'") and tok[:-1] in index:
+                a = int(self._inverse[index[tok[:-1]]])
+            if a is None:
+                shown = " ".join(self.action_names[:40]) + (" ..." if len(self.action_names) > 40 else "")
+                raise InvalidMoveError(f"unknown move {tok!r} for {self.name}; moves are {shown}")
+            out.append(a)
+        return out
+
+    def santa_moves(self, actions: Sequence[int]) -> str:
+        """The moves as the Santa 2023 competition writes a solution: names joined by ``.``, a
+        move the definition added as an inverse written ``-m``."""
+        given = self.definition.given_moves
+        out = []
+        for a in actions:
+            a = int(a)
+            out.append(self.action_names[a] if a < given else f"-{self.action_names[int(self._inverse[a])]}")
+        return ".".join(out)
+
+    # ---- algebra -------------------------------------------------------------------------------
+    @cached_property
+    def words(self) -> MoveWords:
+        """The moves' algebra (:class:`~puzzlezero.puzzles.words.MoveWords`)."""
+        return MoveWords(move_images(self.perms), range(self.num_actions), self.action_costs)
+
+    def reduce_moves(self, actions: Sequence[int]) -> list[int]:
+        """Inverse moves cancelled, powers of a move merged, commuting moves gathered (``f0 f2
+        f0'`` -> ``f2``): the same permutation, never longer nor costlier."""
+        return list(self.words.reduce([int(a) for a in actions]))
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """A puzzle defined by a file pickles as its definition (data), so that a process that
+        never read the file rebuilds it; a puzzle registered with the package, as its name."""
+        if self.from_file:
+            return (rebuild, (self.definition.to_dict(),))
+        return super().__reduce_ex__(protocol)
