@@ -32,6 +32,7 @@ from puzzlezero.puzzles.cube import FACES, Cube2, Cube3, Cube3HTM
 from puzzlezero.puzzles.cube.viewer import COLOURS
 from puzzlezero.puzzles.lightsout import LightsOut
 from puzzlezero.puzzles.npuzzle import NPuzzle
+from puzzlezero.puzzles.permutation import PermutationPuzzle
 from puzzlezero.puzzles.sokoban import Sokoban
 from puzzlezero.puzzles.sokoban.cells import AGENT, BOX, TARGET, WALL
 
@@ -205,6 +206,48 @@ def _cube_grid(puzzle: Cube3, states: np.ndarray) -> Grid:
     colours = np.empty((states.shape[0], 3 * n, 4 * n, 3), dtype=np.uint8)
     colours[:] = _CUBE_BACKGROUND
     rows, cols = _net_cells(n)
+    colours[:, rows, cols] = palette[states.reshape(states.shape[0], -1)]
+    return Grid(colours=colours, background=_CUBE_BACKGROUND)
+
+
+#: the most cells a row of a permutation puzzle's picture holds (a longer ring is folded)
+_PERMUTATION_ROW = 30
+
+
+@lru_cache(maxsize=32)
+def _permutation_cells(puzzle: PermutationPuzzle) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """``(row, col, rows, cols)``: each position's cell, a cube's in its net, the rest in the rows
+    of the puzzle's drawing (:mod:`puzzlezero.puzzles.permutation.viewer`), rows longer than
+    :data:`_PERMUTATION_ROW` folded."""
+    from puzzlezero.puzzles.permutation.viewer import grid_rows, net_cells
+
+    n = puzzle.definition.positions
+    drawing = puzzle.definition.drawing or {}
+    rows, cols = np.empty(n, np.int64), np.empty(n, np.int64)
+    if drawing.get("kind") == "cube" and n == 6 * int(drawing["size"]) ** 2:
+        for r, c, p in net_cells(int(drawing["size"])):
+            rows[p], cols[p] = r, c
+    else:
+        r = 0
+        for row in grid_rows(puzzle):
+            for k, p in enumerate(row):
+                rows[p], cols[p] = r + k // _PERMUTATION_ROW, k % _PERMUTATION_ROW
+            r += -(-len(row) // _PERMUTATION_ROW)
+    return rows, cols, int(rows.max()) + 1, int(cols.max()) + 1
+
+
+@grid_of.register(PermutationPuzzle)
+def _permutation_grid(puzzle: PermutationPuzzle, states: np.ndarray) -> Grid:
+    """A cube's net or the rows of the positions, each label its own colour (the SVG viewer's
+    colours for the first labels, one colour per label after them)."""
+    from puzzlezero.puzzles.permutation.viewer import PALETTE
+
+    rows, cols, height, width = _permutation_cells(puzzle)
+    first = _palette(list(PALETTE[: puzzle.num_values]))
+    more = _code_colours(np.arange(len(first), puzzle.num_values) + 0x100000)
+    palette = np.concatenate([first, more.reshape(-1, 3)])
+    colours = np.empty((states.shape[0], height, width, 3), dtype=np.uint8)
+    colours[:] = _CUBE_BACKGROUND
     colours[:, rows, cols] = palette[states.reshape(states.shape[0], -1)]
     return Grid(colours=colours, background=_CUBE_BACKGROUND)
 

@@ -467,16 +467,19 @@ def read_definition(path: str | os.PathLike[str], name: str | None = None) -> di
     if kind == "cayleypy":
         from puzzlezero.puzzles.permutation import cayleypy
 
-        return cayleypy.read(data, name=name or default_name)
+        return cayleypy.read(data, name=name or default_name, source=p.name)
     if kind == "kpuzzle":
         from puzzlezero.puzzles.permutation import kpuzzle
 
+        own = data.get("name")
         return kpuzzle.read(
-            data, name=name or (data.get("name") if _NAME.fullmatch(str(data.get("name"))) else default_name)
+            data,
+            name=name or (own if isinstance(own, str) and _NAME.fullmatch(own) else default_name),
+            source=p.name,
         )
     from puzzlezero.puzzles.permutation import gap
 
-    return gap.read(text, name=name or default_name)
+    return gap.read(text, name=name or default_name, source=p.name)
 
 
 def load_definition(path: str | os.PathLike[str], name: str | None = None) -> Definition:
