@@ -1,11 +1,12 @@
 """Benchmark runner behind ``puzzlezero bench``: solve the cases of a benchmark file, verify every
 solution by replay, compare with optimal lengths, and summarise.
 
-Case files follow ``/work/shared/benchmarks/README.md``: ``{"puzzle": ..., "cases": [{"id": ...,
-<state>, "optimal_length": ...}, ...]}`` where the state is under the puzzle's ``json_key``
-(``facelets``, ``tiles``, ``lights``, ``grid``) or, for cubes, a ``scramble``. A file without
+Case files are JSON: ``{"puzzle": ..., "cases": [{"id": ..., <state>, "optimal_length": ...},
+...]}`` where the state is under the puzzle's ``json_key`` (``facelets``, ``tiles``, ``lights``,
+``grid``, ``state``) or, for cubes, a ``scramble``. A file without
 ``"puzzle"`` (or a bare list of cases) holds cases of the puzzle being benched, optimal lengths
-included; a file of another puzzle is refused by name.
+included; a file of another puzzle is refused by name. A case file may name its puzzle by a definition
+file beside it (``"puzzle": "cube_3-3-3-distinct.json"``): the puzzle benched must be that definition.
 
 Timing: instances are solved one per search call by default for BWAS, so ``seconds`` is each
 instance's own wall time and the median is honest. With ``together > 1`` (default for greedy
@@ -29,6 +30,18 @@ Shipped case files: ``puzzlezero bench cube3 --cases hard`` reads ``puzzlezero/d
 (superflip, 24 quarter turns from solved, and superflip composed with four-spot, 26): see
 :func:`cases_path`.
 
+Permutation puzzles and competition cases: a case of a permutation puzzle (a definition file given
+as the puzzle) is its labels under ``state``; it may carry the ``goal`` and ``wildcards`` it is to
+be solved to, which must be the definition's own (one definition per goal: a case of another goal
+is refused, naming the case), and a ``best_known`` length to compare with (the Santa 2023
+competition's best published solutions). Where any case has one, every such case's result gets
+its ``best_known`` and the summary ``best_known_cases``, ``mean_best_known``,
+``mean_length_on_best_known`` (over those solved), ``at_or_below_best_known_pct`` and the totals
+``total_length`` and ``total_best_known`` (the competition scores the sum of the solution lengths;
+``total_length`` is ``None`` while any case with a best-known length is unsolved). A permutation
+puzzle's solved cases also get ``santa_moves``, the solution as the competition writes it
+(``f0.-r1.d0``).
+
 Costs: where a puzzle's moves do not all cost 1, every solved case also gets its ``cost`` and the
 summary ``mean_cost``. A puzzle with the states of another (``cube3htm``, the cube in the
 half-turn metric, :data:`SAME_STATES`) reads that puzzle's case files, shipped ones included,
@@ -41,6 +54,7 @@ import json
 import os
 import statistics
 from collections.abc import Callable, Sequence
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
@@ -68,6 +82,7 @@ __all__ = [
     "BY_SECONDS",
     "BenchReport",
     "Case",
+    "best_known_summary",
     "by_seconds",
     "cases_path",
     "hardware",
@@ -89,11 +104,16 @@ SAME_STATES: dict[str, str] = {"cube3htm": "cube3"}
 @dataclass(frozen=True)
 class Case:
     """One benchmark case: its ``id`` (a number; ``"file:number"`` for a level of a level file),
-    the checked state and the known optimal length (if any)."""
+    the checked state, the known optimal length and the best known length (if any)."""
 
     id: int | str
     state: np.ndarray = field(repr=False)
     optimal_length: int | None = None
+    #: the shortest solution length known (a competition's best), to compare with
+    best_known: int | None = None
+    #: positions that may differ from the goal when solved, where the case allows more than the
+    #: puzzle (a solution is cut at its first state within them)
+    wildcards: int = 0
 
 
 @dataclass
@@ -197,7 +217,7 @@ def load_cases(
         raise PuzzleError(f"{path}: 'puzzle' must be a puzzle name, got {named!r}")
     # a file without "puzzle" holds cases of the puzzle named on the command line, lengths included
     other_metric = named is not None and named == SAME_STATES.get(puzzle.name)
-    if named not in (None, puzzle.name) and not other_metric:
+    if named not in (None, puzzle.name) and not other_metric and not _same_definition(puzzle, path, named):
         raise PuzzleError(f"{path} holds {named!r} cases, not {puzzle.name!r}")
     lo, hi = ids if ids is not None else (None, None)
     cases = []
@@ -206,10 +226,99 @@ def load_cases(
         if (lo is None or cid >= lo) and (hi is None or cid < hi):
             opt = None if other_metric else c.get("optimal_length")
             length = None if opt is None else _whole_number(opt, f"{path}: case {cid}: 'optimal_length'")
-            cases.append(Case(cid, case_state(puzzle, c), length))
+            _check_goal(puzzle, c, f"{path}: case {cid}")
+            best = c.get("best_known")
+            best_known = None if best is None else _whole_number(best, f"{path}: case {cid}: 'best_known'")
+            if best_known is not None and best_known < 0:
+                raise PuzzleError(f"{path}: case {cid}: 'best_known' must be 0 or more, got {best_known}")
+            wild = _whole_number(c.get("wildcards", 0), f"{path}: case {cid}: 'wildcards'")
+            cases.append(Case(cid, case_state(puzzle, c), length, best_known, wild))
     if not cases:
         raise PuzzleError(f"{path}: no cases{'' if ids is None else f' with ids in {lo}:{hi}'}")
     return cases
+
+
+def _same_definition(puzzle: Puzzle, path: Path, named: str) -> bool:
+    """Does a case file name the puzzle by a definition file beside it (``"puzzle":
+    "cube_3-3-3-distinct.json"``) whose definition is ``puzzle``'s own?"""
+    from puzzlezero.puzzles.permutation.definition import load_definition
+    from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
+    from puzzlezero.registry import looks_like_definition
+
+    if not isinstance(puzzle, PermutationPuzzle) or not looks_like_definition(named):
+        return False
+    beside = path.parent / named
+    if not beside.is_file():
+        return False
+    return bool(load_definition(beside) == puzzle.definition)
+
+
+def _within_wildcards(puzzle: Puzzle, case: Case, result: Any) -> Any:
+    """``result`` with its solution cut at the first state that differs from the goal in at most
+    the case's wildcards (a Santa 2023 case may allow more than its puzzle's definition: the search
+    solves to the goal, and the moves after such a state are not needed)."""
+    if not result.solved or case.wildcards <= int(getattr(puzzle, "wildcards", 0) or 0):
+        return result
+    goal = puzzle.goal().reshape(-1)
+    state = case.state[None]
+    actions = [int(a) for a in result.actions]
+    for k in range(len(actions) + 1):
+        if int(np.count_nonzero(state.reshape(-1) != goal)) <= case.wildcards:
+            break
+        state = puzzle.apply(state, np.array([actions[k]]))
+    if k == len(actions):
+        return result
+    cut = actions[:k]
+    return dataclasses.replace(
+        result,
+        actions=tuple(cut),
+        solution=tuple(puzzle.format_moves(cut)),
+        cost=puzzle.path_cost(cut),
+    )
+
+
+def _check_goal(puzzle: Puzzle, case: dict[str, Any], where: str) -> None:
+    """A case's own ``goal`` and ``wildcards``, where it gives them, must be the puzzle's: a
+    :class:`PuzzleError` naming the case (``where``) and the first difference otherwise."""
+    from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
+
+    if "wildcards" in case:
+        given = _whole_number(case["wildcards"], f"{where}: 'wildcards'")
+        own = int(getattr(puzzle, "wildcards", 0) or 0)
+        if given < own:
+            raise PuzzleError(
+                f"{where}: {given} wildcards, but {puzzle.name} allows {own}: "
+                "bench it with a definition of fewer wildcards"
+            )
+    goal = case.get("goal")
+    if goal is None:
+        return
+    if isinstance(puzzle, PermutationPuzzle):
+        if isinstance(goal, str):
+            labels = [t.strip() for t in goal.split(";")]
+        elif isinstance(goal, list):
+            labels = [str(v) for v in goal]
+        else:
+            raise PuzzleError(f"{where}: 'goal' must be labels joined by ';' or a list, got {goal!r:.40}")
+        own_labels = list(puzzle.definition.goal)
+        if labels == own_labels:
+            return
+        if len(labels) != len(own_labels):
+            differs = f"it has {len(labels)} labels for {len(own_labels)} positions"
+        else:
+            i = next(k for k, (a, b) in enumerate(zip(labels, own_labels, strict=True)) if a != b)
+            differs = f"position {i} is {labels[i]!r} where {puzzle.name}'s goal has {own_labels[i]!r}"
+        raise PuzzleError(
+            f"{where}: its goal is not {puzzle.name}'s ({differs}): "
+            "bench it with the definition made for its goal"
+        )
+    text = " ".join(str(v) for v in goal) if isinstance(goal, list) else goal
+    try:
+        target = puzzle.parse(str(text))
+    except PuzzleError as exc:
+        raise PuzzleError(f"{where}: cannot read its 'goal': {exc}") from None
+    if not np.array_equal(target, puzzle.goal()):
+        raise PuzzleError(f"{where}: its goal is not {puzzle.name}'s")
 
 
 def _whole_number(value: Any, what: str) -> int:
@@ -294,6 +403,7 @@ def run_bench(
             for o, c in zip(optimal, cases, strict=True)
         ]
     states = np.stack([c.state for c in cases])
+    santa: Callable[[Sequence[int]], str] | None = getattr(puzzle, "santa_moves", None)
     machines: list[str] = []
     if ray or ray_address is not None:
         from puzzlezero.ray_solve import solve_on_ray
@@ -309,6 +419,7 @@ def run_bench(
         )
     else:
         solved = solve_many(puzzle, states, opts, together=together, on_results=on_results)
+    solved = [_within_wildcards(puzzle, c, r) for c, r in zip(cases, solved, strict=True)]
     results = [
         {
             "id": c.id,
@@ -334,6 +445,8 @@ def run_bench(
         | ({"stages": [dict(st) for st in r.stages]} if r.stages else {})
         | ({"search_length": r.search_length} if r.search_length is not None else {})
         | ({"model": r.model} if r.model is not None else {})
+        | ({"best_known": c.best_known} if c.best_known is not None else {})
+        | ({"santa_moves": santa(r.actions)} if santa is not None and r.solved else {})
         for c, r, opt in zip(cases, solved, optimal, strict=True)
     ]
     k = together or SEARCHES[opts.search].together
@@ -482,6 +595,7 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if reduced:  # paths shortened after the search (reduce_moves, shortcuts), and their own length
         extra["reduced_pct"] = round(100.0 * len(reduced) / n, 2)
         extra["mean_search_length"] = mean([r.get("search_length", r["length"]) for r in solved])
+    extra.update(best_known_summary(results))
     first = [r["first_solution_seconds"] for r in solved if "first_solution_seconds" in r]
     if first:  # anytime solving: when the first solution came, and how good it was by when
         extra["median_first_solution_seconds"] = round(statistics.median(first), 4)
@@ -506,6 +620,31 @@ def summarize(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "median_seconds": round(statistics.median(seconds), 4) if seconds else None,
         "mean_seconds": mean(seconds),
     } | extra
+
+
+def best_known_summary(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The comparison with best known lengths, over the cases that have one (``{}`` where none
+    does): ``best_known_cases``; ``mean_best_known``; ``mean_length_on_best_known``, the mean found
+    length over those solved; ``at_or_below_best_known_pct``, the share of them solved in at most
+    their best known length; ``total_length`` and ``total_best_known``, the sums of the found and
+    the best known lengths (a competition's score is the sum of its solutions' lengths;
+    ``total_length`` is ``None`` while any of these cases is unsolved)."""
+    known = [r for r in results if r.get("best_known") is not None]
+    if not known:
+        return {}
+    solved = [r for r in known if r["solved"]]
+    return {
+        "best_known_cases": len(known),
+        "mean_best_known": round(float(np.mean([r["best_known"] for r in known])), 4),
+        "mean_length_on_best_known": round(float(np.mean([r["length"] for r in solved])), 4)
+        if solved
+        else None,
+        "at_or_below_best_known_pct": round(
+            100.0 * sum(r["length"] <= r["best_known"] for r in solved) / len(known), 2
+        ),
+        "total_length": sum(r["length"] for r in solved) if len(solved) == len(known) else None,
+        "total_best_known": sum(r["best_known"] for r in known),
+    }
 
 
 #: the instants of :func:`by_seconds` (those up to the longest case's time are reported)

@@ -134,7 +134,10 @@ def register_definition(definition: Any, *, from_file: bool = True) -> str:
     name = definition.name
     old = _REGISTRY.get(name)
     if old is not None:
-        if old.kwargs.get("definition") == definition:
+        known = old.kwargs.get("definition")
+        if known is None:  # a puzzle registered with the package (a generated family): its own
+            known = getattr(make(name), "definition", None)
+        if known == definition:
             return name
         raise ValueError(
             f"the definition {name!r} has other moves or another goal than the puzzle {name!r} registered "
@@ -153,13 +156,14 @@ def _definition_file(path: str) -> str:
             f"no puzzle or definition file {path!r}: a definition file (.json, .g, .gap) must exist; "
             f"registered puzzles: {', '.join(_REGISTRY)}"
         )
-    try:
-        return register_definition(load_definition(path))
-    except ValueError as exc:
-        if isinstance(exc, UnknownNameError):
-            raise
-        from puzzlezero.errors import DefinitionError
+    from puzzlezero.errors import DefinitionError, PuzzleError
 
+    defn = load_definition(path)  # a DefinitionError names the file
+    try:
+        return register_definition(defn)
+    except PuzzleError:
+        raise
+    except ValueError as exc:
         raise DefinitionError(f"{path}: {exc}") from None
 
 

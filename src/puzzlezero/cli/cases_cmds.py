@@ -1,9 +1,13 @@
-"""``cases``: a benchmark case file of random states, the format ``bench --cases`` reads.
+"""``cases``: a benchmark case file of random states, the format ``bench --cases`` reads;
+``import-santa``: the Santa 2023 competition's puzzles as definitions and case files.
 
 Examples::
 
     puzzlezero cases puzzle15 --n 20 --depth 100 200 --seed 1 --out p15.json
     puzzlezero cases cube2 --n 1000 --seed 2026 --out benchmarks/cube2_random1000.json   # with optimal lengths
+    puzzlezero cases my_puzzle.json --n 50 --out mine.json                              # a definition file
+    puzzlezero import-santa --info puzzle_info.csv --puzzles puzzles.csv \
+        --submission sample_submission.csv --types cube_2/2/2,wreath_6/6 --out santa/
 
 States are the goal scrambled ``k ~ U[LO, HI]`` random moves (deep enough to be practically uniform
 on small puzzles). cube2's cases carry the exact optimal length of every state, from its distance
@@ -27,10 +31,13 @@ from puzzlezero.registry import make
 from puzzlezero.storage import atomic_write_json
 
 
-def make_cases(p: Puzzle, n: int, depth: tuple[int, int], seed: int) -> dict[str, Any]:
+def make_cases(
+    p: Puzzle, n: int, depth: tuple[int, int], seed: int, given: str | None = None
+) -> dict[str, Any]:
     """A case file's contents: ``{"puzzle", "source", "cases": [{"id", <the state's JSON>,
     "optimal_length" (cube2 only)}, ...]}`` of ``n`` states scrambled ``LO..HI`` moves from the goal
-    with ``seed``."""
+    with ``seed``; ``given`` is the puzzle as the command named it (a definition file's path), for
+    the ``source`` line."""
     lo, hi = depth
     if n < 1:
         raise PuzzleError(f"--n must be at least 1, got {n}")
@@ -48,7 +55,7 @@ def make_cases(p: Puzzle, n: int, depth: tuple[int, int], seed: int) -> dict[str
         if optimal is not None:
             case["optimal_length"] = int(optimal[i])
         cases.append(case)
-    source = f"puzzlezero cases {p.name} --n {n} --depth {lo} {hi} --seed {seed}"
+    source = f"puzzlezero cases {given or p.name} --n {n} --depth {lo} {hi} --seed {seed}"
     return {"puzzle": p.name, "source": source, "cases": cases}
 
 
@@ -69,7 +76,7 @@ def cases_cmd(
     """Make a benchmark case file of random states, for `puzzlezero bench PUZZLE --cases FILE`
     (cube2's cases carry their optimal lengths)."""
     p = make(puzzle)
-    data = make_cases(p, n, depth, seed)
+    data = make_cases(p, n, depth, seed, puzzle)
     if out is None:
         typer.echo(json.dumps(data, indent=1))
         return
@@ -78,3 +85,115 @@ def cases_cmd(
     except OSError as exc:
         raise PuzzleError(f"cannot write {out}: {exc.strerror or exc}") from None
     typer.echo(f"wrote {len(data['cases'])} cases to {out}")
+
+
+def _existing(path: Path, flag: str) -> Path:
+    """``path`` where it is a file; a :class:`PuzzleError` naming ``flag`` and the path otherwise."""
+    if not path.is_file():
+        what = "a folder, not a file" if path.is_dir() else "no such file"
+        raise PuzzleError(f"{flag} {path}: {what}")
+    return path
+
+
+@app.command("import-santa")
+def import_santa_cmd(
+    folder: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A folder of the competition's files (puzzle_info.csv, puzzles.csv and, where "
+            "present, submission.csv or sample_submission.csv); --info, --puzzles and --submission "
+            "name them one by one instead.",
+            show_default=False,
+        ),
+    ] = None,
+    *,
+    info: Annotated[
+        Path | None,
+        typer.Option(
+            "--info",
+            help="puzzle_info.csv: puzzle_type,allowed_moves (each type's moves as a dict of "
+            "permutations; read as data, never run).",
+            show_default=False,
+        ),
+    ] = None,
+    puzzles: Annotated[
+        Path | None,
+        typer.Option(
+            "--puzzles",
+            help="puzzles.csv: id,puzzle_type,solution_state,initial_state,num_wildcards.",
+            show_default=False,
+        ),
+    ] = None,
+    submission: Annotated[
+        Path | None,
+        typer.Option(
+            "--submission",
+            help="A submission (id,moves; moves joined by '.', -m the inverse of m): each solution "
+            "that solves its puzzle becomes the case's best_known length, which bench compares with.",
+            show_default=False,
+        ),
+    ] = None,
+    types: Annotated[
+        str | None,
+        typer.Option(
+            "--types",
+            metavar="TYPE,TYPE",
+            help="Only these puzzle types, e.g. cube_2/2/2,wreath_6/6 (or cube_2-2-2).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="The folder to write the definitions and case files into (made if missing; files of "
+            "the same names there are replaced).",
+            show_default=False,
+        ),
+    ],
+) -> None:
+    """Import the Santa 2023 competition's puzzles (puzzle_info.csv, puzzles.csv and a submission)
+    as definitions and case files for `puzzlezero bench DEFINITION --cases CASES`: one definition
+    per puzzle type and goal, its cases beside it."""
+    from puzzlezero.puzzles.permutation.santa import find_santa_files, import_santa
+
+    if folder is not None:
+        if not folder.is_dir():
+            raise PuzzleError(f"{folder}: not a folder of the competition's files")
+        found_info, found_puzzles, found_submission = find_santa_files(folder)
+        info = info or found_info
+        puzzles = puzzles or found_puzzles
+        submission = submission or found_submission
+    if info is None or puzzles is None:
+        raise PuzzleError(
+            "name the competition's files: --info puzzle_info.csv --puzzles puzzles.csv "
+            "(or a folder that holds them)"
+        )
+    chosen = [t.strip() for t in types.split(",") if t.strip()] if types is not None else None
+    if chosen is not None and not chosen:
+        raise PuzzleError("--types names no puzzle type")
+    summary = import_santa(
+        _existing(info, "--info"),
+        _existing(puzzles, "--puzzles"),
+        out,
+        submission=None if submission is None else _existing(submission, "--submission"),
+        types=chosen,
+    )
+    for imp in summary.puzzles:
+        known = f", {imp.best_known} with a best known length" if submission is not None else ""
+        own = f", the built-in puzzle {imp.puzzle}" if imp.family and imp.puzzle == imp.name else ""
+        typer.echo(
+            f"wrote {imp.definition} (definition{own}) and {imp.cases_file}: {imp.cases} cases of {imp.puzzle_type}{known}"
+        )
+    rest = summary.lines()[len(summary.puzzles) :]
+    for line in rest:
+        typer.echo(line)
+    total = sum(imp.cases for imp in summary.puzzles)
+    kinds, defs = len(summary.cases_per_type), len(summary.puzzles)
+    typer.echo(
+        f"{total} cases of {kinds} puzzle type{'s' * (kinds != 1)} in {defs} definition{'s' * (defs != 1)}"
+    )
+    if summary.puzzles:
+        first = summary.puzzles[0]
+        puzzle = first.puzzle if first.family and first.puzzle == first.name else first.definition
+        typer.echo(f"bench one: puzzlezero bench {puzzle} --cases {first.cases_file}")

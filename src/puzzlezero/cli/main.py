@@ -83,6 +83,7 @@ def global_options(
 # optional part not installed) is skipped.
 COMMAND_MODULES = (
     "puzzlezero.cli.puzzle_cmds",
+    "puzzlezero.cli.definition_cmds",
     "puzzlezero.cli.cases_cmds",
     "puzzlezero.cli.solve_cmds",
     "puzzlezero.cli.value_cmds",

@@ -85,6 +85,8 @@ from typing import Any
 
 import numpy as np
 
+from puzzlezero.errors import DefinitionError
+
 __all__ = [
     "CUBE_GOALS",
     "FAMILIES",
@@ -138,13 +140,13 @@ _NORMALS = {name: np.array(normal, dtype=np.int64) for name, normal, _, _ in _FA
 
 def _check_size(value: int, what: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or not lo <= int(value) <= hi:
-        raise ValueError(f"{what} must be a whole number from {lo} to {hi}, got {value!r}")
+        raise DefinitionError(f"{what} must be a whole number from {lo} to {hi}, got {value!r}")
     return int(value)
 
 
 def _check_goal(goal: str, kinds: tuple[str, ...], what: str) -> str:
     if goal not in kinds:
-        raise ValueError(f"unknown goal {goal!r} for {what}; goals are {', '.join(kinds)}")
+        raise DefinitionError(f"unknown goal {goal!r} for {what}; goals are {', '.join(kinds)}")
     return goal
 
 
@@ -332,7 +334,7 @@ def globe(rows: int, columns: int, goal: str = "standard", band_width: int | Non
     width = GLOBE_BAND_WIDTHS.get((rows, columns), _DEFAULT_BAND_WIDTH) if band_width is None else band_width
     width = _check_size(width, "a globe's band width", 1, 2 * columns)
     if (2 * columns) % width:
-        raise ValueError(f"a globe's band width must divide its {2 * columns} sectors, got {width}")
+        raise DefinitionError(f"a globe's band width must divide its {2 * columns} sectors, got {width}")
     rings, sectors = rows + 1, 2 * columns
     grid = np.arange(rings * sectors, dtype=np.int64).reshape(rings, sectors)
     moves: dict[str, list[int]] = {}
@@ -430,7 +432,7 @@ def family_definition(puzzle_type: str, goal: str = "standard") -> Definition:
     try:
         make, args = FAMILIES[puzzle_type]
     except (KeyError, TypeError):
-        raise ValueError(
+        raise DefinitionError(
             f"unknown puzzle type {puzzle_type!r}; the known types are {', '.join(FAMILIES)}"
         ) from None
     return make(*args, goal=goal)

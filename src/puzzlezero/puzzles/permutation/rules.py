@@ -230,13 +230,12 @@ class PermutationPuzzle(Puzzle):
         return out
 
     def santa_moves(self, actions: Sequence[int]) -> str:
-        """The moves as the Santa 2023 competition writes a solution: names joined by ``.``, a
-        move the definition added as an inverse written ``-m``."""
-        given = self.definition.given_moves
+        """The moves as the Santa 2023 competition writes a solution: names joined by ``.``, the
+        inverse of an earlier move ``m`` written ``-m`` (``f0'`` -> ``-f0``)."""
         out = []
         for a in actions:
-            a = int(a)
-            out.append(self.action_names[a] if a < given else f"-{self.action_names[int(self._inverse[a])]}")
+            a, inv = int(a), int(self._inverse[int(a)])
+            out.append(f"-{self.action_names[inv]}" if inv < a else self.action_names[a])
         return ".".join(out)
 
     # ---- algebra -------------------------------------------------------------------------------
