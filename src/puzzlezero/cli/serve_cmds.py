@@ -13,7 +13,7 @@ import time
 from dataclasses import MISSING, fields
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -46,6 +46,28 @@ def parse_models(items: list[str]) -> dict[str, str]:
             )
         out[name] = str(path)
     return out
+
+
+def read_puzzle_files(paths: list[Path]) -> tuple[dict[str, Any], ...]:
+    """The definitions of ``--puzzle-file``: each file read as data (JSON or GAP text, never code)
+    in any format :func:`~puzzlezero.puzzles.permutation.definition.read_definition` reads, checked
+    and registered in this process under its puzzle's name; returned as the native JSON objects the
+    workers register. A file that cannot be read, fails a check or names a puzzle registered
+    already with other moves raises :class:`~puzzlezero.errors.DefinitionError` naming the file."""
+    from puzzlezero.errors import DefinitionError
+    from puzzlezero.puzzles.permutation.definition import read_definition
+    from puzzlezero.web.pool import register_definitions
+
+    out: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            data = read_definition(path)
+            register_definitions([data])
+        except DefinitionError as exc:
+            text = str(exc)
+            raise DefinitionError(text if str(path) in text else f"{path}: {text}") from None
+        out.append(data)
+    return tuple(out)
 
 
 def _is_loopback(host: str) -> bool:
@@ -308,6 +330,19 @@ def serve(
             help="Serve a model folder for a puzzle instead of the shipped one: PUZZLE=DIR (repeatable).",
         ),
     ] = None,
+    puzzle_file: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--puzzle-file",
+            rich_help_panel="Models and tables",
+            metavar="FILE",
+            help="Serve a permutation puzzle defined by FILE (this project's JSON, a CayleyPy or cubing.js "
+            "KPuzzle JSON file, or GAP generators; see `puzzlezero definition check`), repeatable. Each "
+            "file is read as data, never run, and checked before the server starts (a bad one stops it, "
+            "naming the file and the reason); its puzzle is served under its name, in the server and "
+            "every worker. Requests name puzzles, never files.",
+        ),
+    ] = None,
     node_modules: Annotated[
         Path | None,
         typer.Option(
@@ -335,7 +370,8 @@ def serve(
 
     Requests name only the server's registered searches and heuristics (GET /api/info lists them);
     the module:factory form is for one's own code in the Python API and the CLI, and the server
-    refuses it (422). The limits below are per request, per client (by address) and per worker.
+    refuses it (422). Likewise requests name registered puzzles, never definition files:
+    --puzzle-file serves a puzzle defined as data. The limits below are per request, per client (by address) and per worker.
     """
     try:
         import uvicorn  # noqa: F401 - run_server's
@@ -346,6 +382,7 @@ def serve(
             f"the web app needs FastAPI and uvicorn: pip install 'puzzlezero[web]' ({exc.name} missing)"
         ) from None
     allowed, note = served_hosts(host, allowed_host or [])
+    definitions = read_puzzle_files(puzzle_file or [])  # before --model, which may name one
     kwargs: dict[str, object] = {
         "models": parse_models(model or []),
         "executor": executor,
@@ -355,6 +392,7 @@ def serve(
         "default_max_nodes": min(max_nodes, 2_000_000),
         "node_modules": node_modules,
         "allowed_hosts": allowed,
+        "puzzle_definitions": definitions,
     }
     given = {
         "workers": workers,
@@ -376,6 +414,8 @@ def serve(
     config = ServerConfig(**kwargs)  # type: ignore[arg-type]
     for line in prepare_tables(config, build_tables or []):
         typer.echo(line)
+    for data in definitions:
+        typer.echo(f"serving the puzzle {data['name']} defined by --puzzle-file")
     typer.echo(
         f"puzzlezero web app on http://{_as_host(host)}:{port}/ ({config.workers} {config.executor} "
         f"workers, up to {config.queue} solves waiting in line, {config.client_waiting} waiting and "

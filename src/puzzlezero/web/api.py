@@ -13,6 +13,10 @@ parsing; the parse then runs off the event loop. A client that closes the connec
 ``POST /api/solve`` or ``/api/value`` waits gives up its place (the handler watches for the
 disconnect), and a queued job that nobody polls leaves the line after ``job_idle_timeout``.
 These endpoints are ``async``: the pool and the job store live on the event loop.
+
+Every request names its puzzle by a registered name (:func:`served_puzzle`); a definition file's
+path, which the Python API and the CLI read where a puzzle name goes, is refused, so no request
+makes the server read a file (``puzzlezero serve --puzzle-file`` serves definitions).
 """
 
 from __future__ import annotations
@@ -30,7 +34,13 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 import puzzlezero
-from puzzlezero.errors import InvalidMoveError, MissingTableError, ModelFileError, PuzzleError
+from puzzlezero.errors import (
+    InvalidMoveError,
+    MissingTableError,
+    ModelFileError,
+    PuzzleError,
+    UnknownNameError,
+)
 from puzzlezero.model_folders import find_model_dir
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
@@ -57,7 +67,7 @@ from puzzlezero.web.schemas import (
     ValueResponse,
 )
 
-__all__ = ["router", "ApiError", "client_key", "puzzle_kind", "random_walk"]
+__all__ = ["router", "ApiError", "client_key", "puzzle_kind", "random_walk", "served_puzzle"]
 
 router = APIRouter(prefix="/api")
 
@@ -127,8 +137,27 @@ async def _outcome(request: Request, ticket: Ticket) -> dict[str, Any]:
 
 
 def puzzle_kind(p: Puzzle) -> str:
-    """Which page shows the puzzle: ``cube``, ``sliding``, ``lightsout``, ``sokoban`` or ``other``."""
+    """Which page shows the puzzle and how: ``cube`` (the cube page), ``sliding``, ``lightsout``,
+    ``sokoban``, ``permutation`` (a puzzle defined as data: a button per move) or ``other``."""
+    from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
+
+    if isinstance(p, PermutationPuzzle):
+        return "permutation"
     return KINDS.get(p.json_key, "other")
+
+
+def served_puzzle(name: str) -> Puzzle:
+    """The registered puzzle a request names. Requests name puzzles only by their registered names
+    (``GET /api/puzzles``): anything else, a definition file's path or name included, is refused
+    (400, listing the registered ones) before the registry is asked, so no request makes the server
+    read a file."""
+    registered = names()
+    if not isinstance(name, str) or name not in registered:
+        raise UnknownNameError(
+            f"unknown puzzle {str(name)[:64]!r}: a request names a registered puzzle, never a file "
+            f"(puzzlezero serve --puzzle-file FILE serves a definition); registered puzzles: {', '.join(registered)}"
+        )
+    return make(name)
 
 
 def _reversible(p: Puzzle) -> bool:
@@ -219,11 +248,25 @@ def _has_layered_model(p: Puzzle) -> bool:
     return True
 
 
+def _drawing_of(p: Puzzle) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """A permutation puzzle's drawing hint and how cubing.js shows it in 3-D (``None`` where it
+    does not: :func:`~puzzlezero.puzzles.permutation.viewer.cubing_view`); ``(None, None)`` for the
+    other puzzles."""
+    from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
+    from puzzlezero.puzzles.permutation.viewer import cubing_view
+
+    if not isinstance(p, PermutationPuzzle):
+        return None, None
+    drawing = p.definition.drawing
+    return (dict(drawing) if drawing is not None else None), cubing_view(p)
+
+
 @cache
 def _infos_of(registered: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
     out = []
     for name in registered:
         p = make(name)
+        drawing, cubing = _drawing_of(p)
         out.append(
             {
                 "name": name,
@@ -231,11 +274,14 @@ def _infos_of(registered: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
                 "kind": puzzle_kind(p),
                 "json_key": p.json_key,
                 "action_names": list(p.action_names),
+                "inverses": [int(a) for a in np.asarray(p.inverse_action)],
                 "default_scramble_depth": int(p.default_scramble_depth),
                 "reversible": _reversible(p),
                 "model": has_shipped_model(name),
                 "goals": list(p.goal_predicates()),
                 "layered_model": _has_layered_model(p),
+                "drawing": drawing,
+                "cubing": cubing,
             }
         )
     return tuple(out)
@@ -288,7 +334,7 @@ def scramble(
     seed: Annotated[int | None, Query(ge=0, lt=2**63)] = None,
     svg: Annotated[bool | None, Query(description="include an SVG (default: all but cubes)")] = None,
 ) -> dict[str, Any]:
-    p = make(puzzle)
+    p = served_puzzle(puzzle)
     depth = int(_capped(depth, p.default_scramble_depth, _config(request).max_scramble_depth, "depth"))
     seed = secrets.randbits(63) if seed is None else seed
     rng = np.random.default_rng(seed)
@@ -303,7 +349,7 @@ def scramble(
 
 @router.post("/validate", response_model=ValidateResponse, summary="Is this a legal state?")
 def validate(req: ValidateRequest) -> dict[str, Any]:
-    p = make(req.puzzle)
+    p = served_puzzle(req.puzzle)
     try:
         state = read_state(p, req.state)
     except PuzzleError as exc:
@@ -325,7 +371,7 @@ async def value(request: Request, req: ValueRequest) -> dict[str, Any]:
     out = await _outcome(request, ticket)
     if "error" in out:
         raise worker_error(out["error"], out["kind"])
-    return {**out["ok"], "after_move": after_move(make(req.puzzle), out["ok"]["action_values"])}
+    return {**out["ok"], "after_move": after_move(served_puzzle(req.puzzle), out["ok"]["action_values"])}
 
 
 def after_move(p: Puzzle, action_values: dict[str, float]) -> dict[str, float]:
@@ -341,7 +387,7 @@ def after_move(p: Puzzle, action_values: dict[str, float]) -> dict[str, float]:
 
 @router.post("/move", response_model=MoveResponse, response_model_exclude_none=True, summary="Apply moves")
 def move(request: Request, req: MoveRequest) -> dict[str, Any]:
-    p = make(req.puzzle)
+    p = served_puzzle(req.puzzle)
     state = read_state(p, req.state)
     cfg = _config(request)
     if not isinstance(req.moves, str) and len(req.moves) > cfg.max_moves:
@@ -389,12 +435,12 @@ def render_get(
     state: Annotated[str | None, Query(max_length=4000)] = None,
     size: Annotated[int, Query(ge=50, le=2000)] = 300,
 ) -> Response:
-    return _svg_response(make(puzzle), state, size)
+    return _svg_response(served_puzzle(puzzle), state, size)
 
 
 @router.post("/render", response_class=Response, summary="SVG drawing of a state (POST)")
 def render_post(req: RenderRequest) -> Response:
-    return _svg_response(make(req.puzzle), req.state, req.size)
+    return _svg_response(served_puzzle(req.puzzle), req.state, req.size)
 
 
 @dataclass(frozen=True)
@@ -457,7 +503,7 @@ def _prepare(cfg: ServerConfig, req: SolveRequest) -> _Solve:
     (:func:`solve_options`) once: bad input raises here, before the request takes a place in line
     (after admission, off the event loop), and the worker runs the job's options as they are. Its
     time limit starts when a worker takes it; the wall limit adds the server's grace to it."""
-    p = make(req.puzzle)
+    p = served_puzzle(req.puzzle)
     state = read_state(p, req.state)
     opts = solve_options(cfg, p, req)
     return _Solve(p, state, SolveJob(p.name, state, opts), opts.time_limit + cfg.grace_seconds)
@@ -467,7 +513,7 @@ def _prepare_value(cfg: ServerConfig, req: ValueRequest) -> SolveJob:
     """Parse the state of a value request and make its job (the keywords of
     :func:`puzzlezero.cost_to_go.value`, with the operator's model and the server's limit on the
     optimal solver); after admission, off the event loop."""
-    p = make(req.puzzle)
+    p = served_puzzle(req.puzzle)
     options = {
         "heuristic": req.heuristic or "learned",
         "model": cfg.models.get(p.name),

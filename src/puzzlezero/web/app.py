@@ -42,7 +42,7 @@ from puzzlezero.web import api
 from puzzlezero.web.config import VENDOR_DIRS, ServerConfig, find_node_modules
 from puzzlezero.web.errors import INTERNAL, STATUS, ApiError, http_error
 from puzzlezero.web.jobs import JobStore
-from puzzlezero.web.pool import QueueFullError, SolveFn, SolvePool
+from puzzlezero.web.pool import QueueFullError, SolveFn, SolvePool, register_definitions
 
 __all__ = ["create_app", "STATIC_DIR", "ServedHosts"]
 
@@ -192,9 +192,12 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
     with it: running jobs may end within ``config.shutdown_timeout``, counted from when the server
     began to stop (``app.state.stopping_since``, which ``puzzlezero serve`` sets on SIGTERM or
     Ctrl-C, before uvicorn waits for the open requests), so the whole stop takes no longer. While
-    it runs, waiting jobs nobody polls leave the line (``config.job_idle_timeout``).
+    it runs, waiting jobs nobody polls leave the line (``config.job_idle_timeout``). The permutation
+    puzzles of ``config.puzzle_definitions`` are checked and registered here (a bad one raises
+    :class:`~puzzlezero.errors.DefinitionError`) and by each worker process as it starts.
     """
     config = config or ServerConfig()
+    register_definitions(config.puzzle_definitions)  # the workers register the same data when they start
     pool = SolvePool(config, solve_fn)
     jobs = JobStore(pool, config.result_ttl, config.max_results, config.job_idle_timeout)
 
@@ -219,8 +222,9 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
     app = FastAPI(
         title="puzzlezero",
         version=puzzlezero.__version__,
-        description="Solve Rubik's cubes, sliding puzzles, Lights Out and Sokoban with DeepCubeA-style "
-        "learned heuristics and batch weighted A*. Pages: `/` (cube), `/board` (other puzzles).",
+        description="Solve Rubik's cubes, sliding puzzles, Lights Out, Sokoban and permutation puzzles defined "
+        "as data with DeepCubeA-style learned heuristics and batch weighted A*. Pages: `/` (cube), `/board` "
+        "(other puzzles).",
         lifespan=lifespan,
         docs_url=None,  # served below from the swagger-ui-bundle package: no CDN, works offline
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -140,6 +140,12 @@ class ServerConfig:
     """Seconds a waiting job (``POST /api/jobs``) keeps its place in line without its client
     polling ``GET /api/jobs/{id}``; then it leaves the line (status ``cancelled``). The pages poll
     every second."""
+    puzzle_definitions: tuple[dict[str, Any], ...] = ()
+    """Permutation puzzles served beside the registered ones, as data: native definitions (JSON
+    objects, :mod:`puzzlezero.puzzles.permutation.definition`; ``puzzlezero serve --puzzle-file``
+    reads them from the files its operator names). They are checked and registered in the server
+    when the app is made, and handed to every worker process with its start-up arguments, which
+    registers them before it serves; requests name them by their ``name``, never by a file."""
 
     def __post_init__(self) -> None:
         from puzzlezero.errors import PuzzleError
@@ -208,9 +214,10 @@ class ServerConfig:
 
     def public(self) -> dict[str, Any]:
         """The limits a client may want to know (no paths)."""
-        out = asdict(self)
+        out = asdict(replace(self, puzzle_definitions=()))  # not every move of every definition
         out.pop("node_modules")
         out["models"] = sorted(self.models)  # which puzzles have one, not where it lies
+        out["puzzle_definitions"] = [str(d.get("name", "")) for d in self.puzzle_definitions]
         return out
 
 

@@ -55,7 +55,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -81,6 +81,7 @@ __all__ = [
     "SolveTimeoutError",
     "Ticket",
     "WorkerCrashedError",
+    "register_definitions",
     "run_job",
     "solve_one",
     "warm_options",
@@ -176,14 +177,36 @@ def _limit_memory(mib: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (want, hard))
 
 
+def register_definitions(definitions: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Check and register permutation puzzles given as data (native definitions, JSON objects) in
+    this process, and return their names: what the server does with ``--puzzle-file``'s
+    definitions, and each worker before it serves. Idempotent; a definition that fails its checks,
+    or whose name another puzzle holds, raises :class:`~puzzlezero.errors.DefinitionError` naming it."""
+    from puzzlezero.errors import DefinitionError
+    from puzzlezero.puzzles.permutation.definition import Definition
+    from puzzlezero.registry import register_definition
+
+    out = []
+    for data in definitions:
+        where = str(data.get("name", "definition")) if isinstance(data, Mapping) else "definition"
+        definition = Definition.from_dict(data, where=where)
+        try:
+            out.append(register_definition(definition))
+        except ValueError as exc:
+            raise DefinitionError(f"{where}: {exc}") from None
+    return out
+
+
 def _init_worker(
     threads: int,
     warm: tuple[tuple[str, SolveOptions], ...] = (),
     memory_mib: int = 0,
     load_torch: bool = True,
+    definitions: tuple[Mapping[str, Any], ...] = (),
 ) -> None:
     """Prepare a worker process: ignore Ctrl-C (the server stops its workers), cap its memory,
-    forbid table builds, pin the networks' thread count, then load the networks and tables of ``warm``
+    forbid table builds, register the puzzles the server was given as data (``definitions``,
+    :func:`register_definitions`), pin the networks' thread count, then load the networks and tables of ``warm``
     (``(puzzle, the options of its own search, resolved by the server)``: the heuristic, with the
     operator's model where one is served, and the fallback search's tables) before the first request.
 
@@ -195,6 +218,7 @@ def _init_worker(
     from puzzlezero.storage import forbid_table_builds
 
     forbid_table_builds()  # tables are built by `puzzlezero pdb build`, never by a request
+    register_definitions(definitions)  # data, as the server checked it: never a file read here
     if load_torch:  # the networks' intra-op threads (onnxruntime; torch too where a model runs on it)
         from puzzlezero.nn.runtime import set_default_threads
 
@@ -313,6 +337,7 @@ def _worker_main(
     memory_mib: int,
     solve_fn: SolveFn | None,
     initializer: Callable[[], None] | None,
+    definitions: tuple[Mapping[str, Any], ...] = (),
 ) -> None:
     """A worker process: start up, say ``("ready", pid)``, then run ``(seq, job)`` messages one at
     a time, answering ``("done", seq, run_job output)`` or ``("failed", seq, text)`` (after any
@@ -320,7 +345,7 @@ def _worker_main(
     closes. A start-up failure is sent as
     ``("start_failed", text)`` and ends the process with exit code 3."""
     try:
-        _init_worker(threads, warm, memory_mib, load_torch=solve_fn is None)
+        _init_worker(threads, warm, memory_mib, load_torch=solve_fn is None, definitions=definitions)
         if initializer is not None:
             initializer()
     except BaseException as exc:  # noqa: BLE001 - reported to the pool, which backs off
@@ -529,6 +554,7 @@ class SolvePool:
             self.config.worker_memory_limit,
             self.solve_fn,
             self.initializer,
+            self.config.puzzle_definitions,
         )
         self.spawned += 1
         process = ctx.Process(target=_worker_main, args=args, name=f"pz-solve-{self.spawned}")

@@ -267,9 +267,15 @@ class RenderRequest(_Request):
 class PuzzleInfo(BaseModel):
     name: str
     description: str
-    kind: str = Field(description="cube | sliding | lightsout | sokoban | other: which page shows it")
+    kind: str = Field(
+        description="cube | sliding | lightsout | sokoban | permutation | other: which page shows it and how "
+        "(permutation: a puzzle defined as data, a button per move)"
+    )
     json_key: str
     action_names: list[str]
+    inverses: list[int] = Field(
+        default_factory=list, description="each move's inverse, as an index into action_names (-1: none)"
+    )
     default_scramble_depth: int
     reversible: bool = Field(description="every move has an inverse (scrambles are move sequences)")
     model: bool = Field(description="a trained model is shipped for it")
@@ -280,6 +286,16 @@ class PuzzleInfo(BaseModel):
     layered_model: bool = Field(False, description="models for layered solving are shipped (<name>-layered)")
     policy_only: bool = Field(
         False, description="its model has a policy and no value: searched by its policy beam (pbeam) only"
+    )
+    drawing: dict[str, Any] | None = Field(
+        None,
+        description='a permutation puzzle\'s drawing hint, as its definition gives it ({"kind": "cube", "size": 4}, '
+        '"globe", "wreath", "grid"); None for other puzzles',
+    )
+    cubing: dict[str, Any] | None = Field(
+        None,
+        description='how cubing.js shows the puzzle in 3-D: {"puzzle": "4x4x4", "moves": {"f0": "F", ...}}, each '
+        "move's cubing.js move (a move sequence from the goal shows the same picture there); None where it cannot",
     )
 
 

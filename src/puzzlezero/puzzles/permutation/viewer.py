@@ -1,35 +1,73 @@
-"""Pictures of permutation puzzles: a cube as its net, anything else as a labelled grid.
+"""Pictures of permutation puzzles: a cube as its net, a wreath as its two rings, anything else as a
+labelled grid; and, for cubes, the cubing.js move of each move (the web page's 3-D view).
 
 A definition's ``drawing`` says how to lay the positions out. A cube (``{"kind": "cube", "size":
 n}``) has ``6 n^2`` stickers, face after face in the order U, F, R, B, L, D (the Santa 2023
-competition's), each face row by row; it is drawn as the net::
+competition's), each face row by row as it appears in the net::
 
         U
     L   F   R   B
         D
 
-Globes (``rows`` + 1 rings of ``2 columns`` positions), wreaths (two rings) and grids are drawn as
-rows of labelled cells; labels get colours in the order they first appear in the goal (six colours
-of a cube's faces first). Pure text and SVG strings: no drawing library.
+(U above F with its back edge on top, L F R B in a row seen from outside, D below F with its front
+edge on top). A wreath (``{"kind": "wreath", "left": a, "right": b}``) is drawn as two rings of
+``a`` and ``b`` positions crossing at two positions, each ring in the order its move turns it (the
+rings are read off the moves: the moves that turn ``a`` and ``b`` positions in one cycle). Globes
+(``rows`` + 1 rings of ``2 columns`` positions, one ring a row) and grids are drawn as rows of
+labelled cells, and so is a wreath whose rings the moves do not show. Labels get colours in the
+order they first appear in the goal (a cube's six faces: white, green, red, blue, orange, yellow,
+as cubing.js colours them). Pure text and SVG strings: no drawing library.
+
+:func:`cubing_view` maps a cube's moves to cubing.js moves (``f0`` -> ``F``, ``f1`` -> ``2F``,
+``r3'`` -> ``L`` on a 4x4x4): each move must turn one slice, a block of outer slices or the whole
+cube about an axis of the net's geometry, and the goal must colour each face alike. A move sequence
+then shows the same picture in cubing.js's ``NxNxN`` puzzle as in the net.
 """
 
 from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 
-__all__ = ["FACE_ORDER", "PALETTE", "grid_rows", "net_cells", "render_text", "to_svg"]
+__all__ = [
+    "CUBING_SIZES",
+    "FACE_ORDER",
+    "PALETTE",
+    "cube_stickers",
+    "cubing_move",
+    "cubing_view",
+    "grid_rows",
+    "net_cells",
+    "render_text",
+    "to_svg",
+    "wreath_rings",
+]
 
 #: the faces of a cube's stickers, in the order they are stored
 FACE_ORDER = ("U", "F", "R", "B", "L", "D")
 #: where each face sits in the net, as (row, column) in face units
 _NET = {"U": (0, 1), "L": (1, 0), "F": (1, 1), "R": (1, 2), "B": (1, 3), "D": (2, 1)}
+#: each face's (outward normal, direction of its columns, direction of its rows) with x to the
+#: right, y up and z towards the viewer: the net above folded into a cube
+_FACE_AXES: dict[str, tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]] = {
+    "U": ((0, 1, 0), (1, 0, 0), (0, 0, 1)),
+    "F": ((0, 0, 1), (1, 0, 0), (0, -1, 0)),
+    "R": ((1, 0, 0), (0, 0, -1), (0, -1, 0)),
+    "B": ((0, 0, -1), (-1, 0, 0), (0, -1, 0)),
+    "L": ((-1, 0, 0), (0, 0, 1), (0, -1, 0)),
+    "D": ((0, -1, 0), (1, 0, 0), (0, 0, -1)),
+}
+#: the three turning axes by the face a turn is named from, the opposite face, the whole-cube
+#: rotation that turns as that face does (cubing.js: x as R, y as U, z as F)
+_AXES = (("R", "L", "x"), ("U", "D", "y"), ("F", "B", "z"))
+#: the cubes cubing.js has by name ("2x2x2" .. "7x7x7")
+CUBING_SIZES = range(2, 8)
 #: colours of labels by their order in the goal (a cube: white, green, red, blue, orange, yellow)
 PALETTE = (
     "#ffffff", "#22aa44", "#dd2222", "#2255dd", "#ff8811", "#ffdd00",
@@ -44,6 +82,20 @@ def _colour(value: int) -> str:
     return f"hsl({hue:.0f},65%,60%)"
 
 
+def _drawing(puzzle: PermutationPuzzle) -> dict[str, Any]:
+    return dict(puzzle.definition.drawing or {})
+
+
+def _cube_size(puzzle: PermutationPuzzle) -> int | None:
+    """The size of a cube drawn as a net (its drawing says cube and the positions fit), else None."""
+    drawing = _drawing(puzzle)
+    if drawing.get("kind") != "cube":
+        return None
+    n = int(drawing["size"])
+    return n if puzzle.definition.positions == 6 * n * n else None
+
+
+# ---- layouts -------------------------------------------------------------------------------------
 def net_cells(size: int) -> list[tuple[int, int, int]]:
     """``(row, column, position)`` of every sticker of a cube of ``size`` in its net."""
     cells = []
@@ -58,7 +110,7 @@ def net_cells(size: int) -> list[tuple[int, int, int]]:
 def grid_rows(puzzle: PermutationPuzzle) -> list[list[int]]:
     """The positions in rows: a globe's rings, a wreath's two rings, or a grid of ``columns``."""
     n = puzzle.definition.positions
-    drawing = dict(puzzle.definition.drawing or {})
+    drawing = _drawing(puzzle)
     kind = drawing.get("kind")
     if kind == "globe":
         width = 2 * int(drawing["columns"])
@@ -72,12 +124,98 @@ def grid_rows(puzzle: PermutationPuzzle) -> list[list[int]]:
 
 
 def _cells(puzzle: PermutationPuzzle) -> list[tuple[int, int, int]]:
-    drawing = puzzle.definition.drawing or {}
-    if drawing.get("kind") == "cube" and puzzle.definition.positions == 6 * int(drawing["size"]) ** 2:
-        return net_cells(int(drawing["size"]))
+    size = _cube_size(puzzle)
+    if size is not None:
+        return net_cells(size)
     return [(r, c, p) for r, row in enumerate(grid_rows(puzzle)) for c, p in enumerate(row)]
 
 
+def _cycle(perm: np.ndarray) -> list[int] | None:
+    """The positions ``perm`` moves, in the order it carries them, when they form one cycle."""
+    moved = np.flatnonzero(perm != np.arange(perm.size))
+    if moved.size == 0:
+        return None
+    order = [int(moved[0])]
+    while True:
+        nxt = int(perm[order[-1]])
+        if nxt == order[0]:
+            break
+        order.append(nxt)
+    return order if len(order) == moved.size else None
+
+
+def wreath_rings(puzzle: PermutationPuzzle) -> tuple[list[int], list[int]] | None:
+    """A wreath's two rings, each in the order its move carries the positions, both starting at the
+    same crossing: read off the moves that turn ``left`` and ``right`` positions in one cycle each,
+    which together cover every position and share two. ``None`` when the moves show no such rings."""
+    drawing = _drawing(puzzle)
+    if drawing.get("kind") != "wreath":
+        return None
+    a, b = int(drawing["left"]), int(drawing["right"])
+    cycles = [c for c in (_cycle(np.asarray(p)) for p in puzzle.perms) if c is not None]
+    left = next((c for c in cycles if len(c) == a), None)
+    if left is None:
+        return None
+    right = next((c for c in cycles if len(c) == b and set(c) != set(left)), None)
+    if right is None:
+        return None
+    shared = set(left) & set(right)
+    if len(shared) != 2 or len(set(left) | set(right)) != puzzle.definition.positions:
+        return None
+    start = min(shared)
+    i, j = left.index(start), right.index(start)
+    return left[i:] + left[:i], right[j:] + right[:j]
+
+
+def _ring_points(puzzle: PermutationPuzzle) -> list[tuple[float, float, int]] | None:
+    """``(x, y, position)`` of a wreath's positions (y down): two circles of radius 1 overlapping in
+    a lens, the crossings where they meet, each ring's positions evenly spread over the arc inside
+    the other ring and over the arc outside it; ``None`` when the rings are not known."""
+    rings = wreath_rings(puzzle)
+    if rings is None:
+        return None
+    left, right = rings
+    a, b = len(left), len(right)
+    other = next(p for p in left[1:] if p in right)
+    # each ring's steps from the first crossing to the other along the arc inside the other ring
+    k_left, k_right = left.index(other), right.index(other)
+    m_left, m_right = min(k_left, a - k_left), min(k_right, b - k_right)
+    if k_left != m_left:  # walk the ring the other way round, so that the first arc is the inner one
+        left = [left[0], *reversed(left[1:])]
+    if k_right != m_right:
+        right = [right[0], *reversed(right[1:])]
+    # half the angle of the lens's arcs, seen from their centres: about the rings' inner shares
+    alpha = min(max(math.pi * (m_left / a + m_right / b) / 2, math.pi / 6), math.pi / 3)
+    centre = math.cos(alpha)
+
+    def arc(count: int, inner: int, start: float, sign: float) -> list[float]:
+        out = []
+        for j in range(count):
+            if j <= inner:
+                out.append(start + sign * 2 * alpha * j / inner)
+            else:
+                out.append(
+                    start + sign * (2 * alpha + (2 * math.pi - 2 * alpha) * (j - inner) / (count - inner))
+                )
+        return out
+
+    points: dict[int, tuple[float, float]] = {}
+    for p, t in zip(left, arc(a, m_left, alpha, -1.0), strict=True):  # clockwise from the upper crossing
+        points[p] = (-centre + math.cos(t), -math.sin(t))
+    for p, t in zip(right, arc(b, m_right, math.pi - alpha, 1.0), strict=True):  # counter-clockwise
+        points.setdefault(p, (centre + math.cos(t), -math.sin(t)))
+    return [(x, y, p) for p, (x, y) in points.items()]
+
+
+def _ring_centres(points: list[tuple[float, float, int]]) -> tuple[float, float]:
+    """The x of the two rings' centres (unit circles on y = 0), from the crossing points' x = 0
+    lens: the circles meet where x = 0, at y = -+sin(alpha), so the centres are at -+cos(alpha)."""
+    top = min(y for x, y, _ in points if abs(x) < 1e-9)
+    c = math.sqrt(max(0.0, 1.0 - top * top))
+    return -c, c
+
+
+# ---- pictures ------------------------------------------------------------------------------------
 def render_text(puzzle: PermutationPuzzle, state: np.ndarray) -> str:
     """A terminal picture: the labels in the net or the rows, aligned."""
     flat = np.asarray(state).reshape(-1)
@@ -91,19 +229,69 @@ def render_text(puzzle: PermutationPuzzle, state: np.ndarray) -> str:
     return "\n".join(" ".join(row).rstrip() for row in grid)
 
 
+def _label(puzzle: PermutationPuzzle, value: int, x: float, y: float, font: float) -> str:
+    return (
+        f'<text x="{x:.1f}" y="{y + font * 0.35:.1f}" font-size="{font:.1f}" text-anchor="middle" '
+        f'font-family="monospace" pointer-events="none">{html.escape(puzzle.labels[value])}</text>'
+    )
+
+
+def _svg_open(puzzle: PermutationPuzzle, w: float, h: float) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
+        f'viewBox="0 0 {w:.1f} {h:.1f}" role="img" aria-label="{html.escape(puzzle.name)}">'
+    )
+
+
+def _rings_svg(
+    puzzle: PermutationPuzzle, flat: np.ndarray, points: list[tuple[float, float, int]], size: int
+) -> str:
+    """A wreath's positions as discs on its two rings, each with its label."""
+    xy = np.array([(x, y) for x, y, _ in points])
+    gaps = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(-1))
+    np.fill_diagonal(gaps, np.inf)
+    radius = min(0.45 * float(gaps.min()), 0.2)
+    c_left, c_right = _ring_centres(points)
+    lo = np.minimum(xy.min(0) - radius * 1.15, [c_left - 1.05, -1.05])
+    hi = np.maximum(xy.max(0) + radius * 1.15, [c_right + 1.05, 1.05])
+    scale = size / float(max(hi - lo))
+    w, h = (hi - lo) * scale
+    parts = [_svg_open(puzzle, w, h)]
+    r = radius * scale
+    font = min(r * 0.9, r * 2.4 / max(1, max(len(lab) for lab in puzzle.labels)))
+    for cx in (c_left, c_right):  # the rings themselves, thin, behind the positions
+        parts.append(
+            f'<circle cx="{(cx - lo[0]) * scale:.1f}" cy="{-lo[1] * scale:.1f}" r="{scale:.1f}" fill="none" '
+            f'stroke="#9aa3b5" stroke-width="{max(1.0, r / 6):.1f}"/>'
+        )
+    for x, y, p in points:
+        v = int(flat[p])
+        cx, cy = (x - lo[0]) * scale, (y - lo[1]) * scale
+        parts.append(
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="{_colour(v)}" stroke="#222" '
+            f'stroke-width="{max(0.5, r / 15):.1f}" data-position="{p}"/>'
+        )
+        if r >= 5:
+            parts.append(_label(puzzle, v, cx, cy, font))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def to_svg(puzzle: PermutationPuzzle, state: np.ndarray, size: int = 300) -> str:
-    """An SVG of the state: coloured cells, each with its label where labels are not colours alone."""
+    """An SVG of the state (one ``<svg>`` element): a cube's net of coloured stickers, a wreath's two
+    rings, or rows of cells; each cell carries its label where labels are not colours alone, and
+    its position as ``data-position``."""
     flat = np.asarray(state).reshape(-1)
+    points = _ring_points(puzzle)
+    if points is not None:
+        return _rings_svg(puzzle, flat, points, size)
     cells = _cells(puzzle)
     rows = max(r for r, _, _ in cells) + 1
     cols = max(c for _, c, _ in cells) + 1
     cell = max(4.0, min(size / cols, size / rows))
     w, h = cols * cell, rows * cell
-    show_labels = puzzle.num_values > 6 or (puzzle.definition.drawing or {}).get("kind") != "cube"
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
-        f'viewBox="0 0 {w:.1f} {h:.1f}" role="img" aria-label="{html.escape(puzzle.name)}">'
-    ]
+    show_labels = puzzle.num_values > 6 or _cube_size(puzzle) is None
+    parts = [_svg_open(puzzle, w, h)]
     font = cell * 0.38
     for r, c, p in cells:
         v = int(flat[p])
@@ -113,9 +301,95 @@ def to_svg(puzzle: PermutationPuzzle, state: np.ndarray, size: int = 300) -> str
             f'stroke="#222" stroke-width="{max(0.5, cell / 30):.1f}" data-position="{p}"/>'
         )
         if show_labels and cell >= 10:
-            parts.append(
-                f'<text x="{x + cell / 2:.1f}" y="{y + cell * 0.62:.1f}" font-size="{font:.1f}" '
-                f'text-anchor="middle" font-family="monospace">{html.escape(puzzle.labels[v])}</text>'
-            )
+            parts.append(_label(puzzle, v, x + cell / 2, y + cell / 2, font))
     parts.append("</svg>")
     return "".join(parts)
+
+
+# ---- cubing.js -----------------------------------------------------------------------------------
+def cube_stickers(size: int) -> np.ndarray:
+    """``int64[6 size^2, 3]``: each sticker's centre in sticker order, coordinates ``-size .. size``
+    (x right, y up, z towards the viewer; a face's stickers at ``size`` times its normal)."""
+    c = 2 * np.arange(size, dtype=np.int64) - (size - 1)
+    rows, cols = np.meshgrid(c, c, indexing="ij")
+    out = []
+    for face in FACE_ORDER:
+        normal, across, down = (np.array(v, dtype=np.int64) for v in _FACE_AXES[face])
+        out.append((size * normal + cols[..., None] * across + rows[..., None] * down).reshape(-1, 3))
+    return np.concatenate(out)
+
+
+def _turned(points: np.ndarray, normal: np.ndarray, quarters: int) -> np.ndarray:
+    """``points`` turned ``quarters`` quarter turns clockwise as seen from outside along ``normal``."""
+    for _ in range(quarters % 4):
+        points = (points @ normal)[:, None] * normal[None, :] - np.cross(normal[None, :], points)
+    return points
+
+
+def _suffix(quarters: int) -> str:
+    return {1: "", 2: "2", 3: "'"}[quarters % 4]
+
+
+def cubing_move(perm: np.ndarray, size: int, points: np.ndarray | None = None) -> str | None:
+    """The cubing.js move that permutes a cube's stickers as ``perm`` does (``child = parent[perm]``):
+    one slice (``R``, ``2R``), the outer slices of one side (``Rw``, ``3Rw``) or the whole cube
+    (``x``), a quarter or half turn; ``None`` for anything else."""
+    pts = cube_stickers(size) if points is None else points
+    perm = np.asarray(perm)
+    moved = np.flatnonzero(perm != np.arange(perm.size))
+    if moved.size == 0:
+        return None
+    key = {tuple(p): i for i, p in enumerate(pts.tolist())}
+    for face, opposite, rotation in _AXES:
+        normal = np.array(_FACE_AXES[face][0], dtype=np.int64)
+        along = np.clip(pts @ normal, -(size - 1), size - 1)
+        depth = (size - 1 - along) // 2  # each sticker's slice counted from `face`
+        layers = sorted({int(d) for d in depth[moved]})
+        turning = np.flatnonzero(np.isin(depth, layers))
+        for quarters in (1, 2, 3):
+            dest = [key.get(tuple(q)) for q in _turned(pts[turning], normal, quarters).tolist()]
+            if any(d is None for d in dest):
+                return None
+            want = np.arange(perm.size)
+            want[np.array(dest)] = turning
+            if not np.array_equal(want, perm):
+                continue
+            k = len(layers)
+            if k == size:
+                return rotation + _suffix(quarters)
+            if k == 1 and 0 < layers[0] < size - 1:  # one inner slice, named from the nearer face
+                d = layers[0]
+                if size - 1 - d < d:
+                    return f"{size - d}{opposite}{_suffix(4 - quarters)}"
+                return f"{d + 1}{face}{_suffix(quarters)}"
+            if layers == list(range(k)):  # the outer slices of `face`
+                name = face
+            elif layers == list(range(size - k, size)):  # of the opposite face, turning the other way
+                name, quarters = opposite, 4 - quarters
+            else:
+                return None
+            block = name if k == 1 else f"{name}w" if k == 2 else f"{k}{name}w"
+            return block + _suffix(quarters)
+    return None
+
+
+def cubing_view(puzzle: PermutationPuzzle) -> dict[str, Any] | None:
+    """How cubing.js shows this cube in 3-D: ``{"puzzle": "4x4x4", "moves": {move: cubing.js move}}``
+    where the drawing is a cube cubing.js has (2x2x2 .. 7x7x7), the goal colours each face with a
+    label of its own (so that cubing.js's face colours are the net's) and every move turns slices
+    (:func:`cubing_move`); else ``None``."""
+    size = _cube_size(puzzle)
+    if size is None or size not in CUBING_SIZES:
+        return None
+    goal = puzzle.definition.goal
+    faces = [goal[f * size * size : (f + 1) * size * size] for f in range(6)]
+    if any(len(set(face)) != 1 for face in faces) or len({face[0] for face in faces}) != 6:
+        return None
+    pts = cube_stickers(size)
+    moves: dict[str, str] = {}
+    for name, perm in zip(puzzle.action_names, puzzle.perms, strict=True):
+        move = cubing_move(perm, size, pts)
+        if move is None:
+            return None
+        moves[name] = move
+    return {"puzzle": f"{size}x{size}x{size}", "moves": moves}

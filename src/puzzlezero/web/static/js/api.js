@@ -198,7 +198,12 @@ const METHODS = {
   pdb: { label: "pattern databases + batch weighted A*", body: { search: "bwas", heuristic: "pdb" }, needs: ["bwas", "pdb"] },
   kociemba: { label: "Kociemba two-phase", body: { search: "kociemba" }, needs: ["kociemba"] },
   layered: { label: "layer by layer (one network per goal)", body: { search: "layered" }, needs: ["layered", "learned"] },
+  // no model needed: the count of misplaced cells as the heuristic (short scrambles)
+  misplaced: { label: "misplaced cells + batch weighted A* (no model)", body: { search: "bwas", heuristic: "misplaced" }, needs: ["bwas", "misplaced"] },
+  group: { label: "group solver (no model, long solutions)", body: { search: "group" }, needs: ["group"] },
 };
+/** Puzzles of a plugin or defined as data: solved without a model by the misplaced-cells heuristic. */
+const MODEL_FREE = new Set(["permutation", "other"]);
 
 /** Puzzles whose optimal solver answers in about a second from scratch (GF(2), small tables). */
 const CHEAP_OPTIMAL = new Set(["lightsout7", "cube2", "puzzle8"]);
@@ -209,11 +214,16 @@ export function fillMethods(info, puzzle) {
   let names = puzzle.kind === "sokoban" ? ["learned", "greedy"] : ["learned", "bwas", "greedy", "optimal", "pdb"];
   if (puzzle.name === "cube3") names.push("kociemba");
   if (puzzle.layered_model) names.push("layered"); // shipped models for each goal (cube3-layered)
+  if (MODEL_FREE.has(puzzle.kind)) names.push("misplaced");
+  if (puzzle.kind === "permutation") names.push("group");
   // a policy without a value (lightsout7): its own search, the policy beam, and no value searches
   if (puzzle.policy_only) names = names.filter((n) => n !== "bwas" && n !== "greedy");
   names = names.filter((n) => METHODS[n].needs.every((x) => known.has(x)));
-  // Without a shipped model, default to the optimal solver where it needs no big tables.
-  const preferred = !puzzle.model && CHEAP_OPTIMAL.has(puzzle.name) && names.includes("optimal") ? "optimal" : "learned";
+  // Without a shipped model, default to the optimal solver where it needs no big tables, and to
+  // the misplaced-cells search for a plugin's puzzle or one defined as data.
+  let preferred = "learned";
+  if (!puzzle.model && CHEAP_OPTIMAL.has(puzzle.name) && names.includes("optimal")) preferred = "optimal";
+  else if (!puzzle.model && MODEL_FREE.has(puzzle.kind) && names.includes("misplaced")) preferred = "misplaced";
   const select = document.getElementById("method");
   select.replaceChildren(...names.map((n) => el("option", { value: n, selected: n === preferred }, METHODS[n].label)));
 }

@@ -1,8 +1,13 @@
-// Board page: sliding puzzles, Lights Out, Sokoban and any other puzzle (a plugin's). Boards are
-// the puzzles' own SVG drawings (puzzle.to_svg on the server); a click is mapped to a cell from the
-// centre of the clicked shape in the SVG's own coordinates, so the mapping does not depend on
-// margins or on the page's scale. Any puzzle's drawing may name a move on a shape (data-move="F3"):
-// a click on it plays that move; other puzzles also get one button per move under the board.
+// Board page: sliding puzzles, Lights Out, Sokoban, permutation puzzles defined as data and any
+// other puzzle (a plugin's). Boards are the puzzles' own SVG drawings (puzzle.to_svg on the server);
+// a click is mapped to a cell from the centre of the clicked shape in the SVG's own coordinates, so
+// the mapping does not depend on margins or on the page's scale. Any puzzle's drawing may name a
+// move on a shape (data-move="F3"): a click on it plays that move; permutation and other puzzles
+// also get one button per move under the board, each beside its inverse, grouped by the letters the
+// names start with (f0 f1 ... / r0 r1 ...) when there are many.
+// A cube that cubing.js has (the server's `cubing` entry: its puzzle and each move's cubing.js
+// move) is also shown in 3-D. cubing.js draws move sequences, so the page keeps the moves from the
+// goal to the current state (`S.base`); a state pasted as labels has none, and only its net shows.
 // The page's URL carries the puzzle, the state and a loaded solution
 // (`/board?puzzle=puzzle15&state=...&solution=...`), so a link opens them.
 import { api, busy, el, fillMethods, fillPuzzleSelect, listFound, setSolved, showProgress, setStatus, showStats, solveBody, solveQueued, waitText } from "./api.js";
@@ -12,8 +17,13 @@ const HOW_TO = {
   sliding: "Click a tile in the blank's row or column to slide it; the arrow keys slide a tile in the arrow's direction.",
   lightsout: "Click a light to press it: it and its four neighbours toggle. Goal: every light off.",
   sokoban: "Arrow keys (or a click next to the player) walk; walking into a box pushes it. Goal: every box on a target.",
+  permutation: "Click a move under the board to play it (each move beside its inverse); scramble, solve and play the solution.",
   other: "Click a move under the board (or a part of the drawing that names one) to play it; scramble, solve and play the solution.",
 };
+/** Puzzles that get a button per move. */
+const MOVE_BUTTONS = new Set(["permutation", "other"]);
+/** More moves than this are grouped by the letters their names start with. */
+const FLAT_MOVES = 12;
 const ARROWS = { ArrowUp: "U", ArrowDown: "D", ArrowLeft: "L", ArrowRight: "R" };
 
 const S = {
@@ -24,9 +34,98 @@ const S = {
   chain: Promise.resolve(), // moves are sent one after another, in order
   solving: false,  // a solve of this page is running
   epoch: 0,        // bumps when the state changes; a solve started before is not shown
+  base: [],        // moves from the goal to the state a loaded solution starts from (else the current one); null: not known
+  server: null,    // /api/info
+  player: null,    // <twisty-player> of the current puzzle's 3-D view, when it has one
+  twisty: undefined, // the page's one <twisty-player>, made when first needed (null: cubing.js unavailable)
 };
 const board = document.getElementById("board");
-const pb = new Playback({ show: (pos) => showFrame(S.frames[pos]), interval: 400 });
+const stage3d = document.getElementById("board-3d");
+const pb = new Playback({ show: (pos, from) => { showFrame(S.frames[pos]); show3d(pos, from); }, interval: 400 });
+
+/** Moves from the goal to the current state (a loaded solution's played part included); null: not known. */
+const currentAlg = () => (S.base === null ? null : S.base.concat(pb.moves.slice(0, pb.pos)));
+/** Our moves as cubing.js writes them. */
+const cubingAlg = (moves) => moves.map((m) => S.info.cubing.moves[m]).join(" ");
+
+// ---- 3-D (cubing.js) ------------------------------------------------------------------------
+/** Load cubing.js's player once; null when it cannot be loaded (the reason goes to the notice). */
+async function twistyPlayer() {
+  if (S.twisty !== undefined) return S.twisty;
+  S.twisty = null;
+  if (!S.server.cubing) return null;
+  try {
+    await import("cubing/twisty");
+  } catch (err) {
+    notice(`3-D view unavailable: cubing.js failed to load (${err.message}); the net shows the cube`);
+    return null;
+  }
+  const player = document.createElement("twisty-player");
+  player.controlPanel = "none";
+  player.background = "none";
+  player.hintFacelets = "none";
+  player.backView = "none";
+  player.tempoScale = 3;
+  stage3d.append(player);
+  S.twisty = player;
+  return player;
+}
+
+function notice(text) {
+  const node = document.getElementById("notice");
+  node.textContent = text ?? "";
+  node.hidden = !text;
+}
+
+/** Show the current puzzle in 3-D where cubing.js has it, else hide the 3-D view. */
+async function setUp3d() {
+  const cubing = S.info.cubing;
+  const player = cubing ? await twistyPlayer() : null;
+  S.player = player;
+  if (player) player.puzzle = cubing.puzzle;
+  if (cubing && !S.server.cubing) notice("3-D view unavailable: cubing.js is not installed on the server (run `npm ci`); the net shows the cube");
+  else if (!cubing) notice(null);
+  redraw3d();
+}
+
+/** Draw the 3-D view from the moves: the setup is the state a loaded solution starts from. */
+function redraw3d() {
+  stage3d.hidden = !S.player || S.base === null;
+  board.classList.toggle("with-3d", !stage3d.hidden);
+  if (!S.player) return;
+  if (S.base === null) {
+    notice("the 3-D view shows states reached by moves from the goal; this one was given as labels, so only its net shows");
+    return;
+  }
+  notice(null);
+  S.player.experimentalSetupAlg = cubingAlg(S.base);
+  S.player.alg = cubingAlg(pb.moves.slice(0, pb.pos));
+  S.player.timestamp = "end";
+}
+
+function show3d(pos, from) {
+  if (!S.player || S.base === null) return;
+  if (pos === from + 1) S.player.experimentalAddMove(S.info.cubing.moves[pb.moves[from]]);
+  else redraw3d();
+}
+
+/** Moves from the goal that reach `state` when the text `text` names them (f0 r1' d0, or the
+ * competition's f0.-r1), else null; the server's answer for them is compared with the state. */
+async function movesFromGoal(text, state) {
+  const names = S.info.action_names;
+  const tokens = (text ?? "").trim().split(/[\s.]+/).filter(Boolean);
+  const moves = [];
+  for (const t of tokens) {
+    if (names.includes(t)) moves.push(t);
+    else if (t.startsWith("-") && names.includes(t.slice(1))) {
+      const inverse = S.info.inverses[names.indexOf(t.slice(1))];
+      if (inverse < 0) return null;
+      moves.push(names[inverse]);
+    } else return null;
+  }
+  const reached = await api("/api/move", { puzzle: S.info.name, moves });
+  return reached.state === state ? moves : null;
+}
 
 function showFrame(frame) {
   S.frame = frame;
@@ -50,6 +149,7 @@ async function showSolution(state, moves, stages = null) {
   S.frames = traj.frames;
   pb.load(moves, stages);
   showFrame(S.frames[0]);
+  redraw3d();
   writeLink();
 }
 
@@ -57,6 +157,7 @@ function dropSolution() {
   S.epoch += 1;
   listFound(null);
   if (!pb.loaded) return;
+  S.base = currentAlg(); // what was played of the solution is part of the state now
   S.frames = null;
   pb.clear();
   showStats(null);
@@ -65,9 +166,12 @@ function dropSolution() {
 /** Load a state text (null = the goal) as the new current state. */
 async function loadState(text) {
   const data = await api("/api/move", { puzzle: S.info.name, state: text, moves: [], svg: true });
+  const base = text === null ? [] : S.info.cubing ? await movesFromGoal(text, data.state) : null;
   dropSolution();
+  S.base = base;
   S.start = data.state;
   showFrame(data);
+  redraw3d();
   writeLink();
 }
 
@@ -77,6 +181,11 @@ function play(moves) {
     dropSolution();
     const data = await api("/api/move", { puzzle: S.info.name, state: S.frame.state, moves, svg: true });
     showFrame(data);
+    if (S.base !== null) {
+      S.base.push(...moves);
+      if (S.player && moves.length === 1) S.player.experimentalAddMove(S.info.cubing.moves[moves[0]]);
+      else redraw3d();
+    }
     writeLink();
   }).catch((err) => setStatus(err.message, "error"));
 }
@@ -156,8 +265,10 @@ async function scramble() {
   const depth = Number(document.getElementById("depth").value) || S.info.default_scramble_depth;
   const data = await api(`/api/scramble?puzzle=${S.info.name}&depth=${depth}&svg=true`);
   dropSolution();
+  S.base = data.moves ? data.moves.slice() : null;
   S.start = data.state;
   showFrame(data);
+  redraw3d();
   writeLink();
   setStatus(data.moves ? `scrambled with ${data.moves.length} random moves (seed ${data.seed})`
     : `generated a level (seed ${data.seed})`, "ok");
@@ -206,18 +317,59 @@ async function solveCurrent() {
   }
 }
 
+/** The moves in pairs, each with its inverse beside it (a move that is its own inverse alone),
+ * grouped by the letters their names start with: Map("f" -> [["f0", "f0'"], ...], ...). */
+function moveGroups(info) {
+  const names = info.action_names;
+  const taken = new Set();
+  const groups = new Map();
+  names.forEach((name, i) => {
+    if (taken.has(i)) return;
+    taken.add(i);
+    const j = info.inverses?.[i] ?? -1;
+    const pair = j >= 0 && j !== i && !taken.has(j) ? [name, names[j]] : [name];
+    if (pair.length === 2) taken.add(j);
+    const key = (name.match(/^[A-Za-z]+/) ?? [""])[0];
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(pair);
+  });
+  return groups;
+}
+
+/** A button per move where clicks on cells mean nothing: each beside its inverse, and many moves
+ * grouped in rows by the letters their names start with. */
+function buildMoveButtons() {
+  const box = document.getElementById("moves");
+  box.hidden = !MOVE_BUTTONS.has(S.info.kind);
+  if (box.hidden) { box.replaceChildren(); return; }
+  const button = (name) => el("button", { class: "chip", type: "button", title: `play ${name}`,
+    dataset: { move: name }, onclick: () => play([name]) }, name);
+  const pair = (names) => el("span", { class: "move-pair" }, names.map(button));
+  const groups = moveGroups(S.info);
+  const grouped = S.info.action_names.length > FLAT_MOVES && groups.size > 1;
+  box.classList.toggle("grouped", grouped);
+  if (!grouped) {
+    box.replaceChildren(...[...groups.values()].flat().map(pair));
+    return;
+  }
+  box.replaceChildren(...[...groups].map(([key, pairs]) => el("div", { class: "move-group", dataset: { group: key } },
+    el("span", { class: "move-group-name" }, key || "·"), pairs.map(pair))));
+}
+
 async function selectPuzzle(name, puzzles, server, link = null) {
   S.info = puzzles.find((p) => p.name === name) ?? puzzles[0];
   fillMethods(server, S.info);
   history.replaceState(null, "", `/board?puzzle=${S.info.name}`);
   document.getElementById("how-to").textContent = HOW_TO[S.info.kind] ?? HOW_TO.other;
   document.getElementById("reset").textContent = S.info.reversible ? "Reset" : "Restart";
-  const moves = document.getElementById("moves"); // a button per move where clicks on cells mean nothing
-  moves.hidden = S.info.kind !== "other";
-  moves.replaceChildren(...(moves.hidden ? [] : S.info.action_names.map((name) =>
-    el("button", { class: "chip", type: "button", title: `play ${name}`, onclick: () => play([name]) }, name))));
-  const depth = { sliding: 40, lightsout: 10, sokoban: 40 }[S.info.kind] ?? 20;
+  buildMoveButtons();
+  // puzzles solved without a model (a misplaced-count heuristic) get scrambles they can answer
+  const depth = { sliding: 40, lightsout: 10, sokoban: 40 }[S.info.kind] ?? (S.info.model ? 20 : 6);
   document.getElementById("depth").value = Math.min(depth, S.info.default_scramble_depth);
+  S.base = [];
+  pb.clear();
+  S.frames = null;
+  await setUp3d();
   if (link?.get("state")) {
     await openLink(link);
     return;
@@ -249,6 +401,7 @@ async function openLink(link) {
 
 async function init() {
   const [server, all] = await Promise.all([api("/api/info"), api("/api/puzzles")]);
+  S.server = server;
   const puzzles = all.filter((p) => p.kind !== "cube");
   const link = new URLSearchParams(location.search);
   const wanted = link.get("puzzle") ?? "puzzle15";
@@ -259,7 +412,7 @@ async function init() {
   const on = (id, fn) => { const b = document.getElementById(id); b.addEventListener("click", () => busy(b, fn)); };
   on("scramble", scramble);
   on("reset", () => (S.info.reversible ? loadState(null) : loadState(S.start)));
-  on("load", () => loadState(document.getElementById("input").value));
+  on("load", async () => { await loadState(document.getElementById("input").value); setStatus("loaded the state", "ok"); });
   on("solve", solve);
   await selectPuzzle(first, puzzles, server, first === wanted ? link : null);
 }
@@ -269,5 +422,23 @@ window.pz = {
   snapshot: () => ({
     puzzle: S.info?.name, state: S.frame?.state, solved: S.frame?.solved,
     solution: pb.moves.slice(), pos: pb.pos, playing: pb.playing, solving: S.solving,
+    alg: currentAlg()?.join(" ") ?? null, mode: S.player && !stage3d.hidden ? "3d" : "2d",
   }),
+  /** What the 3-D view shows, as cubing.js holds it: its puzzle, the setup moves and the moves
+   * played after them (null without a 3-D view). */
+  async cubing() {
+    if (!S.player || stage3d.hidden) return null;
+    const model = S.player.experimentalModel;
+    return {
+      puzzle: await model.puzzleID.get(),
+      setup: (await model.setupAlg.get()).alg.toString(),
+      alg: (await model.alg.get()).alg.toString(),
+    };
+  },
+  /** cubing.js's own verdict on the 3-D view's state: solved or not (null without a 3-D view). */
+  async cubingSolved() {
+    if (!S.player) return null;
+    const pattern = await S.player.experimentalModel.currentPattern.get();
+    return pattern.experimentalIsSolved({ ignorePuzzleOrientation: false, ignoreCenterOrientation: true });
+  },
 };
