@@ -410,19 +410,30 @@ _PERMUTATION_FAMILIES = (
     ("globe_3/33", "globe of 4 rings of 66, 33 flips (Santa 2023)", 300),
     ("globe_8/25", "globe of 9 rings of 50, 25 flips (Santa 2023)", 300),
 )
+#: the families with a shipped model: their search settings (BWAS with the network); the others
+#: answer with the group solver, which needs no model
+_PERMUTATION_SEARCH = {
+    "cube_2-2-2": {"weight": 0.9, "batch": 300},  # every benchmark state solved optimally
+    "wreath_6-6": {"weight": 0.6, "batch": 100},
+    "wreath_7-7": {"weight": 0.6, "batch": 100},
+}
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
+    _name = _type.replace("/", "-")
+    _own = _PERMUTATION_SEARCH.get(_name)
     register(
-        _type.replace("/", "-"),
+        _name,
         "puzzlezero.puzzles.permutation:family_puzzle",
         _description,
         defaults=Defaults(
-            weight=0.6,
-            batch=1000,
+            weight=_own["weight"] if _own else 0.6,
+            batch=_own["batch"] if _own else 1000,
             max_nodes=4_000_000,
             time_limit=60.0,
             max_steps=1000,
             beam_width=1000,
-            search="group",  # no shipped model: the group solver answers every state
+            # no shipped model: the group solver answers every state
+            search="bwas" if _own else "group",
+            fallback="group" if _own else None,
         ),
         puzzle_type=_type,
         scramble_depth=_depth,

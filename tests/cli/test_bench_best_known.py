@@ -202,7 +202,7 @@ def test_import_santa_then_bench_compares_with_the_submission(
     assert lines[-2] == "4 cases of 1 puzzle type in 2 definitions"
     assert (
         lines[-1]
-        == f"bench one: puzzlezero bench {out_dir / 'tri_5-distinct.json'} --cases {out_dir / 'tri_5-distinct.cases.json'}"
+        == f"bench one: puzzlezero bench {out_dir / 'tri_5-distinct.json'} --cases {out_dir / 'tri_5-distinct.cases.json'} --search group"
     )
     defn = load_definition(out_dir / "tri_5-distinct.json")
     assert defn.goal == tuple(distinct) and defn.move_names == ("a", "b", "a'", "b'")
@@ -244,7 +244,7 @@ def test_import_santa_with_wildcards_and_a_rejected_solution(
     text = submission.read_text().replace("1,b.a", "1,b.b")
     submission.write_text(text)
     rc, out, _ = run(capsys, "import-santa", str(tmp_path), "--out", str(tmp_path / "out"))
-    assert rc == 0 and "2 submitted solutions checked, 1 rejected" in out
+    assert rc == 0 and "2 submitted solutions checked: 1 solve their puzzle, 1 do not" in out
     assert "rejected id 1 (tri_w): after its 2 moves" in out
     written = [c for f in (tmp_path / "out").glob("*.cases.json") for c in json.loads(f.read_text())["cases"]]
     assert sorted((c["id"], c["wildcards"], "best_known" in c) for c in written) == [

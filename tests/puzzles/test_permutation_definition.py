@@ -97,9 +97,19 @@ def test_given_inverses_are_paired_not_added() -> None:
         ({"pieces": [[0], [0]]}, "position 0 is in pieces 0 and 1"),
         ({"drawing": {"kind": "hexagon"}}, "'drawing' must be an object whose kind is one of"),
         ({"code": "import os"}, "unknown field 'code'"),
+        ({"costs": {"l": 1e308}}, "the cost of 'l' must be a positive number of at most 1e+06"),
+        ({"moves": {"l": RING_L, "l'": RING_R}}, "move \"l'\" is not the inverse of 'l'"),
+        (
+            {"drawing": {"kind": "cube", "size": 2}},
+            "a cube drawing of {'kind': 'cube', 'size': 2} has 24 positions, not 6",
+        ),
+        ({"drawing": {"kind": "wreath", "left": 4, "right": 4}}, None),
     ],
 )
-def test_a_bad_definition_is_refused_by_name(changes: dict[str, Any], message: str) -> None:
+def test_a_bad_definition_is_refused_by_name(changes: dict[str, Any], message: str | None) -> None:
+    if message is None:  # the control: the same field, right
+        Definition.from_dict(wreath(**changes), where="good.json")
+        return
     with pytest.raises(DefinitionError) as err:
         Definition.from_dict(wreath(**changes), where="bad.json")
     assert str(err.value).startswith("bad.json: ")
@@ -122,6 +132,19 @@ def test_the_native_format_round_trips_and_the_digest_follows_the_moves(tmp_path
     assert back == d and back.digest == d.digest
     assert back.costs == (2.0, 1.0, 2.0, 1.0)
     assert Definition.from_dict(wreath(goal="C;A;C;A;B;A")).digest != d.digest
+
+
+def test_deep_nesting_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(
+        '{"format": "puzzlezero-permutation/1", "moves": {"a": ' + "[" * 100_000 + "]" * 100_000 + "}}"
+    )
+    with pytest.raises(DefinitionError, match="deep.json: its JSON nests too deeply"):
+        load_definition(path)
+    gap = tmp_path / "deep.g"
+    gap.write_text("M:=" + "(" * 50_000 + "1,2" + ")" * 50_000 + ";\n")
+    with pytest.raises(DefinitionError, match="deep.g"):
+        load_definition(gap)
 
 
 def test_not_a_definition_is_named(tmp_path: Path) -> None:

@@ -452,7 +452,7 @@ def test_santa_import_of_a_hand_made_puzzle(tmp_path: Path) -> None:
     assert state == list(d.goal)
     assert summary.files == tuple(p for imp in summary.puzzles for p in (imp.definition, imp.cases_file))
     lines = summary.lines()
-    assert "4 submitted solutions checked, 1 rejected" in lines
+    assert "4 submitted solutions checked: 3 solve their puzzle, 1 do not" in lines
     assert [line for line in lines if line.startswith("rejected")] == [
         f"rejected id 1 (tri_3/3): {summary.rejected[0].reason}"
     ]
@@ -560,3 +560,19 @@ def test_find_santa_files(tmp_path: Path) -> None:
         tmp_path / "puzzles.csv",
         tmp_path / "sample_submission.csv",
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{'t': [1, 2, 0], 't': [2, 0, 1]}", "allowed_moves names the move 't' twice"),
+        ("{'t': [1, 2, 0], \"u\": [2, 0, 1], 'u': [1, 2, 0] }", "allowed_moves names the move 'u' twice"),
+        ("{'t': [1, 2, 0], 'u': [0, 1, 2]}", "move 'u' moves nothing"),
+        ("{'t': [1, 2, 0], 'u': [1, 2, 0]}", "moves 't' and 'u' are the same permutation"),
+    ],
+)
+def test_santa_moves_named_twice_or_doing_nothing_are_refused_at_their_line(text: str, message: str) -> None:
+    from puzzlezero.puzzles.permutation.santa import _parse_moves
+
+    with pytest.raises(DefinitionError, match="puzzle_info.csv: line 2: " + message):
+        _parse_moves(text, "puzzle_info.csv: line 2")

@@ -196,4 +196,8 @@ def import_santa_cmd(
     if summary.puzzles:
         first = summary.puzzles[0]
         puzzle = first.puzzle if first.family and first.puzzle == first.name else first.definition
-        typer.echo(f"bench one: puzzlezero bench {puzzle} --cases {first.cases_file}")
+        from puzzlezero.model_folders import find_model_dir
+
+        # a definition with no shipped model is answered by the group solver
+        search = "" if find_model_dir(first.name) is not None else " --search group"
+        typer.echo(f"bench one: puzzlezero bench {puzzle} --cases {first.cases_file}{search}")

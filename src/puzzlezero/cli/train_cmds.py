@@ -51,7 +51,13 @@ def _load_config(puzzle: str, config: Path | None, out: Path, resume: bool) -> T
 
 @app.command()
 def train(
-    puzzle: Annotated[str, typer.Argument(help="Puzzle name (see `puzzlezero list`).", show_default=False)],
+    puzzle: Annotated[
+        str,
+        typer.Argument(
+            help="Puzzle name (see `puzzlezero list`), or a permutation puzzle's definition file (.json, .g).",
+            show_default=False,
+        ),
+    ],
     config: Annotated[
         Path | None, typer.Option("--config", help="TrainConfig JSON file (see puzzlezero.train.config).")
     ] = None,
@@ -198,6 +204,7 @@ def export_model(
                     f"{source} is neither a training run folder (no checkpoint.pt) nor a model folder: {exc}"
                 ) from None
             written = save_model(model_dir, net, puzzle=net.puzzle, card=net.card, weights=weights)
+            _carry_definition(source, written)
         typer.echo(f"model written to {written} (weights in {weights})")
     if onnx is not None:
         from puzzlezero.onnx import export_onnx, load_onnx
@@ -228,4 +235,20 @@ def average(
     net = average_models(sources)
     weights = "float16" if half else "float32"
     written = save_model(model_dir, net, puzzle=net.puzzle, card=net.card, weights=weights)
+    _carry_definition(sources[-1], written)
     typer.echo(f"model written to {written}: the mean of {len(sources)} models (weights in {weights})")
+
+
+def _carry_definition(source: str, written: Path) -> None:
+    """Copy a permutation puzzle's ``definition.json`` from the model folder ``source`` (a path or
+    a shipped name) into the folder written from it, so that the new folder names its puzzle too."""
+    from puzzlezero.model_folders import resolve_model_dir
+    from puzzlezero.puzzles.permutation.definition import DEFINITION_FILE
+    from puzzlezero.storage import atomic_write_text
+
+    try:
+        origin = resolve_model_dir(source) / DEFINITION_FILE
+    except ModelFileError:
+        return
+    if origin.is_file():
+        atomic_write_text(Path(written) / DEFINITION_FILE, origin.read_text(encoding="utf-8"))

@@ -20,19 +20,26 @@ def _load_net(puzzle: Puzzle, model: str | None, precision: str) -> Any:
     from puzzlezero.nn.runtime import load_network
 
     try:
+        definition = getattr(puzzle, "definition", None)
+        if definition is not None:  # a permutation puzzle: the model must be of its definition
+            from puzzlezero.model_folders import resolve_model_dir
+            from puzzlezero.puzzles.permutation.definition import check_model_definition
+
+            check_model_definition(resolve_model_dir(model or puzzle.name), definition)
         net = load_network(model or puzzle.name, precision=precision)
     except ModelFileError as exc:
         if model is not None:
             raise
         other = (
-            "the group solver (--search group), which answers any state of a permutation puzzle"
+            "solve with the group solver (`solve --search group`), which answers any state of a "
+            "permutation puzzle"
             if hasattr(puzzle, "move_permutations")
-            else "the pdb heuristic or the optimal search"
+            else "use the pdb heuristic or the optimal search"
         )
+        what = "its definition file" if getattr(puzzle, "from_file", False) else puzzle.name
         raise ModelFileError(
             f"{exc}. The learned heuristic needs a model: name a model or model folder (`model`, "
-            f"--model on the command line), train one with `puzzlezero train {puzzle.name}`, or use "
-            f"{other}"
+            f"--model on the command line), train one with `puzzlezero train {what}`, or {other}"
         ) from None
     return net
 

@@ -163,9 +163,16 @@ class Trainer:
         read_only: bool,
         command: str | None,
     ) -> None:
-        from puzzlezero.registry import make
+        from puzzlezero.registry import make, register_definition
 
+        own = self.run_dir / DEFINITION_FILE  # a permutation puzzle defined by a file: kept with the run
+        if puzzle is None and own.is_file():
+            from puzzlezero.puzzles.permutation.definition import load_definition
+
+            register_definition(load_definition(own))
         self.puzzle = puzzle if puzzle is not None else make(config.puzzle)
+        if not read_only and getattr(self.puzzle, "from_file", False):
+            atomic_write_json(own, self.puzzle.definition.to_dict())  # type: ignore[attr-defined]
         if config.rooms is not None:
             self.puzzle = _with_rooms(self.puzzle, config.rooms, config.seed)
         if resume and not read_only:

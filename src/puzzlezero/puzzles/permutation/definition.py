@@ -66,7 +66,9 @@ from puzzlezero.errors import DefinitionError
 __all__ = [
     "DEFINITION_FILE",
     "DRAWING_KINDS",
+    "check_model_definition",
     "FORMAT",
+    "MAX_COST",
     "MAX_FILE_BYTES",
     "MAX_MOVES",
     "MAX_POSITIONS",
@@ -85,6 +87,8 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 #: bounds on a definition's size, checked before any array is made
 MAX_POSITIONS = 100_000
 MAX_MOVES = 4096
+#: the largest cost of one move
+MAX_COST = 1e6
 #: the viewer layouts a definition may ask for, with their integer fields
 DRAWING_KINDS: dict[str, tuple[str, ...]] = {
     "cube": ("size",),
@@ -250,9 +254,25 @@ class Definition:
         for mname, c in raw_costs.items():
             if mname not in moves:
                 raise DefinitionError(f"{where}: 'costs' names {mname!r}, which is not a move")
-            if isinstance(c, bool) or not isinstance(c, int | float) or not math.isfinite(c) or c <= 0:
-                raise DefinitionError(f"{where}: the cost of {mname!r} must be a positive number, got {c!r}")
+            if (
+                isinstance(c, bool)
+                or not isinstance(c, int | float)
+                or not math.isfinite(c)
+                or not 0 < c <= MAX_COST
+            ):
+                raise DefinitionError(
+                    f"{where}: the cost of {mname!r} must be a positive number of at most {MAX_COST:g}, got {c!r}"
+                )
         costs = [float(raw_costs.get(m, 1.0)) for m in names]
+        # m' means the inverse of m in move text: a given move of that name must be it
+        by_name = dict(zip(names, perms, strict=True))
+        for mname, perm in by_name.items():
+            base = by_name.get(mname[:-1]) if mname.endswith("'") else None
+            if base is not None and not (base[perm] == np.arange(n)).all():
+                raise DefinitionError(
+                    f"{where}: move {mname!r} is not the inverse of {mname[:-1]!r}; in move text m' means "
+                    "the inverse of m: give it another name"
+                )
         # inverses: paired where given, added where not
         given = len(names)
         index = {p.tobytes(): i for i, p in enumerate(perms)}
@@ -283,7 +303,7 @@ class Definition:
         table = np.stack(perms).astype(np.int64)
         table.flags.writeable = False
         pieces = cls._pieces(data.get("pieces"), table, names, n, where)
-        drawing = cls._drawing(data.get("drawing"), where)
+        drawing = cls._drawing(data.get("drawing"), n, where)
         return cls(
             name=name,
             positions=n,
@@ -319,21 +339,29 @@ class Definition:
                     raise DefinitionError(f"{where}: position {p} is in pieces {int(owner[p])} and {k}")
                 owner[p] = k
             pieces.append(pos)
-        # every move carries each piece onto a piece: the positions it goes to share one owner
+        # every move carries each piece onto a piece of its size: the positions of a piece land on
+        # positions of one owner (checked for all moves and positions at once)
         img = np.empty_like(perms)
         img[np.arange(perms.shape[0])[:, None], perms] = np.arange(n)
-        for a in range(perms.shape[0]):
-            for k, pos in enumerate(pieces):
-                dest = owner[img[a, list(pos)]]
-                if dest[0] < 0 or (dest != dest[0]).any() or len(pieces[int(dest[0])]) != len(pos):
-                    raise DefinitionError(
-                        f"{where}: move {names[a]!r} breaks piece {k} (positions {list(pos)}): its "
-                        "positions do not land on one piece"
-                    )
+        first = np.full(n, -1, dtype=np.int64)
+        sizes = np.array([len(p) for p in pieces], dtype=np.int64)
+        for pos in pieces:
+            first[list(pos)] = pos[0]
+        covered = np.flatnonzero(owner >= 0)
+        dest = owner[img[:, covered]]  # [A, covered]: the owner each position's piece lands on
+        lead = owner[img[:, first[covered]]]
+        bad = (dest < 0) | (dest != lead) | (sizes[np.maximum(dest, 0)] != sizes[owner[covered]])
+        if bad.any():
+            a, j = (int(v[0]) for v in np.nonzero(bad))
+            k = int(owner[covered[j]])
+            raise DefinitionError(
+                f"{where}: move {names[a]!r} breaks piece {k} (positions {list(pieces[k])}): its "
+                "positions do not land on one piece"
+            )
         return tuple(pieces)
 
     @staticmethod
-    def _drawing(value: Any, where: str) -> Mapping[str, Any] | None:
+    def _drawing(value: Any, n: int, where: str) -> Mapping[str, Any] | None:
         if value is None:
             return None
         if not isinstance(value, Mapping) or value.get("kind") not in DRAWING_KINDS:
@@ -350,6 +378,14 @@ class Definition:
         out: dict[str, Any] = {"kind": kind}
         for f in fields:
             out[f] = _int(value.get(f), f"the drawing's {f!r}", 1, 1000, where)
+        holds = {
+            "cube": lambda d: 6 * d["size"] ** 2,
+            "globe": lambda d: (d["rows"] + 1) * 2 * d["columns"],
+            "wreath": lambda d: d["left"] + d["right"] - 2,
+            "grid": lambda d: n,
+        }[kind](out)
+        if holds != n:
+            raise DefinitionError(f"{where}: a {kind} drawing of {out} has {holds} positions, not {n}")
         return out
 
     # ---- writing -------------------------------------------------------------------------------
@@ -453,6 +489,8 @@ def read_definition(path: str | os.PathLike[str], name: str | None = None) -> di
             data = json.loads(text, object_pairs_hook=_no_duplicates)
         except json.JSONDecodeError as exc:
             raise DefinitionError(f"{p}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise DefinitionError(f"{p}: its JSON nests too deeply to be a definition") from None
         except DefinitionError as exc:
             raise DefinitionError(f"{p}: {exc}") from None
     try:
@@ -479,7 +517,30 @@ def read_definition(path: str | os.PathLike[str], name: str | None = None) -> di
         )
     from puzzlezero.puzzles.permutation import gap
 
-    return gap.read(text, name=name or default_name, source=p.name)
+    try:
+        return gap.read(text, name=name or default_name, source=p.name)
+    except RecursionError:
+        raise DefinitionError(f"{p}: its expressions nest too deeply to be GAP generators") from None
+
+
+def check_model_definition(folder: str | os.PathLike[str], definition: Definition) -> None:
+    """Refuse a model folder whose ``definition.json`` (the puzzle it was trained on) has other
+    moves or another goal than ``definition``: its values would be of another puzzle. A folder
+    without the file (a model of a built-in puzzle) is accepted."""
+    path = Path(folder) / DEFINITION_FILE
+    if not path.is_file():
+        return
+    from puzzlezero.errors import ModelFileError
+
+    try:
+        trained = Definition.from_dict(json.loads(path.read_text(encoding="utf-8")), where=str(path))
+    except (OSError, ValueError) as exc:
+        raise ModelFileError(f"{path}: cannot read the model's puzzle definition: {exc}") from None
+    if trained.digest != definition.digest:
+        raise ModelFileError(
+            f"the model in {folder} was trained on another definition of {trained.name!r} (other moves, "
+            f"costs, goal or wildcards than {definition.name!r}'s): its values do not apply"
+        )
 
 
 def load_definition(path: str | os.PathLike[str], name: str | None = None) -> Definition:

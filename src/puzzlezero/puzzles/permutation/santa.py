@@ -42,7 +42,7 @@ import csv
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +71,8 @@ __all__ = [
 
 #: the characters a move dictionary may hold (names, numbers, brackets, quotes, separators)
 _DICT_CHARS = re.compile(r"[\w\s'\",:\[\]{}.+-]*")
+#: the largest competition file read (its puzzle_info.csv and puzzles.csv are a few megabytes)
+MAX_CSV_BYTES = 256 * 1024 * 1024
 _TYPE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 _FAMILY_GOALS = ("standard", "distinct", "alternating")
 _PUZZLES_COLUMNS = ("id", "puzzle_type", "solution_state", "initial_state", "num_wildcards")
@@ -139,14 +141,20 @@ class ImportSummary:
     def lines(self) -> list[str]:
         """A report for people: one line per puzzle, then the rejected solutions and the notes."""
         out = [
-            f"{imp.cases_file.name}: {imp.cases} cases of {imp.puzzle_type} ({imp.puzzle}"
+            f"{imp.cases_file.name}: {imp.cases} case{'s' * (imp.cases != 1)} of {imp.puzzle_type} ({imp.puzzle}"
             + (", built-in" if imp.family and imp.puzzle == imp.name else "")
             + (f"; {imp.best_known} best known" if imp.best_known else "")
             + ")"
             for imp in self.puzzles
         ]
-        if self.solutions_checked:
-            out.append(f"{self.solutions_checked} submitted solutions checked, {len(self.rejected)} rejected")
+        unknown = sum(1 for r in self.rejected if r.puzzle_type == "?")
+        wrong = len(self.rejected) - unknown
+        if self.solutions_checked or unknown:
+            n = self.solutions_checked
+            out.append(
+                f"{n} submitted solution{'s' * (n != 1)} checked: {n - wrong} solve their puzzle, {wrong} do not"
+                + (f"; {unknown} name no puzzle" if unknown else "")
+            )
         out += [f"rejected id {r.id} ({r.puzzle_type}): {r.reason}" for r in self.rejected]
         out += self.notes
         return out
@@ -165,8 +173,14 @@ def _big_fields() -> Iterator[None]:
 
 
 def _rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
-    """``(line, row)`` of a CSV file with the header ``columns`` (others are ignored)."""
+    """``(line, row)`` of a CSV file with the header ``columns`` (others are ignored), at most
+    :data:`MAX_CSV_BYTES` long."""
     try:
+        size = path.stat().st_size
+        if size > MAX_CSV_BYTES:
+            raise DefinitionError(
+                f"{path.name}: {size} bytes; the competition's files are read up to {MAX_CSV_BYTES}"
+            )
         with _big_fields(), open(path, newline="", encoding="utf-8") as f:
             reader = csv.DictReader(f)
             header = reader.fieldnames or []
@@ -189,16 +203,36 @@ def _rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, s
         raise DefinitionError(f"{path.name}: not a readable CSV file ({exc})") from None
 
 
+def _no_repeated_names(where: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """A JSON object hook that refuses a move named twice in one ``allowed_moves``."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out:
+                raise DefinitionError(f"{where}: allowed_moves names the move {k!r} twice")
+            out[k] = v
+        return out
+
+    return hook
+
+
 def _parse_moves(text: str, where: str) -> dict[str, list[int]]:
     if len(text) > 512 * 1024 * 1024 or not _DICT_CHARS.fullmatch(text):
         raise DefinitionError(
             f"{where}: allowed_moves must be a dict literal of move name -> list of positions"
         )
     try:  # the usual form, single-quoted names and lists of numbers, is JSON once quoted so
-        value = json.loads(text.replace("'", '"'))
+        value = json.loads(text.replace("'", '"'), object_pairs_hook=_no_repeated_names(where))
+    except DefinitionError:
+        raise
     except (ValueError, RecursionError):
         try:
-            value = ast.literal_eval(text.strip())
+            tree = ast.parse(text.strip(), mode="eval")
+            if isinstance(tree.body, ast.Dict):
+                keys = [k.value for k in tree.body.keys if isinstance(k, ast.Constant)]
+                _no_repeated_names(where)([(k, None) for k in keys if isinstance(k, str)])
+            value = ast.literal_eval(tree)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             raise DefinitionError(f"{where}: allowed_moves is not a Python dict literal") from None
     if not isinstance(value, dict) or not value:
@@ -223,6 +257,11 @@ def _parse_moves(text: str, where: str) -> dict[str, list[int]]:
             raise DefinitionError(f"{where}: move {name!r} has {len(perm)} positions, the first move {n}")
         if sorted(perm) != list(range(n)):
             raise DefinitionError(f"{where}: move {name!r} is not a permutation of the positions 0..{n - 1}")
+        if perm == list(range(n)):
+            raise DefinitionError(f"{where}: move {name!r} moves nothing (it is the identity)")
+        same = next((m for m, p in moves.items() if p == perm), None)
+        if same is not None:
+            raise DefinitionError(f"{where}: moves {same!r} and {name!r} are the same permutation")
         moves[name] = perm
     return moves
 
