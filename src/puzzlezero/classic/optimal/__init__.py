@@ -6,7 +6,10 @@
 * 2x2x2 cube: descent in the exact distance table;
 * Lights Out (any board): minimum press set over GF(2);
 * Sokoban: A* over pushes, each costing the walk to it plus one step, with a push-distance matching
-  heuristic (step-optimal; it also stops with status ``"memory limit"``).
+  heuristic (step-optimal; it also stops with status ``"memory limit"``);
+* permutation puzzles given as data (small ones: the 2x2x2 competition cube, wreaths): bidirectional
+  breadth-first search, forward only for a goal with wildcards (it also stops with status
+  ``"memory limit"``).
 
 Every solver counts moves: a puzzle whose moves do not all cost 1 (``Puzzle.unit_costs``) is
 refused with the reason, and so is the half-turn-metric cube ``cube3htm`` (the cube's databases
@@ -52,6 +55,7 @@ SOLVERS: dict[str, str | Callable[..., SearchResult]] = {
     "Cube2": "puzzlezero.classic.optimal.cube2:solve_cube2",
     "LightsOut": "puzzlezero.classic.optimal.lightsout:solve_lightsout",
     "Sokoban": "puzzlezero.classic.optimal.sokoban:solve_sokoban",
+    "PermutationPuzzle": "puzzlezero.classic.optimal.permutation:solve_permutation",
 }
 
 #: puzzle class name -> factory ``f(puzzle) -> heuristic(states[B]) -> float32[B]`` (an admissible
