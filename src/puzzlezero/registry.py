@@ -412,10 +412,13 @@ _PERMUTATION_FAMILIES = (
 )
 #: the families with a shipped model: their search settings (BWAS with the network); the others
 #: answer with the group solver, which needs no model
-_PERMUTATION_SEARCH = {
-    "cube_2-2-2": {"weight": 0.9, "batch": 300},  # every benchmark state solved optimally
-    "wreath_6-6": {"weight": 0.6, "batch": 100},
-    "wreath_7-7": {"weight": 0.6, "batch": 100},
+_PERMUTATION_SEARCH: dict[
+    str, tuple[float, int]
+] = {  # (weight, batch): every benchmark state solved optimally
+    "cube_2-2-2": (0.9, 300),
+    "wreath_6-6": (0.6, 100),
+    "wreath_7-7": (0.6, 100),
+    "wreath_12-12": (0.8, 300),  # lambda 0.6 and N 100: 97% optimal
 }
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
@@ -425,8 +428,8 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
         "puzzlezero.puzzles.permutation:family_puzzle",
         _description,
         defaults=Defaults(
-            weight=_own["weight"] if _own else 0.6,
-            batch=_own["batch"] if _own else 1000,
+            weight=_own[0] if _own else 0.6,
+            batch=_own[1] if _own else 1000,
             max_nodes=4_000_000,
             time_limit=60.0,
             max_steps=1000,
