@@ -54,7 +54,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +76,7 @@ __all__ = [
     "definition_format",
     "load_definition",
     "read_definition",
+    "refuse_repeated_keys",
 ]
 
 #: the native format's name and version
@@ -438,13 +439,21 @@ class Definition:
 
 
 # ---- files -------------------------------------------------------------------------------------
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise DefinitionError(f"the key {k!r} appears twice in one object")
-        out[k] = v
-    return out
+def refuse_repeated_keys(
+    say: str = "the key {key!r} appears twice in one object",
+) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """A ``json.loads`` object hook that refuses a key given twice in one object (where JSON
+    readers keep the last silently), with ``say`` (``{key}`` the key) as the message."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out:
+                raise DefinitionError(say.format(key=k))
+            out[k] = v
+        return out
+
+    return hook
 
 
 def definition_format(data: Any, text: str | None = None) -> str:
@@ -486,7 +495,7 @@ def read_definition(path: str | os.PathLike[str], name: str | None = None) -> di
     data: Any = None
     if text.lstrip().startswith(("{", "[")):
         try:
-            data = json.loads(text, object_pairs_hook=_no_duplicates)
+            data = json.loads(text, object_pairs_hook=refuse_repeated_keys())
         except json.JSONDecodeError as exc:
             raise DefinitionError(f"{p}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
         except RecursionError:

@@ -42,7 +42,7 @@ import csv
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +51,13 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import DefinitionError
-from puzzlezero.puzzles.permutation.definition import FORMAT, MAX_MOVES, MAX_POSITIONS, Definition
+from puzzlezero.puzzles.permutation.definition import (
+    FORMAT,
+    MAX_MOVES,
+    MAX_POSITIONS,
+    Definition,
+    refuse_repeated_keys,
+)
 
 __all__ = [
     "ImportSummary",
@@ -203,27 +209,16 @@ def _rows(path: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, s
         raise DefinitionError(f"{path.name}: not a readable CSV file ({exc})") from None
 
 
-def _no_repeated_names(where: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
-    """A JSON object hook that refuses a move named twice in one ``allowed_moves``."""
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for k, v in pairs:
-            if k in out:
-                raise DefinitionError(f"{where}: allowed_moves names the move {k!r} twice")
-            out[k] = v
-        return out
-
-    return hook
-
-
 def _parse_moves(text: str, where: str) -> dict[str, list[int]]:
     if len(text) > 512 * 1024 * 1024 or not _DICT_CHARS.fullmatch(text):
         raise DefinitionError(
             f"{where}: allowed_moves must be a dict literal of move name -> list of positions"
         )
     try:  # the usual form, single-quoted names and lists of numbers, is JSON once quoted so
-        value = json.loads(text.replace("'", '"'), object_pairs_hook=_no_repeated_names(where))
+        value = json.loads(
+            text.replace("'", '"'),
+            object_pairs_hook=refuse_repeated_keys(f"{where}: allowed_moves names the move {{key!r}} twice"),
+        )
     except DefinitionError:
         raise
     except (ValueError, RecursionError):
@@ -231,7 +226,9 @@ def _parse_moves(text: str, where: str) -> dict[str, list[int]]:
             tree = ast.parse(text.strip(), mode="eval")
             if isinstance(tree.body, ast.Dict):
                 keys = [k.value for k in tree.body.keys if isinstance(k, ast.Constant)]
-                _no_repeated_names(where)([(k, None) for k in keys if isinstance(k, str)])
+                refuse_repeated_keys(f"{where}: allowed_moves names the move {{key!r}} twice")(
+                    [(k, None) for k in keys if isinstance(k, str)]
+                )
             value = ast.literal_eval(tree)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             raise DefinitionError(f"{where}: allowed_moves is not a Python dict literal") from None
