@@ -241,7 +241,7 @@ def load_cases(
 def _same_definition(puzzle: Puzzle, path: Path, named: str) -> bool:
     """Does a case file name the puzzle by a definition file beside it (``"puzzle":
     "cube_3-3-3-distinct.json"``) whose definition is ``puzzle``'s own?"""
-    from puzzlezero.puzzles.permutation.definition import load_definition
+    from puzzlezero.puzzles.permutation.files import load_definition
     from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
     from puzzlezero.registry import looks_like_definition
 

@@ -149,7 +149,7 @@ def register_definition(definition: Any, *, from_file: bool = True) -> str:
 
 def _definition_file(path: str) -> str:
     """Read, check and register the definition file ``path``; its puzzle's name."""
-    from puzzlezero.puzzles.permutation.definition import load_definition
+    from puzzlezero.puzzles.permutation.files import load_definition
 
     if not os.path.isfile(path):
         raise UnknownNameError(
@@ -214,6 +214,19 @@ def _by_name(puzzle: Puzzle) -> tuple[Any, ...] | None:
 
 
 base.REBUILD_BY_NAME = _by_name
+
+
+def rebuild_definition(data: dict[str, Any]) -> Puzzle:
+    """The registry's instance of the puzzle a native definition describes, registered first where
+    this process does not know it (how a puzzle defined by a file reaches a worker process: it
+    pickles as its definition, which is data, see :data:`.base.REBUILD_FROM_DEFINITION`)."""
+    from puzzlezero.puzzles.permutation.definition import Definition
+
+    defn = Definition.from_dict(data, where=str(data.get("name", "definition")))
+    return make(register_definition(defn))
+
+
+base.REBUILD_FROM_DEFINITION = rebuild_definition
 
 
 # The shipped puzzles with their search settings, a line of reason for each that has one.
@@ -420,9 +433,15 @@ _PERMUTATION_SEARCH: dict[
     "wreath_7-7": (0.6, 100),
     "wreath_12-12": (0.8, 300),  # lambda 0.6 and N 100: 97% optimal
 }
+#: the globes with a shipped model: a beam of 1,000 answers at once, then one of 30,000 (the
+#: network's labels are random-walk lengths, which rank states well enough for a wide beam)
+_PERMUTATION_BEAMS: dict[str, tuple[int, ...]] = {
+    "globe_3-4": (1000, 30_000),
+}
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
     _own = _PERMUTATION_SEARCH.get(_name)
+    _beam = _PERMUTATION_BEAMS.get(_name)
     register(
         _name,
         "puzzlezero.puzzles.permutation:family_puzzle",
@@ -430,13 +449,13 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
         defaults=Defaults(
             weight=_own[0] if _own else 0.6,
             batch=_own[1] if _own else 1000,
-            max_nodes=4_000_000,
+            max_nodes=200_000_000 if _beam else 4_000_000,
             time_limit=60.0,
             max_steps=1000,
-            beam_width=1000,
+            beam_width=_beam or 1000,
             # no shipped model: the group solver answers every state
-            search="bwas" if _own else "group",
-            fallback="group" if _own else None,
+            search="beam" if _beam else "bwas" if _own else "group",
+            fallback="group" if _own or _beam else None,
         ),
         puzzle_type=_type,
         scramble_depth=_depth,

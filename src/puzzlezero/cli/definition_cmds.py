@@ -74,7 +74,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as JSON
 def file_format(path: Path) -> str:
     """The format of the definition file ``path``: ``native``, ``cayleypy``, ``gap`` or ``kpuzzle``
     (:func:`~puzzlezero.puzzles.permutation.definition.definition_format`)."""
-    from puzzlezero.puzzles.permutation.definition import definition_format
+    from puzzlezero.puzzles.permutation.files import definition_format
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -97,7 +97,8 @@ def load(
 ) -> Any:
     """Read and check the definition file ``path`` (any format), its name, goal or wildcards
     replaced where given; a :class:`~puzzlezero.puzzles.permutation.Definition`."""
-    from puzzlezero.puzzles.permutation.definition import Definition, read_definition
+    from puzzlezero.puzzles.permutation.definition import Definition
+    from puzzlezero.puzzles.permutation.files import read_definition
 
     data = read_definition(path, name)
     if goal_labels is not None:

@@ -55,7 +55,7 @@ def read_puzzle_files(paths: list[Path]) -> tuple[dict[str, Any], ...]:
     workers register. A file that cannot be read, fails a check or names a puzzle registered
     already with other moves raises :class:`~puzzlezero.errors.DefinitionError` naming the file."""
     from puzzlezero.errors import DefinitionError
-    from puzzlezero.puzzles.permutation.definition import read_definition
+    from puzzlezero.puzzles.permutation.files import read_definition
     from puzzlezero.web.pool import register_definitions
 
     out: list[dict[str, Any]] = []

@@ -134,6 +134,10 @@ class Goal:
 #: returns, else ``None``; set by :mod:`puzzlezero.registry` (which sits above this module) when
 #: it is imported, so that the rules never import the registry
 REBUILD_BY_NAME: Callable[[Puzzle], tuple[Any, ...] | None] | None = None
+#: how a puzzle defined by a file (a permutation puzzle's definition, read as data) is rebuilt in
+#: another process: ``f(native definition dict) -> the registry's instance``, registering it
+#: there first; set by :mod:`puzzlezero.registry` like :data:`REBUILD_BY_NAME`
+REBUILD_FROM_DEFINITION: Callable[[dict[str, Any]], Puzzle] | None = None
 
 
 class Puzzle(ABC):

@@ -167,7 +167,7 @@ class Trainer:
 
         own = self.run_dir / DEFINITION_FILE  # a permutation puzzle defined by a file: kept with the run
         if puzzle is None and own.is_file():
-            from puzzlezero.puzzles.permutation.definition import load_definition
+            from puzzlezero.puzzles.permutation.files import load_definition
 
             register_definition(load_definition(own))
         self.puzzle = puzzle if puzzle is not None else make(config.puzzle)

@@ -5,7 +5,8 @@ definition, :mod:`.families` the generated cubes, globes and wreaths (the Santa 
 puzzles), :mod:`.viewer` the drawings; :mod:`.cayleypy`, :mod:`.gap` and :mod:`.kpuzzle` read and
 write the field's other formats, :mod:`.santa` imports the competition's files."""
 
-from puzzlezero.puzzles.permutation.definition import FORMAT, Definition, load_definition, read_definition
+from puzzlezero.puzzles.permutation.definition import FORMAT, Definition
+from puzzlezero.puzzles.permutation.files import load_definition, read_definition
 from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 
 

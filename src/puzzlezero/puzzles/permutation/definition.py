@@ -39,7 +39,7 @@ The native format (``puzzlezero-permutation/1``) is a JSON object::
 Nothing in a definition is code: it is read as JSON, checked field by field, and every error names
 the file and the field (:class:`~puzzlezero.errors.DefinitionError`). Other formats (CayleyPy's
 generator files, GAP cycle notation, cubing.js KPuzzle JSON) are read by the modules beside this one
-into the same fields (:func:`read_definition` tells them apart).
+into the same fields (:func:`puzzlezero.puzzles.permutation.files.read_definition` tells them apart).
 
 >>> d = Definition.from_dict({"format": FORMAT, "name": "three", "positions": 3,
 ...                           "moves": {"t": [1, 2, 0]}, "goal": "A;B;C"})
@@ -69,13 +69,10 @@ __all__ = [
     "check_model_definition",
     "FORMAT",
     "MAX_COST",
-    "MAX_FILE_BYTES",
     "MAX_MOVES",
     "MAX_POSITIONS",
+    "NAME_PATTERN",
     "Definition",
-    "definition_format",
-    "load_definition",
-    "read_definition",
     "refuse_repeated_keys",
 ]
 
@@ -83,8 +80,6 @@ __all__ = [
 FORMAT = "puzzlezero-permutation/1"
 #: the file a model folder of a permutation puzzle holds its puzzle's definition in
 DEFINITION_FILE = "definition.json"
-#: the largest definition file read (a 33x33x33 cube's moves are about 9 MB of JSON)
-MAX_FILE_BYTES = 64 * 1024 * 1024
 #: bounds on a definition's size, checked before any array is made
 MAX_POSITIONS = 100_000
 MAX_MOVES = 4096
@@ -97,7 +92,8 @@ DRAWING_KINDS: dict[str, tuple[str, ...]] = {
     "wreath": ("left", "right"),
     "grid": ("columns",),
 }
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: what a puzzle's name may be (the registry's rule)
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MOVE = re.compile(r"[^\s.;-][^\s.;]{0,31}")
 _LABEL = re.compile(r"[^\s;]{1,32}")
 _FIELDS = (
@@ -219,7 +215,7 @@ class Definition:
         if data.get("format") != FORMAT:
             raise DefinitionError(f"{where}: 'format' must be {FORMAT!r}, got {data.get('format')!r}")
         name = data.get("name")
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
+        if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
             raise DefinitionError(
                 f"{where}: 'name' {name!r}: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
             )
@@ -456,82 +452,6 @@ def refuse_repeated_keys(
     return hook
 
 
-def definition_format(data: Any, text: str | None = None) -> str:
-    """Which format a file's content is in: ``"native"``, ``"cayleypy"`` (``actions`` and
-    ``names``), ``"kpuzzle"`` (``orbits`` and ``moves``) or ``"gap"`` (cycle notation text)."""
-    if isinstance(data, Mapping):
-        if "format" in data:
-            return "native"
-        if "actions" in data and "names" in data:
-            return "cayleypy"
-        if "orbits" in data and "moves" in data:
-            return "kpuzzle"
-    if data is None and text is not None and ":=" in text:
-        return "gap"
-    raise DefinitionError(
-        "not a puzzle definition: expected this project's JSON (with 'format'), a CayleyPy generator file "
-        "('actions' and 'names'), cubing.js KPuzzle JSON ('orbits' and 'moves') or GAP generators in cycle notation"
-    )
-
-
-def read_definition(path: str | os.PathLike[str], name: str | None = None) -> dict[str, Any]:
-    """A definition file of any supported format, as a native JSON object (not yet checked:
-    :func:`load_definition` checks it). ``name`` overrides the puzzle's name (default: the file's
-    own, else the file name without its extension)."""
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise DefinitionError(f"{p}: {size} bytes; a definition file may have at most {MAX_FILE_BYTES}")
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise DefinitionError(f"{p}: cannot read the definition: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DefinitionError(f"{p}: not UTF-8 text") from None
-    stem = p.name.split(".")[0]
-    default_name = stem if _NAME.fullmatch(stem) else "puzzle"
-    data: Any = None
-    if text.lstrip().startswith(("{", "[")):
-        try:
-            data = json.loads(text, object_pairs_hook=refuse_repeated_keys())
-        except json.JSONDecodeError as exc:
-            raise DefinitionError(f"{p}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            raise DefinitionError(f"{p}: its JSON nests too deeply to be a definition") from None
-        except DefinitionError as exc:
-            raise DefinitionError(f"{p}: {exc}") from None
-    try:
-        kind = definition_format(data, text)
-    except DefinitionError as exc:
-        raise DefinitionError(f"{p}: {exc}") from None
-    if kind == "native":
-        out = dict(data)
-        if name is not None:
-            out["name"] = name
-        return out
-    if kind == "cayleypy":
-        from puzzlezero.puzzles.permutation import cayleypy
-
-        return cayleypy.read(data, name=name or default_name, source=p.name)
-    if kind == "kpuzzle":
-        from puzzlezero.puzzles.permutation import kpuzzle
-
-        own = data.get("name")
-        return kpuzzle.read(
-            data,
-            name=name or (own if isinstance(own, str) and _NAME.fullmatch(own) else default_name),
-            source=p.name,
-        )
-    from puzzlezero.puzzles.permutation import gap
-
-    try:
-        return gap.read(text, name=name or default_name, source=p.name)
-    except RecursionError:
-        raise DefinitionError(f"{p}: its expressions nest too deeply to be GAP generators") from None
-
-
 def check_model_definition(folder: str | os.PathLike[str], definition: Definition) -> None:
     """Refuse a model folder whose ``definition.json`` (the puzzle it was trained on) has other
     moves or another goal than ``definition``: its values would be of another puzzle. A folder
@@ -550,8 +470,3 @@ def check_model_definition(folder: str | os.PathLike[str], definition: Definitio
             f"the model in {folder} was trained on another definition of {trained.name!r} (other moves, "
             f"costs, goal or wildcards than {definition.name!r}'s): its values do not apply"
         )
-
-
-def load_definition(path: str | os.PathLike[str], name: str | None = None) -> Definition:
-    """Read and check a definition file of any supported format (:func:`read_definition`)."""
-    return Definition.from_dict(read_definition(path, name), where=Path(path).name)

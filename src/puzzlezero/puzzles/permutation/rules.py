@@ -31,24 +31,14 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, InvalidStateError
+from puzzlezero.puzzles import base
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.permutation.definition import Definition
 from puzzlezero.puzzles.words import MoveWords, move_images
 
-__all__ = ["PermutationPuzzle", "rebuild"]
+__all__ = ["PermutationPuzzle"]
 
 _SEPARATORS = re.compile(r"[\s.]+")
-
-
-def rebuild(data: dict[str, Any]) -> Puzzle:
-    """The registry's instance of the puzzle a native definition describes, registering it first
-    where this process does not know it (how a puzzle defined by a file reaches a worker process:
-    it pickles as its definition, which is data)."""
-    from puzzlezero.registry import make, register_definition
-
-    defn = Definition.from_dict(data, where=str(data.get("name", "definition")))
-    register_definition(defn)
-    return make(defn.name)
 
 
 class PermutationPuzzle(Puzzle):
@@ -252,6 +242,6 @@ class PermutationPuzzle(Puzzle):
     def __reduce_ex__(self, protocol: Any) -> Any:
         """A puzzle defined by a file pickles as its definition (data), so that a process that
         never read the file rebuilds it; a puzzle registered with the package, as its name."""
-        if self.from_file:
-            return (rebuild, (self.definition.to_dict(),))
+        if self.from_file and base.REBUILD_FROM_DEFINITION is not None:
+            return (base.REBUILD_FROM_DEFINITION, (self.definition.to_dict(),))
         return super().__reduce_ex__(protocol)

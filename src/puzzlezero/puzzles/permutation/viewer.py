@@ -28,12 +28,23 @@ from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
+from puzzlezero.puzzles.permutation.definition import Definition
+
+
+class DrawnPuzzle(Protocol):
+    """What a drawing reads of a permutation puzzle (:class:`.rules.PermutationPuzzle` has it)."""
+
+    name: str
+    definition: Definition
+    labels: tuple[str, ...]
+    num_values: int
+    action_names: tuple[str, ...]
+    perms: np.ndarray
+
 
 __all__ = [
     "CUBING_SIZES",
@@ -82,11 +93,11 @@ def _colour(value: int) -> str:
     return f"hsl({hue:.0f},65%,60%)"
 
 
-def _drawing(puzzle: PermutationPuzzle) -> dict[str, Any]:
+def _drawing(puzzle: DrawnPuzzle) -> dict[str, Any]:
     return dict(puzzle.definition.drawing or {})
 
 
-def _cube_size(puzzle: PermutationPuzzle) -> int | None:
+def _cube_size(puzzle: DrawnPuzzle) -> int | None:
     """The size of a cube drawn as a net (its drawing says cube and the positions fit), else None."""
     drawing = _drawing(puzzle)
     if drawing.get("kind") != "cube":
@@ -107,7 +118,7 @@ def net_cells(size: int) -> list[tuple[int, int, int]]:
     return cells
 
 
-def grid_rows(puzzle: PermutationPuzzle) -> list[list[int]]:
+def grid_rows(puzzle: DrawnPuzzle) -> list[list[int]]:
     """The positions in rows: a globe's rings, a wreath's two rings, or a grid of ``columns``."""
     n = puzzle.definition.positions
     drawing = _drawing(puzzle)
@@ -123,7 +134,7 @@ def grid_rows(puzzle: PermutationPuzzle) -> list[list[int]]:
     return [list(range(i, min(n, i + width))) for i in range(0, n, width)]
 
 
-def _cells(puzzle: PermutationPuzzle) -> list[tuple[int, int, int]]:
+def _cells(puzzle: DrawnPuzzle) -> list[tuple[int, int, int]]:
     size = _cube_size(puzzle)
     if size is not None:
         return net_cells(size)
@@ -144,7 +155,7 @@ def _cycle(perm: np.ndarray) -> list[int] | None:
     return order if len(order) == moved.size else None
 
 
-def wreath_rings(puzzle: PermutationPuzzle) -> tuple[list[int], list[int]] | None:
+def wreath_rings(puzzle: DrawnPuzzle) -> tuple[list[int], list[int]] | None:
     """A wreath's two rings, each in the order its move carries the positions, both starting at the
     same crossing: read off the moves that turn ``left`` and ``right`` positions in one cycle each,
     which together cover every position and share two. ``None`` when the moves show no such rings."""
@@ -167,7 +178,7 @@ def wreath_rings(puzzle: PermutationPuzzle) -> tuple[list[int], list[int]] | Non
     return left[i:] + left[:i], right[j:] + right[:j]
 
 
-def _ring_points(puzzle: PermutationPuzzle) -> list[tuple[float, float, int]] | None:
+def _ring_points(puzzle: DrawnPuzzle) -> list[tuple[float, float, int]] | None:
     """``(x, y, position)`` of a wreath's positions (y down): two circles of radius 1 overlapping in
     a lens, the crossings where they meet, each ring's positions evenly spread over the arc inside
     the other ring and over the arc outside it; ``None`` when the rings are not known."""
@@ -216,7 +227,7 @@ def _ring_centres(points: list[tuple[float, float, int]]) -> tuple[float, float]
 
 
 # ---- pictures ------------------------------------------------------------------------------------
-def render_text(puzzle: PermutationPuzzle, state: np.ndarray) -> str:
+def render_text(puzzle: DrawnPuzzle, state: np.ndarray) -> str:
     """A terminal picture: the labels in the net or the rows, aligned."""
     flat = np.asarray(state).reshape(-1)
     cells = _cells(puzzle)
@@ -229,14 +240,14 @@ def render_text(puzzle: PermutationPuzzle, state: np.ndarray) -> str:
     return "\n".join(" ".join(row).rstrip() for row in grid)
 
 
-def _label(puzzle: PermutationPuzzle, value: int, x: float, y: float, font: float) -> str:
+def _label(puzzle: DrawnPuzzle, value: int, x: float, y: float, font: float) -> str:
     return (
         f'<text x="{x:.1f}" y="{y + font * 0.35:.1f}" font-size="{font:.1f}" text-anchor="middle" '
         f'font-family="monospace" pointer-events="none">{html.escape(puzzle.labels[value])}</text>'
     )
 
 
-def _svg_open(puzzle: PermutationPuzzle, w: float, h: float) -> str:
+def _svg_open(puzzle: DrawnPuzzle, w: float, h: float) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
         f'viewBox="0 0 {w:.1f} {h:.1f}" role="img" aria-label="{html.escape(puzzle.name)}">'
@@ -244,7 +255,7 @@ def _svg_open(puzzle: PermutationPuzzle, w: float, h: float) -> str:
 
 
 def _rings_svg(
-    puzzle: PermutationPuzzle, flat: np.ndarray, points: list[tuple[float, float, int]], size: int
+    puzzle: DrawnPuzzle, flat: np.ndarray, points: list[tuple[float, float, int]], size: int
 ) -> str:
     """A wreath's positions as discs on its two rings, each with its label."""
     xy = np.array([(x, y) for x, y, _ in points])
@@ -277,7 +288,7 @@ def _rings_svg(
     return "".join(parts)
 
 
-def to_svg(puzzle: PermutationPuzzle, state: np.ndarray, size: int = 300) -> str:
+def to_svg(puzzle: DrawnPuzzle, state: np.ndarray, size: int = 300) -> str:
     """An SVG of the state (one ``<svg>`` element): a cube's net of coloured stickers, a wreath's two
     rings, or rows of cells; each cell carries its label where labels are not colours alone, and
     its position as ``data-position``."""
@@ -373,7 +384,7 @@ def cubing_move(perm: np.ndarray, size: int, points: np.ndarray | None = None) -
     return None
 
 
-def cubing_view(puzzle: PermutationPuzzle) -> dict[str, Any] | None:
+def cubing_view(puzzle: DrawnPuzzle) -> dict[str, Any] | None:
     """How cubing.js shows this cube in 3-D: ``{"puzzle": "4x4x4", "moves": {move: cubing.js move}}``
     where the drawing is a cube cubing.js has (2x2x2 .. 7x7x7), the goal colours each face with a
     label of its own (so that cubing.js's face colours are the net's) and every move turns slices
