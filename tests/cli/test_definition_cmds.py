@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import puzzlezero as pz
 from puzzlezero.cli.main import main
 from puzzlezero.puzzles.permutation import FORMAT, Definition, PermutationPuzzle, load_definition
 
@@ -236,3 +237,20 @@ def test_show_draws_the_goal_or_a_state(capsys: pytest.CaptureFixture[str], tmp_
     assert rc == 0 and out == p.render_text(state) + "\nnot solved\n"
     rc, _, err = run(capsys, "definition", "show", "puzzle8")
     assert rc == 2 and "puzzle8 is not a permutation puzzle" in err
+
+
+def test_family_outer_writes_cubers_block_turns(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "c4outer.json"
+    rc, _, _ = run(capsys, "definition", "family", "cube_4/4/4", "--outer", "--out", str(out))
+    assert rc == 0
+    outer = load_definition(out)
+    slices = pz.make("cube_4-4-4")
+    # Rw turns the two R-side slices together: the competition's r0 then r1
+    rw = outer.perms[outer.move_names.index("Rw")]
+    both = slices.apply_moves(
+        slices.apply_moves(np.arange(96), [slices.action_names.index("r0")]),
+        [slices.action_names.index("r1")],
+    )
+    assert rw.tolist() == both.tolist()
+    rc, _, err = run(capsys, "definition", "family", "wreath_6/6", "--outer")
+    assert rc == 2 and "--outer is for the cubes" in err

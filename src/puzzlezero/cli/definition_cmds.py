@@ -394,13 +394,21 @@ def family_cmd(
             "the next face's colour. Other goals than standard add their kind to the name.",
         ),
     ] = "standard",
+    outer: Annotated[
+        bool,
+        typer.Option(
+            "--outer",
+            help="Cubes: cubers' outer block turns (U F R B L D, Uw ..., 3Uw ... and inverses) on the "
+            "same stickers, a second metric, instead of the competition's slice turns.",
+        ),
+    ] = False,
     to: ToOpt = None,
     out: OutOpt = None,
 ) -> None:
     """Write the generated definition of a Santa 2023 competition puzzle type: an NxNxN cube,
     globe or wreath, with the competition's moves and sticker order (its solutions apply as they are)."""
     from puzzlezero.puzzles.permutation.definition import Definition
-    from puzzlezero.puzzles.permutation.families import FAMILIES, family_definition
+    from puzzlezero.puzzles.permutation.families import FAMILIES, cubers_cube, family_definition
 
     if puzzle_type is None:
         for kind, (_, args) in FAMILIES.items():
@@ -410,7 +418,12 @@ def family_cmd(
     if chosen not in FAMILIES and chosen.replace("-", "/") in FAMILIES:
         chosen = chosen.replace("-", "/")
     try:
-        data = family_definition(chosen, goal)
+        if outer:
+            if not chosen.startswith("cube_") or chosen not in FAMILIES:
+                raise PuzzleError(f"--outer is for the cubes (cube_N/N/N), not {puzzle_type!r}")
+            data: Any = cubers_cube(FAMILIES[chosen][1][0], goal)
+        else:
+            data = family_definition(chosen, goal)
     except PuzzleError:
         raise
     except ValueError as exc:  # an unknown type or goal; the message lists the known ones
