@@ -439,6 +439,7 @@ _PERMUTATION_BEAMS: dict[str, tuple[int, ...]] = {
     "globe_3-4": (1000, 30_000),
     "globe_1-8": (1000, 10_000),  # 36 moves and answers of about 50: a beam of 30,000 passes 60 s
     "globe_6-4": (1000, 10_000),
+    "globe_2-6": (1000, 10_000),
 }
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
