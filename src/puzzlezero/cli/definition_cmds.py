@@ -364,8 +364,13 @@ def convert_cmd(
     """Convert a definition file to another format (this project's JSON, CayleyPy generators, GAP
     cycle notation, cubing.js KPuzzle). The written text is read back and must give the same moves;
     what the format cannot hold (a CayleyPy file's goal, costs) is named on stderr."""
+    _write(load(file, name, goal_labels, wildcards), to, out)
+
+
+def _write(defn: Any, to: str | None, out: Path | None) -> None:
+    """Write ``defn`` in the format ``--to`` asks for (or ``--out``'s ending tells), to ``--out``
+    or standard output, and say what was written."""
     fmt = _choose_format(to, out)
-    defn = load(file, name, goal_labels, wildcards)
     emit(defn, fmt, out)
     if out is not None:
         typer.echo(
@@ -428,13 +433,7 @@ def family_cmd(
         raise
     except ValueError as exc:  # an unknown type or goal; the message lists the known ones
         raise PuzzleError(str(exc)) from None
-    defn = data if isinstance(data, Definition) else Definition.from_dict(data, where=chosen)
-    fmt = _choose_format(to, out)
-    emit(defn, fmt, out)
-    if out is not None:
-        typer.echo(
-            f"wrote {defn.name} ({defn.positions} positions, {defn.given_moves} moves) as {fmt} to {out}"
-        )
+    _write(data if isinstance(data, Definition) else Definition.from_dict(data, where=chosen), to, out)
 
 
 @definition_app.command("show")
