@@ -284,3 +284,8 @@ def test_a_definition_file_goes_where_a_puzzle_name_goes(tmp_path: Path) -> None
 def test_a_missing_definition_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(pz.errors.UnknownNameError, match="no puzzle or definition file"):
         pz.make(str(tmp_path / "nothere.json"))
+
+
+def test_a_competition_type_as_the_competition_writes_it_names_the_registered_puzzle() -> None:
+    assert pz.make("cube_4/4/4") is pz.make("cube_4-4-4")
+    assert pz.make("globe_1/8").name == "globe_1-8"
