@@ -216,23 +216,14 @@ _PERMUTATION_ROW = 30
 
 @lru_cache(maxsize=32)
 def _permutation_cells(puzzle: PermutationPuzzle) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """``(row, col, rows, cols)``: each position's cell, a cube's in its net, the rest in the rows
-    of the puzzle's drawing (:mod:`puzzlezero.puzzles.permutation.viewer`), rows longer than
+    """``(row, col, rows, cols)``: each position's cell in the SVG viewer's layout
+    (:func:`puzzlezero.puzzles.permutation.viewer.cells`), rows longer than
     :data:`_PERMUTATION_ROW` folded."""
-    from puzzlezero.puzzles.permutation.viewer import grid_rows, net_cells
+    from puzzlezero.puzzles.permutation.viewer import cells
 
-    n = puzzle.definition.positions
-    drawing = puzzle.definition.drawing or {}
-    rows, cols = np.empty(n, np.int64), np.empty(n, np.int64)
-    if drawing.get("kind") == "cube" and n == 6 * int(drawing["size"]) ** 2:
-        for r, c, p in net_cells(int(drawing["size"])):
-            rows[p], cols[p] = r, c
-    else:
-        r = 0
-        for row in grid_rows(puzzle):
-            for k, p in enumerate(row):
-                rows[p], cols[p] = r + k // _PERMUTATION_ROW, k % _PERMUTATION_ROW
-            r += -(-len(row) // _PERMUTATION_ROW)
+    layout = np.array(cells(puzzle, fold=_PERMUTATION_ROW), dtype=np.int64)
+    rows, cols = np.empty(len(layout), np.int64), np.empty(len(layout), np.int64)
+    rows[layout[:, 2]], cols[layout[:, 2]] = layout[:, 0], layout[:, 1]
     return rows, cols, int(rows.max()) + 1, int(cols.max()) + 1
 
 

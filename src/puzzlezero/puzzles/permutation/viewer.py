@@ -54,6 +54,7 @@ __all__ = [
     "cubing_move",
     "cubing_view",
     "grid_rows",
+    "cells",
     "net_cells",
     "render_text",
     "to_svg",
@@ -109,13 +110,13 @@ def _cube_size(puzzle: DrawnPuzzle) -> int | None:
 # ---- layouts -------------------------------------------------------------------------------------
 def net_cells(size: int) -> list[tuple[int, int, int]]:
     """``(row, column, position)`` of every sticker of a cube of ``size`` in its net."""
-    cells = []
+    out = []
     for f, face in enumerate(FACE_ORDER):
         fr, fc = _NET[face]
         for k in range(size * size):
             r, c = divmod(k, size)
-            cells.append((fr * size + r, fc * size + c, f * size * size + k))
-    return cells
+            out.append((fr * size + r, fc * size + c, f * size * size + k))
+    return out
 
 
 def grid_rows(puzzle: DrawnPuzzle) -> list[list[int]]:
@@ -134,11 +135,20 @@ def grid_rows(puzzle: DrawnPuzzle) -> list[list[int]]:
     return [list(range(i, min(n, i + width))) for i in range(0, n, width)]
 
 
-def _cells(puzzle: DrawnPuzzle) -> list[tuple[int, int, int]]:
+def cells(puzzle: DrawnPuzzle, fold: int | None = None) -> list[tuple[int, int, int]]:
+    """``(row, column, position)`` of every position: a cube's in its net, the others in the rows
+    of :func:`grid_rows`, each row longer than ``fold`` cells (``None``: no limit) folded onto the
+    next lines."""
     size = _cube_size(puzzle)
     if size is not None:
         return net_cells(size)
-    return [(r, c, p) for r, row in enumerate(grid_rows(puzzle)) for c, p in enumerate(row)]
+    out: list[tuple[int, int, int]] = []
+    line = 0
+    for row in grid_rows(puzzle):
+        width = fold or len(row)
+        out += [(line + k // width, k % width, p) for k, p in enumerate(row)]
+        line += -(-len(row) // width)
+    return out
 
 
 def _cycle(perm: np.ndarray) -> list[int] | None:
@@ -230,12 +240,12 @@ def _ring_centres(points: list[tuple[float, float, int]]) -> tuple[float, float]
 def render_text(puzzle: DrawnPuzzle, state: np.ndarray) -> str:
     """A terminal picture: the labels in the net or the rows, aligned."""
     flat = np.asarray(state).reshape(-1)
-    cells = _cells(puzzle)
+    layout = cells(puzzle)
     width = max(len(lab) for lab in puzzle.labels)
-    rows = max(r for r, _, _ in cells) + 1
-    cols = max(c for _, c, _ in cells) + 1
+    rows = max(r for r, _, _ in layout) + 1
+    cols = max(c for _, c, _ in layout) + 1
     grid = [[" " * width] * cols for _ in range(rows)]
-    for r, c, p in cells:
+    for r, c, p in layout:
         grid[r][c] = puzzle.labels[int(flat[p])].rjust(width)
     return "\n".join(" ".join(row).rstrip() for row in grid)
 
@@ -296,15 +306,15 @@ def to_svg(puzzle: DrawnPuzzle, state: np.ndarray, size: int = 300) -> str:
     points = _ring_points(puzzle)
     if points is not None:
         return _rings_svg(puzzle, flat, points, size)
-    cells = _cells(puzzle)
-    rows = max(r for r, _, _ in cells) + 1
-    cols = max(c for _, c, _ in cells) + 1
+    layout = cells(puzzle)
+    rows = max(r for r, _, _ in layout) + 1
+    cols = max(c for _, c, _ in layout) + 1
     cell = max(4.0, min(size / cols, size / rows))
     w, h = cols * cell, rows * cell
     show_labels = puzzle.num_values > 6 or _cube_size(puzzle) is None
     parts = [_svg_open(puzzle, w, h)]
     font = cell * 0.38
-    for r, c, p in cells:
+    for r, c, p in layout:
         v = int(flat[p])
         x, y = c * cell, r * cell
         parts.append(
