@@ -50,11 +50,11 @@ without their optimal lengths (they count another metric), so ``optimal_pct`` is
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import statistics
 from collections.abc import Callable, Sequence
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
@@ -257,18 +257,13 @@ def _within_wildcards(puzzle: Puzzle, case: Case, result: Any) -> Any:
     """``result`` with its solution cut at the first state that differs from the goal in at most
     the case's wildcards (a Santa 2023 case may allow more than its puzzle's definition: the search
     solves to the goal, and the moves after such a state are not needed)."""
-    if not result.solved or case.wildcards <= int(getattr(puzzle, "wildcards", 0) or 0):
+    from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
+
+    if not result.solved or not isinstance(puzzle, PermutationPuzzle) or case.wildcards <= puzzle.wildcards:
         return result
-    goal = puzzle.goal().reshape(-1)
-    state = case.state[None]
-    actions = [int(a) for a in result.actions]
-    for k in range(len(actions) + 1):
-        if int(np.count_nonzero(state.reshape(-1) != goal)) <= case.wildcards:
-            break
-        state = puzzle.apply(state, np.array([actions[k]]))
-    if k == len(actions):
+    cut = puzzle.solved_prefix(case.state, result.actions, case.wildcards)
+    if len(cut) == len(result.actions):
         return result
-    cut = actions[:k]
     return dataclasses.replace(
         result,
         actions=tuple(cut),

@@ -289,3 +289,14 @@ def test_a_missing_definition_file_is_named(tmp_path: Path) -> None:
 def test_a_competition_type_as_the_competition_writes_it_names_the_registered_puzzle() -> None:
     assert pz.make("cube_4/4/4") is pz.make("cube_4-4-4")
     assert pz.make("globe_1/8").name == "globe_1-8"
+
+
+def test_solved_prefix_stops_at_the_first_state_within_the_wildcards(tiny: PermutationPuzzle) -> None:
+    state = tiny.apply_moves(tiny.goal(), tiny.parse_moves("l r"))
+    back = tiny.parse_moves("r' l'")
+    assert tiny.solved_prefix(state, back) == back  # no wildcards: to the goal itself
+    after_one = tiny.apply_moves(state, back[:1])
+    off = int((after_one != tiny.goal()).sum())
+    assert off > 0
+    assert tiny.solved_prefix(state, back, wildcards=off) == back[:1]
+    assert tiny.solved_prefix(tiny.goal(), back) == []

@@ -98,6 +98,7 @@ import numpy as np
 
 from puzzlezero.errors import BudgetError, InvalidStateError, ModelFileError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 from puzzlezero.puzzles.words import MoveWords
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
@@ -850,19 +851,8 @@ def solve_group(
             until,
             is_goal=is_goal if wildcards else None,
         )
-    if wildcards:
-        actions = _first_goal(puzzle, state, actions)
+    if wildcards and isinstance(puzzle, PermutationPuzzle):  # the puzzles with wildcards
+        actions = tuple(puzzle.solved_prefix(state, actions))
     return SearchResult(
         True, actions, sifts, sifts, clock.now() - t0, "solved", cost=puzzle.path_cost(actions)
     )
-
-
-def _first_goal(puzzle: Puzzle, state: np.ndarray, actions: tuple[int, ...]) -> tuple[int, ...]:
-    """``actions`` up to the first state along them that counts as solved (a puzzle with
-    wildcards counts states near its goal)."""
-    s = np.asarray(state)[None]
-    for t, a in enumerate(actions):
-        if puzzle.is_goal(s)[0]:
-            return actions[:t]
-        s = puzzle.apply(s, np.array([a]))
-    return actions

@@ -228,6 +228,21 @@ class PermutationPuzzle(Puzzle):
             out.append(f"-{self.action_names[inv]}" if inv < a else self.action_names[a])
         return ".".join(out)
 
+    def solved_prefix(
+        self, state: np.ndarray, actions: Sequence[int], wildcards: int | None = None
+    ) -> list[int]:
+        """``actions`` up to the first state along them (``state`` itself first) that differs from
+        the goal in at most ``wildcards`` positions (default: the puzzle's own); all of them where
+        no state does. A solution to the exact goal becomes one to a goal with wildcards."""
+        w = self.wildcards if wildcards is None else int(wildcards)
+        acts = [int(a) for a in actions]
+        path = np.empty((len(acts) + 1, self.definition.positions), dtype=self.dtype)
+        path[0] = np.asarray(state).reshape(-1)
+        for t, a in enumerate(acts):
+            path[t + 1] = path[t][self.perms[a]]
+        hit = np.flatnonzero(np.count_nonzero(path != self._goal[None, :], axis=1) <= w)
+        return acts[: int(hit[0])] if hit.size else acts
+
     # ---- algebra -------------------------------------------------------------------------------
     @cached_property
     def words(self) -> MoveWords:
