@@ -128,7 +128,9 @@ def looks_like_definition(name: str) -> bool:
 def register_definition(definition: Any, *, from_file: bool = True) -> str:
     """Register a permutation puzzle given as data (a checked
     :class:`~puzzlezero.puzzles.permutation.Definition`) under its own name, and return the name.
-    Idempotent for the same definition; a name taken by another puzzle raises ``ValueError``."""
+    Idempotent for the same definition; a name taken by another puzzle raises
+    :class:`~puzzlezero.errors.DefinitionError`."""
+    from puzzlezero.errors import DefinitionError
     from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 
     name = definition.name
@@ -139,7 +141,7 @@ def register_definition(definition: Any, *, from_file: bool = True) -> str:
             known = getattr(make(name), "definition", None)
         if known == definition:
             return name
-        raise ValueError(
+        raise DefinitionError(
             f"the definition {name!r} has other moves or another goal than the puzzle {name!r} registered "
             "already; give the file another name (its 'name' field)"
         )
@@ -156,14 +158,12 @@ def _definition_file(path: str) -> str:
             f"no puzzle or definition file {path!r}: a definition file (.json, .g, .gap) must exist; "
             f"registered puzzles: {', '.join(_REGISTRY)}"
         )
-    from puzzlezero.errors import DefinitionError, PuzzleError
+    from puzzlezero.errors import DefinitionError
 
     defn = load_definition(path)  # a DefinitionError names the file
     try:
         return register_definition(defn)
-    except PuzzleError:
-        raise
-    except ValueError as exc:
+    except DefinitionError as exc:  # its name is another puzzle's
         raise DefinitionError(f"{path}: {exc}") from None
 
 

@@ -192,7 +192,7 @@ def register_definitions(definitions: Sequence[Mapping[str, Any]]) -> list[str]:
         definition = Definition.from_dict(data, where=where)
         try:
             out.append(register_definition(definition))
-        except ValueError as exc:
+        except DefinitionError as exc:  # its name is another puzzle's
             raise DefinitionError(f"{where}: {exc}") from None
     return out
 
