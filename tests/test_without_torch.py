@@ -38,7 +38,7 @@ SCRIPT = textwrap.dedent(
     from puzzlezero.cli.main import main
     from puzzlezero.solver import options_for
     from puzzlezero.solver.result import verify
-    from puzzlezero.web.pool import _init_worker
+    from puzzlezero.web.worker import _init_worker
 
     out = {"solved": {}}
     for name in sys.argv[1].split(","):

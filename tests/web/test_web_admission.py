@@ -37,7 +37,9 @@ from puzzlezero.web import ServerConfig, api, create_app  # noqa: E402
 from puzzlezero.web.config import LOOPBACK_HOSTS  # noqa: E402
 from puzzlezero.web.errors import INTERNAL, worker_error  # noqa: E402
 from puzzlezero.web.jobs import JobStore  # noqa: E402
-from puzzlezero.web.pool import SolveJob, SolvePool, Ticket  # noqa: E402
+from puzzlezero.web.line import Ticket  # noqa: E402
+from puzzlezero.web.pool import SolvePool  # noqa: E402
+from puzzlezero.web.worker import SolveJob  # noqa: E402
 from tests.clock import FakeClock  # noqa: E402
 from tests.clock import until as wait_until  # noqa: E402
 from tests.web.test_web import FakeResult, bfs_solve, client_for  # noqa: E402

@@ -18,7 +18,9 @@ pytest.importorskip("httpx")
 import puzzlezero as pz  # noqa: E402
 from puzzlezero.solver import Improvement  # noqa: E402
 from puzzlezero.web import ServerConfig  # noqa: E402
-from puzzlezero.web.pool import MAX_IMPROVEMENTS, SolveJob, SolvePool, run_job  # noqa: E402
+from puzzlezero.web.line import MAX_IMPROVEMENTS  # noqa: E402
+from puzzlezero.web.pool import SolvePool  # noqa: E402
+from puzzlezero.web.worker import SolveJob, run_job  # noqa: E402
 from tests.clock import until, until_async  # noqa: E402
 from tests.web.test_web import FakeResult, bfs_solve, client_for  # noqa: E402
 from tests.web.web_fakes import reporting  # noqa: E402

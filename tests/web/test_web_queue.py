@@ -23,10 +23,13 @@ import puzzlezero as pz  # noqa: E402
 from puzzlezero.puzzles.base import Puzzle  # noqa: E402
 from puzzlezero.solver import SolveOptions  # noqa: E402
 from puzzlezero.web import ServerConfig  # noqa: E402
+from puzzlezero.web import line as line_module  # noqa: E402
 from puzzlezero.web import pool as pool_module  # noqa: E402
 from puzzlezero.web.jobs import JobStore  # noqa: E402
-from puzzlezero.web.pool import QueueFullError, SolveJob, SolvePool, SolveTimeoutError, Ticket  # noqa: E402
+from puzzlezero.web.line import QueueFullError, SolveTimeoutError, Ticket  # noqa: E402
+from puzzlezero.web.pool import SolvePool  # noqa: E402
 from puzzlezero.web.wait_estimate import RecentDurations, start_times  # noqa: E402
+from puzzlezero.web.worker import SolveJob  # noqa: E402
 from tests.web.test_web import FakeResult, bfs_solve, client_for  # noqa: E402
 
 CUBE = pz.make("cube3")
@@ -84,6 +87,13 @@ def run_pool(fake: Gated, body: Callable[[SolvePool], Awaitable[None]], **config
             pool.close()
 
     asyncio.run(main())
+
+
+def use_clock(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> None:
+    """Put ``clock`` in place of ``time`` where the pool reads it: the supervisor, and the line's
+    tickets (when each was submitted)."""
+    monkeypatch.setattr(pool_module, "time", clock)
+    monkeypatch.setattr(line_module, "time", clock)
 
 
 async def until(check: Callable[[], bool], seconds: float = 30.0) -> None:
@@ -159,7 +169,7 @@ def test_time_in_line_does_not_count_against_the_budget(monkeypatch: pytest.Monk
     pool's clock, which the solves move), longer than its whole budget, and is still answered (not
     504), with its full time limit."""
     clock = FakeClock()
-    monkeypatch.setattr(pool_module, "time", clock)
+    use_clock(monkeypatch, clock)
     fake = Gated(clock)
 
     async def body(pool: SolvePool) -> None:
@@ -256,7 +266,7 @@ def job_in(c: Any, job_id: str, status: str) -> dict[str, Any] | None:
 # ---- through HTTP --------------------------------------------------------------------------------
 def test_job_api_reports_place_and_wait_then_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = FakeClock()  # the pool's clock: the jobs wait in line as long as the test says
-    monkeypatch.setattr(pool_module, "time", clock)
+    use_clock(monkeypatch, clock)
     fake = Gated()
     with client_for(fake, workers=1, queue=2) as c:
         c.app.state.pool.durations.record("cube3", 8.0)  # as if one cube took 8 s
@@ -318,7 +328,7 @@ def test_concurrent_blocking_solves_wait_their_turn_at_default_settings(
     for every solve ahead of it."""
     p = pz.make("puzzle8")
     clock = FakeClock()
-    monkeypatch.setattr(pool_module, "time", clock)
+    use_clock(monkeypatch, clock)
     all_in = threading.Event()
 
     def slow(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:

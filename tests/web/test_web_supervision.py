@@ -29,18 +29,9 @@ from puzzlezero.solver import resolve as solver_resolve
 from puzzlezero.solver import resolve_options
 from puzzlezero.web import ServerConfig
 from puzzlezero.web.config import has_shipped_model
-from puzzlezero.web.pool import (
-    MAX_BACKOFF,
-    ClientLimitError,
-    QueueFullError,
-    SolveJob,
-    SolvePool,
-    SolveTimeoutError,
-    WorkerCrashedError,
-    run_job,
-    solve_one,
-    warm_options,
-)
+from puzzlezero.web.line import ClientLimitError, QueueFullError, SolveTimeoutError, WorkerCrashedError
+from puzzlezero.web.pool import MAX_BACKOFF, SolvePool
+from puzzlezero.web.worker import SolveJob, run_job, solve_one, warm_options
 from tests.clock import until as wait_until
 from tests.clock import until_async
 from tests.web.web_fakes import address_limit, exit_at_start, forbid_resolving, hang_at_start, raising, sleepy

@@ -1,7 +1,9 @@
 """``puzzlezero serve``: the web app (JSON API, cube page, board page) on uvicorn.
 
 Every limit the server enforces is an option here (``serve --help``), with the default of its
-:class:`~puzzlezero.web.config.ServerConfig` field, which documents it.
+:class:`~puzzlezero.web.config.ServerConfig` field, which documents it: an option's default is
+the field's (``ServerConfig.max_time_limit``), or ``None`` where the config decides (an option not
+given leaves its field's default), and then its help names the field's default (:func:`_default`).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def read_puzzle_files(paths: list[Path]) -> tuple[dict[str, Any], ...]:
     already with other moves raises :class:`~puzzlezero.errors.DefinitionError` naming the file."""
     from puzzlezero.errors import DefinitionError
     from puzzlezero.puzzles.permutation.files import read_definition
-    from puzzlezero.web.pool import register_definitions
+    from puzzlezero.web.worker import register_definitions
 
     out: list[dict[str, Any]] = []
     for path in paths:
@@ -124,7 +126,7 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     puzzles in ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
     from puzzlezero.classic.optimal.tables import build_tables
     from puzzlezero.registry import make
-    from puzzlezero.web.pool import warm_options
+    from puzzlezero.web.worker import warm_options
 
     wanted = [make(name) for name in dict.fromkeys(build)]  # an unknown name fails before any build
     lines: list[str] = []
@@ -168,7 +170,8 @@ def run_server(app: FastAPI, host: str, port: int, log_level: str) -> None:
 
 
 def _default(name: str) -> object:
-    """The default of a :class:`ServerConfig` field, for the help text."""
+    """The default of a :class:`ServerConfig` field, for the help text (``None`` for a field whose
+    default is computed: ``workers``)."""
     f = next(f for f in fields(ServerConfig) if f.name == name)
     return f.default if f.default is not MISSING else None
 
@@ -244,18 +247,18 @@ def serve(
             rich_help_panel="Limits",
             min=0.1,
             help="Largest time_limit (seconds) a request may ask for (422 above; a request naming none "
-            "gets min(this, 20)).",
+            f"gets min(this, {ServerConfig.default_time_limit:g})).",
         ),
-    ] = 60.0,
+    ] = ServerConfig.max_time_limit,
     max_nodes: Annotated[
         int,
         typer.Option(
             rich_help_panel="Limits",
             min=1,
             help="Largest max_nodes a request may ask for (422 above; a request naming none gets "
-            "min(this, 2000000)).",
+            f"min(this, {ServerConfig.default_max_nodes})).",
         ),
-    ] = 10_000_000,
+    ] = ServerConfig.max_max_nodes,
     grace_seconds: Annotated[
         float | None,
         typer.Option(
@@ -321,8 +324,8 @@ def serve(
         ),
     ] = None,
     executor: Annotated[
-        str, typer.Option(rich_help_panel="Workers", help="'process' (default) or 'thread' solver workers.")
-    ] = "process",
+        str, typer.Option(rich_help_panel="Workers", help="'process' or 'thread' solver workers.")
+    ] = ServerConfig.executor,
     model: Annotated[
         list[str] | None,
         typer.Option(
@@ -349,7 +352,7 @@ def serve(
             rich_help_panel="Models and tables",
             help="Folder holding cubing.js (default: beside the repository or cwd).",
         ),
-    ] = None,
+    ] = ServerConfig.node_modules,
     build_tables: Annotated[
         list[str] | None,
         typer.Option(
@@ -387,9 +390,9 @@ def serve(
         "models": parse_models(model or []),
         "executor": executor,
         "max_time_limit": time_limit,
-        "default_time_limit": min(time_limit, 20.0),
+        "default_time_limit": min(time_limit, ServerConfig.default_time_limit),
         "max_max_nodes": max_nodes,
-        "default_max_nodes": min(max_nodes, 2_000_000),
+        "default_max_nodes": min(max_nodes, ServerConfig.default_max_nodes),
         "node_modules": node_modules,
         "allowed_hosts": allowed,
         "puzzle_definitions": definitions,

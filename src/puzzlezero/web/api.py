@@ -48,7 +48,8 @@ from puzzlezero.solver import SolveOptions, SolveSettings
 from puzzlezero.web.config import ServerConfig, has_shipped_model, policy_only
 from puzzlezero.web.errors import ApiError, http_error, worker_error
 from puzzlezero.web.jobs import Job, JobStore
-from puzzlezero.web.pool import SolveJob, SolvePool, Ticket
+from puzzlezero.web.line import Ticket
+from puzzlezero.web.pool import SolvePool
 from puzzlezero.web.schemas import (
     HEURISTIC_NAMES,
     SEARCH_NAMES,
@@ -66,6 +67,7 @@ from puzzlezero.web.schemas import (
     ValueRequest,
     ValueResponse,
 )
+from puzzlezero.web.worker import SolveJob
 
 __all__ = ["router", "ApiError", "client_key", "puzzle_kind", "random_walk", "served_puzzle"]
 
@@ -97,7 +99,7 @@ def client_key(request: Request) -> str:
 
 def _admit(request: Request) -> str:
     """Let abandoned jobs go, then ask the pool whether this client may add work (429 if not:
-    :class:`~puzzlezero.web.pool.QueueFullError` or its ``ClientLimitError``); returns the
+    :class:`~puzzlezero.web.line.QueueFullError` or its ``ClientLimitError``); returns the
     client's key. Called before anything is parsed."""
     _jobs(request).sweep()
     client = client_key(request)

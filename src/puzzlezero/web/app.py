@@ -42,7 +42,9 @@ from puzzlezero.web import api
 from puzzlezero.web.config import VENDOR_DIRS, ServerConfig, find_node_modules
 from puzzlezero.web.errors import INTERNAL, STATUS, ApiError, http_error
 from puzzlezero.web.jobs import JobStore
-from puzzlezero.web.pool import QueueFullError, SolveFn, SolvePool, register_definitions
+from puzzlezero.web.line import QueueFullError
+from puzzlezero.web.pool import SolvePool
+from puzzlezero.web.worker import SolveFn, register_definitions
 
 __all__ = ["create_app", "STATIC_DIR", "ServedHosts"]
 

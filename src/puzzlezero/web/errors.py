@@ -11,7 +11,7 @@ import logging
 
 from puzzlezero import errors
 from puzzlezero.errors import BudgetError, MissingTableError, ModelFileError, PuzzleError
-from puzzlezero.web.pool import QueueFullError, SolveTimeoutError, WorkerCrashedError
+from puzzlezero.web.line import QueueFullError, SolveTimeoutError, WorkerCrashedError
 
 __all__ = ["ApiError", "STATUS", "http_error", "worker_error"]
 

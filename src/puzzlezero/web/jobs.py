@@ -1,6 +1,6 @@
 """Solve jobs that a client polls: ``POST /api/jobs`` queues one, ``GET /api/jobs/{id}`` reports it.
 
-A job wraps a :class:`~puzzlezero.web.pool.Ticket` of the solver pool. While it waits the client
+A job wraps a :class:`~puzzlezero.web.line.Ticket` of the solver pool. While it waits the client
 sees its place in line and the expected wait (:meth:`SolvePool.estimate
 <puzzlezero.web.pool.SolvePool.estimate>`); when it ends, the answer (or the error, with the HTTP
 status the blocking ``POST /api/solve`` would have given) is kept for ``result_ttl`` seconds,
@@ -10,7 +10,7 @@ pool (``workers + queue``), and a waiting job whose client has not polled it for
 seconds leaves the line (:meth:`JobStore.sweep`): a client that went away keeps no place.
 
 While a solve runs, the job shows the solutions its worker has reported so far
-(:attr:`Ticket.improvements <puzzlezero.web.pool.Ticket.improvements>`: the first one, then each
+(:attr:`Ticket.improvements <puzzlezero.web.line.Ticket.improvements>`: the first one, then each
 shorter one), each checked by the job's ``check`` (the API replays it on the job's state), so a
 client sees a first solution long before the answer.
 
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from puzzlezero.web.errors import http_error
-from puzzlezero.web.pool import SolvePool, Ticket
+from puzzlezero.web.line import Ticket
+from puzzlezero.web.pool import SolvePool
 
 __all__ = ["Job", "JobStore"]
 

@@ -1,460 +1,61 @@
-"""Solving off the event loop: supervised solver workers behind a bounded, fair waiting line.
+"""Supervision of the solver workers: :class:`SolvePool` starts them, hands them the waiting
+line's tickets, reads their answers, and replaces the ones that die or overrun.
 
-Why processes: batch weighted A* spends much of its time in Python (heap pops, dictionary
-look-ups of visited states, bookkeeping between network calls). Those hold the GIL, so solver
-threads would take turns on one core; the network runtime only releases the GIL inside its
-kernels. Each worker process therefore runs whole searches, one at a time, loads a network once
-(the solver caches it per process) and gives its networks ``threads_per_worker`` intra-op threads
-(:func:`puzzlezero.nn.runtime.set_default_threads`) so that workers do not oversubscribe the cores. The ``spawn`` start method keeps the children free of the parent's
-threads and locks. Threads (``executor="thread"``) serve tests and fakes.
+The pool starts its own worker processes (:func:`puzzlezero.web.worker.worker_main`, with the
+``spawn`` start method), one pipe each, and knows which job each worker runs and its pid; threads
+(``executor="thread"``) serve tests and fakes. A worker that dies (the OS killed it: out of
+memory, SIGKILL) fails only its own job with :class:`~puzzlezero.web.line.WorkerCrashedError` (HTTP
+503, naming the signal or exit code); the other workers' jobs finish and a new worker takes its
+place. A running job that overruns its budget (``wall_limit``) is answered
+:class:`~puzzlezero.web.line.SolveTimeoutError` (HTTP 504) at once; if its search has not ended
+``overrun_margin`` seconds later (a runaway or frozen search), its worker is terminated (SIGTERM,
+then SIGKILL: :mod:`puzzlezero.web.processes`) and replaced. A worker that cannot start (its
+initializer fails) is reported and retried after ``respawn_backoff`` seconds, doubled after each
+further failure, never in a loop; while no worker can run, :meth:`SolvePool.health` says so and
+new solves are refused with 503.
 
-Supervision: the pool starts its own worker processes, one pipe each, and knows which job each
-worker runs and its pid. A worker that dies (the OS killed it: out of memory, SIGKILL) fails only
-its own job with :class:`WorkerCrashedError` (HTTP 503, naming the signal or exit code); the other
-workers' jobs finish and a new worker takes its place. A running job that overruns its budget
-(``wall_limit``) is answered :class:`SolveTimeoutError` (HTTP 504) at once; if its search has not
-ended ``overrun_margin`` seconds later (a runaway or frozen search), its worker is terminated
-(SIGTERM, then SIGKILL) and replaced. A worker that cannot start (its initializer fails) is
-reported and retried after ``respawn_backoff`` seconds, doubled after each further failure, never
-in a loop; while no worker can run, :meth:`SolvePool.health` says so and new solves are refused
-with 503. Workers run under an address-space limit (``worker_memory_mib``) and never build tables
-(:func:`puzzlezero.storage.forbid_table_builds`).
+The line (:mod:`puzzlezero.web.line`): :meth:`SolvePool.submit` admits a job as a ticket, which
+waits in a :class:`~puzzlezero.web.line.WaitingLine` until a free worker takes it; that line's
+rules decide admission, per-client limits, who goes next and the estimates. Admission and
+dispatch happen on the event loop (each worker's messages come back to it through a reader
+thread and ``call_soon_threadsafe``), so the line and the counters need no lock.
 
-The line: :meth:`SolvePool.submit` admits a job as a :class:`Ticket`. At most ``workers`` tickets
-run; the others wait, at most ``queue`` of them, and a job beyond that is refused at once
-(:class:`QueueFullError`, HTTP 429, with the time until a place frees). Each client (the API keys
-them by peer address) may have ``client_waiting`` tickets waiting (one more:
-:class:`ClientLimitError`, 429) and ``client_running`` running; a free worker takes the first
-waiting ticket whose client is under its running limit, so one client's flood of jobs waits behind
-itself while other clients pass. A ticket's wall-clock budget starts when a worker takes it, never
-while it waits, and the solver's own ``time_limit`` starts inside the worker, so a job is never
-answered 504 because it waited. :meth:`SolvePool.estimate` tells a waiting ticket its place and
-expected wait from the measured durations of recent solves (:mod:`puzzlezero.web.wait_estimate`).
-
-Admission and dispatch happen on the event loop (each worker's messages come back to it through a
-reader thread and ``call_soon_threadsafe``), so the line and the counters need no lock.
-
-Progress: while a solve runs, its worker sends each solution the solver reports before it returns
-(the first one, then each strictly shorter: the solver's ``on_solution``) as a ``("progress", seq,
-improvement)`` message; the ticket keeps them (:attr:`Ticket.improvements`, at most
-:data:`MAX_IMPROVEMENTS`), so a polled job shows its first solution long before its answer.
+Progress: the ``("progress", seq, improvement)`` messages of a running solve are kept on its
+ticket (:meth:`Ticket.add_improvement <puzzlezero.web.line.Ticket.add_improvement>`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
-import math
 import multiprocessing
-import os
-import resource
-import secrets
-import signal
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from puzzlezero.errors import PuzzleError
 from puzzlezero.web.config import ServerConfig
-from puzzlezero.web.wait_estimate import RecentDurations, start_times
+from puzzlezero.web.line import Estimate, SolveTimeoutError, Ticket, WaitingLine, WorkerCrashedError
+from puzzlezero.web.processes import exit_text, join, kill, terminate
+from puzzlezero.web.wait_estimate import RecentDurations
+from puzzlezero.web.worker import SolveFn, SolveJob, run_job, warm_options, worker_main
 
 if TYPE_CHECKING:
-    from puzzlezero.puzzles.base import Puzzle
-    from puzzlezero.solver import SolveOptions, SolveResult
+    from puzzlezero.solver import SolveOptions
 
-__all__ = [
-    "ClientLimitError",
-    "Estimate",
-    "QueueFullError",
-    "SolveJob",
-    "SolvePool",
-    "SolveTimeoutError",
-    "Ticket",
-    "WorkerCrashedError",
-    "register_definitions",
-    "run_job",
-    "solve_one",
-    "warm_options",
-]
+__all__ = ["KILL_AFTER", "MAX_BACKOFF", "SolvePool"]
 
 log = logging.getLogger("puzzlezero.web")
-
-#: what a worker calls for a solve job, as ``solve_fn(puzzle, state, opts=job.options)``: shaped like
-#: :func:`puzzlezero.solver.solve` (a result with ``to_json()``); must pickle for processes
-SolveFn = Callable[..., Any]
-
-#: what a job asks of a worker: a search (``solver.solve``) or a state's value (``cost_to_go.value``)
-JobKind = Literal["solve", "value"]
-JOB_KINDS: tuple[str, ...] = ("solve", "value")
 
 #: seconds between SIGTERM and SIGKILL when the pool stops a worker
 KILL_AFTER = 1.0
 #: the longest wait before a worker that keeps failing to start is tried again
 MAX_BACKOFF = 300.0
-#: improvements a ticket keeps while its solve runs: the first ones, and the newest in the last place
-MAX_IMPROVEMENTS = 32
-
-#: what a worker calls with each improvement of a running solve, as plain data (``Improvement.to_json()``)
-Progress = Callable[[dict[str, Any]], None]
-
-
-class QueueFullError(Exception):
-    """Every worker is busy and the waiting line is full; ``retry_after``: whole seconds until a
-    place in the line is expected to free (at least 1)."""
-
-    def __init__(self, message: str, retry_after: int = 1) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class ClientLimitError(QueueFullError):
-    """This client already has as many solves waiting as one client may (``client_waiting``)."""
-
-
-class SolveTimeoutError(Exception):
-    """A solve ran past its time limit plus the server's grace period."""
-
-
-class WorkerCrashedError(Exception):
-    """A worker process died (killed, out of memory) during a job, or no worker can start."""
-
-
-@dataclass(frozen=True)
-class SolveJob:
-    """One job for a worker: a registered puzzle name, one parsed state ``[*state_shape]`` and
-    ``options``, resolved before the job takes its place in line. ``kind="solve"``: the solve's
-    :class:`~puzzlezero.solver.SolveOptions` (frozen, so they pickle to a worker process as they
-    are), which the worker passes to ``solve_many`` without resolving them again; a pool's own
-    ``solve_fn`` (tests, fakes) receives them as the job carries them. ``kind="value"``: the
-    keywords of :func:`puzzlezero.cost_to_go.value`."""
-
-    puzzle: str
-    state: np.ndarray
-    options: SolveOptions | Mapping[str, Any] = field(default_factory=dict)
-    kind: JobKind = "solve"
-
-    def __post_init__(self) -> None:
-        if self.kind not in JOB_KINDS:
-            raise ValueError(f"job kind must be one of {', '.join(JOB_KINDS)}, got {self.kind!r}")
-        if self.kind == "value" and not isinstance(self.options, Mapping):
-            raise TypeError(f"a value job carries the keywords of value(), got {type(self.options).__name__}")
-
-    @property
-    def time_limit(self) -> float | None:
-        """The seconds the solver may search (the options' ``time_limit``); ``None`` where the
-        job names none (a value)."""
-        o = self.options
-        limit = o.get("time_limit") if isinstance(o, Mapping) else getattr(o, "time_limit", None)
-        return None if limit is None else float(limit)
-
-
-# ---- inside a worker ---------------------------------------------------------------------------
-def _limit_memory(mib: int) -> None:
-    """Cap this process's address space at ``mib`` MiB (``RLIMIT_AS``; 0 = leave it).
-
-    The address space, not the resident set: Linux enforces no RSS limit, and a search that grows
-    past the cap gets ``MemoryError`` (reported as a named error) where it would otherwise push the
-    machine into swap or be killed by the OOM killer. Torch reserves address space it never touches
-    (thread stacks, allocator arenas), so the cap sits above the resident need: a cube3 worker
-    mapped at most 3.3 GiB (2.3 GiB resident) in a solve at the server's 10M-node cap, and the
-    default cap is at least 4 GiB."""
-    if mib <= 0:
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    want = mib << 20
-    if hard != resource.RLIM_INFINITY:
-        want = min(want, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (want, hard))
-
-
-def register_definitions(definitions: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Check and register permutation puzzles given as data (native definitions, JSON objects) in
-    this process, and return their names: what the server does with ``--puzzle-file``'s
-    definitions, and each worker before it serves. Idempotent; a definition that fails its checks,
-    or whose name another puzzle holds, raises :class:`~puzzlezero.errors.DefinitionError` naming it."""
-    from puzzlezero.errors import DefinitionError
-    from puzzlezero.puzzles.permutation.definition import Definition
-    from puzzlezero.registry import register_definition
-
-    out = []
-    for data in definitions:
-        where = str(data.get("name", "definition")) if isinstance(data, Mapping) else "definition"
-        definition = Definition.from_dict(data, where=where)
-        try:
-            out.append(register_definition(definition))
-        except DefinitionError as exc:  # its name is another puzzle's
-            raise DefinitionError(f"{where}: {exc}") from None
-    return out
-
-
-def _init_worker(
-    threads: int,
-    warm: tuple[tuple[str, SolveOptions], ...] = (),
-    memory_mib: int = 0,
-    load_torch: bool = True,
-    definitions: tuple[Mapping[str, Any], ...] = (),
-) -> None:
-    """Prepare a worker process: ignore Ctrl-C (the server stops its workers), cap its memory,
-    forbid table builds, register the puzzles the server was given as data (``definitions``,
-    :func:`register_definitions`), pin the networks' thread count, then load the networks and tables of ``warm``
-    (``(puzzle, the options of its own search, resolved by the server)``: the heuristic, with the
-    operator's model where one is served, and the fallback search's tables) before the first request.
-
-    A failure to preload one model is logged and the worker still serves (a request for that
-    puzzle reports the error); anything else that fails here means the worker cannot start."""
-    with contextlib.suppress(ValueError):  # not the main thread (a test calling this directly)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _limit_memory(memory_mib)
-    from puzzlezero.storage import forbid_table_builds
-
-    forbid_table_builds()  # tables are built by `puzzlezero pdb build`, never by a request
-    register_definitions(definitions)  # data, as the server checked it: never a file read here
-    if load_torch:  # the networks' intra-op threads (onnxruntime; torch too where a model runs on it)
-        from puzzlezero.nn.runtime import set_default_threads
-
-        set_default_threads(threads)
-    if not warm:
-        return
-    from puzzlezero.registry import make
-    from puzzlezero.solver import SEARCHES, get_heuristic, resolve_entry
-
-    for name, opts in warm:
-        try:
-            p = make(name)
-            if opts.heuristic is not None:  # cached per process by the solver (Q*: the Q head)
-                get_heuristic(p, opts.heuristic, opts.model, SEARCHES[opts.search].heuristic_kind)
-            if opts.fallback is not None:  # its tables (the cube's group table) load now
-                spec = SEARCHES[opts.fallback]
-                spec.run(resolve_entry(spec.entry, opts.fallback), p, p.goals(1), None, opts)
-        except BaseException as exc:  # noqa: BLE001 - a request will report it; the worker serves others
-            log.warning(
-                "could not warm up %s (its requests will say why): %s: %s", name, type(exc).__name__, exc
-            )
-
-
-def solve_one(
-    puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Callable[[Any], None] | None = None
-) -> SolveResult:
-    """A worker's solve: :func:`~puzzlezero.solver.solve_many` of the one state with the job's
-    options as they are (resolved by the server; nothing is resolved again here). The time limit
-    starts now, when a worker has taken the job, not while it waited in line. ``on_solution`` gets
-    the solver's improvements (:class:`~puzzlezero.solver.Improvement`) as they come."""
-    from puzzlezero.solver import SolveOptions, solve_many
-
-    if not isinstance(opts, SolveOptions):
-        raise TypeError(f"a solve job carries resolved SolveOptions, got {type(opts).__name__}")
-    return solve_many(puzzle, [state], opts, on_solution=on_solution)[0]
-
-
-def _takes_on_solution(fn: SolveFn) -> bool:
-    """Does ``fn`` take an ``on_solution`` keyword (the solver's own does; a test double may not)?"""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.name == "on_solution" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
-
-
-def _reporter(puzzle: Puzzle, on_progress: Progress) -> Callable[[Any], None]:
-    """The ``on_solution`` of a worker's solve: each improvement as plain data, its moves also as
-    people write them (``notation``: the puzzle's ``format_compact``, R R as R2), handed to
-    ``on_progress``. A report that fails is logged and dropped: it never ends the solve."""
-
-    def report(improvement: Any) -> None:
-        try:
-            data = dict(improvement.to_json() if hasattr(improvement, "to_json") else improvement)
-            data["notation"] = puzzle.format_compact(puzzle.parse_moves(list(data["solution"])))
-            on_progress(data)
-        except Exception as exc:  # noqa: BLE001 - progress is a courtesy; the answer still comes
-            log.warning("could not report a solve's progress: %s: %s", type(exc).__name__, exc)
-
-    return report
-
-
-def run_job(
-    job: SolveJob, solve_fn: SolveFn | None = None, on_progress: Progress | None = None
-) -> dict[str, Any]:
-    """Run one job in a worker and return plain data (never raises for bad input).
-
-    Returns ``{"ok": result.to_json()}`` or ``{"error": message, "kind": exception class}`` for a
-    :class:`PuzzleError` (and ``"MemoryBudgetError"`` when the search ran out of the worker's
-    memory). Any other exception propagates (a server bug, answered 500); ``SystemExit``,
-    ``KeyboardInterrupt`` and other ``BaseException`` come back as a ``RuntimeError`` of this job,
-    so they never end a worker or the server. ``solve_fn`` replaces :func:`solve_one`: it is called
-    ``solve_fn(puzzle, state, opts=job.options)``, as :func:`puzzlezero.solver.solve` takes them
-    (with ``on_solution=`` too where it takes that keyword). ``on_progress`` gets each improvement
-    of a solve as it comes (see :func:`_reporter`).
-    """
-    try:
-        from puzzlezero.registry import make
-
-        if job.kind == "value":
-            from puzzlezero.cost_to_go import value
-
-            assert isinstance(job.options, Mapping)  # checked when the job was made
-            return {"ok": value(make(job.puzzle), job.state, **job.options).to_json()}
-        solve: SolveFn = solve_one if solve_fn is None else solve_fn
-        p = make(job.puzzle)
-        if on_progress is not None and _takes_on_solution(solve):
-            return {
-                "ok": solve(p, job.state, opts=job.options, on_solution=_reporter(p, on_progress)).to_json()
-            }
-        return {"ok": solve(p, job.state, opts=job.options).to_json()}
-    except PuzzleError as exc:
-        return {"error": str(exc), "kind": type(exc).__name__}
-    except MemoryError:
-        return {"error": _out_of_memory(), "kind": "MemoryBudgetError"}
-    except Exception:
-        raise
-    except BaseException as exc:
-        raise RuntimeError(f"the {job.kind} raised {type(exc).__name__}: {exc}") from None
-
-
-def _out_of_memory() -> str:
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    limit = (
-        ""
-        if soft == resource.RLIM_INFINITY
-        else f" (each worker may map {soft >> 20} MiB: serve --worker-memory-mib)"
-    )
-    return f"the search ran out of memory{limit}; try a smaller max_nodes, batch or beam width"
-
-
-def _worker_main(
-    conn: Connection,
-    threads: int,
-    warm: tuple[tuple[str, SolveOptions], ...],
-    memory_mib: int,
-    solve_fn: SolveFn | None,
-    initializer: Callable[[], None] | None,
-    definitions: tuple[Mapping[str, Any], ...] = (),
-) -> None:
-    """A worker process: start up, say ``("ready", pid)``, then run ``(seq, job)`` messages one at
-    a time, answering ``("done", seq, run_job output)`` or ``("failed", seq, text)`` (after any
-    ``("progress", seq, improvement)`` of a solve), until ``None`` or the parent's end of the pipe
-    closes. A start-up failure is sent as
-    ``("start_failed", text)`` and ends the process with exit code 3."""
-    try:
-        _init_worker(threads, warm, memory_mib, load_torch=solve_fn is None, definitions=definitions)
-        if initializer is not None:
-            initializer()
-    except BaseException as exc:  # noqa: BLE001 - reported to the pool, which backs off
-        with contextlib.suppress(Exception):
-            conn.send(("start_failed", f"{type(exc).__name__}: {exc}"))
-        raise SystemExit(3) from None
-    conn.send(("ready", os.getpid()))
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):  # the server went away
-            return
-        if message is None:
-            return
-        seq, job = message
-
-        def progress(data: dict[str, Any], seq: int = seq) -> None:
-            conn.send(("progress", seq, data))
-
-        try:
-            reply: tuple[Any, ...] = ("done", seq, run_job(job, solve_fn, progress))
-        except BaseException as exc:  # noqa: BLE001 - a bug in this job, not the end of the worker
-            reply = ("failed", seq, f"{type(exc).__name__}: {exc}")
-        try:
-            conn.send(reply)
-        except (EOFError, OSError):
-            return
-        except Exception as exc:  # an answer that does not pickle
-            conn.send(("failed", seq, f"unsendable answer: {type(exc).__name__}: {exc}"))
-
-
-# ---- in the server -----------------------------------------------------------------------------
-def warm_options(config: ServerConfig) -> tuple[tuple[str, SolveOptions], ...]:
-    """For every registered puzzle with a model served (the operator's or the shipped one), the
-    options of its own search with that model, resolved by the server for its workers to load
-    before their first job (the heuristic, the fallback search's tables). A puzzle whose options
-    do not resolve is logged and left out: its requests say why."""
-    from puzzlezero.registry import make, names
-    from puzzlezero.solver import resolve_options
-
-    warm = []
-    for name, model in config.served_models(names()):
-        try:
-            warm.append((name, resolve_options(make(name), model=model)))
-        except Exception as exc:  # noqa: BLE001 - a request for it will report it
-            log.warning("will not warm up %s (its requests will say why): %s", name, exc)
-    return tuple(warm)
-
-
-@dataclass(eq=False)
-class Ticket:
-    """One admitted job: waiting in line, running on a worker, or ended.
-
-    ``outcome`` resolves to :func:`run_job`'s dict, or fails with :class:`SolveTimeoutError`,
-    :class:`WorkerCrashedError` or a server bug's exception; it is cancelled when the ticket is
-    cancelled (:meth:`SolvePool.cancel`). ``client``: who asked (the API uses the peer address;
-    ``""`` is no client and has no per-client limits). Times are ``time.monotonic()`` seconds.
-    """
-
-    job: SolveJob
-    wall_limit: float
-    outcome: asyncio.Future[dict[str, Any]]
-    client: str = ""
-    id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
-    # read through this module's ``time`` when the ticket is made (a test may put a fake clock there)
-    submitted: float = field(default_factory=lambda: time.monotonic())
-    started: float | None = None
-    """When a worker took it (``None`` while it waits)."""
-    worker_pid: int | None = None
-    """The process id of the worker that took it (``None`` while it waits, and for threads)."""
-    ended: float | None = None
-    """When its outcome was settled (answered, overrun, failed or cancelled)."""
-    improvements: list[dict[str, Any]] = field(default_factory=list)
-    """The solutions its running solve has reported so far, in order (``Improvement.to_json()``
-    plus ``notation``): the first, then each shorter one; at most :data:`MAX_IMPROVEMENTS` (the
-    newest replaces the last kept)."""
-
-    @property
-    def time_limit(self) -> float:
-        """The seconds the solver may search (its job's ``time_limit``; else the wall limit)."""
-        limit = self.job.time_limit
-        return self.wall_limit if limit is None else limit
-
-    @property
-    def status(self) -> str:
-        """``"queued"``, ``"running"``, ``"cancelled"`` or ``"ended"`` (its outcome is settled)."""
-        if self.outcome.cancelled():
-            return "cancelled"
-        if self.outcome.done():
-            return "ended"
-        return "queued" if self.started is None else "running"
-
-    def waited(self, now: float | None = None) -> float:
-        """Seconds in line: until a worker took it, or until ``now`` while it still waits."""
-        end = self.started if self.started is not None else (self.ended or now or time.monotonic())
-        return max(0.0, end - self.submitted)
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """Where a ticket stands. ``position``: its place in line (1 = next to start; ``None`` once it
-    runs or has ended); ``start_seconds``: expected seconds until a worker takes it (0 once it
-    runs); ``answer_seconds``: expected seconds until its answer; ``recent_solves``: how many
-    recent solves of its puzzle the durations come from (0: its time limit stood in for them)."""
-
-    position: int | None
-    start_seconds: float
-    answer_seconds: float
-    recent_solves: int
 
 
 @dataclass(eq=False)
@@ -488,8 +89,8 @@ class SolvePool:
     Estimate(position=7, start_seconds=61.2, answer_seconds=81.2, recent_solves=20)
     >>> out = await pool.result(ticket)                                               # doctest: +SKIP
 
-    ``solve_fn`` replaces the workers' :func:`solve_one` (tests; a picklable module-level function
-    for processes);
+    ``solve_fn`` replaces the workers' :func:`~puzzlezero.web.worker.solve_one` (tests; a
+    picklable module-level function for processes);
     ``initializer`` runs in each worker process after its own start-up (a failure there means the
     worker cannot start).
     """
@@ -504,13 +105,12 @@ class SolvePool:
         self.solve_fn = solve_fn
         self.initializer = initializer
         self.completed = 0
-        self.durations = RecentDurations()
         self.spawned = 0
         """Worker processes started so far (the first ``workers`` and every replacement)."""
         self.start_failures = 0
         """Worker start-ups that failed since the last one that succeeded (drives the backoff)."""
         self.last_error: str | None = None
-        self._line: deque[Ticket] = deque()
+        self._line = WaitingLine(config)
         self._running: dict[Ticket, _Worker] = {}  # holding a worker, in start order (overrun ones too)
         self._workers: list[_Worker] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -522,8 +122,8 @@ class SolvePool:
 
     # ---- life cycle ----------------------------------------------------------------------------
     def _warm(self) -> tuple[tuple[str, SolveOptions], ...]:
-        """What each new worker loads before its first job (:func:`warm_options`, resolved once
-        for all the workers)."""
+        """What each new worker loads before its first job
+        (:func:`~puzzlezero.web.worker.warm_options`, resolved once for all the workers)."""
         if self.solve_fn is not None:  # a test double needs no networks
             return ()
         if self._warmups is None:
@@ -557,7 +157,7 @@ class SolvePool:
             self.config.puzzle_definitions,
         )
         self.spawned += 1
-        process = ctx.Process(target=_worker_main, args=args, name=f"pz-solve-{self.spawned}")
+        process = ctx.Process(target=worker_main, args=args, name=f"pz-solve-{self.spawned}")
         process.start()
         theirs.close()  # the worker holds the only other end: its death closes the pipe
         worker = _Worker(process=process, conn=ours, pid=process.pid)
@@ -633,9 +233,9 @@ class SolvePool:
 
     def close(self, timeout: float | None = None) -> None:
         """Stop at once, within ``timeout`` seconds (default ``shutdown_timeout``): waiting
-        tickets are cancelled and running ones fail with :class:`WorkerCrashedError`; idle workers
-        exit, busy ones are terminated (SIGTERM, then SIGKILL). :meth:`aclose` lets running jobs
-        end first."""
+        tickets are cancelled and running ones fail with
+        :class:`~puzzlezero.web.line.WorkerCrashedError`; idle workers exit, busy ones are
+        terminated (SIGTERM, then SIGKILL). :meth:`aclose` lets running jobs end first."""
         timeout = self.config.shutdown_timeout if timeout is None else float(timeout)
         deadline = time.monotonic() + timeout
         self._closed = self._draining = True
@@ -657,15 +257,15 @@ class SolvePool:
                     with contextlib.suppress(OSError, ValueError):
                         w.conn.send(None)  # idle: it exits now
                 else:  # busy or still starting: a search is not worth waiting for
-                    _terminate(w.process)
+                    terminate(w.process)
         procs = [w.process for w in workers if w.process is not None]
-        _join(procs, deadline - min(timeout / 2, KILL_AFTER))  # keep time to kill the rest
+        join(procs, deadline - min(timeout / 2, KILL_AFTER))  # keep time to kill the rest
         for p in procs:
-            _terminate(p)
-        _join(procs, deadline - min(timeout / 4, KILL_AFTER / 2))
+            terminate(p)
+        join(procs, deadline - min(timeout / 4, KILL_AFTER / 2))
         for p in procs:
-            _kill(p)
-        _join(procs, deadline + KILL_AFTER)
+            kill(p)
+        join(procs, deadline + KILL_AFTER)
         for w in workers:
             if w.conn is not None:
                 w.conn.close()
@@ -680,6 +280,15 @@ class SolvePool:
     @property
     def waiting(self) -> int:
         return len(self._line)
+
+    @property
+    def durations(self) -> RecentDurations:
+        """How long recent solves held a worker, per puzzle: what the line's estimates come from."""
+        return self._line.durations
+
+    @durations.setter
+    def durations(self, durations: RecentDurations) -> None:
+        self._line.durations = durations
 
     def stats(self) -> dict[str, int]:
         return {
@@ -723,28 +332,9 @@ class SolvePool:
         }
 
     def estimate(self, ticket: Ticket) -> Estimate:
-        """Its place in line and expected seconds to start and to answer (see :class:`Estimate`)."""
-        now = time.monotonic()
-        expected = self.durations.expected(ticket.job.puzzle, ticket.time_limit)
-        recent = self.durations.count(ticket.job.puzzle)
-        status = ticket.status
-        if status == "running":
-            assert ticket.started is not None
-            return Estimate(None, 0.0, max(0.0, expected - (now - ticket.started)), recent)
-        if status != "queued":
-            return Estimate(None, 0.0, 0.0, recent)
-        position = self._line.index(ticket) + 1
-        start = self._start_times(now, position)[-1]
-        return Estimate(position, start, start + expected, recent)
-
-    def _start_times(self, now: float, count: int) -> list[float]:
-        """Expected seconds until each of the first ``count`` tickets in line starts."""
-        free_at = [0.0] * self.config.workers
-        for i, t in enumerate(list(self._running)[: self.config.workers]):
-            assert t.started is not None
-            free_at[i] = self.durations.expected(t.job.puzzle, t.time_limit) - (now - t.started)
-        ahead = [self.durations.expected(t.job.puzzle, t.time_limit) for t in list(self._line)[:count]]
-        return start_times(free_at, ahead)
+        """Its place in line and expected seconds to start and to answer (see
+        :class:`~puzzlezero.web.line.Estimate`)."""
+        return self._line.estimate(ticket, self._running, time.monotonic())
 
     # ---- admission -----------------------------------------------------------------------------
     def _cannot_run(self) -> str | None:
@@ -760,9 +350,10 @@ class SolvePool:
 
     def admit(self, client: str = "") -> None:
         """Raise what :meth:`submit` would raise for ``client``, without submitting: cheap, for
-        checking before a request's body is parsed. :class:`QueueFullError` (the line is full),
-        :class:`ClientLimitError` (this client has ``client_waiting`` waiting) or
-        :class:`WorkerCrashedError` (no worker can start)."""
+        checking before a request's body is parsed. :class:`~puzzlezero.web.line.QueueFullError`
+        (the line is full), :class:`~puzzlezero.web.line.ClientLimitError` (this client has
+        ``client_waiting`` waiting) or :class:`~puzzlezero.web.line.WorkerCrashedError` (no worker
+        can start)."""
         if self._loop is None or self._closed:
             raise RuntimeError("SolvePool.start() was not called, or the pool is closed")
         if self._draining:
@@ -771,26 +362,7 @@ class SolvePool:
         if broken is not None:
             raise WorkerCrashedError(broken)
         idle = any(w.ready and w.ticket is None and w.stopping is None for w in self._workers)
-        if self.waiting >= self.config.queue and not idle:
-            wait = self._start_times(time.monotonic(), 1)[0] if self._line else 0.0
-            retry = max(1, math.ceil(wait))
-            raise QueueFullError(
-                f"the server is busy: {_count(self.running, 'solve')} running and {self.waiting} waiting, "
-                f"and the line holds at most {self.config.queue}; try again in about {retry} s",
-                retry,
-            )
-        limit = self.config.client_waiting
-        if client and limit:
-            mine = [i for i, t in enumerate(self._line) if t.client == client]
-            if len(mine) >= limit:
-                wait = self._start_times(time.monotonic(), mine[0] + 1)[-1]
-                retry = max(1, math.ceil(wait))
-                raise ClientLimitError(
-                    f"you already have {_count(len(mine), 'solve')} waiting, the most one client may have "
-                    f"waiting (client_waiting {limit}, serve --client-waiting); wait for one to start "
-                    f"(about {retry} s) or cancel one",
-                    retry,
-                )
+        self._line.admit(client, self._running, idle, time.monotonic())
 
     def submit(self, job: SolveJob, wall_limit: float, client: str = "") -> Ticket:
         """Admit ``job`` for ``client``: it starts at once on a free worker, else waits in line.
@@ -837,16 +409,6 @@ class SolvePool:
         return True
 
     # ---- dispatch and supervision --------------------------------------------------------------
-    def _next(self) -> Ticket | None:
-        """The first waiting ticket whose client is under its running limit."""
-        limit = self.config.client_running
-        if not limit:
-            return self._line[0] if self._line else None
-        busy: dict[str, int] = {}
-        for t in self._running:
-            busy[t.client] = busy.get(t.client, 0) + 1
-        return next((t for t in self._line if not t.client or busy.get(t.client, 0) < limit), None)
-
     def _dispatch(self) -> None:
         """Hand waiting tickets to free workers."""
         if self._closed:
@@ -855,7 +417,7 @@ class SolvePool:
             if not self._line:
                 return
             if worker.ready and worker.ticket is None and worker.stopping is None:
-                ticket = self._next()
+                ticket = self._line.next(self._running)
                 if ticket is None:
                     return
                 self._line.remove(ticket)
@@ -906,11 +468,7 @@ class SolvePool:
         elif kind == "start_failed":
             worker.start_error = message[1]
         elif kind == "progress" and message[1] == worker.seq and worker.ticket is not None:
-            kept = worker.ticket.improvements
-            if len(kept) < MAX_IMPROVEMENTS:
-                kept.append(message[2])
-            else:
-                kept[-1] = message[2]
+            worker.ticket.add_improvement(message[2])
         elif kind in ("done", "failed") and message[1] == worker.seq and worker.ticket is not None:
             ticket = self._release(worker)
             if kind == "done":
@@ -943,7 +501,7 @@ class SolvePool:
         if self._closed:
             return
         assert worker.process is not None and worker.conn is not None
-        how = _exit_text(worker.process.exitcode)
+        how = exit_text(worker.process.exitcode)
         worker.conn.close()  # its reader thread has ended: free the pipe and the process handle
         with contextlib.suppress(ValueError):
             worker.process.close()
@@ -1017,8 +575,8 @@ class SolvePool:
         worker.stopping = why
         worker.ready = False
         assert worker.process is not None and self._loop is not None
-        _terminate(worker.process)
-        self._loop.call_later(KILL_AFTER, _kill, worker.process)
+        terminate(worker.process)
+        self._loop.call_later(KILL_AFTER, kill, worker.process)
         if replace_now:
             self._fill()
 
@@ -1031,45 +589,6 @@ class SolvePool:
             ticket.outcome.set_exception(outcome)
         else:
             ticket.outcome.set_result(outcome)
-
-
-def _terminate(process: BaseProcess) -> None:
-    """SIGTERM, and SIGCONT so that a frozen (SIGSTOPped) worker acts on it."""
-    if process.is_alive() and process.pid is not None:
-        with contextlib.suppress(OSError):
-            process.terminate()
-            os.kill(process.pid, signal.SIGCONT)
-
-
-def _kill(process: BaseProcess) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        if process.is_alive():
-            process.kill()
-
-
-def _join(procs: list[BaseProcess], deadline: float) -> None:
-    from multiprocessing.connection import wait
-
-    alive = [p for p in procs if p.is_alive()]
-    while alive and (left := deadline - time.monotonic()) > 0:
-        wait([p.sentinel for p in alive], left)
-        alive = [p for p in alive if p.is_alive()]
-
-
-def _exit_text(code: int | None) -> str:
-    """``"killed by SIGKILL"``, ``"exit code 3"``."""
-    if code is None:
-        return "exit status unknown"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _retrieve(fut: asyncio.Future[Any]) -> None:
