@@ -72,7 +72,6 @@ from puzzlezero.solver import (
     SolveSettings,
     options_for,
     read_state,
-    reads_beam_width,
     resolve_entry,
     solve_many,
 )
@@ -458,7 +457,7 @@ def run_bench(
         weight=opts.weight if _weighted(opts.search) else None,
         batch=opts.batch if _weighted(opts.search) else None,
         stages=[list(stage) for stage in opts.stages] or None,
-        beam_width=opts.beam_width if reads_beam_width(opts.search) else None,
+        beam_width=opts.beam_width if SEARCHES[opts.search].reads("beam_width") else None,
         options=dict(opts.options) or None,  # the search's and heuristic's (mcts_c, wcd_depth, ...)
         fallback=opts.fallback,
         shortcut=opts.shortcut or None,
@@ -490,8 +489,7 @@ def _wins(results: Sequence[dict[str, Any]], models: Sequence[str]) -> dict[str,
 
 def _weighted(search: str) -> bool:
     """Does the search take ``weight`` and ``batch`` (BWAS, Q*, and layered BWAS per stage)?"""
-    spec = SEARCHES[search]
-    return spec.weighted or spec.per_goal
+    return SEARCHES[search].reads("weight")
 
 
 def _loads_model(heuristic: str | None) -> bool:

@@ -90,7 +90,9 @@ def test_solve_says_when_moves_that_cancel_were_dropped(
     def stray(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
         return SearchResult(True, (9, 24, 9), 150, 3, 0.0, "solved")  # 9 pressed twice
 
-    monkeypatch.setitem(solver.SEARCHES, "stray", solver.SearchSpec(stray, _run_each, needs_heuristic=False))
+    monkeypatch.setitem(
+        solver.SEARCHES, "stray", solver.SearchSpec(entry=stray, run=_run_each, needs_heuristic=False)
+    )
     lights = make("lightsout7")
     rc, out, _ = run(
         capsys,
@@ -105,14 +107,15 @@ def test_solve_says_when_moves_that_cancel_were_dropped(
 
 
 def test_solve_and_bench_take_the_solve_flags_declared_once() -> None:
-    """Both commands take every :class:`SolveFlags` field as an option, and their solve is the one
-    SolveOptions the flags resolve to: the puzzle's defaults where none is given."""
+    """Both commands take every :class:`SolveFlags` field and every knob of ``solver.OPTIONS`` as
+    an option, and their solve is the one SolveOptions the flags resolve to: the puzzle's defaults
+    where none is given."""
     import inspect
     from dataclasses import fields
 
     from puzzlezero.cli.solve_cmds import SolveFlags, bench_cmd, solve_cmd
 
-    names = {f.name for f in fields(SolveFlags)}
+    names = {f.name for f in fields(SolveFlags) if f.name != "knobs"} | set(solver.OPTIONS)
     for command in (solve_cmd, bench_cmd):
         params = inspect.signature(command).parameters
         assert names <= set(params) and "flags" not in params
@@ -122,7 +125,7 @@ def test_solve_and_bench_take_the_solve_flags_declared_once() -> None:
     assert typed.options(p) == solver.resolve_options(
         p, search="beam", beam_width=(50, 500), heuristic="misplaced", time_limit=3.0
     )
-    images = SolveFlags(images=0).options(p)
+    images = SolveFlags(knobs=(("images", 0),)).options(p)
     assert images.option("images") == 0 and images.search == solver.resolve_options(p).search
 
 

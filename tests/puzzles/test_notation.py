@@ -105,7 +105,9 @@ def test_a_search_that_counts_half_turns_itself_keeps_its_count(monkeypatch: pyt
         return KociembaResult(True, (7, 7), 3, 1, 0.0, "solved", half_turn_solution="R2", half_turn_length=1)
 
     monkeypatch.setitem(
-        solver.SEARCHES, "fake", SearchSpec(fake_two_phase, solver.SEARCHES["optimal"].run, False)
+        solver.SEARCHES,
+        "fake",
+        SearchSpec(entry=fake_two_phase, run=solver.SEARCHES["optimal"].run, needs_heuristic=False),
     )
     r = solver.solve("cube3", "R2", search="fake")
     assert r.solved and r.solution == ("R'", "R'") and r.half_turn_length == 1

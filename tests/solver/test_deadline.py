@@ -14,7 +14,14 @@ import puzzlezero.solver.run as run_module
 from puzzlezero.registry import make
 from puzzlezero.search import bwas, clock
 from puzzlezero.search.result import SearchResult
-from puzzlezero.solver import FALLBACK_RESERVE, SEARCHES, SearchSpec, resolve_entry, solve_many
+from puzzlezero.solver import (
+    FALLBACK_RESERVE,
+    SEARCHES,
+    SearchSpec,
+    declare_search,
+    resolve_entry,
+    solve_many,
+)
 from puzzlezero.solver.searches import _run_each, run_search
 from tests.clock import FakeClock
 
@@ -84,12 +91,21 @@ def test_search_fallback_and_shortcut_share_one_deadline(
     rescued: list[tuple[float, float]] = []
     shortened: list[tuple[float, float]] = []
     monkeypatch.setitem(
-        SEARCHES, "stalls", SearchSpec(_stalls(fake, spent, searched), _run_each, False, node_cap=False)
+        SEARCHES,
+        "stalls",
+        SearchSpec(
+            entry=_stalls(fake, spent, searched), run=_run_each, needs_heuristic=False, node_cap=False
+        ),
     )
     monkeypatch.setitem(
         SEARCHES,
         "group",
-        SearchSpec(_group_that_knows_only_a_time_limit(fake, 0.5, rescued), _run_each, False, node_cap=False),
+        SearchSpec(
+            entry=_group_that_knows_only_a_time_limit(fake, 0.5, rescued),
+            run=_run_each,
+            needs_heuristic=False,
+            node_cap=False,
+        ),
     )
     monkeypatch.setattr(run_module, "find_shortcuts", _recorded_shortcut(shortened))
     (r,) = solve_many(p, [DEEP], search="stalls", fallback=True, shortcut=1000, time_limit=T)
@@ -111,9 +127,13 @@ def test_a_fallback_that_takes_a_deadline_gets_it(fake: FakeClock, monkeypatch: 
         return group(puzzle, state, max_nodes=max_nodes)
 
     monkeypatch.setitem(
-        SEARCHES, "stalls", SearchSpec(_stalls(fake, 10.0, searched), _run_each, False, node_cap=False)
+        SEARCHES,
+        "stalls",
+        SearchSpec(entry=_stalls(fake, 10.0, searched), run=_run_each, needs_heuristic=False, node_cap=False),
     )
-    monkeypatch.setitem(SEARCHES, "group", SearchSpec(rescue, _run_each, False, node_cap=False))
+    monkeypatch.setitem(
+        SEARCHES, "group", SearchSpec(entry=rescue, run=_run_each, needs_heuristic=False, node_cap=False)
+    )
     (r,) = solve_many(p, [DEEP], search="stalls", fallback=True, time_limit=T)
     assert r.solved and rescued == [(1010.0, 1060.0)]
 
@@ -123,7 +143,9 @@ def test_one_deadline_per_search_call(fake: FakeClock, monkeypatch: pytest.Monke
     p = make("cube2")
     seen: list[tuple[float, float]] = []
     monkeypatch.setitem(
-        SEARCHES, "stalls", SearchSpec(_stalls(fake, 1.0, seen), _run_each, False, node_cap=False)
+        SEARCHES,
+        "stalls",
+        SearchSpec(entry=_stalls(fake, 1.0, seen), run=_run_each, needs_heuristic=False, node_cap=False),
     )
     states = [DEEP, "R U", "F"]
     solve_many(p, states, search="stalls", time_limit=T, together=3)
@@ -173,7 +195,7 @@ def test_an_adapter_of_five_arguments_gets_the_seconds_left_as_its_time_limit(fa
         got.append(o.time_limit)
         return [SearchResult(False, (), 1, 0, 0.0, "node limit") for _ in states]
 
-    spec = SearchSpec(lambda *a, **k: None, old_run, False)
+    spec = declare_search(SearchSpec(entry=lambda *a, **k: None, run=old_run, needs_heuristic=False))
     o = replace(run_module.options_for(p, None, {"time_limit": T}), fallback=None)
     fake.sleep(5.0)
     run_search(spec, None, p, p.goals(1), None, o, 1000.0 + T)

@@ -18,6 +18,7 @@ from puzzlezero.solver import (
     FALLBACK_RESERVE,
     SEARCHES,
     SearchSpec,
+    declare_search,
     read_state,
     resolve_options,
     solve,
@@ -69,7 +70,9 @@ def test_the_fallback_runs_in_a_reserve_taken_from_the_time_limit(monkeypatch: p
         seen.append(o.time_limit)
         return [SearchResult(False, (), 7, 1, 0.5, "time limit") for _ in states]
 
-    spec = SearchSpec("puzzlezero.search:bwas", gives_up, True, 1, "fake")
+    spec = declare_search(
+        SearchSpec(entry="puzzlezero.search:bwas", run=gives_up, needs_heuristic=True, description="fake")
+    )
     states = np.stack([read_state(p, DEEP), read_state(p, "R U")])
     for limit in (60.0, 5.0):
         opts = resolve_options(p, time_limit=limit)

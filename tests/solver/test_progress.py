@@ -141,7 +141,11 @@ def test_the_fallback_and_the_shortcut_pass_report_their_solutions(
 ) -> None:
     p = make("cube3")
     deep = "R U F' D2 L B' R2 U' F D L' B2 U"
-    monkeypatch.setitem(SEARCHES, "stalls", SearchSpec(_stalls(fake), _run_each, False, node_cap=False))
+    monkeypatch.setitem(
+        SEARCHES,
+        "stalls",
+        SearchSpec(entry=_stalls(fake), run=_run_each, needs_heuristic=False, node_cap=False),
+    )
     seen: list[Improvement] = []
     r = solve(
         p, deep, search="stalls", fallback=True, shortcut=100_000, time_limit=60.0, on_solution=seen.append
@@ -160,7 +164,11 @@ def test_an_unsolved_state_reports_nothing_and_a_solved_one_its_empty_solution(
     fake: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     p = make("cube2")
-    monkeypatch.setitem(SEARCHES, "stalls", SearchSpec(_stalls(fake), _run_each, False, node_cap=False))
+    monkeypatch.setitem(
+        SEARCHES,
+        "stalls",
+        SearchSpec(entry=_stalls(fake), run=_run_each, needs_heuristic=False, node_cap=False),
+    )
     seen: list[Improvement] = []
     r = solve(p, "R U", search="stalls", fallback=False, time_limit=60.0, on_solution=seen.append)
     assert not r.solved and seen == []

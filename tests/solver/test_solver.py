@@ -99,7 +99,7 @@ def test_a_wrong_solution_is_never_reported_solved(monkeypatch: pytest.MonkeyPat
     def liar(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
         return SearchResult(True, (0, 1, 0), 37, 1, 0.0, "solved")
 
-    monkeypatch.setitem(solver.SEARCHES, "liar", SearchSpec(liar, _run_each, needs_heuristic=False))
+    monkeypatch.setitem(solver.SEARCHES, "liar", SearchSpec(entry=liar, run=_run_each, needs_heuristic=False))
     r = solve("cube2", "R U", search="liar")
     assert (r.solved, r.status, r.solution) == (False, "invalid solution", ())
 
@@ -111,7 +111,9 @@ def test_lights_out_paths_come_back_without_presses_made_twice(monkeypatch: pyte
     def stray(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
         return SearchResult(True, (9, 3, 9, 24), 200, 4, 0.0, "solved")  # 9 pressed twice
 
-    monkeypatch.setitem(solver.SEARCHES, "stray", SearchSpec(stray, _run_each, needs_heuristic=False))
+    monkeypatch.setitem(
+        solver.SEARCHES, "stray", SearchSpec(entry=stray, run=_run_each, needs_heuristic=False)
+    )
     p = make("lightsout7")
     board = p.apply_moves(p.goal(), [24, 3])
     r = solve(p, board, search="stray")
@@ -121,7 +123,9 @@ def test_lights_out_paths_come_back_without_presses_made_twice(monkeypatch: pyte
     def straight(puzzle: Any, state: np.ndarray, *, time_limit: float, max_nodes: int) -> SearchResult:
         return SearchResult(True, (24, 3), 200, 2, 0.0, "solved")
 
-    monkeypatch.setitem(solver.SEARCHES, "stray", SearchSpec(straight, _run_each, needs_heuristic=False))
+    monkeypatch.setitem(
+        solver.SEARCHES, "stray", SearchSpec(entry=straight, run=_run_each, needs_heuristic=False)
+    )
     r = solve(p, board, search="stray")  # nothing to drop: no search_length
     assert r.actions == (24, 3) and r.search_length is None and "search_length" not in r.to_json()
 
@@ -140,7 +144,7 @@ def test_unknown_names_and_missing_parts() -> None:
         solve("cube2", "R", search="dfs")
     with pytest.raises(UnknownNameError, match="unknown heuristic 'magic'"):
         solve("cube2", "R", heuristic="magic")
-    spec = SearchSpec("puzzlezero.no_such_module:solve", _run_each, needs_heuristic=False)
+    spec = SearchSpec(entry="puzzlezero.no_such_module:solve", run=_run_each, needs_heuristic=False)
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(solver.SEARCHES, "ghost", spec)
         with pytest.raises(PuzzleError, match="not available: module puzzlezero.no_such_module"):
@@ -183,7 +187,7 @@ def test_learned_heuristic_from_a_model_folder(tmp_path: Path) -> None:
 
 def test_the_beam_searches_and_only_they_read_the_beam_width() -> None:
     """Bench reports name the beam width of every beam search (policy and Q beams too) and of no other."""
-    wide = {name for name in solver.SEARCHES if solver.reads_beam_width(name)}
+    wide = {name for name in solver.SEARCHES if solver.SEARCHES[name].reads("beam_width")}
     assert {"beam", "qbeam", "pbeam"} <= wide and not wide & {"bwas", "qstar", "gbfs", "mcts", "group"}
 
 

@@ -122,7 +122,34 @@ def _show_warning(
     typer.echo(f"warning: {message}", err=True)
 
 
+def leading_plugins(argv: list[str]) -> list[str]:
+    """The ``--plugin`` values given before the command (``--plugin X`` or ``--plugin=X``): loaded
+    before the commands are built, so that a plugin's searches, heuristics and knobs are among
+    their choices and flags."""
+    refs: list[str] = []
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        arg = argv[i]
+        if arg == "--plugin" and i + 1 < len(argv):
+            refs.append(argv[i + 1])
+            i += 1
+        elif arg.startswith("--plugin="):
+            refs.append(arg.partition("=")[2])
+        i += 1
+    return refs
+
+
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    refs = leading_plugins(args)
+    if refs:
+        from puzzlezero.plugins import load_plugins
+
+        try:
+            load_plugins(refs)
+        except PuzzleError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            return 2
     _load_commands()
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning

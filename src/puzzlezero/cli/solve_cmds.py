@@ -226,36 +226,52 @@ def use_memory_budget(text: str | None) -> None:
     os.environ[ENV] = text
 
 
-def _option(name: str, kind: type) -> Any:
-    """The typer option (``typer.Option``) for :data:`puzzlezero.solver.OPTIONS` entry ``name`` of
-    type ``kind`` (its help and default stated from the table, which is read without importing
-    anything heavy; where a shipped puzzle sets its own value, the default is the puzzle's); the
-    ``Annotated[kind | None, ...]`` aliases below carry it. The images option is in the anytime
-    panel, the others in the expert panel."""
+#: the knobs of :data:`puzzlezero.solver.OPTIONS` the ``--precision`` flag stands for (typed
+#: as a choice, and shared with ``value``); every other knob is a flag made from its declaration
+OWN_FLAGS = ("precision",)
+
+
+def _knob_option(name: str) -> Any:
+    """The typer option of :data:`puzzlezero.solver.OPTIONS` entry ``name``, made from its
+    declaration: its help and default stated from the table (where a shipped puzzle sets its own
+    value, the default is the puzzle's); a bool knob is an on/off pair. The images knob is in the
+    anytime panel, the others in the expert panel."""
     from puzzlezero.registry import DEFAULTS
     from puzzlezero.solver import OPTIONS
 
     spec = OPTIONS[name]
     flag = "--" + name.replace("_", "-")
-    table = f"{spec.default:g}" if kind is not bool else ("on" if spec.default else "off")
+    if spec.kind is bool:
+        table = "on" if spec.default else "off"
+        off = spec.off_flag or f"--no-{name.replace('_', '-')}"
+        flags: tuple[str, ...] = (f"{flag}/{off}",)
+    else:
+        table = f"{spec.default:g}" if spec.kind is not str else str(spec.default)
+        flags = (flag,)
     own = any(name in dict(d.options) for d in DEFAULTS.values())
     default = f"default: {PUZZLES_DEFAULT}, else {table}" if own else f"default: {table}"
-    if kind is bool:
-        flags = (f"{flag}/{flag.replace('max-value', 'mean-value')}",)
-    else:
-        flags = (flag,)
+    choices = f" ({' | '.join(spec.choices)})" if spec.choices else ""
     panel = ANYTIME_PANEL if name == "images" else EXPERT_PANEL
-    return typer.Option(*flags, help=f"{spec.help} ({default}).", show_default=False, rich_help_panel=panel)
+    return typer.Option(
+        *flags, help=f"{spec.help}{choices} ({default}).", show_default=False, rich_help_panel=panel
+    )
 
 
-MctsCOpt = Annotated[float | None, _option("mcts_c", float)]
-MctsLeavesOpt = Annotated[int | None, _option("mcts_leaves", int)]
-MctsVirtualLossOpt = Annotated[float | None, _option("mcts_virtual_loss", float)]
-MctsMaxValueOpt = Annotated[bool | None, _option("mcts_max_value", bool)]
-PolicyTemperatureOpt = Annotated[float | None, _option("policy_temperature", float)]
-WcdDepthOpt = Annotated[int | None, _option("wcd_depth", int)]
-WcdMuOpt = Annotated[float | None, _option("wcd_mu", float)]
-ImagesOpt = Annotated[int | None, _option("images", int)]
+def _knob_params() -> list[inspect.Parameter]:
+    """One keyword parameter per knob of :data:`puzzlezero.solver.OPTIONS` (but
+    :data:`OWN_FLAGS`), typed from its declaration, default ``None`` (not given)."""
+    from puzzlezero.solver import OPTIONS
+
+    return [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[spec.kind | None, _knob_option(name)],  # type: ignore[name-defined]
+        )
+        for name, spec in OPTIONS.items()
+        if name not in OWN_FLAGS
+    ]
 
 
 def _precision_help() -> str:
@@ -358,21 +374,16 @@ class SolveFlags:
     shortcut: ShortcutOpt = None
     goal: GoalOpt = None
     macros: MacrosOpt = None
-    mcts_c: MctsCOpt = None
-    mcts_leaves: MctsLeavesOpt = None
-    mcts_virtual_loss: MctsVirtualLossOpt = None
-    mcts_max_value: MctsMaxValueOpt = None
-    policy_temperature: PolicyTemperatureOpt = None
-    wcd_depth: WcdDepthOpt = None
-    wcd_mu: WcdMuOpt = None
-    images: ImagesOpt = None
     precision: PrecisionOpt = None
+    #: the knobs of :data:`puzzlezero.solver.OPTIONS` given (``(name, value)`` pairs), each a flag
+    #: made from its declaration (``--mcts-c``, ``--images``, ...)
+    knobs: tuple[tuple[str, Any], ...] = ()
 
     def options(self, p: Puzzle) -> SolveOptions:
         """The one :class:`~puzzlezero.solver.SolveOptions` of these flags for puzzle ``p``
         (:func:`~puzzlezero.solver.resolve_options`; widths, stages and the macros file read here,
-        the flags named after :data:`~puzzlezero.solver.OPTIONS` entries passed as ``options``)."""
-        from puzzlezero.solver import OPTIONS, resolve_options
+        the knobs passed as ``options``)."""
+        from puzzlezero.solver import resolve_options
 
         return resolve_options(
             p,
@@ -391,14 +402,7 @@ class SolveFlags:
             shortcut=self.shortcut,
             goal=self.goal,
             macros=read_macros_file(p, self.macros),
-            options={
-                f.name: value
-                for f in fields(self)
-                if f.name in OPTIONS
-                and f.name != "precision"
-                and (value := getattr(self, f.name)) is not None
-            }
-            | precision_options(self.precision),
+            options=dict(self.knobs) | precision_options(self.precision),
         )
 
 
@@ -408,16 +412,19 @@ def _panel(annotation: Any) -> str | None:
 
 
 def with_solve_flags(command: Callable[..., None]) -> Callable[..., None]:
-    """A command taking ``flags: SolveFlags`` as one with every :class:`SolveFlags` field as an
-    option in its place (the signature typer reads), called with them gathered into one
-    :class:`SolveFlags`. The flags of the expert panel come last, after the command's own
-    options, so that the help lists that panel last."""
-    names = [f.name for f in fields(SolveFlags)]
+    """A command taking ``flags: SolveFlags`` as one with every :class:`SolveFlags` field (but
+    ``knobs``) and every knob of :data:`puzzlezero.solver.OPTIONS` as an option in its place (the
+    signature typer reads), called with them gathered into one :class:`SolveFlags`. The flags of
+    the expert panel come last, after the command's own options, so that the help lists that
+    panel last."""
     hints = get_type_hints(SolveFlags, include_extras=True)
     flag_params = [
         inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
         for f in fields(SolveFlags)
-    ]
+        if f.name != "knobs"
+    ] + _knob_params()
+    names = [param.name for param in flag_params]
+    knobs = {param.name for param in _knob_params()}
     expert = [param for param in flag_params if _panel(param.annotation) == EXPERT_PANEL]
     params: list[inspect.Parameter] = []
     for param in inspect.signature(command, eval_str=True).parameters.values():
@@ -429,8 +436,9 @@ def with_solve_flags(command: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def run(**given: Any) -> None:
-        flags = SolveFlags(**{name: given.pop(name) for name in names})
-        command(**given, flags=flags)
+        typed = {name: given.pop(name) for name in names}
+        knob_values = tuple((n, v) for n in sorted(knobs) if (v := typed.pop(n)) is not None)
+        command(**given, flags=SolveFlags(**typed, knobs=knob_values))
 
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     run.__annotations__ = {param.name: param.annotation for param in params}

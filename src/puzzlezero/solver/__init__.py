@@ -35,10 +35,12 @@ from puzzlezero.registry import DEFAULTS
 from puzzlezero.solver.heuristics import (
     BY_KIND,
     HEURISTICS,
+    KINDS,
     LEARNED_BY_KIND,
     HeuristicSpec,
     get_heuristic,
     misplaced_heuristic,
+    register_heuristic,
     stage_heuristics,
 )
 from puzzlezero.solver.learned import (
@@ -63,8 +65,17 @@ from puzzlezero.solver.options import SETTINGS, SolveOptions, SolveSettings
 from puzzlezero.solver.resolve import defaults_for, options_for, resolve_options, runs_anytime
 from puzzlezero.solver.result import Improvement, SolveResult, verify
 from puzzlezero.solver.run import FALLBACK_RESERVE, solve, solve_many
-from puzzlezero.solver.search_options import OPTIONS, OptionSpec
-from puzzlezero.solver.searches import SEARCHES, SearchSpec, reads_beam_width
+from puzzlezero.solver.search_options import OPTIONS, OptionSpec, register_option
+from puzzlezero.solver.searches import (
+    SEARCHES,
+    Adapter,
+    SearchSpec,
+    declare_search,
+    register_search,
+)
+from puzzlezero.solver.searches import (
+    SETTINGS as SEARCH_SETTINGS,
+)
 from puzzlezero.solver.states import read_state
 
 __all__ = [
@@ -105,7 +116,13 @@ __all__ = [
     "misplaced_heuristic",
     "options_for",
     "read_state",
-    "reads_beam_width",
+    "register_search",
+    "declare_search",
+    "Adapter",
+    "KINDS",
+    "register_heuristic",
+    "register_option",
+    "SEARCH_SETTINGS",
     "resolve_entry",
     "resolve_options",
     "runs_anytime",

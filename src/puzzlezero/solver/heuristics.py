@@ -1,12 +1,13 @@
-"""The heuristics by name (:data:`HEURISTICS`) and :func:`get_heuristic`, which builds one once
-per process and adapts it to the kind a search calls (value, Q function, policy)."""
+"""The heuristics by name (:data:`HEURISTICS`), each declared once by :func:`register_heuristic`,
+and :func:`get_heuristic`, which builds one once per process and adapts it to the kind a search
+calls (value, Q function, policy)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -24,6 +25,12 @@ from puzzlezero.solver.learned import (
 from puzzlezero.solver.names import Heuristic, lookup, resolve_entry
 from puzzlezero.solver.search_options import OPTIONS
 
+#: what a heuristic returns, and what a search calls (``SearchSpec.heuristic_kind``): a value
+#: ``states[B] -> float32[B]``, a Q function ``float32[B, A]``, a policy (probabilities
+#: ``float32[B, A]``) or a value with a policy
+Kind = Literal["value", "q", "policy", "policy_value"]
+KINDS: tuple[str, ...] = get_args(Kind)
+
 
 @dataclass(frozen=True)
 class HeuristicSpec:
@@ -40,7 +47,7 @@ class HeuristicSpec:
     entry: str | Callable
     uses_model: bool = False
     description: str = ""
-    kind: str = "value"
+    kind: Kind = "value"
     uses_goal: bool = False
     options: tuple[str, ...] = ()
     threaded: bool = False
@@ -61,7 +68,32 @@ def misplaced_heuristic(puzzle: Puzzle, *, goal: str = SOLVED) -> Heuristic:
     return target.misplaced
 
 
-HEURISTICS: dict[str, HeuristicSpec] = {
+#: the heuristics by name, each declared once by :func:`register_heuristic`
+HEURISTICS: dict[str, HeuristicSpec] = {}
+
+
+def register_heuristic(name: str, spec: HeuristicSpec, *, replace: bool = False) -> HeuristicSpec:
+    """Declare the heuristic ``name``: after this ``solve(..., heuristic=name)`` and
+    ``--heuristic name`` know it. Its kind must be one of :data:`KINDS` and its knobs declared in
+    :data:`OPTIONS`; a name already registered is an error unless ``replace``."""
+    if not name or ":" in name or not name.replace("-", "").replace("_", "").isalnum():
+        raise PuzzleError(f"a heuristic's name is letters, digits, - and _, got {name!r}")
+    if name in HEURISTICS and not replace:
+        raise PuzzleError(
+            f"a heuristic named {name!r} is already registered (replace=True to take its place)"
+        )
+    if spec.kind not in KINDS:
+        raise PuzzleError(f"a heuristic's kind is one of {', '.join(KINDS)}, got {spec.kind!r}")
+    unknown = [n for n in spec.options if n not in OPTIONS]
+    if unknown:
+        raise PuzzleError(
+            f"a heuristic reads knobs declared in OPTIONS (register_option); unknown: {', '.join(unknown)}"
+        )
+    HEURISTICS[name] = spec
+    return spec
+
+
+_BUILTINS: dict[str, HeuristicSpec] = {
     "learned": HeuristicSpec(
         learned_heuristic,
         uses_model=True,
@@ -129,6 +161,10 @@ HEURISTICS: dict[str, HeuristicSpec] = {
         uses_goal=True,
     ),
 }
+for _name, _spec in _BUILTINS.items():
+    register_heuristic(_name, _spec)
+del _name, _spec
+
 #: names that stand for one network read as each kind of search needs it: Q* reads the Q head
 BY_KIND: dict[str, dict[str, str]] = {
     "learned": {
@@ -148,7 +184,7 @@ def get_heuristic(
     puzzle: Puzzle,
     name: str,
     model: str | None = None,
-    kind: str = "value",
+    kind: Kind = "value",
     goal: str = SOLVED,
     options: tuple[tuple[str, Any], ...] = (),
 ) -> Heuristic:
@@ -211,11 +247,8 @@ def get_heuristic(
     return value_from_q
 
 
-#: the folder of a puzzle's layered models when ``--model`` is not given: a shipped model (or
-
-
 def stage_heuristics(
-    puzzle: Puzzle, name: str, model: str | None, kind: str = "value"
+    puzzle: Puzzle, name: str, model: str | None, kind: Kind = "value"
 ) -> dict[str, Heuristic]:
     """One heuristic per goal of a layered solve, in solving order (``puzzle.goal_predicates()``):
     heuristic ``name`` with each goal's model (:func:`stage_models`) where it uses models."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver.heuristics import HEURISTICS
 from puzzlezero.solver.names import resolve_entry
-from puzzlezero.solver.searches import SEARCHES, SearchSpec, reads_beam_width, widest
+from puzzlezero.solver.searches import SEARCHES, SearchSpec, widest
 
 if TYPE_CHECKING:
     from puzzlezero.solver.options import SolveOptions
@@ -87,7 +87,7 @@ def check_memory(p: Puzzle, o: SolveOptions, instances: int = 1) -> None:
     from puzzlezero import budget
 
     spec = SEARCHES[o.search]
-    if reads_beam_width(o.search):
+    if SEARCHES[o.search].reads("beam_width"):
         what = f"{o.search} search of width {widest(o.beam_width):,}"
     elif o.max_nodes is not None and spec.node_cap:
         what = f"{o.search} search of {o.max_nodes:,} nodes"

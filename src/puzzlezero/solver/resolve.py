@@ -21,7 +21,7 @@ from puzzlezero.solver.memory import cap_within_budget, network_bytes
 from puzzlezero.solver.names import lookup
 from puzzlezero.solver.options import SETTINGS, SolveOptions, SolveSettings
 from puzzlezero.solver.search_options import OPTIONS
-from puzzlezero.solver.searches import SEARCHES, SearchSpec, reads_beam_width, widest
+from puzzlezero.solver.searches import SEARCHES, SearchSpec, widest
 
 
 def defaults_for(puzzle: Puzzle | str) -> Defaults:
@@ -41,7 +41,7 @@ def defaults_for(puzzle: Puzzle | str) -> Defaults:
 def runs_anytime(d: Defaults) -> bool:
     """Does a puzzle's own search (its :class:`Defaults`) run an anytime schedule: ``stages``, or
     several beam widths for a search that reads them?"""
-    return bool(d.stages) or (not isinstance(d.beam_width, int) and reads_beam_width(d.search))
+    return bool(d.stages) or (not isinstance(d.beam_width, int) and SEARCHES[d.search].reads("beam_width"))
 
 
 def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOptions:
@@ -154,7 +154,7 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
             f"shortcuts need moves that all have an inverse and cost the same; {puzzle.name}'s do not"
         )
     cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
-    if max_nodes is None and cap is not None and reads_beam_width(search) and beam_width is not None:
+    if max_nodes is None and cap is not None and spec.reads("beam_width") and beam_width is not None:
         # a wider beam than the default's keeps the default's number of steps: the default node
         # cap grows with the width (the time limit still bounds it); a cap given is kept as given
         cap = max(cap, -(-cap * widest(beam_width) // widest(d.beam_width)))

@@ -25,6 +25,8 @@ class OptionSpec:
     high: float | None = None
     above_low: bool = False
     choices: tuple[str, ...] = ()
+    #: a bool knob's "off" flag on the command line (default ``--no-NAME``)
+    off_flag: str | None = None
 
     def check(self, name: str, value: Any) -> Any:
         """``value`` as this option's kind; :class:`PuzzleError` names the option and the range."""
@@ -68,6 +70,7 @@ def _option_table() -> dict[str, OptionSpec]:
             MAX_VALUE,
             bool,
             "MCTS: back up the least cost seen through an edge (max action value), not the mean",
+            off_flag="--mcts-mean-value",
         ),
         "policy_temperature": OptionSpec(
             1.0,
@@ -100,5 +103,21 @@ def _option_table() -> dict[str, OptionSpec]:
 
 
 #: options of searches and heuristics by name (see :class:`OptionSpec`); each search or heuristic
-#: lists the ones it reads (``SearchSpec.options``, ``HeuristicSpec.options``)
+#: lists the ones it reads (``SearchSpec.options``, ``HeuristicSpec.options``); the CLI makes each
+#: a flag of ``solve`` and ``bench``
 OPTIONS: dict[str, OptionSpec] = _option_table()
+
+
+def register_option(name: str, spec: OptionSpec, *, replace: bool = False) -> OptionSpec:
+    """Declare the knob ``name`` (a plugin's search or heuristic reads it by naming it in its
+    spec's ``options``); a name already registered is an error unless ``replace``."""
+    if not name.isidentifier() or name != name.lower():
+        raise PuzzleError(f"an option's name is a lower-case identifier (flag --a-b for a_b), got {name!r}")
+    if name in OPTIONS and not replace:
+        raise PuzzleError(f"an option named {name!r} is already registered (replace=True to take its place)")
+    if spec.kind not in (float, int, bool, str):
+        raise PuzzleError(f"an option's kind is float, int, bool or str, got {spec.kind!r}")
+    if spec.kind is str and spec.default not in spec.choices:
+        raise PuzzleError(f"option {name!r}: its default {spec.default!r} is not one of its choices")
+    OPTIONS[name] = spec
+    return spec

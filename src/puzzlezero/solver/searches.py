@@ -1,28 +1,32 @@
-"""The searches by name (:data:`SEARCHES`): each entry names its implementation lazily and
-adapts the resolved options to its signature (the ``_run_*`` functions). A new search is one more
-:class:`SearchSpec` in the table.
+"""The searches by name (:data:`SEARCHES`): each is declared once, by :func:`register_search`
+with a :class:`SearchSpec` that names its implementation lazily, the adapter that calls it with
+the resolved options (the ``_run_*`` functions), the settings and knobs it reads, and its
+defaults. The built-in searches are registered below exactly as a plugin registers its own
+(``docs/adding-a-search.md``); the CLI's flags, the web's names and ``puzzlezero defaults`` are
+read from these declarations.
 
 Time: the solver turns the time limit into one deadline (:mod:`puzzlezero.search.clock`) and
-hands it to the adapter (:func:`run_search`), which gives it to the search: as ``deadline=``
-where the search takes that keyword (every search of this package), else as the seconds left,
-``time_limit=`` (a plugin's search that knows only a time limit)."""
+hands it to the adapter (:func:`run_search`) as ``deadline=``, with ``on_solution=`` for the
+anytime ones. An adapter of the older form, ``run(fn, puzzle, states, h, options)`` with the
+seconds left as ``options.time_limit``, is wrapped once, when it is registered."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import numpy as np
 
+from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.search import clock
-from puzzlezero.search.result import SearchResult
 from puzzlezero.solver.heuristics import HEURISTICS
+from puzzlezero.solver.heuristics import Kind as HeuristicKind
 from puzzlezero.solver.names import Heuristic, Results
+from puzzlezero.solver.search_options import OPTIONS
 
 if TYPE_CHECKING:
     from puzzlezero.search.anytime import SolutionHook
@@ -57,25 +61,11 @@ def run_search(
     on_solution: SolutionHook | None = None,
 ) -> Results:
     """``spec.run`` on ``states``, to end by ``deadline`` (a reading of
-    :func:`puzzlezero.search.clock.now`): given as ``deadline=`` where the adapter takes it (every
-    adapter of this module), else (a plugin's adapter of five arguments) in the options, whose
-    ``time_limit`` is then the seconds left until it. ``on_solution``: given to an adapter that
-    takes it (the anytime schedules': :data:`~puzzlezero.search.anytime.SolutionHook`, each row's
-    cheaper solutions as the stages end); the others' solutions come with their results."""
-    if on_solution is not None and _takes(spec.run, "on_solution"):
-        return spec.run(fn, puzzle, states, h, o, deadline=deadline, on_solution=on_solution)
-    if clock.takes_deadline(spec.run):
-        return spec.run(fn, puzzle, states, h, o, deadline=deadline)
-    left = clock.time_limit_until(deadline)  # None: no deadline, the options' own limit stands
-    return spec.run(fn, puzzle, states, h, o if left is None else replace(o, time_limit=left))
-
-
-def _takes(fn: Callable, name: str) -> bool:
-    """Does ``fn`` take the keyword ``name``?"""
-    try:
-        return name in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
+    :func:`puzzlezero.search.clock.now`). ``on_solution``: the anytime adapters call it with each
+    row's cheaper solutions as their stages end
+    (:data:`~puzzlezero.search.anytime.SolutionHook`); the others' solutions come with their
+    results."""
+    return spec.run(fn, puzzle, states, h, o, deadline=deadline, on_solution=on_solution)
 
 
 def _imaged(
@@ -174,11 +164,6 @@ def search_threads(o: SolveOptions) -> tuple[int, Callable[[], Any]]:
     return default_threads(), partial(call_threads, 1)
 
 
-def reads_beam_width(search: str) -> bool:
-    """Does the search of this :data:`SEARCHES` name read ``beam_width`` (beam, qbeam, pbeam)?"""
-    return SEARCHES[search].run is _run_beam
-
-
 def _run_gbfs(
     fn: Callable,
     puzzle: Puzzle,
@@ -186,6 +171,7 @@ def _run_gbfs(
     h: Heuristic | None,
     o: SolveOptions,
     deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> Results:
     assert o.max_nodes is not None  # gbfs has node_cap: resolve_options fills in the puzzle's cap
     steps = min(o.max_steps, max(0, (o.max_nodes - 1) // puzzle.num_actions))
@@ -233,7 +219,13 @@ def _run_beam(
 
 
 def _run_layered(
-    fn: Callable, puzzle: Puzzle, states: np.ndarray, h: Any, o: SolveOptions, deadline: float | None = None
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Any,
+    o: SolveOptions,
+    deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> Results:
     """BWAS goal by goal (``h``: goal name -> heuristic, built by :func:`stage_heuristics`), each
     stage with the options' weight, batch and node cap, the one deadline shared by the stages."""
@@ -256,6 +248,7 @@ def _run_mcts(
     h: Heuristic | None,
     o: SolveOptions,
     deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> Results:
     return fn(
         puzzle,
@@ -277,6 +270,7 @@ def _run_each(
     h: Heuristic | None,
     o: SolveOptions,
     deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
 ) -> Results:
     """``fn(puzzle, state, max_nodes=..., deadline=...)`` on each state in turn, all to the one
     deadline; a ``fn`` without a ``deadline`` keyword gets ``time_limit=``, the seconds left when
@@ -289,38 +283,66 @@ def widest(beam_width: int | tuple[int, ...]) -> int:
     return beam_width if isinstance(beam_width, int) else max(beam_width)
 
 
-@dataclass(frozen=True)
+#: the search settings of :class:`~puzzlezero.solver.SolveOptions` a search may read
+#: (:attr:`SearchSpec.settings`); the time limit, node cap and goal reach every search
+SETTINGS: tuple[str, ...] = ("weight", "batch", "stages", "beam_width", "max_steps")
+
+
+class Adapter(Protocol):
+    """How the solver calls a search: ``run(fn, puzzle, states, h, options, deadline=...,
+    on_solution=...)`` -> one result per state. ``fn`` is the search's resolved entry, ``h`` its
+    heuristic (or, for a per-goal search, a dict of them), ``deadline`` a reading of
+    :func:`puzzlezero.search.clock.now` (``None``: ``options.time_limit`` from now), and
+    ``on_solution`` the anytime hook (adapters that are not anytime ignore it)."""
+
+    def __call__(
+        self,
+        fn: Callable,
+        puzzle: Puzzle,
+        states: np.ndarray,
+        h: Any,
+        o: SolveOptions,
+        deadline: float | None = None,
+        on_solution: SolutionHook | None = None,
+    ) -> Results: ...
+
+
+@dataclass(frozen=True, kw_only=True)
 class SearchSpec:
-    """A search by name: ``entry`` is ``"module:function"`` (or the function), ``run`` adapts the
-    options to its signature, called as ``run(fn, puzzle, states, h, options, deadline=...)``
-    where it takes a ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`), else as
-    ``run(fn, puzzle, states, h, options)`` with the seconds left as ``options.time_limit``
-    (:func:`run_search`); ``together`` is how many instances :func:`solve_many` searches in one
-    call by default (1 keeps per-instance times exact). ``node_cap``: whether the puzzle's default
-    ``max_nodes`` applies (it bounds the memory of searches that store their nodes; IDA* runs in
-    constant memory, so only its time limit bounds it by default)."""
+    """A search, declared once (:func:`register_search`).
+
+    ``entry`` is ``"module:function"`` (or the function); ``run`` is its :class:`Adapter`;
+    ``needs_heuristic``: it is guided by a heuristic of kind ``heuristic_kind`` (a heuristic of
+    another kind is adapted once, by :func:`~puzzlezero.solver.get_heuristic`). ``together`` is
+    how many instances :func:`solve_many` searches in one call by default (1 keeps per-instance
+    times exact). ``node_cap``: whether the puzzle's default ``max_nodes`` applies (it bounds the
+    memory of searches that store their nodes; IDA* runs in constant memory, so only its time
+    limit bounds it by default)."""
 
     entry: str | Callable
-    run: Callable[..., list[SearchResult]]
+    run: Adapter
     needs_heuristic: bool
-    together: int = 1
     description: str = ""
+    together: int = 1
     node_cap: bool = True
-    #: what the search calls: ``"value"`` (``states[B] -> float32[B]``) or ``"q"`` (``states[B] ->
-    #: float32[B, A]``, Q*); a heuristic of the other kind is adapted (see :func:`get_heuristic`)
-    heuristic_kind: str = "value"
-    #: weighted best-first (BWAS, Q*): takes ``weight`` and ``batch``, and anytime ``stages`` of them
-    weighted: bool = False
+    heuristic_kind: HeuristicKind = "value"
+    #: the :data:`SETTINGS` it reads (``weight``, ``batch`` and ``stages``: weighted best-first
+    #: such as BWAS and Q*; ``beam_width`` and ``max_steps``: the beams); a bench report records
+    #: only these
+    settings: tuple[str, ...] = ()
+    #: it keeps improving its answer within the time limit (an anytime schedule of ``stages`` or of
+    #: beam widths) and reports each cheaper solution through ``on_solution``
+    anytime: bool = False
     #: searches for any goal of the puzzle (``goal``, the ``is_goal`` keyword); the others solve
     #: to the puzzle's own goal only
     goals: bool = False
     #: layer-by-layer: gets one heuristic per goal (a dict, :func:`stage_heuristics`) and solves
     #: to every goal of the puzzle in turn
     per_goal: bool = False
-    #: the :data:`OPTIONS` this search reads
+    #: the knobs of :data:`OPTIONS` this search reads
     options: tuple[str, ...] = ()
-    #: takes options (macro-actions, ``macros``): searches that score states with a value
-    #: heuristic; those whose networks score each move (Q*, MCTS) do not
+    #: takes macro-actions (``macros``): searches that score states with a value heuristic; those
+    #: whose networks score each move (Q*, MCTS) do not
     macros: bool = False
     #: the search's own settings where a puzzle's defaults (sized for its usual search) do not fit
     #: it: ``weight``, ``batch``, ``max_nodes``, ``time_limit``; a named setting overrides them
@@ -332,134 +354,240 @@ class SearchSpec:
     #: the option to lower when that estimate is above the memory budget
     memory_lower: str = "--max-nodes"
 
+    @property
+    def weighted(self) -> bool:
+        """Weighted best-first with an anytime schedule of ``stages`` (BWAS, Q*)."""
+        return "stages" in self.settings
 
-SEARCHES: dict[str, SearchSpec] = {
-    "bwas": SearchSpec(
-        "puzzlezero.search:bwas",
-        _run_bwas,
-        True,
-        1,
-        "batch weighted A* (DeepCubeA)",
-        weighted=True,
-        memory="puzzlezero.search.bwas:memory_estimate",
-        goals=True,
-        macros=True,
-        options=("images",),
-    ),
-    "gbfs": SearchSpec(
-        "puzzlezero.search:gbfs",
-        _run_gbfs,
-        True,
-        64,
-        "greedy best-first",
-        goals=True,
-        macros=True,
-        memory="puzzlezero.search.gbfs:memory_estimate",
-    ),
-    "qstar": SearchSpec(
-        "puzzlezero.search.qstar:qstar",
-        _run_bwas,
-        True,
-        1,
-        "Q* search: BWAS with one Q-network call per expansion",
-        heuristic_kind="q",
-        memory="puzzlezero.search.bwas:memory_estimate",
-        weighted=True,
-        goals=True,
-        options=("images",),
-    ),
-    "optimal": SearchSpec(
-        "puzzlezero.classic.optimal:solve_optimal",
-        _run_each,
-        False,
-        1,
-        "optimal solver (IDA*, GF(2))",
-        node_cap=False,
-    ),
-    "kociemba": SearchSpec(
-        "puzzlezero.classic.optimal.kociemba_bridge:solve_kociemba",
-        _run_each,
-        False,
-        1,
-        "Kociemba two-phase (cube3)",
-        node_cap=False,
-    ),
-    "beam": SearchSpec(
-        "puzzlezero.search:beam",
-        _run_beam,
-        True,
-        1,
-        "batched beam search (CayleyPy)",
-        goals=True,
-        memory="puzzlezero.search.beam:memory_estimate",
-        memory_lower="--beam-width",
-        macros=True,
-        options=("images",),
-    ),
-    "qbeam": SearchSpec(
-        "puzzlezero.search:qbeam",
-        _run_beam,
-        True,
-        1,
-        "beam search ranking children by one Q-network call per beam state",
-        heuristic_kind="q",
-        memory="puzzlezero.search.beam:memory_estimate",
-        memory_lower="--beam-width",
-        goals=True,
-        options=("images",),
-    ),
-    "pbeam": SearchSpec(
-        "puzzlezero.search:pbeam",
-        _run_beam,
-        True,
-        1,
-        "beam search keeping the most probable paths of a policy, one network call per beam state "
-        "(EfficientCube; a model trained with objective=efficientcube)",
-        heuristic_kind="policy",
-        goals=True,
-        memory="puzzlezero.search.beam:memory_estimate",
-        memory_lower="--beam-width",
-    ),
-    "layered": SearchSpec(
-        "puzzlezero.search.layered:layered",
-        _run_layered,
-        True,
-        1,
-        "layer by layer (Dong, Hao and Nakayama): BWAS to each goal in turn (cube3: layer1, layer2, solved), one "
-        "heuristic per goal (--model layer1=DIR,layer2=DIR,solved=DIR, or one multi-head model)",
-        per_goal=True,
-        macros=True,
-        memory="puzzlezero.search.bwas:memory_estimate",
-        # the paper's (lambda, B) = (0.2, 100); 5M nodes a stage and 120 s a solve (its 600,000 nodes
-        # left some DeepCubeA test cubes unsolved in the last stage)
-        defaults=(("weight", 0.2), ("batch", 100), ("max_nodes", 5_000_000), ("time_limit", 120.0)),
-    ),
-    "mcts": SearchSpec(
-        "puzzlezero.search.mcts:mcts",
-        _run_mcts,
-        True,
-        1,
-        "Monte Carlo tree search (PUCT, virtual loss): the policy as prior, the value at leaves",
-        heuristic_kind="policy_value",
-        memory="puzzlezero.search.mcts:memory_estimate",
-        options=("mcts_c", "mcts_leaves", "mcts_virtual_loss", "mcts_max_value", "policy_temperature"),
-    ),
-    "group": SearchSpec(
-        "puzzlezero.classic.group:solve_group",
-        _run_each,
-        False,
-        1,
-        "Schreier-Sims stabilizer chain (permutation puzzles: cubes): any state, long solutions, no model",
-        node_cap=False,
-    ),
-    "reduction": SearchSpec(
-        "puzzlezero.classic.reduction:solve_reduction",
-        _run_each,
-        False,
-        1,
-        "sliding puzzles: rows and columns home a pair of tiles at a time, each pair by breadth-first "
-        "search; any board, 1.6-1.8 times the optimal length, no model",
-        node_cap=False,
-        memory="puzzlezero.classic.reduction:memory_estimate",
-    ),
-}
+    def reads(self, setting: str) -> bool:
+        """Does it read this :data:`SETTINGS` entry (``"beam_width"``: the beams)?"""
+        return setting in self.settings
+
+
+#: the searches by name, each declared once by :func:`register_search`
+SEARCHES: dict[str, SearchSpec] = {}
+
+
+def _time_limit_adapter(run: Callable[..., Results]) -> Adapter:
+    """An adapter of the older form, ``run(fn, puzzle, states, h, options)``, as an
+    :class:`Adapter`: the deadline given as the seconds left, ``options.time_limit``."""
+
+    def adapted(
+        fn: Callable,
+        puzzle: Puzzle,
+        states: np.ndarray,
+        h: Any,
+        o: SolveOptions,
+        deadline: float | None = None,
+        on_solution: SolutionHook | None = None,
+    ) -> Results:
+        left = None if deadline is None else clock.time_limit_until(deadline)  # None: no deadline
+        return run(fn, puzzle, states, h, o if left is None else replace(o, time_limit=left))
+
+    adapted.__wrapped__ = run  # type: ignore[attr-defined]
+    return adapted
+
+
+def declare_search(spec: SearchSpec) -> SearchSpec:
+    """``spec`` checked as a declaration (its settings among :data:`SETTINGS`, its knobs among
+    :data:`OPTIONS`, a positive ``together``), with an adapter of the older form wrapped once
+    (:func:`_time_limit_adapter`); a bad one is a :class:`PuzzleError` naming the field."""
+    unknown = [name for name in spec.settings if name not in SETTINGS]
+    if unknown:
+        raise PuzzleError(f"a search's settings are among {', '.join(SETTINGS)}; got {', '.join(unknown)}")
+    unknown = [name for name in spec.options if name not in OPTIONS]
+    if unknown:
+        raise PuzzleError(
+            f"a search reads knobs declared in puzzlezero.solver.OPTIONS (register_option); "
+            f"unknown: {', '.join(unknown)}"
+        )
+    if spec.together < 1:
+        raise PuzzleError(f"a search's together must be at least 1, got {spec.together}")
+    if not callable(spec.run):
+        raise PuzzleError(f"a search's run must be an adapter function, got {spec.run!r}")
+    if not clock.takes_deadline(spec.run):
+        spec = replace(spec, run=_time_limit_adapter(spec.run))
+    return spec
+
+
+def register_search(name: str, spec: SearchSpec, *, replace: bool = False) -> SearchSpec:
+    """Declare the search ``name``: after this, ``solve(..., search=name)``, ``--search name`` and
+    ``puzzlezero defaults`` know it (:func:`declare_search` checks it). A name already registered
+    is an error unless ``replace`` (a plugin that means to take a built-in's place). Returns the
+    spec as registered."""
+    if not name or ":" in name or not name.replace("-", "").replace("_", "").isalnum():
+        raise PuzzleError(f"a search's name is letters, digits, - and _, got {name!r}")
+    if name in SEARCHES and not replace:
+        raise PuzzleError(f"a search named {name!r} is already registered (replace=True to take its place)")
+    SEARCHES[name] = declared = declare_search(spec)
+    return declared
+
+
+def _register_builtins() -> None:
+    # the images knob: more guises of a state searched; BWAS and Q* anytime in the stages after the first
+    images = ("images",)
+    bwas_memory = "puzzlezero.search.bwas:memory_estimate"
+    beam_memory = "puzzlezero.search.beam:memory_estimate"
+    weighted = ("weight", "batch", "stages")
+    beams = ("beam_width", "max_steps")
+    register_search(
+        "bwas",
+        SearchSpec(
+            entry="puzzlezero.search:bwas",
+            run=_run_bwas,
+            needs_heuristic=True,
+            description="batch weighted A* (DeepCubeA)",
+            settings=weighted,
+            anytime=True,
+            memory=bwas_memory,
+            goals=True,
+            macros=True,
+            options=images,
+        ),
+    )
+    register_search(
+        "gbfs",
+        SearchSpec(
+            entry="puzzlezero.search:gbfs",
+            run=_run_gbfs,
+            needs_heuristic=True,
+            together=64,
+            description="greedy best-first",
+            settings=("max_steps",),
+            goals=True,
+            macros=True,
+            memory="puzzlezero.search.gbfs:memory_estimate",
+        ),
+    )
+    register_search(
+        "qstar",
+        SearchSpec(
+            entry="puzzlezero.search.qstar:qstar",
+            run=_run_bwas,
+            needs_heuristic=True,
+            description="Q* search: BWAS with one Q-network call per expansion",
+            heuristic_kind="q",
+            settings=weighted,
+            anytime=True,
+            memory=bwas_memory,
+            goals=True,
+            options=images,
+        ),
+    )
+    register_search(
+        "optimal",
+        SearchSpec(
+            entry="puzzlezero.classic.optimal:solve_optimal",
+            run=_run_each,
+            needs_heuristic=False,
+            description="optimal solver (IDA*, GF(2))",
+            node_cap=False,
+        ),
+    )
+    register_search(
+        "kociemba",
+        SearchSpec(
+            entry="puzzlezero.classic.optimal.kociemba_bridge:solve_kociemba",
+            run=_run_each,
+            needs_heuristic=False,
+            description="Kociemba two-phase (cube3)",
+            node_cap=False,
+        ),
+    )
+    beam_kinds: tuple[tuple[str, str, HeuristicKind, str, dict[str, Any]], ...] = (
+        ("beam", "puzzlezero.search:beam", "value", "batched beam search (CayleyPy)", {"macros": True}),
+        (
+            "qbeam",
+            "puzzlezero.search:qbeam",
+            "q",
+            "beam search ranking children by one Q-network call per beam state",
+            {},
+        ),
+        (
+            "pbeam",
+            "puzzlezero.search:pbeam",
+            "policy",
+            "beam search keeping the most probable paths of a policy, one network call per beam state "
+            "(EfficientCube; a model trained with objective=efficientcube)",
+            {},
+        ),
+    )
+    for name, entry, kind, description, extra in beam_kinds:
+        register_search(
+            name,
+            SearchSpec(
+                entry=entry,
+                run=_run_beam,
+                needs_heuristic=True,
+                description=description,
+                heuristic_kind=kind,
+                settings=beams,
+                anytime=True,
+                goals=True,
+                memory=beam_memory,
+                memory_lower="--beam-width",
+                options=() if kind == "policy" else images,
+                **extra,
+            ),
+        )
+    register_search(
+        "layered",
+        SearchSpec(
+            entry="puzzlezero.search.layered:layered",
+            run=_run_layered,
+            needs_heuristic=True,
+            description="layer by layer (Dong, Hao and Nakayama): BWAS to each goal in turn (cube3: layer1, "
+            "layer2, solved), one heuristic per goal (--model layer1=DIR,layer2=DIR,solved=DIR, or one "
+            "multi-head model)",
+            settings=("weight", "batch"),
+            per_goal=True,
+            macros=True,
+            memory=bwas_memory,
+            # the paper's (lambda, B) = (0.2, 100); 5M nodes a stage and 120 s a solve (its 600,000
+            # nodes left some DeepCubeA test cubes unsolved in the last stage)
+            defaults=(("weight", 0.2), ("batch", 100), ("max_nodes", 5_000_000), ("time_limit", 120.0)),
+        ),
+    )
+    register_search(
+        "mcts",
+        SearchSpec(
+            entry="puzzlezero.search.mcts:mcts",
+            run=_run_mcts,
+            needs_heuristic=True,
+            description="Monte Carlo tree search (PUCT, virtual loss): the policy as prior, the value at leaves",
+            heuristic_kind="policy_value",
+            memory="puzzlezero.search.mcts:memory_estimate",
+            options=("mcts_c", "mcts_leaves", "mcts_virtual_loss", "mcts_max_value", "policy_temperature"),
+        ),
+    )
+    register_search(
+        "group",
+        SearchSpec(
+            entry="puzzlezero.classic.group:solve_group",
+            run=_run_each,
+            needs_heuristic=False,
+            description="Schreier-Sims stabilizer chain (permutation puzzles: cubes): any state, long solutions, "
+            "no model",
+            node_cap=False,
+        ),
+    )
+    register_search(
+        "reduction",
+        SearchSpec(
+            entry="puzzlezero.classic.reduction:solve_reduction",
+            run=_run_each,
+            needs_heuristic=False,
+            description="sliding puzzles: rows and columns home a pair of tiles at a time, each pair by "
+            "breadth-first search; any board, 1.6-1.8 times the optimal length, no model",
+            node_cap=False,
+            memory="puzzlezero.classic.reduction:memory_estimate",
+        ),
+    )
+
+
+_register_builtins()
+
+
+def searches_reading(setting: str) -> Iterable[str]:
+    """The names of the searches that read this :data:`SETTINGS` entry (for error messages)."""
+    return (name for name, spec in SEARCHES.items() if spec.reads(setting))
