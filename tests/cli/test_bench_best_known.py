@@ -1,4 +1,4 @@
-"""Competition cases: `puzzlezero import-santa` writes definitions and case files from the Santa 2023
+"""Competition cases: `puzzlezero cases import-santa` (also `puzzlezero import-santa`) writes definitions and case files from the Santa 2023
 competition's CSV files, and `bench` checks each case's goal and wildcards against the puzzle's,
 compares with the cases' best known lengths and writes solutions in the competition's notation."""
 
@@ -189,7 +189,7 @@ def test_import_santa_then_bench_compares_with_the_submission(
     info, puzzles, submission = write_competition(tmp_path / "santa", rows, {"tri_5": TRI_MOVES})
     out_dir = tmp_path / "imported"
     rc, out, err = run(
-        capsys, "import-santa", "--info", str(info), "--puzzles", str(puzzles),
+        capsys, "cases", "import-santa", "--info", str(info), "--puzzles", str(puzzles),
         "--submission", str(submission), "--out", str(out_dir),
     )  # fmt: skip
     assert rc == 0 and err == ""
@@ -243,7 +243,7 @@ def test_import_santa_with_wildcards_and_a_rejected_solution(
     info, puzzles, submission = write_competition(tmp_path, rows, {"tri_w": TRI_MOVES})
     text = submission.read_text().replace("1,b.a", "1,b.b")
     submission.write_text(text)
-    rc, out, _ = run(capsys, "import-santa", str(tmp_path), "--out", str(tmp_path / "out"))
+    rc, out, _ = run(capsys, "cases", "import-santa", str(tmp_path), "--out", str(tmp_path / "out"))
     assert rc == 0 and "2 submitted solutions checked: 1 solve their puzzle, 1 do not" in out
     assert "rejected id 1 (tri_w): after its 2 moves" in out
     written = [c for f in (tmp_path / "out").glob("*.cases.json") for c in json.loads(f.read_text())["cases"]]
@@ -281,8 +281,9 @@ def test_import_santa_refuses_missing_and_malformed_files_by_name(
 ) -> None:
     write_competition(tmp_path, [("tri_x", list("ABCDE"), ["a"], 0)], {"tri_x": TRI_MOVES})
     monkeypatch.chdir(tmp_path)
-    rc, out, err = run(capsys, "import-santa", *args, "--out", "out")
-    assert rc == 2 and out == "" and message in err and "Traceback" not in err
+    for command in (["cases", "import-santa"], ["import-santa"]):  # the top-level name is the same command
+        rc, out, err = run(capsys, *command, *args, "--out", "out")
+        assert rc == 2 and out == "" and message in err and "Traceback" not in err
 
 
 def test_a_built_in_familys_cases_bench_in_the_competitions_notation(

@@ -76,7 +76,7 @@ def test_one_meaning_per_flag_name_on_every_command() -> None:
         if "--out" in opts:
             assert not opts["--out"].is_flag and kind(opts["--out"]) is Path, path
         if "--cases" in opts:
-            assert kind(opts["--cases"]) is Path, path
+            assert kind(opts["--cases"]) in (Path, list[Path]), path  # a case file, or several
         if "--n" in opts:
             assert kind(opts["--n"]) is int, path
     assert seen >= 8
@@ -129,13 +129,14 @@ def test_cases_writes_a_case_file_that_bench_reads(
 ) -> None:
     out_path = tmp_path / "p8.json"
     rc, out, _ = run(
-        capsys, "cases", "puzzle8", "--n", "3", "--depth", "10", "20", "--seed", "1", "--out", str(out_path)
-    )
+        capsys, "cases", "make", "puzzle8", "--n", "3", "--depth", "10", "20", "--seed", "1",
+        "--out", str(out_path),
+    )  # fmt: skip
     data = json.loads(out_path.read_text())
     assert rc == 0 and out == f"wrote 3 cases to {out_path}\n"
     assert data["puzzle"] == "puzzle8" and [c["id"] for c in data["cases"]] == [0, 1, 2]
-    assert data["source"] == "puzzlezero cases puzzle8 --n 3 --depth 10 20 --seed 1"
-    rc, out, _ = run(capsys, "cases", "puzzle8", "--n", "3", "--depth", "10", "20", "--seed", "1")
+    assert data["source"] == "puzzlezero cases make puzzle8 --n 3 --depth 10 20 --seed 1"
+    rc, out, _ = run(capsys, "cases", "make", "puzzle8", "--n", "3", "--depth", "10", "20", "--seed", "1")
     assert rc == 0 and json.loads(out) == data  # the same seed, the same states; JSON on stdout
     rc, out, _ = run(
         capsys, "bench", "puzzle8", "--cases", str(out_path), "--heuristic", "misplaced", "--json"
@@ -146,7 +147,7 @@ def test_cases_writes_a_case_file_that_bench_reads(
 
 def test_cube2_cases_carry_their_optimal_lengths(capsys: pytest.CaptureFixture[str]) -> None:
     table = pytest.importorskip("puzzlezero.puzzles.cube.table")
-    rc, out, _ = run(capsys, "cases", "cube2", "--n", "4", "--seed", "3")
+    rc, out, _ = run(capsys, "cases", "make", "cube2", "--n", "4", "--seed", "3")
     data = json.loads(out)
     p = make("cube2")
     lengths = table.distance(np.stack([p.parse(c["facelets"]) for c in data["cases"]]))
@@ -163,5 +164,5 @@ def test_cube2_cases_carry_their_optimal_lengths(capsys: pytest.CaptureFixture[s
 def test_cases_refuses_bad_counts_and_depths(
     capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    rc, out, err = run(capsys, "cases", "puzzle8", *args)
+    rc, out, err = run(capsys, "cases", "make", "puzzle8", *args)
     assert rc == 2 and out == "" and f"error: {message}" in err

@@ -200,11 +200,12 @@ def test_solve_value_cases_and_bench_take_a_definition_file(
 
     cases = tmp_path / "cases.json"
     rc, out, _ = run(
-        capsys, "cases", str(path), "--n", "4", "--depth", "3", "8", "--seed", "2", "--out", str(cases)
-    )
+        capsys, "cases", "make", str(path), "--n", "4", "--depth", "3", "8", "--seed", "2",
+        "--out", str(cases),
+    )  # fmt: skip
     written = json.loads(cases.read_text())
     assert rc == 0 and written["puzzle"] == "solvewreath" and all("state" in c for c in written["cases"])
-    assert written["source"] == f"puzzlezero cases {path} --n 4 --depth 3 8 --seed 2"
+    assert written["source"] == f"puzzlezero cases make {path} --n 4 --depth 3 8 --seed 2"
     rc, out, _ = run(capsys, "bench", str(path), "--cases", str(cases), "--search", "group", "--json")
     report = json.loads(out)
     assert (

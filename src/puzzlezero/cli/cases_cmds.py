@@ -1,17 +1,20 @@
-"""``cases``: a benchmark case file of random states, the format ``bench --cases`` reads;
-``import-santa``: the Santa 2023 competition's puzzles as definitions and case files.
+"""``cases``: benchmark case files, the format ``bench --cases`` reads. ``cases make``: random
+states; ``cases import-deepcubea``: DeepCubeA's published test sets; ``cases import-santa`` (also
+``puzzlezero import-santa``): the Santa 2023 competition's puzzles as definitions and case files.
 
 Examples::
 
-    puzzlezero cases puzzle15 --n 20 --depth 100 200 --seed 1 --out p15.json
-    puzzlezero cases cube2 --n 1000 --seed 2026 --out benchmarks/cube2_random1000.json   # with optimal lengths
-    puzzlezero cases my_puzzle.json --n 50 --out mine.json                              # a definition file
-    puzzlezero import-santa --info puzzle_info.csv --puzzles puzzles.csv \
+    puzzlezero cases make puzzle15 --n 20 --depth 100 200 --seed 1 --out p15.json
+    puzzlezero cases make cube2 --n 1000 --seed 2026 --out benchmarks/cube2_random1000.json   # with optimal lengths
+    puzzlezero cases make my_puzzle.json --n 50 --out mine.json                              # a definition file
+    puzzlezero cases import-deepcubea data_0.pkl --out cube3_deepcubea.json
+    puzzlezero cases import-santa --info puzzle_info.csv --puzzles puzzles.csv \
         --submission sample_submission.csv --types cube_2/2/2,wreath_6/6 --out santa/
 
-States are the goal scrambled ``k ~ U[LO, HI]`` random moves (deep enough to be practically uniform
-on small puzzles). cube2's cases carry the exact optimal length of every state, from its distance
-table.
+``make``'s states are the goal scrambled ``k ~ U[LO, HI]`` random moves (deep enough to be
+practically uniform on small puzzles). cube2's cases carry the exact optimal length of every state,
+from its distance table. ``import-deepcubea`` reads DeepCubeA's pickles as data, never running
+anything from them (:mod:`puzzlezero.puzzles.deepcubea_files`).
 """
 
 from __future__ import annotations
@@ -55,11 +58,21 @@ def make_cases(
         if optimal is not None:
             case["optimal_length"] = int(optimal[i])
         cases.append(case)
-    source = f"puzzlezero cases {given or p.name} --n {n} --depth {lo} {hi} --seed {seed}"
+    source = f"puzzlezero cases make {given or p.name} --n {n} --depth {lo} {hi} --seed {seed}"
     return {"puzzle": p.name, "source": source, "cases": cases}
 
 
-@app.command("cases")
+cases_app = typer.Typer(
+    name="cases",
+    help="Benchmark case files for `puzzlezero bench PUZZLE --cases FILE`: random states of a puzzle "
+    "(make), DeepCubeA's published test sets (import-deepcubea), the Santa 2023 competition's puzzles "
+    "(import-santa).",
+    no_args_is_help=True,
+)
+app.add_typer(cases_app)
+
+
+@cases_app.command("make")
 def cases_cmd(
     puzzle: PuzzleArg,
     n: Annotated[int, typer.Option("--n", help="How many states.")] = 1000,
@@ -77,14 +90,71 @@ def cases_cmd(
     (cube2's cases carry their optimal lengths)."""
     p = make(puzzle)
     data = make_cases(p, n, depth, seed, puzzle)
+    if _write(data, out):
+        typer.echo(f"wrote {len(data['cases'])} cases to {out}")
+
+
+def _write(data: dict[str, Any], out: Path | None) -> bool:
+    """Write a case file to ``out`` (``True``), or print its JSON where ``out`` is ``None``."""
     if out is None:
         typer.echo(json.dumps(data, indent=1))
-        return
+        return False
     try:
         atomic_write_json(out, data)
     except OSError as exc:
         raise PuzzleError(f"cannot write {out}: {exc.strerror or exc}") from None
-    typer.echo(f"wrote {len(data['cases'])} cases to {out}")
+    return True
+
+
+@cases_app.command(
+    "import-deepcubea",
+    short_help="Import DeepCubeA's published test states (data/<puzzle>/test/data_0.pkl of its "
+    "repository) as a case file, with their optimal lengths; nothing in the file is executed.",
+)
+def import_deepcubea_cmd(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A DeepCubeA data file: data/<puzzle>/test/data_0.pkl of DeepCubeA's repository "
+            "(cube3, puzzle15, puzzle24, puzzle35, puzzle48, lightsout7, sokoban), or its "
+            "results/<puzzle>/results.pkl. Read as data: nothing in the file is run.",
+            show_default=False,
+        ),
+    ],
+    puzzle: Annotated[
+        str | None,
+        typer.Option(
+            "--puzzle",
+            metavar="NAME",
+            help="The puzzle the file must hold (else the one its states are of).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the case file here (else print its JSON).", show_default=False),
+    ] = None,
+) -> None:
+    """Import DeepCubeA's published test states (Agostinelli et al. 2019; data/<puzzle>/test/data_0.pkl
+    of github.com/forestagostinelli/DeepCubeA) as a case file for `puzzlezero bench PUZZLE --cases
+    FILE`: case id = the state's index in the set, with the optimal lengths of the sets that have
+    them (cube3, puzzle15 and puzzle24: their published optimal solutions, each replayed to the goal;
+    lightsout7: computed). The pickle is read as data: only NumPy arrays and DeepCubeA's state
+    classes are rebuilt, as plain data, and anything else in it is refused; nothing is executed."""
+    from puzzlezero.puzzles.deepcubea_files import deepcubea_cases, read_deepcubea
+
+    found = read_deepcubea(file, puzzle)
+    data = deepcubea_cases(found, file.name)
+    if not _write(data, out):
+        return
+    name = found.puzzle.name
+    known = ""
+    if found.optimal is not None:
+        known = f", with optimal lengths (mean {sum(found.optimal) / len(found.optimal):.2f})"
+    elif found.best_known is not None:
+        known = ", with DeepCubeA's solution lengths as best known"
+    typer.echo(f"wrote {len(found.states)} cases of {name} to {out}{known}")
+    typer.echo(f"bench them: puzzlezero bench {name} --cases {out}")
 
 
 def _existing(path: Path, flag: str) -> Path:
@@ -95,7 +165,7 @@ def _existing(path: Path, flag: str) -> Path:
     return path
 
 
-@app.command("import-santa")
+@cases_app.command("import-santa")
 def import_santa_cmd(
     folder: Annotated[
         Path | None,
@@ -201,3 +271,7 @@ def import_santa_cmd(
         # a definition with no shipped model is answered by the group solver
         search = "" if find_model_dir(first.name) is not None else " --search group"
         typer.echo(f"bench one: puzzlezero bench {puzzle} --cases {first.cases_file}{search}")
+
+
+# `puzzlezero import-santa`: the same command at the top level (not listed in the help)
+app.command("import-santa", hidden=True)(import_santa_cmd)
