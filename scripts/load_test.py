@@ -8,7 +8,7 @@ statistics. ``--via jobs`` queues each solve with ``POST /api/jobs`` and polls i
 the web page does; the default is the blocking ``POST /api/solve``.
 
     python scripts/load_test.py                      # 50 cube3 solves, depth 8, own server
-    python scripts/load_test.py --cases ../shared/benchmarks/cube3.json --ids 0:50   # held-out-like cubes
+    python scripts/load_test.py --cases cube3_deepcubea.json --ids 0:50   # held-out-like cubes
     python scripts/load_test.py --queue 8            # a short line: watch the server refuse with 429
     python scripts/load_test.py --via jobs --puzzle puzzle8 --depth 20 --search optimal
     python scripts/load_test.py --url http://127.0.0.1:8000 --puzzle puzzle15 --depth 40

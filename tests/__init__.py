@@ -1,4 +1,6 @@
-"""The tests, one folder per part of the package (``tests/search`` tests ``puzzlezero/search``, ...).
+"""The tests, one folder per part of the package (``tests/search`` tests ``puzzlezero/search``, ...);
+``tests/benchmarks`` and ``tests/experiments`` test the scripts of the checkout's folders of those
+names, each loaded from its file (``tests.conftest.load_script``).
 
 Every folder is a package, so each test module has one dotted name from the checkout's root
 (``tests.search.test_beam``): two folders may hold files of the same name, and the shared helpers

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -55,12 +54,12 @@ def load_bench(name: str) -> dict:
     return json.loads(path.read_text())
 
 
-def load_script(name: str) -> ModuleType:
-    """``scripts/<name>.py`` imported as a module (the scripts are not a package). ``scripts/`` goes
-    on ``sys.path`` first, as when Python runs a script, so a script may import its neighbours."""
-    if str(ROOT / "scripts") not in sys.path:
-        sys.path.insert(0, str(ROOT / "scripts"))
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+def load_script(path: str) -> ModuleType:
+    """A script of the checkout (``benchmarks/plot_floor_curves.py``, ``experiments/three_cycles.py``,
+    ...), imported from its file as a module of its own name (the script folders are not packages,
+    and nothing is added to ``sys.path``: a script imports only the installed package)."""
+    file = ROOT / path
+    spec = importlib.util.spec_from_file_location(file.stem, file)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

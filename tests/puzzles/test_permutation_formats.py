@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 from puzzlezero.errors import DefinitionError
-from puzzlezero.puzzles.permutation import cayleypy, gap, kpuzzle, santa
-from puzzlezero.puzzles.permutation import Definition, load_definition
+from puzzlezero.puzzles.permutation import Definition, cayleypy, gap, kpuzzle, load_definition, santa
 
 #: CayleyPy's generator files of the competition's puzzles, beside the checkout (not shipped)
 GENERATORS = Path(__file__).resolve().parents[2].parent / "shared" / "permutation" / "generators"

@@ -184,7 +184,7 @@ def test_the_check_script_cuts_a_reports_detour_and_refuses_what_it_cannot(tmp_p
 
     from tests.conftest import load_script
 
-    script = load_script("shortcut_check")
+    script = load_script("experiments/shortcut_check.py")
     p = make("puzzle8")
     start = p.apply_moves(p.goal(), p.parse_moves("D D"))
     detour = _loop(p, start) + p.parse_moves("U U")

@@ -1,5 +1,5 @@
 """Training states on the paths of solutions already found (``train.solution_paths``,
-``TrainConfig.solution_paths``, ``scripts/solution_paths.py``)."""
+``TrainConfig.solution_paths``, ``puzzlezero solution-paths``)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from puzzlezero import make
+from puzzlezero.cli.main import main
 from puzzlezero.errors import InvalidStateError, ModelFileError, PuzzleError
 from puzzlezero.train import DAVITrainer, TrainConfig
 from puzzlezero.train.objectives import LabelJob, make_labels
 from puzzlezero.train.solution_paths import path_states, read_solution_paths, write_solution_paths
-from tests.conftest import load_script, tiny_train_config
+from tests.conftest import tiny_train_config
 
 LEVEL = [  # one box, one push (R) from its target
     "##########",
@@ -150,8 +151,7 @@ def test_a_run_trains_on_them_and_resumes(tmp_path):
         DAVITrainer(replace(cfg, path_share=0.4, max_iterations=30), tmp_path / "run", resume=True)
 
 
-def test_the_script_writes_the_states_of_a_reports_solutions(tmp_path, capsys):
-    script = load_script("solution_paths")
+def test_the_command_writes_the_states_of_a_reports_solutions(tmp_path, capsys):
     level = "; 0\n" + "\n".join(LEVEL) + "\n\n; 1\n" + "\n".join(LEVEL) + "\n"
     (tmp_path / "000.txt").write_text(level)
     report = {
@@ -164,17 +164,20 @@ def test_the_script_writes_the_states_of_a_reports_solutions(tmp_path, capsys):
     }
     (tmp_path / "report.json").write_text(json.dumps(report))
     out = tmp_path / "paths.npz"
-    args = ["sokoban", "--cases", str(tmp_path / "000.txt"), "--report", str(tmp_path / "report.json")]
-    assert script.main([*args, "--out", str(out)]) == 0
+    args = ["solution-paths", "sokoban", "--cases", str(tmp_path / "000.txt")]
+    args += ["--report", str(tmp_path / "report.json"), "--out", str(out)]
+    assert main(args) == 0
     printed = capsys.readouterr().out
     assert "1 solutions from" in printed and "(1 not solved there), 1 states" in printed
     states, costs = read_solution_paths(make("sokoban"), out)
     assert costs.tolist() == [1.0] and len(states) == 1
+    assert main([*args, "--report", str(tmp_path / "report.json")]) == 2
+    assert "give one --report per --cases (1 cases, 2 reports)" in capsys.readouterr().err
     report["results"][0]["solution"] = ["L"]  # does not solve the level
     (tmp_path / "report.json").write_text(json.dumps(report))
-    assert script.main([*args, "--out", str(out)]) == 2
-    assert "does not reach the goal of sokoban" in capsys.readouterr().out
+    assert main(args) == 2
+    assert "does not reach the goal of sokoban" in capsys.readouterr().err
     report["summary"]["puzzle"] = "cube2"
     (tmp_path / "report.json").write_text(json.dumps(report))
-    assert script.main([*args, "--out", str(out)]) == 2
-    assert "is a report of 'cube2', not 'sokoban'" in capsys.readouterr().out
+    assert main(args) == 2
+    assert "is a report of 'cube2', not 'sokoban'" in capsys.readouterr().err

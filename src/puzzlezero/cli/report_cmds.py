@@ -7,6 +7,7 @@ Examples::
     puzzlezero report solve-rate --out docs/bench/solve_rate_by_depth   # Rute's plot
     puzzlezero report wcd --n 200 --out docs/bench/wcd_table1           # Yao's Table 1
     puzzlezero report layered --out docs/bench/layered_table1           # Dong et al.'s Table 1
+    puzzlezero report merge part-0.json part-1.json --out run.json      # a run made in parts, joined
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from puzzlezero.cli.analyze_cmds import analyze_cmd
 from puzzlezero.cli.main import BUDGET_PANEL, OUTPUT_PANEL, SEARCH_PANEL, app
 from puzzlezero.errors import PuzzleError
 
-_DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "../shared/benchmarks"))
+_DEFAULT_BENCH = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", "."))
 
 #: ``--threads`` of the reports that run networks
 ThreadsOpt = Annotated[
@@ -35,7 +36,8 @@ ThreadsOpt = Annotated[
 
 report_app = typer.Typer(
     name="report",
-    help="The papers' tables and figures, reproduced: report tables | analysis | solve-rate | wcd | layered.",
+    help="The papers' tables and figures, reproduced: report tables | analysis | solve-rate | wcd | "
+    "layered; and bench reports made in parts, joined: report merge.",
     no_args_is_help=True,
 )
 app.add_typer(report_app)
@@ -101,7 +103,7 @@ def tables_cmd(
         typer.Option(
             "--bench-dir",
             rich_help_panel=SEARCH_PANEL,
-            help="Folder of <puzzle>.json case files ($PUZZLEZERO_BENCHMARKS).",
+            help="Folder of the case files, <puzzle>_deepcubea.json as `puzzlezero cases import-deepcubea` writes them, or <puzzle>.json ($PUZZLEZERO_BENCHMARKS, else the working directory).",
         ),
     ] = _DEFAULT_BENCH,
     time_limit: Annotated[
@@ -162,9 +164,13 @@ def tables_cmd(
         raise PuzzleError(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(METHODS)}")
     rows = []
     for name in names:
-        cases_file = bench_dir / f"{name}.json"
+        candidates = [bench_dir / f"{name}_deepcubea.json", bench_dir / f"{name}.json"]
+        cases_file = next((c for c in candidates if c.exists()), candidates[0])
         if not cases_file.exists():
-            raise PuzzleError(f"{cases_file}: no such cases file (set --bench-dir or $PUZZLEZERO_BENCHMARKS)")
+            raise PuzzleError(
+                f"no case file for {name} in {bench_dir} ({name}_deepcubea.json or {name}.json; "
+                "`puzzlezero cases import-deepcubea` makes one; --bench-dir or $PUZZLEZERO_BENCHMARKS names the folder)"
+            )
         for m in chosen:
             limit = optimal_time_limit if m == "optimal" else time_limit
             typer.echo(f"{name}: {METHODS[m][0]} on {n} case(s), {limit:g} s each ...", err=True)
@@ -492,3 +498,58 @@ def layered_cmd(
     typer.echo(text)
     if out is not None:
         _write(out, text, report)
+
+
+@report_app.command("merge")
+def merge_cmd(
+    parts: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Bench reports (`puzzlezero bench ... --out PART.json`) of one run made in parts, in order.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Write the joined report here.", show_default=False)],
+    cases_file: Annotated[
+        str | None,
+        typer.Option(
+            "--cases-file",
+            help="What the joined cases are, for the summary (a folder of level files, say); "
+            "default: the first part's.",
+            show_default=False,
+        ),
+    ] = None,
+    date: Annotated[
+        str | None,
+        typer.Option(
+            "--date", help="When the parts ran, where their reports do not say.", show_default=False
+        ),
+    ] = None,
+    commit: Annotated[
+        str | None,
+        typer.Option(
+            "--commit",
+            help="The commit the parts ran from, where their reports do not say.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Join bench reports of one run made in parts (--ids ranges, the files of a level set) into one
+    report: the results in order, the summary recomputed over all of them, the settings checked equal."""
+    from puzzlezero.reports.merge import merge_reports
+    from puzzlezero.storage import atomic_write_text
+
+    reports = []
+    for path in parts:
+        try:
+            reports.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, RecursionError) as exc:
+            raise PuzzleError(f"{path}: unreadable bench report ({exc})") from None
+    report = merge_reports(reports, cases_file, {"date": date, "commit": commit})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out, json.dumps(report, separators=(",", ":")) + "\n")
+    s = report["summary"]
+    typer.echo(
+        f"{out}: {s['cases']} cases from {len(parts)} parts, {s['solved_pct']}% solved, "
+        f"mean length {s['mean_length']}, median {s['median_seconds']} s, mean {s['mean_seconds']} s"
+    )

@@ -36,7 +36,8 @@ ModelOpt = Annotated[
     str | None,
     typer.Option(
         "--model",
-        help="Model name (shipped) or model folder; default: the puzzle's shipped model.",
+        help="Model name (shipped) or model folder, written as a path (./model, runs/x/model); "
+        "default: the puzzle's shipped model.",
         show_default=False,
         rich_help_panel=SEARCH_PANEL,
     ),
@@ -570,7 +571,7 @@ def bench_cmd(
         Path,
         typer.Option(
             "--cases",
-            help="Benchmark JSON file (`puzzlezero cases` makes one), a shipped set by name "
+            help="Benchmark JSON file (`puzzlezero cases make` makes one), a shipped set by name "
             "(cube3: 'hard', the superflip and superflip * four-spot), or for sokoban a Boxoban "
             "level file ('; N' headers, 10 rows per level) or a directory of them.",
             show_default=False,

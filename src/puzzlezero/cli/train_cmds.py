@@ -1,6 +1,7 @@
 """Training commands: ``train`` (DAVI and the other objectives, resumable), ``export`` (a run
-folder -> a model folder; any model -> an ONNX file) and ``average`` (the mean of several model
-folders' weights).
+folder -> a model folder; any model -> an ONNX file), ``average`` (the mean of several model
+folders' weights) and ``solution-paths`` (the states of the solutions in ``bench`` reports, as a
+training file for ``--set solution_paths=FILE``).
 
 Examples::
 
@@ -13,6 +14,8 @@ Examples::
     puzzlezero export runs/cube3 src/puzzlezero/models/cube3
     puzzlezero export cube3 --onnx cube3.onnx        # an ONNX file, e.g. for --heuristic learned-onnx
     puzzlezero average models/p35 runs/p35_60min runs/p35_80min runs/p35_final   # Polyak averaging
+    puzzlezero solution-paths sokoban --cases boxoban-levels/hard/000.txt --report hard.json \
+        --out runs/paths.npz                           # then: train ... --set solution_paths=runs/paths.npz
 """
 
 from __future__ import annotations
@@ -90,7 +93,8 @@ def train(
         str | None,
         typer.Option(
             "--init-from",
-            help="Start from this model's weights (a shipped model name or a model folder); "
+            help="Start from this model's weights (a shipped model name, or a model folder written as a "
+            "path: ./model, runs/x/model); "
             "optimizer fresh, its card's history carried on.",
         ),
     ] = None,
@@ -237,6 +241,53 @@ def average(
     written = save_model(model_dir, net, puzzle=net.puzzle, card=net.card, weights=weights)
     _carry_definition(sources[-1], written)
     typer.echo(f"model written to {written}: the mean of {len(sources)} models (weights in {weights})")
+
+
+@app.command("solution-paths")
+def solution_paths(
+    puzzle: Annotated[
+        str,
+        typer.Argument(
+            help="Puzzle name (see `puzzlezero list`), or a permutation puzzle's definition file (.json, .g).",
+            show_default=False,
+        ),
+    ],
+    cases: Annotated[
+        list[Path],
+        typer.Option(
+            "--cases",
+            help="A case file or level file (repeatable); each goes with the --report in its position.",
+            show_default=False,
+        ),
+    ],
+    reports: Annotated[
+        list[Path],
+        typer.Option(
+            "--report",
+            help="The bench report (`puzzlezero bench ... --out FILE`) of the --cases in its position.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="The .npz file to write.", show_default=False)],
+) -> None:
+    """Write the states of the solutions in bench reports, each with the cost of the rest of its
+    solution, as a training file (train --set solution_paths=FILE --set path_share=S). Every solution
+    is replayed to the goal; the cases a report did not solve are left out and counted."""
+    if len(cases) != len(reports):
+        raise PuzzleError(f"give one --report per --cases ({len(cases)} cases, {len(reports)} reports)")
+    from puzzlezero.registry import make
+    from puzzlezero.train.solution_paths import paths_from_reports, write_solution_paths
+
+    p = make(puzzle)
+    states, costs, counts = paths_from_reports(p, list(zip(cases, reports, strict=True)))
+    written = write_solution_paths(out, p, states, costs)
+    for c in counts:
+        typer.echo(
+            f"{c.cases}: {c.solutions} solutions from {c.report} ({c.unsolved} not solved there), {c.states} states"
+        )
+    typer.echo(
+        f"{written}: {len(states)} states, path costs {costs.min():g}-{costs.max():g} (mean {costs.mean():.2f})"
+    )
 
 
 def _carry_definition(source: str, written: Path) -> None:

@@ -17,6 +17,8 @@ and the networks; nothing below imports it). ``puzzlezero report NAME`` runs any
                           1- and 2-level weighted convolutional distance
 ``layered``               Dong et al.'s Table 1: layer-by-layer BWAS with single- and     :mod:`.layered_table1`
                           multi-head networks against whole-cube DeepCubeA
+``merge``                 bench reports of one run made in parts, joined into one: the    :mod:`.merge`
+                          summary recomputed, the settings checked equal
 ========================  ==============================================================  ===============
 """
 
@@ -27,6 +29,7 @@ REPORTS: dict[str, str] = {
     "solve-rate": "puzzlezero.reports.solve_rate",
     "wcd": "puzzlezero.reports.wcd_table1",
     "layered": "puzzlezero.reports.layered_table1",
+    "merge": "puzzlezero.reports.merge",
 }
 
 __all__ = ["REPORTS"]

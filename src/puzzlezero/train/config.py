@@ -138,7 +138,7 @@ class TrainConfig:
     """p: how the scramble depths spread over ``[1, K]``: ``k = ceil(K * u**p)``, ``u ~ U(0, 1)``.
     1 = ``k ~ U[1, K]`` (the paper's, and the same random draws as before this field existed); 2 puts
     half the states within K/4 scrambles where ``U[1, K]`` puts a quarter, so a K large enough to
-    reach a benchmark's states (docs/training.md, "How far out the training states reach") thins the
+    reach a benchmark's states (docs/training-research.md, "How far out the training states reach") thins the
     states near the goal less. Not for ``selfplay`` (its own depth schedule)."""
     descent_share: float = 0.0
     """The share of each chunk's training states taken from greedy descents under the target
@@ -159,7 +159,7 @@ class TrainConfig:
     then exactly the one the target network and the searches evaluate. For continuing a trained
     model on states unlike those it was trained on (``descent_share``): with batch statistics, the
     network fits its labels in training mode and the target network answers in inference mode, and
-    a gap between the two is added to the labels at every target update (docs/training.md)."""
+    a gap between the two is added to the labels at every target update (docs/training-research.md)."""
     lr: float = 1e-3
     """Adam learning rate."""
     lr_decay: float = 1.0
@@ -167,7 +167,7 @@ class TrainConfig:
     check_every: int = 20
     """C: every C iterations the target network may take the trained weights (``target_update``;
     paper: 5000 iterations of B=10,000; here 20 iterations of B=1000 won the recipe comparison of
-    docs/training.md). Must be a multiple of ``chunk_iterations``."""
+    docs/training-research.md). Must be a multiple of ``chunk_iterations``."""
     epsilon: float = 0.05
     """Loss threshold for the target update (paper: 0.05)."""
     chunk_iterations: int = 10
@@ -188,13 +188,13 @@ class TrainConfig:
     objective: str = "davi"
     """How targets are made after the warm start (a name in ``train.objectives.OBJECTIVES``):
     ``davi`` = one-step Bellman targets (the paper; the default: lowest validation error when
-    continuing a good model, docs/training.md), ``lhbl`` = limited-horizon Bellman labels
+    continuing a good model, docs/training-research.md), ``lhbl`` = limited-horizon Bellman labels
     (DeepXube, AAAI 2026; fastest from a weak start, but drifts to over-estimates later); ``random_walk`` alone gives CayleyPy's pure regression (for beam
     search; as an A* heuristic it over-estimates)."""
     target_update: str = "period"
     """``loss``: every C iterations copy the trained weights into the target network if the loss is
     below epsilon (DeepCubeA); ``period``: copy every C iterations regardless (DeepXube's default,
-    and ours: with ``loss`` the values hardly moved in docs/training.md)."""
+    and ours: with ``loss`` the values hardly moved in docs/training-research.md)."""
     target_reuse: int = 1
     """Passes over each chunk of targets: a chunk labels ``chunk_iterations * batch_size /
     target_reuse`` fresh states and trains on each ``target_reuse`` times (cheaper labels, more
@@ -229,7 +229,7 @@ class TrainConfig:
 
     solution_paths: str | None = None
     """An ``.npz`` file of states on the paths of solutions already found, each with the cost of the
-    rest of its path (``scripts/solution_paths.py`` writes one from ``bench`` reports): bootstrap
+    rest of its path (``puzzlezero solution-paths`` writes one from ``bench`` reports): bootstrap
     learning (Jabbari Arfaee, Zilles and Holte, 2011). A ``path_share`` of every chunk's training
     rows is drawn from it, labelled with that cost (``train.solution_paths``); objectives of a
     single value head only. ``None``: the objective's states alone."""

@@ -3,8 +3,8 @@
 Scrambles from the goal (DeepCubeA's training distribution) never make some states that a search
 reaches: a beam or best-first search over a learned cost-to-go goes wherever the network is lowest,
 and where the network was never trained it can be wrong by far, valuing a board dozens of moves
-from the goal at a few moves (a *hole*; docs/training.md, "How far out the training states
-reach": on the 48-puzzle a beam fell into such boards and wandered there for a thousand steps).
+from the goal at a few moves (a *hole*; docs/training-research.md, "How far out the training
+states reach": on the 48-puzzle a beam fell into such boards and wandered there for a thousand steps).
 A search that trusts a hole never leaves it, and no amount of training on scrambles fills it.
 
 The remedy is old: learn the heuristic on the states that searching with it visits (bootstrapping,

@@ -13,17 +13,20 @@ the solution's excess over optimal: +1.3 steps on average on Boxoban's hard leve
 ``path_share`` of every chunk's training rows is drawn from these states, labelled with that cost;
 the rest are the objective's own.
 
-:func:`path_states` replays solutions; :func:`write_solution_paths` and :func:`read_solution_paths`
-keep them in an ``.npz`` file (``puzzle``, ``states``, ``costs``); ``scripts/solution_paths.py``
-writes one from ``bench`` reports. :func:`with_path_states` adds the rows to a chunk.
+:func:`path_states` replays solutions; :func:`paths_from_reports` replays the solved cases of
+``bench`` reports; :func:`write_solution_paths` and :func:`read_solution_paths` keep them in an
+``.npz`` file (``puzzle``, ``states``, ``costs``), which ``puzzlezero solution-paths`` writes from
+``bench`` reports. :func:`with_path_states` adds the rows to a chunk.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +39,14 @@ from puzzlezero.storage import atomic_write
 if TYPE_CHECKING:
     from puzzlezero.train.config import TrainConfig
 
-__all__ = ["path_states", "write_solution_paths", "read_solution_paths", "with_path_states"]
+__all__ = [
+    "ReportPaths",
+    "path_states",
+    "paths_from_reports",
+    "write_solution_paths",
+    "read_solution_paths",
+    "with_path_states",
+]
 
 
 def path_states(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +68,59 @@ def path_states(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int]) -> tu
     steps = np.asarray([costs[a] for a in actions], dtype=np.float64)
     rest = np.cumsum(steps[::-1])[::-1]  # the cost from each state before the goal
     return np.stack(states[:-1]), rest.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """What one case file and its ``bench`` report gave :func:`paths_from_reports`."""
+
+    cases: str
+    report: str
+    #: the report's solved cases of the file, whose states were taken
+    solutions: int
+    #: the file's cases that the report did not solve (left out)
+    unsolved: int
+    #: the states they gave (each solution's start and every state before the goal)
+    states: int
+
+
+def paths_from_reports(
+    puzzle: Puzzle, pairs: Sequence[tuple[str | os.PathLike[str], str | os.PathLike[str]]]
+) -> tuple[np.ndarray, np.ndarray, list[ReportPaths]]:
+    """``(states, costs, counts)``: for each ``(case file, bench report)`` pair, the states of the
+    report's solutions of that file's cases (every solution replayed from its case's state with
+    :func:`path_states`: it must reach the goal), each with the cost of the rest of its solution,
+    and a :class:`ReportPaths` per pair. A report's cases outside its file are ignored; the file's
+    cases the report did not solve are left out and counted. A report of another puzzle, or no
+    solved case in all the pairs, is refused (:class:`PuzzleError`)."""
+    from puzzlezero.bench import load_cases
+
+    all_states, all_costs, counts = [], [], []
+    for cases_path, report_path in pairs:
+        try:
+            report = json.loads(Path(report_path).read_text(encoding="utf-8"))
+            owner = report.get("summary", {}).get("puzzle")
+            results = report.get("results", [])
+        except (OSError, ValueError, RecursionError, AttributeError) as exc:
+            raise PuzzleError(f"{report_path}: unreadable bench report ({exc})") from None
+        if owner not in (None, puzzle.name):
+            raise PuzzleError(f"{report_path} is a report of {owner!r}, not {puzzle.name!r}")
+        solved = {str(r["id"]): r["solution"] for r in results if r.get("solved")}
+        used = unsolved = n_states = 0
+        for case in load_cases(puzzle, cases_path):
+            solution = solved.get(str(case.id))
+            if solution is None:
+                unsolved += 1
+                continue
+            states, costs = path_states(puzzle, case.state, puzzle.parse_moves(solution))
+            all_states.append(states)
+            all_costs.append(costs)
+            used += 1
+            n_states += len(states)
+        counts.append(ReportPaths(str(cases_path), str(report_path), used, unsolved, n_states))
+    if not all_states:
+        raise PuzzleError("no solved case in the reports matches the case files")
+    return np.concatenate(all_states), np.concatenate(all_costs), counts
 
 
 def write_solution_paths(
