@@ -113,7 +113,8 @@ def test_solve_and_bench_take_the_solve_flags_declared_once() -> None:
     import inspect
     from dataclasses import fields
 
-    from puzzlezero.cli.solve_cmds import SolveFlags, bench_cmd, solve_cmd
+    from puzzlezero.cli.solve_cmds import bench_cmd, solve_cmd
+    from puzzlezero.cli.solve_flags import SolveFlags
 
     names = {f.name for f in fields(SolveFlags) if f.name != "knobs"} | set(solver.OPTIONS)
     for command in (solve_cmd, bench_cmd):

@@ -16,7 +16,7 @@ import typer
 import puzzlezero
 from puzzlezero import make, solver
 from puzzlezero.cli.main import _load_commands, app, main
-from puzzlezero.cli.solve_cmds import Precision, SolveFlags
+from puzzlezero.cli.solve_flags import Precision, SolveFlags
 from puzzlezero.errors import PuzzleError
 
 PANELS = {"Search", "Budget", "Anytime", "Output", "Expert"}

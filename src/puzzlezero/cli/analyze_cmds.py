@@ -20,7 +20,7 @@ import typer
 
 from puzzlezero.cli.main import app
 from puzzlezero.cli.puzzle_cmds import PuzzleArg
-from puzzlezero.cli.solve_cmds import ModelOpt
+from puzzlezero.cli.solve_flags import ModelOpt
 from puzzlezero.errors import PuzzleError
 from puzzlezero.registry import make
 from puzzlezero.storage import atomic_write_text

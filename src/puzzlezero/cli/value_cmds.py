@@ -17,7 +17,7 @@ import typer
 
 from puzzlezero.cli.main import app
 from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, read_state_text
-from puzzlezero.cli.solve_cmds import HeuristicOpt, ModelOpt, PrecisionOpt, precision_options
+from puzzlezero.cli.solve_flags import HeuristicOpt, ModelOpt, PrecisionOpt, precision_options
 from puzzlezero.cost_to_go import OPTIMAL_TIME_LIMIT
 from puzzlezero.registry import make
 
