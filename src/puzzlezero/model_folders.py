@@ -9,7 +9,10 @@ A model folder holds ``config.json`` (how to rebuild the network), its weights a
    ``pip install puzzlezero-research-models``: ``cube3-adi``, ``cube3-selfplay``,
    ``cube3-layered``).
 
-Anything else (a path) is a folder given by the user and is taken as it is.
+A bare name (no path separator, not starting with ``.``) always means an installed model, never a
+folder of the working directory: a folder ``./cube3`` does not replace the shipped ``cube3``. A
+folder of one's own is given as a path (``./cube3``, ``runs/x/model``, ``/abs/path``, or a
+:class:`~pathlib.Path` object) and is taken as it is.
 
 An *ensemble folder* holds several networks of one puzzle for a search to run side by side
 (:mod:`puzzlezero.search.ensemble`): ``ensemble.json``, ``{"members": ["a", "b"]}``, names
@@ -53,6 +56,7 @@ _STAGES = "stages.json"
 #: the file that makes a folder an ensemble of the model folders it names
 ENSEMBLE_FILE = "ensemble.json"
 _MEMBER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_MAX_ENSEMBLE_BYTES = 1 << 20  # a list of folder names: far less
 
 
 def model_roots() -> list[Path]:
@@ -83,8 +87,12 @@ def ensemble_members(name_or_path: str | os.PathLike[str]) -> tuple[Path, ...] |
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        with open(path, "rb") as f:
+            raw = f.read(_MAX_ENSEMBLE_BYTES + 1)
+        if len(raw) > _MAX_ENSEMBLE_BYTES:
+            raise ModelFileError(f"{path}: more than {_MAX_ENSEMBLE_BYTES:,} bytes; not read")
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ModelFileError(f"{path}: not a readable JSON file ({exc})") from None
     members = data.get("members") if isinstance(data, dict) else None
     if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
@@ -114,8 +122,16 @@ def shipped_models() -> list[str]:
 
 
 def is_bare_name(text: str) -> bool:
-    """Whether ``text`` names an installed model rather than a path (no separator, no leading dot)."""
-    return os.sep not in text and "/" not in text and not text.startswith(".")
+    """Whether ``text`` names an installed model rather than a path: no separator, no leading dot,
+    not absolute (``cube3`` is a name; ``./cube3``, ``runs/x`` and ``/abs/x`` are paths)."""
+    seps = {os.sep, "/"} | ({os.altsep} if os.altsep else set())
+    return (
+        bool(text)
+        and not any(sep in text for sep in seps)
+        and not text.startswith(".")
+        and not os.path.isabs(text)
+        and not os.path.splitdrive(text)[0]
+    )
 
 
 def find_model_dir(name: str) -> Path | None:
@@ -129,15 +145,17 @@ def find_model_dir(name: str) -> Path | None:
 
 
 def resolve_model_dir(name_or_path: str | os.PathLike[str]) -> Path:
-    """A model folder: an existing path as given, else a bare name among the installed models
-    (:func:`model_roots`, first found). Raises :class:`ModelFileError` naming what is installed,
-    and the companion distribution when the name is one of its models."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        return path
-    text = os.fspath(name_or_path)
-    if not is_bare_name(text):
+    """A model folder: for a bare name (:func:`is_bare_name`, a ``str``), the installed model of that
+    name (:func:`model_roots`, first found), whatever the working directory holds; for a path (a
+    ``str`` that is not a bare name, or a :class:`~os.PathLike`), that folder. Raises
+    :class:`ModelFileError` naming what is installed (and the companion distribution when the name
+    is one of its models), or the path that is not a folder."""
+    if not isinstance(name_or_path, str) or not is_bare_name(name_or_path):
+        path = Path(name_or_path)
+        if path.is_dir():
+            return path
         raise ModelFileError(f"{path}: no such model folder")
+    text = name_or_path
     found = find_model_dir(text)
     if found is not None:
         return found
@@ -148,4 +166,9 @@ def resolve_model_dir(name_or_path: str | os.PathLike[str]) -> Path:
             f"pip install {companion}"
         )
     names = ", ".join(shipped_models()) or "none yet"
-    raise ModelFileError(f"no model folder {text!r}: not a directory and not an installed model ({names})")
+    local = (
+        f"; a bare name means an installed model: to use the folder {text} here, write it as a path: ./{text}"
+        if Path(text).is_dir()
+        else ""
+    )
+    raise ModelFileError(f"no model folder {text!r}: not an installed model ({names}){local}")

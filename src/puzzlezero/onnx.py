@@ -14,8 +14,9 @@ PyTorch on scrambled states before the file is written, atomically.
 ``"learned-onnx-q"``: the same contracts as :func:`puzzlezero.nn.make_heuristic` (float32, clipped
 at 0, exactly 0 at goals) and :func:`puzzlezero.nn.make_q_function` (clipped at each action's cost), but
 evaluated by onnxruntime, without importing torch (a one-shot solve starts seconds sooner). What
-they run (:func:`find_onnx`): ``model`` naming a file runs that file; a model folder (or a shipped
-model name, or none: the puzzle's shipped model) runs its ``model.onnx`` when it has one, else the
+they run (:func:`find_onnx`): ``model`` naming a file (a path, or a name ending in ``.onnx``) runs
+that file; a model folder (or a shipped model name, never a file or folder of the working directory
+of that name; or none: the puzzle's shipped model) runs its ``model.onnx`` when it has one, else the
 graph of its network built from its weights (:mod:`puzzlezero.nn.graph`, float32; nothing is
 exported or written). onnxruntime gets as many intra-op threads as torch is set to use
 (``torch.set_num_threads``, as training does) when torch is loaded, else the network runtime's
@@ -364,24 +365,30 @@ def _folder_graph(folder: Path) -> bytes:
 
 
 # ---- which file --------------------------------------------------------------------------------
-def _model_folder(name_or_path: str) -> Path:
+def _model_folder(name_or_path: str | os.PathLike[str]) -> Path:
     """A model folder (:func:`puzzlezero.model_folders.resolve_model_dir`), without importing torch."""
     from puzzlezero.model_folders import is_bare_name, resolve_model_dir
 
-    if not Path(name_or_path).is_dir() and not is_bare_name(name_or_path):
-        raise ModelFileError(f"{name_or_path}: no such ONNX file or model folder")
+    bare = isinstance(name_or_path, str) and is_bare_name(name_or_path)
+    if not bare and not Path(name_or_path).is_dir():
+        raise ModelFileError(f"{os.fspath(name_or_path)}: no such ONNX file or model folder")
     return resolve_model_dir(name_or_path)
 
 
 def find_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None) -> Path:
     """What ``learned-onnx`` runs for ``model`` (see the module docstring): ``model`` itself when
-    it is a file; else the model folder (``model``, a shipped name, or ``None``: the puzzle's
+    it is a file written as a path or ending in ``.onnx``; else the model folder (``model``, a shipped name, or ``None``: the puzzle's
     shipped model): its ``model.onnx`` when it has one, else the folder itself, whose graph
     :func:`load_onnx` builds from its weights (no torch, nothing written)."""
-    text = puzzle.name if model is None else os.fspath(model)
-    if Path(text).is_file():
+    from puzzlezero.model_folders import is_bare_name
+
+    given = puzzle.name if model is None else model
+    text = os.fspath(given)
+    # a bare name is an installed model, never a file of the working directory; *.onnx is a file
+    as_path = not isinstance(given, str) or not is_bare_name(text) or text.endswith(".onnx")
+    if as_path and Path(text).is_file():
         return Path(text)
-    folder = _model_folder(text)
+    folder = _model_folder(given)
     beside = folder / ONNX_FILE
     if beside.is_file():
         return beside  # load_onnx checks it against the weights beside it

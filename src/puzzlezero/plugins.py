@@ -17,13 +17,18 @@ operator named and the installed packages' entry points, nothing else. The regis
 points the first time a name is looked up (:func:`load_configured`).
 
 How a plugin reaches spawned processes: :func:`load_plugin` writes what this process loaded to
-:data:`ENV_VAR` (``PUZZLEZERO_PLUGINS``), stamped with this process's pid, and a registered puzzle is
-pickled as its name (``Puzzle.__reduce_ex__``). A process reads the variable only when the stamp is
-its parent's pid, i.e. only when puzzlezero itself spawned it (label workers, web solver workers,
-a subprocess puzzlezero runs), and then loads the same plugins and gets the same registrations. A
-value set by hand (``PUZZLEZERO_PLUGINS=file.py``, which older versions read everywhere) is not read;
-a warning says to use ``--plugin``. Ray workers get the list as an argument
-(:mod:`puzzlezero.ray_solve`).
+:data:`ENV_VAR` (``PUZZLEZERO_PLUGINS``), stamped with this process's pid and signed (HMAC-SHA256)
+with this process's ``multiprocessing`` authentication key, and a registered puzzle is pickled as its
+name (``Puzzle.__reduce_ex__``). That key is random, never in the environment, and handed by
+``multiprocessing`` to the processes it starts through their start-up pipe (spawn and forkserver;
+a forked child has it in its memory). A process reads the variable only when the stamp is its
+parent's pid and the signature checks with its own key, i.e. only when puzzlezero itself started it
+with ``multiprocessing`` (label workers, web solver workers), and then loads the same plugins, before
+it unpickles its arguments, and gets the same registrations. Anything else in the variable (a value
+written by hand, ``PUZZLEZERO_PLUGINS=file.py`` as older versions read everywhere, or one stamped
+with a pid anyone can know) is not read; a warning says to use ``--plugin``. A process started any
+other way is given the plugins explicitly: ``--plugin`` on its command line (``torchrun``'s ranks),
+or as an argument (Ray workers, :mod:`puzzlezero.ray_solve`).
 
 Loading is idempotent (a file by its resolved path, a module by its name). A plugin named on the
 command line that cannot be loaded raises :class:`PluginError` with the file and line; a broken
@@ -37,6 +42,8 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import importlib
 import importlib.metadata
 import importlib.util
@@ -63,8 +70,8 @@ __all__ = [
 ]
 
 #: environment variable that carries the loaded plugins to the processes puzzlezero spawns: the
-#: loading process's pid, then files or modules, separated by ``os.pathsep``; read only by a child
-#: of that pid
+#: loading process's pid, the signature of what follows, then files or modules, separated by
+#: ``os.pathsep``; read only by a ``multiprocessing`` child of that pid (:func:`env_plugins`)
 ENV_VAR = "PUZZLEZERO_PLUGINS"
 #: entry-point group of installed packages that register puzzles
 ENTRY_POINT_GROUP = "puzzlezero.puzzles"
@@ -74,13 +81,29 @@ _ENTRY_POINTS_DONE = False
 _WARNED = False
 
 
-def _carried() -> tuple[int | None, list[str]]:
-    """``$PUZZLEZERO_PLUGINS`` read as a carrier: ``(pid of the process that wrote it, plugins)``,
-    ``(None, [...])`` for a value without a pid stamp (written by hand)."""
+_SIGNATURE = re.compile(r"[0-9a-f]{64}")
+
+
+def _carried() -> tuple[int | None, str | None, list[str]]:
+    """``$PUZZLEZERO_PLUGINS`` read as a carrier: ``(pid of the process that wrote it, signature,
+    plugins)``; ``None`` for a pid or signature that is not there (a value written by hand)."""
     parts = [part.strip() for part in os.environ.get(ENV_VAR, "").split(os.pathsep) if part.strip()]
-    if parts and parts[0].isdigit():
-        return int(parts[0]), parts[1:]
-    return None, parts
+    pid = int(parts.pop(0)) if parts and parts[0].isdigit() else None
+    signature = parts.pop(0) if pid is not None and parts and _SIGNATURE.fullmatch(parts[0]) else None
+    return pid, signature, parts
+
+
+def _signature(pid: int, refs: list[str]) -> str:
+    """The signature of a carrier: HMAC-SHA256 of the pid and plugins under this process's
+    ``multiprocessing`` authentication key, which the processes ``multiprocessing`` starts share
+    and no other process knows."""
+    key = bytes(multiprocessing.current_process().authkey)
+    message = os.pathsep.join([str(pid), *refs]).encode("utf-8", "surrogateescape")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def _genuine(pid: int | None, signature: str | None, refs: list[str]) -> bool:
+    return pid is not None and signature is not None and hmac.compare_digest(signature, _signature(pid, refs))
 
 
 def _parent_pids() -> set[int]:
@@ -89,10 +112,11 @@ def _parent_pids() -> set[int]:
 
 
 def env_plugins() -> list[str]:
-    """The plugins this process inherited from the puzzlezero process that spawned it (the
-    carrier :data:`ENV_VAR` stamped with its parent's pid), in order; ``[]`` in any other process."""
-    pid, refs = _carried()
-    return refs if pid is not None and pid in _parent_pids() else []
+    """The plugins this process inherited from the puzzlezero process that started it with
+    ``multiprocessing`` (the carrier :data:`ENV_VAR`, stamped with its parent's pid and signed with
+    the key they share), in order; ``[]`` in any other process."""
+    pid, signature, refs = _carried()
+    return refs if pid in _parent_pids() and _genuine(pid, signature, refs) else []
 
 
 def loaded_plugins() -> list[str]:
@@ -109,8 +133,8 @@ def load_plugin(ref: str | os.PathLike[str]) -> ModuleType:
     """Import one plugin, ``ref`` being a ``.py`` file or a module name, and return the module.
 
     A file is imported as a module named ``puzzlezero_plugin_<stem>``; either kind is imported once
-    per process. The plugin is added to the carrier ``$PUZZLEZERO_PLUGINS`` (a file by its absolute
-    path) so that the processes this one spawns load it too. Raises :class:`PluginError` when the file or module does not
+    per process. The plugin is added to the signed carrier ``$PUZZLEZERO_PLUGINS`` (a file by its
+    absolute path) so that the processes this one starts with ``multiprocessing`` load it too. Raises :class:`PluginError` when the file or module does not
     exist or fails while it runs (the message gives the line in the plugin).
     """
     text = os.fspath(ref)
@@ -148,8 +172,9 @@ def load_configured() -> None:
         key = str(Path(ref).expanduser().resolve()) if _is_file_ref(ref) else ref
         if key not in _LOADED:
             load_plugin(ref)
-    pid, refs = _carried()
-    if refs and not inherited and pid != os.getpid() and not _WARNED:
+    pid, signature, refs = _carried()
+    own = pid == os.getpid() and _genuine(pid, signature, refs)
+    if refs and not inherited and not own and not _WARNED:
         _WARNED = True
         warnings.warn(
             f"puzzlezero: ${ENV_VAR} is not read (no environment variable chooses the code puzzlezero "
@@ -159,14 +184,17 @@ def load_configured() -> None:
 
 
 def _remember(key: str) -> None:
-    """Add a loaded plugin to the carrier ``$PUZZLEZERO_PLUGINS`` under this process's pid (the
-    processes it spawns inherit the environment and read it)."""
-    pid, listed = _carried()
-    if pid != os.getpid():
+    """Add a loaded plugin to the carrier ``$PUZZLEZERO_PLUGINS``, under this process's pid and
+    signed (the processes it spawns inherit the environment and the key, and read it). It goes on
+    from this process's own carrier, else from the one it inherited; anything else the variable
+    held is dropped, never signed."""
+    pid, signature, listed = _carried()
+    if pid != os.getpid() or not _genuine(pid, signature, listed):
         listed = [k for k in env_plugins() if k in _LOADED]
     if key not in listed:
         listed.append(key)
-    os.environ[ENV_VAR] = os.pathsep.join([str(os.getpid()), *listed])
+    pid = os.getpid()
+    os.environ[ENV_VAR] = os.pathsep.join([str(pid), _signature(pid, listed), *listed])
 
 
 def _module_name(path: Path) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from puzzlezero.classic.optimal import optimal_length, solve_optimal
-from puzzlezero.classic.optimal.permutation import solve_permutation
+from puzzlezero.classic.optimal.bidirectional_bfs import solve_permutation
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.permutation import Definition, PermutationPuzzle, family_puzzle

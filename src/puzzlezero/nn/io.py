@@ -2,9 +2,17 @@
 ``card.json`` (how it was trained and how well it does: :mod:`puzzlezero.cards`).
 
 ``model.npz`` is a NumPy archive (``np.savez``) of the network's ``state_dict``: one array per
-key, named by it (``trunk.0.weight``, ``value.bias``, ...). It is read with
-``allow_pickle=False`` (plain arrays, never pickled objects) and without torch, so that
-:mod:`puzzlezero.nn.runtime` can run a model on onnxruntime where torch is not installed.
+key, named by it (``trunk.0.weight``, ``value.bias``, ...). It is read as plain arrays (never
+pickled objects) and without torch, so that :mod:`puzzlezero.nn.runtime` can run a model on
+onnxruntime where torch is not installed.
+
+Nothing is read before it is bounded: ``config.json`` and ``card.json`` by their length
+(:data:`MAX_JSON_BYTES`); ``model.npz`` by the uncompressed sizes its zip members declare, each and
+together, against what the network of ``config.json`` takes (:func:`weight_bound`; without a
+config, :data:`MAX_WEIGHT_BYTES`), and each array by its ``.npy`` header (a number type
+``config.json`` allows, a shape no larger than the network, a header that agrees with the member's
+size) before its data. A file that fails raises :class:`ModelFileError` naming the member and the
+sizes, so a small file that would inflate to gigabytes is refused unread.
 
 Weights are stored in float32 (the default for a newly trained network), or in float16
 (``save_model(..., weights="float16")``, ``puzzlezero export --half``; every shipped model): half
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import zipfile
 from dataclasses import dataclass
@@ -66,6 +75,12 @@ WEIGHT_DTYPES: dict[str, type[np.floating[Any]]] = {"float32": np.float32, "floa
 TRAIN_EXTRA = 'pip install "puzzlezero[train]"'
 
 
+#: the most bytes ``config.json`` or ``card.json`` may hold (a longer file is refused unread)
+MAX_JSON_BYTES = 8 << 20
+#: the most bytes the arrays of ``model.npz`` may take uncompressed where no ``config.json`` bounds them
+MAX_WEIGHT_BYTES = 2 << 30
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         if (path.parent / ENSEMBLE_FILE).is_file():
@@ -75,8 +90,16 @@ def _read_json(path: Path) -> dict[str, Any]:
             )
         raise ModelFileError(f"{path}: no such file (a model folder needs {WEIGHTS}, {CONFIG}, {CARD})")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as f:
+            raw = f.read(MAX_JSON_BYTES + 1)
+        if len(raw) > MAX_JSON_BYTES:
+            raise ModelFileError(
+                f"{path}: more than {MAX_JSON_BYTES:,} bytes, which no model's {path.name} is; not read"
+            )
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8, JSON or numbers
+        if isinstance(exc, ModelFileError):
+            raise
         raise ModelFileError(f"{path}: unreadable or corrupt JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ModelFileError(f"{path}: expected a JSON object, found {type(data).__name__}")
@@ -219,24 +242,163 @@ def read_config(folder: Path) -> tuple[dict[str, Any], NetConfig]:
     return cfg, net_config
 
 
-def read_weights(folder: Path) -> dict[str, np.ndarray]:
+def weight_bound(config: NetConfig | None, weights: str = "float32") -> int:
+    """The most bytes the arrays of a ``model.npz`` may take uncompressed: for the network
+    ``config`` stored in ``weights``, its numbers (:func:`config_parameters`) at that size with a
+    quarter more and a MiB (the ``.npy`` headers, the int64 batch counters); without a config,
+    :data:`MAX_WEIGHT_BYTES`."""
+    if config is None:
+        return MAX_WEIGHT_BYTES
+    itemsize = np.dtype(WEIGHT_DTYPES[weights]).itemsize
+    return config_parameters(config) * itemsize * 5 // 4 + (1 << 20)
+
+
+def read_weights(
+    folder: Path, config: NetConfig | None = None, weights: str | None = None
+) -> dict[str, np.ndarray]:
     """The weights of a model folder as NumPy arrays by ``state_dict`` key, floating point in
     float32: ``model.npz`` (no torch needed), else a legacy ``model.pt`` (needs torch:
-    :class:`~puzzlezero.errors.MissingExtraError` without it). A missing or corrupt file raises
+    :class:`~puzzlezero.errors.MissingExtraError` without it). ``config`` (the network of
+    ``config.json``) and ``weights`` (its ``"weights"``, the stored floating-point type) bound what
+    is read (:func:`read_npz`). A missing, corrupt or oversized file raises
     :class:`ModelFileError` naming it."""
     path = folder / WEIGHTS
     if not path.is_file() and (folder / LEGACY_WEIGHTS).is_file():
+        _check_legacy_size(folder / LEGACY_WEIGHTS, weight_bound(config, "float32"))
         return _read_legacy(folder / LEGACY_WEIGHTS)
     if not path.is_file():
         raise ModelFileError(f"{path}: no such file")
+    return read_npz(path, config, weights)
+
+
+def read_npz(
+    path: Path, config: NetConfig | None = None, weights: str | None = None
+) -> dict[str, np.ndarray]:
+    """The arrays of ``model.npz`` at ``path`` by key, floating point as float32, each checked
+    before its data is read: every member's declared uncompressed size and their sum at most
+    :func:`weight_bound`; each ``.npy`` header plain numbers (floating point in ``weights``, where
+    given; integers of at most 8 bytes), its data exactly the rest of the member; and with
+    ``config``, no array of more numbers than its network has. Anything else raises
+    :class:`ModelFileError` naming the member and the sizes (arrays that do not fit the network
+    otherwise are found by whoever builds it from them)."""
+    expected = WEIGHT_DTYPES.get(weights) if weights is not None else None
+    bound = weight_bound(config, weights or "float32")
+    most = config_parameters(config) if config is not None else None
+    whose = f"the network of {CONFIG}" if config is not None else "a model's weights"
+
+    def corrupt(why: str) -> ModelFileError:
+        return ModelFileError(f"{path}: unreadable or corrupt ({why})")
+
+    arrays: dict[str, np.ndarray] = {}
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {k: archive[k] for k in archive.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        with zipfile.ZipFile(path) as zf:
+            members = zf.infolist()
+            total = 0
+            for info in members:
+                total += info.file_size
+                if info.file_size > bound:
+                    raise ModelFileError(
+                        f"{path}: {info.filename} would take {info.file_size:,} bytes uncompressed, "
+                        f"more than the {bound:,} {whose} can take; not read"
+                    )
+            if total > bound:
+                raise ModelFileError(
+                    f"{path}: its {len(members):,} arrays would take {total:,} bytes uncompressed, more "
+                    f"than the {bound:,} {whose} can take; not read"
+                )
+            for info in members:
+                name = info.filename
+                if not name.endswith(".npy"):
+                    raise corrupt(f"{name}: not an array (.npy)")
+                key = name[: -len(".npy")]
+                if key in arrays:
+                    raise corrupt(f"{name}: named twice")
+                with zf.open(info) as f:
+                    shape, fortran, dtype = _npy_header(f, name)
+                    problem = _dtype_problem(dtype, expected)
+                    if problem is not None:
+                        text, broken = problem
+                        raise (
+                            corrupt(f"{name}: {text}") if broken else ModelFileError(f"{path}: {name} {text}")
+                        )
+                    count = math.prod(shape)
+                    if most is not None and count > most:
+                        raise ModelFileError(
+                            f"{path}: {name}: its header declares {count:,} numbers {tuple(shape)}, more "
+                            f"than the network of {CONFIG} has ({most:,}); not read"
+                        )
+                    size = count * dtype.itemsize
+                    held = info.file_size - f.tell()
+                    if size != held:
+                        raise corrupt(
+                            f"{name}: its header declares {size:,} bytes of data, the member holds {held:,}"
+                        )
+                    data = f.read(size)
+                if len(data) != size:
+                    raise corrupt(f"{name}: {len(data):,} bytes of data, expected {size:,}")
+                flat = np.frombuffer(data, dtype=dtype)
+                array = flat.astype(np.float32) if dtype.kind == "f" else flat.copy()
+                arrays[key] = array.reshape(shape, order="F" if fortran else "C")
+    except ModelFileError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, NotImplementedError) as exc:
+        raise corrupt(f"{type(exc).__name__}: {str(exc)[:200]}") from None
+    return arrays
+
+
+def _npy_header(f: Any, name: str) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """``(shape, fortran_order, dtype)`` of the ``.npy`` stream ``f``, which is left at its data."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise ValueError(f"{name}: .npy format {version[0]}.{version[1]}, expected 1.0 or 2.0")
+    return tuple(int(n) for n in shape), bool(fortran), dtype
+
+
+def _dtype_problem(dtype: np.dtype[Any], expected: Any) -> tuple[str, bool] | None:
+    """What is wrong with an array of ``dtype`` in ``model.npz`` (and whether that makes the file
+    corrupt rather than of another type), else ``None``: only plain numbers are read, floating
+    point of ``expected`` (float16 or float32 where ``None``), integers or booleans of at most 8
+    bytes."""
+    if dtype.hasobject:
+        return "an array of Python objects (pickled), not numbers", True
+    if dtype.fields is not None or dtype.subdtype is not None:
+        return f"an array of records ({dtype}), not plain numbers", True
+    if dtype.kind == "f":
+        allowed = (
+            [np.dtype(expected)] if expected is not None else [np.dtype(t) for t in WEIGHT_DTYPES.values()]
+        )
+        if any(dtype.itemsize == a.itemsize for a in allowed):
+            return None
+        wanted = " or ".join(a.name for a in allowed)
+        return f"holds {dtype.name}, expected {wanted}" + (
+            f" ({CONFIG})" if expected is not None else ""
+        ), False
+    if dtype.kind not in "iub" or dtype.itemsize > 8:
+        return f"an array of {dtype}, not plain numbers", True
+    return None
+
+
+def _check_legacy_size(path: Path, bound: int) -> None:
+    """Refuse a legacy ``model.pt`` whose contents (its zip members, as declared) take more than
+    ``bound`` bytes, before torch reads it."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                size = sum(info.file_size for info in zf.infolist())
+        else:
+            size = path.stat().st_size
+    except (OSError, zipfile.BadZipFile) as exc:
         raise ModelFileError(
             f"{path}: unreadable or corrupt ({type(exc).__name__}: {str(exc)[:200]})"
         ) from None
-    return {k: v.astype(np.float32) if np.issubdtype(v.dtype, np.floating) else v for k, v in arrays.items()}
+    if size > bound:
+        raise ModelFileError(
+            f"{path}: would take {size:,} bytes, more than the {bound:,} a model's weights can take; not read"
+        )
 
 
 def _read_legacy(path: Path) -> dict[str, np.ndarray]:
@@ -264,7 +426,7 @@ def read_model(name_or_path: str | os.PathLike[str]) -> ModelFiles:
     match ``config.json`` are found by whoever builds the network from them."""
     folder = resolve_model_dir(name_or_path)
     cfg, net_config = read_config(folder)
-    weights = read_weights(folder)
+    weights = read_weights(folder, net_config, cfg.get("weights", "float32"))
     card = _read_json(folder / CARD) if (folder / CARD).exists() else {}
     return ModelFiles(folder, cfg["puzzle"], net_config, card, weights)
 

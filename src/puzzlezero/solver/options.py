@@ -12,6 +12,13 @@ from typing import Any, TypedDict
 
 from puzzlezero.solver.search_options import OPTIONS
 
+#: the states the breadth-first pass before the search may generate for one state: enough to
+#: meet in the middle of six quarter turns of the cube (12^3 states a side) or four moves of the
+#: 7x7x7 (42^2), about 0.05 s; a state farther from the goal goes to the search at once
+BREADTH_FIRST_NODES = 50_000
+#: the most seconds of the time limit that pass may take (at most a twentieth of the limit)
+BREADTH_FIRST_SECONDS = 1.0
+
 
 @dataclass(frozen=True)
 class SolveOptions:
@@ -44,6 +51,10 @@ class SolveOptions:
     #: an ensemble: two or more model names or folders, searched side by side, each state's
     #: cheapest solution kept (:mod:`puzzlezero.search.ensemble`); empty: the one ``model``
     models: tuple[str, ...] = ()
+    #: the breadth-first pass run before the search: its bound on states generated, per state
+    #: (:data:`BREADTH_FIRST_NODES` under the puzzle's own settings where its moves allow it,
+    #: :func:`~puzzlezero.classic.optimal.bidirectional_bfs.can_bfs`); 0: off
+    breadth_first: int = 0
 
     def option(self, name: str) -> Any:
         """The value of option ``name`` (:data:`OPTIONS`), its default where not in :attr:`options`."""

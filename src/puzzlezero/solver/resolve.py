@@ -19,7 +19,7 @@ from puzzlezero.search.shortcut import can_shortcut
 from puzzlezero.solver.heuristics import BY_KIND, HEURISTICS
 from puzzlezero.solver.memory import cap_within_budget, network_bytes
 from puzzlezero.solver.names import lookup
-from puzzlezero.solver.options import SETTINGS, SolveOptions, SolveSettings
+from puzzlezero.solver.options import BREADTH_FIRST_NODES, SETTINGS, SolveOptions, SolveSettings
 from puzzlezero.solver.search_options import OPTIONS
 from puzzlezero.solver.searches import SEARCHES, SearchSpec, widest
 
@@ -146,6 +146,19 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
         macros=bool(macros),
         own=search == d.search,
     )
+    from puzzlezero.classic.optimal.bidirectional_bfs import can_bfs
+
+    # under the puzzle's own settings (no search, heuristic or model named: a named one is measured
+    # as it is), a state a few moves from the goal gets its shortest answer
+    alone = (
+        own
+        and given.get("search") is None
+        and given.get("heuristic") in (None, "learned")
+        and model is None
+        and not models
+        and not macros
+    )
+    breadth_first = BREADTH_FIRST_NODES if alone and can_bfs(puzzle) else 0
     check_positive("shortcut", shortcut, integer=True, allow_zero=True)
     if shortcut is None:
         shortcut = d.shortcut if own else 0
@@ -177,6 +190,7 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
         options=chosen,
         macros=_check_macros(puzzle, search, spec, macros),
         shortcut=shortcut,
+        breadth_first=breadth_first,
     )
     opts = _check_ensemble(
         opts,
@@ -255,11 +269,12 @@ def _ensemble_folder(model: str) -> tuple[Path, ...] | None:
     """The members of ``model`` where it is an ensemble folder (a folder, or an installed model's
     name, holding ``ensemble.json``), else ``None``: a model folder, a file a heuristic reads (an
     ``.onnx``), a layered search's ``GOAL=DIR,...``, or a name no folder has (the heuristic that
-    loads it says so)."""
-    from puzzlezero.model_folders import ensemble_members, find_model_dir
+    loads it says so). A bare name is an installed model's, never a folder of the working directory
+    (:func:`puzzlezero.model_folders.resolve_model_dir`)."""
+    from puzzlezero.model_folders import ensemble_members, find_model_dir, is_bare_name
 
     path = Path(model)
-    folder = path if path.is_dir() else find_model_dir(model)
+    folder = find_model_dir(model) if is_bare_name(model) else path if path.is_dir() else None
     return None if folder is None else ensemble_members(folder)
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 
-from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.registry import make
 from puzzlezero.search import clock
 from puzzlezero.search.anytime import SolutionHook
@@ -28,7 +28,7 @@ from puzzlezero.search.shortcut import shortcut as find_shortcuts
 from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
 from puzzlezero.solver.memory import check_memory
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
-from puzzlezero.solver.options import SolveOptions, SolveSettings
+from puzzlezero.solver.options import BREADTH_FIRST_SECONDS, SolveOptions, SolveSettings
 from puzzlezero.solver.resolve import options_for
 from puzzlezero.solver.result import Improvement, SolveResult, verified, verify
 from puzzlezero.solver.searches import SEARCHES, SearchSpec, run_search, search_threads
@@ -111,26 +111,36 @@ def solve_many(
     arr = np.stack(checked)
     check_memory(p, opts, min(together or spec.together, arr.shape[0]))
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
-    h: Any = None
-    members: list[tuple[str, Heuristic]] = []
-    if spec.needs_heuristic and opts.heuristic and spec.per_goal:
-        h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
-    elif spec.needs_heuristic and opts.heuristic and opts.models:
-        members = [
-            (m, get_heuristic(p, opts.heuristic, m, spec.heuristic_kind, opts.goal, opts.options))
-            for m in opts.models
-        ]
-    elif spec.needs_heuristic and opts.heuristic:
-        h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal, opts.options)
     sp = p
     if opts.macros:
         from puzzlezero.puzzles.macros import MacroPuzzle
 
         sp = MacroPuzzle(p, opts.macros)
-    if h is not None:
-        _warm_up(spec, fn, sp, arr[:1], h, opts)
-    for m, hm in members:
-        _warm_up(spec, fn, sp, arr[:1], hm, replace(opts, model=m, models=()))
+    guides: list[tuple[Any, list[tuple[str, Heuristic]]]] = []
+
+    def guided() -> tuple[Any, list[tuple[str, Heuristic]]]:
+        """The heuristic (or the ensemble's members), built and warmed up when a search first
+        needs one: not at all when the breadth-first pass answers every state."""
+        if guides:
+            return guides[0]
+        h: Any = None
+        members: list[tuple[str, Heuristic]] = []
+        if spec.needs_heuristic and opts.heuristic and spec.per_goal:
+            h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
+        elif spec.needs_heuristic and opts.heuristic and opts.models:
+            members = [
+                (m, get_heuristic(p, opts.heuristic, m, spec.heuristic_kind, opts.goal, opts.options))
+                for m in opts.models
+            ]
+        elif spec.needs_heuristic and opts.heuristic:
+            h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal, opts.options)
+        if h is not None:
+            _warm_up(spec, fn, sp, arr[:1], h, opts)
+        for m, hm in members:
+            _warm_up(spec, fn, sp, arr[:1], hm, replace(opts, model=m, models=()))
+        guides.append((h, members))
+        return h, members
+
     k = together or spec.together
     out: list[SolveResult] = []
     for lo in range(0, arr.shape[0], k):
@@ -138,10 +148,18 @@ def solve_many(
         t0 = clock.now()
         deadline = clock.deadline_after(opts.time_limit, start=t0)
         report = None if on_solution is None else _Reporter(p, chunk, opts.goal, lo, t0, on_solution)
-        found, rescued, won = _run_with_fallback(
-            spec, fn, p, chunk, h, opts, sp, deadline=deadline, report=report, members=members
-        )
-        found, searched = _shortened(p, chunk, found, opts, deadline, report)
+        near = _breadth_first(p, chunk, opts, deadline, report)
+        rescued: list[str | None] = [None] * len(near)
+        won: list[str | None] = [None] * len(near)
+        if all(r.solved for r in near):  # every state a few moves from the goal: answered, optimally
+            found = near
+        else:
+            h, members = guided()
+            found, rescued, won = _run_with_fallback(
+                spec, fn, p, chunk, h, opts, sp, deadline=deadline, report=report, members=members
+            )
+            found = [q if q.solved else r for q, r in zip(near, found, strict=True)]
+        found, searched = _shortened(p, chunk, found, opts, deadline, report, [q.solved for q in near])
         wall = clock.now() - t0
         results = verified(
             p,
@@ -157,6 +175,25 @@ def solve_many(
         out.extend(results)
         if on_results is not None:
             on_results(results)
+    return out
+
+
+def _breadth_first(
+    p: Puzzle, states: np.ndarray, o: SolveOptions, deadline: float, report: _Reporter | None
+) -> Results:
+    """The breadth-first pass before the search (``o.breadth_first``, 0: none): a bidirectional
+    breadth-first search from each state, bounded by ``o.breadth_first`` states and a twentieth of
+    the time limit (at most :data:`BREADTH_FIRST_SECONDS`), which answers a state a few moves from
+    the goal with a shortest solution (its first answer, reported as ``"breadth-first"``) and
+    leaves the others to the search. Unsolved results (nothing run) where it is off."""
+    if not o.breadth_first or o.goal != SOLVED:
+        return [SearchResult(False, (), 0, 0, 0.0, "node limit") for _ in states]
+    from puzzlezero.classic.optimal.bidirectional_bfs import solve_bfs
+
+    stop = min(deadline, clock.deadline_after(min(BREADTH_FIRST_SECONDS, 0.05 * o.time_limit)))
+    out = [solve_bfs(p, s, max_nodes=o.breadth_first, deadline=stop) for s in states]
+    if report is not None:
+        report.offer_all(out, "breadth-first")
     return out
 
 
@@ -353,17 +390,19 @@ def _shortened(
     o: SolveOptions,
     deadline: float | None = None,
     report: _Reporter | None = None,
+    optimal: Sequence[bool] = (),
 ) -> tuple[Results, list[int | None]]:
     """Each solved path as the puzzle's algebra shortens it (``p.reduce_moves``), then the shortcut
     pass (``o.shortcut``, :mod:`puzzlezero.search.shortcut`, its rounds started before ``deadline``,
     the solve's, default ``o.time_limit`` from now; its seconds added to the result's), with the
     search's own length where they did (else ``None``); layered results, whose stages must each
-    end on their goal, as they are. ``report``: where a shortened solution goes."""
+    end on their goal, as they are. ``report``: where a shortened solution goes. ``optimal``: rows
+    whose solutions are shortest already (the breadth-first pass's), left as they are."""
     deadline = clock.deadline_after(o.time_limit) if deadline is None else deadline
     out: list[SearchResult] = []
     searched: list[int | None] = []
     for row, (start, r) in enumerate(zip(states, found, strict=True)):
-        if not r.solved or r.stages:
+        if not r.solved or r.stages or (row < len(optimal) and optimal[row]):
             out.append(r)
             searched.append(None)
             continue

@@ -8,6 +8,13 @@ and JSON text, written with :func:`puzzlezero.storage.atomic_write` and read wit
 ``torch.load(..., weights_only=True)``; ``config.json`` beside it is the run's :class:`TrainConfig`.
 The checkpoint also keeps that configuration, its hash and the package version: a resume with
 another configuration or version is refused by name (:func:`check_resumable`).
+
+torch's zip reader does not check the CRCs of what it reads, so a checkpoint also carries the
+SHA-256 of its bytes, in the zip archive's comment (``puzzlezero-sha256:<hex>``, the digest of every
+byte before the comment; written with the file, in one atomic write, so a reader never sees a
+checkpoint with another's digest). :func:`load_checkpoint` checks it before torch reads anything
+and refuses a damaged file by name; a checkpoint without one (written by an older version) is read
+with a warning.
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ import hashlib
 import io
 import json
 import os
+import struct
+import warnings
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -35,9 +44,16 @@ __all__ = [
     "config_hash",
     "check_resumable",
     "CHECKPOINT_FORMAT",
+    "DIGEST_PREFIX",
 ]
 
 CHECKPOINT_FORMAT = "puzzlezero-davi-checkpoint/1"
+#: how a checkpoint's zip comment begins: then the hex SHA-256 of every byte before the comment
+DIGEST_PREFIX = b"puzzlezero-sha256:"
+_EOCD = b"PK\x05\x06"  # the signature of a zip archive's end record (22 bytes, then the comment)
+_EOCD_SIZE = 22
+_DIGEST_COMMENT = len(DIGEST_PREFIX) + 64
+_CHUNK = 1 << 20
 
 
 @dataclass
@@ -99,16 +115,94 @@ def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
     }
     buf = io.BytesIO()
     torch.save(payload, buf)
+    _add_digest(buf)
     return atomic_write(path, lambda f: f.write(buf.getbuffer()))
 
 
+def _add_digest(buf: io.BytesIO) -> None:
+    """Set the comment of the zip archive in ``buf`` (as ``torch.save`` wrote it) to
+    :data:`DIGEST_PREFIX` and the SHA-256 of every byte before the comment."""
+    view = buf.getbuffer()
+    try:
+        eocd = _end_record(view)
+        view[eocd + _EOCD_SIZE - 2 : eocd + _EOCD_SIZE] = struct.pack("<H", _DIGEST_COMMENT)
+        digest = hashlib.sha256(view[: eocd + _EOCD_SIZE]).hexdigest().encode("ascii")
+    finally:
+        view.release()
+    buf.truncate(eocd + _EOCD_SIZE)
+    buf.seek(0, io.SEEK_END)
+    buf.write(DIGEST_PREFIX + digest)
+
+
+def _end_record(data: memoryview | bytes) -> int:
+    """Where the end record of the zip archive ``data`` starts: the last one whose comment ends
+    the data."""
+    n = len(data)
+    for start in range(n - _EOCD_SIZE, max(-1, n - _EOCD_SIZE - 0xFFFF - 1), -1):
+        if bytes(data[start : start + 4]) == _EOCD:
+            (comment,) = struct.unpack("<H", data[start + _EOCD_SIZE - 2 : start + _EOCD_SIZE])
+            if start + _EOCD_SIZE + comment == n:
+                return start
+    raise ValueError("not a zip archive (no end record)")
+
+
+def verify_digest(f: io.BufferedIOBase | io.RawIOBase | Any, path: Path) -> bool:
+    """Check the checkpoint open as ``f`` (binary, seekable) against the digest in its zip comment:
+    ``True`` when it matches, ``False`` when it has none (an older version's checkpoint; or only
+    its comment is damaged, which leaves the data as written). A digest that does not match, or
+    one that is there but cannot be read, raises :class:`ModelFileError`; ``f`` is left at 0."""
+    size = f.seek(0, io.SEEK_END)
+    tail_start = max(0, size - _EOCD_SIZE - _DIGEST_COMMENT - 64)
+    f.seek(tail_start)
+    tail = f.read()
+    f.seek(0)
+    if DIGEST_PREFIX not in tail:
+        return False
+    damaged = ModelFileError(
+        f"{path} does not match its digest: the file is damaged; resume from an earlier copy or start again"
+    )
+    eocd = size - _DIGEST_COMMENT - _EOCD_SIZE
+    at = eocd - tail_start
+    record = tail[at : at + _EOCD_SIZE] if at >= 0 else b""
+    comment = tail[at + _EOCD_SIZE :] if at >= 0 else b""
+    if (
+        len(record) != _EOCD_SIZE
+        or record[:4] != _EOCD
+        or struct.unpack("<H", record[-2:])[0] != _DIGEST_COMMENT
+        or not comment.startswith(DIGEST_PREFIX)
+    ):
+        raise damaged
+    h = hashlib.sha256()
+    left = eocd + _EOCD_SIZE
+    while left > 0:
+        chunk = f.read(min(_CHUNK, left))
+        if not chunk:
+            raise damaged
+        h.update(chunk)
+        left -= len(chunk)
+    f.seek(0)
+    if h.hexdigest().encode("ascii") != comment[len(DIGEST_PREFIX) :]:
+        raise damaged
+    return True
+
+
 def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
-    """Read a checkpoint; a missing, corrupt or foreign file raises :class:`ModelFileError`."""
+    """Read a checkpoint, its digest checked first (:func:`verify_digest`); a missing, damaged,
+    corrupt or foreign file raises :class:`ModelFileError`. A checkpoint without a digest (written
+    by an older version) is read, with a warning that it could not be checked."""
     path = Path(path)
     if not path.is_file():
         raise ModelFileError(f"{path}: no such checkpoint")
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with open(path, "rb") as f:
+            checked = verify_digest(f, path)
+            data = torch.load(f, map_location="cpu", weights_only=True)
+        if not checked:
+            warnings.warn(
+                f"{path} has no digest (written by an older puzzlezero): it is read unchecked; the "
+                "next checkpoint written carries one",
+                stacklevel=2,
+            )
         if data.get("format") != CHECKPOINT_FORMAT:
             raise ValueError(f"format is {data.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
         return Checkpoint(
@@ -123,6 +217,8 @@ def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
             config_hash=str(data.get("config_hash", "")),
             package_version=str(data.get("package_version", "")),
         )
+    except ModelFileError:
+        raise
     except Exception as exc:
         raise ModelFileError(
             f"{path}: unreadable or corrupt checkpoint ({type(exc).__name__}: {exc})"

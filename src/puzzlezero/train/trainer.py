@@ -296,9 +296,18 @@ class Trainer:
             f.truncate(self.counters.log_bytes)
 
     def checkpoint(self) -> Path:
-        """Write the resumable state atomically; returns its path."""
+        """Write the resumable state atomically; returns its path. The log is flushed to the disk
+        (``fsync``) first, so that no checkpoint on the disk is newer than the log it cuts back to."""
         c = self.counters
-        c.log_bytes = (self.run_dir / LOG_FILE).stat().st_size
+        with (
+            naming_full_disk(
+                self.run_dir / LOG_FILE, "its lines so far and the previous checkpoint are kept"
+            ),
+            open(self.run_dir / LOG_FILE, "ab") as log,
+        ):
+            log.flush()
+            os.fsync(log.fileno())
+            c.log_bytes = os.fstat(log.fileno()).st_size
         c.pending = [asdict(job) for job, _ in self._in_flight]
         needed = {job["target_version"] for job in c.pending} - {c.target_updates}
         ckpt = Checkpoint(

@@ -55,7 +55,7 @@ SOLVERS: dict[str, str | Callable[..., SearchResult]] = {
     "Cube2": "puzzlezero.classic.optimal.cube2:solve_cube2",
     "LightsOut": "puzzlezero.classic.optimal.lightsout:solve_lightsout",
     "Sokoban": "puzzlezero.classic.optimal.sokoban:solve_sokoban",
-    "PermutationPuzzle": "puzzlezero.classic.optimal.permutation:solve_permutation",
+    "PermutationPuzzle": "puzzlezero.classic.optimal.bidirectional_bfs:solve_permutation",
 }
 
 #: puzzle class name -> factory ``f(puzzle) -> heuristic(states[B]) -> float32[B]`` (an admissible

@@ -1,7 +1,8 @@
-"""Optimal solutions of small permutation puzzles by bidirectional breadth-first search.
+"""Optimal solutions by bidirectional breadth-first search: small permutation puzzles, and any
+puzzle's states a few moves from its goal.
 
-A permutation puzzle's moves are fixed permutations of its positions and each has its inverse
-among the moves, so its graph of states is undirected. Breadth-first search from the start and
+A puzzle whose every move has its inverse among the moves (a permutation puzzle, the cubes, the
+sliding puzzles, Lights Out) has an undirected graph of states. Breadth-first search from the start and
 from the goal, one whole layer at a time, always growing the side whose last layer is smaller,
 meets in the middle (I. Pohl, *Bi-directional search*, Machine Intelligence 6, 1971): when a new
 layer of one side at depth ``d + 1`` first holds a state of the other side's last layer, at depth
@@ -12,7 +13,7 @@ solution of ``L`` moves and branching factor ``b``, where one search from the st
 
 Everything is batched in NumPy: a layer is an array of states and their sorted 64-bit hashes
 (:meth:`~puzzlezero.puzzles.base.Puzzle.hash64`), its children one gather ``states[:, perms]`` per
-chunk, and a child is new when its hash is in neither of the side's last two layers (in an
+chunk for a permutation puzzle (``puzzle.expand`` for the others), and a child is new when its hash is in neither of the side's last two layers (in an
 undirected graph a child of layer ``d`` lies in layer ``d - 1``, ``d`` or ``d + 1``). Earlier
 layers keep only their hashes (8 bytes a state), which is all the path needs: it is read back
 from the meeting state one move at a time, each step to a neighbour whose hash is in the layer
@@ -32,6 +33,11 @@ limit"`` (``time_limit`` or ``deadline``), ``"memory limit"`` (its layers would 
 On the 2x2x2 competition cube (12 slice turns, 88,179,840 states, the farthest 14 turns from the
 goal) a random state takes about 0.1-0.2 s and 200 MiB, a farthest one 6 million states and 1.5 s
 (2-core CPU).
+
+:func:`solve_bfs` is the same search for any puzzle whose moves have inverses and cost 1; the
+solver runs it, with a small node bound, before the search under a puzzle's own settings, so that
+a state a few moves from the goal gets its shortest answer at once, whatever the search would
+have made of it (:func:`puzzlezero.solver.solve_many`).
 
 >>> from puzzlezero.puzzles.permutation import Definition, PermutationPuzzle
 >>> p = PermutationPuzzle(Definition.from_dict({"format": "puzzlezero-permutation/1", "name": "tri",
@@ -53,7 +59,7 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, Status, check_positive
 
-__all__ = ["CHUNK_BYTES", "MAX_NODES", "solve_permutation"]
+__all__ = ["CHUNK_BYTES", "MAX_NODES", "can_bfs", "solve_bfs", "solve_permutation"]
 
 #: the most states a search generates when no ``max_nodes`` is given (the 2x2x2 competition cube's
 #: farthest states, 14 slice turns from its goal, take about 6 million)
@@ -99,14 +105,24 @@ class _Search:
     """The layers of both sides, the counters and the bounds."""
 
     def __init__(
-        self, puzzle: Puzzle, perms: np.ndarray, max_nodes: int, max_memory: int, stop: float
+        self, puzzle: Puzzle, perms: np.ndarray | None, max_nodes: int, max_memory: int, stop: float
     ) -> None:
         self.puzzle, self.perms = puzzle, perms
         self.max_nodes, self.max_memory, self.stop = max_nodes, max_memory, stop
         self.nodes = 0
         self.layers = 0
-        n, a = perms.shape[1], perms.shape[0]
-        self.chunk = max(1, CHUNK_BYTES // max(1, a * n * np.dtype(puzzle.dtype).itemsize))
+        self.actions = puzzle.num_actions
+        n = int(np.prod(puzzle.state_shape))
+        self.chunk = max(1, CHUNK_BYTES // max(1, self.actions * n * np.dtype(puzzle.dtype).itemsize))
+
+    def neighbours(self, states: np.ndarray) -> np.ndarray:
+        """``[B, A, n]``: each flat state's children by every move (a gather for a permutation
+        puzzle, ``puzzle.expand`` otherwise)."""
+        if self.perms is not None:
+            return states[:, self.perms]
+        shape = tuple(self.puzzle.state_shape)
+        kids = self.puzzle.expand(states.reshape(-1, *shape))
+        return kids.reshape(states.shape[0], self.actions, -1)
 
     def side(self, root: np.ndarray) -> _Side:
         s = _Side(root=root.copy())
@@ -124,14 +140,14 @@ class _Search:
         parts_h: list[np.ndarray] = []
         parts_s: list[np.ndarray] = []
         kept = 0
-        a = self.perms.shape[0]
+        a = self.actions
         for lo in range(0, side.states.shape[0], self.chunk):
             block = side.states[lo : lo + self.chunk]
             if self.nodes + block.shape[0] * a > self.max_nodes:
                 raise _Stop("node limit")
             if clock.passed(self.stop):
                 raise _Stop("time limit")
-            kids = block[:, self.perms].reshape(-1, block.shape[1])
+            kids = self.neighbours(block).reshape(-1, block.shape[1])
             self.nodes += kids.shape[0]
             h, first = np.unique(self.puzzle.hash64(kids), return_index=True)
             new = ~(_member(last, h) | _member(before, h))  # sorted needles: cache-friendly lookups
@@ -155,7 +171,7 @@ class _Search:
         hashes lead nowhere (a collision)."""
         if depth == 0:
             return [] if np.array_equal(state, side.root.reshape(-1)) else None
-        prev = state[self.perms]  # every neighbour: one move from state
+        prev = self.neighbours(state[None])[0]  # every neighbour: one move from state
         hits = np.flatnonzero(_member(side.hashes[depth - 1], self.puzzle.hash64(prev)))
         inverse = self.puzzle.inverse_action
         for a in hits.tolist():
@@ -193,6 +209,12 @@ def _permutations(puzzle: Puzzle) -> np.ndarray:
     return perms
 
 
+def can_bfs(puzzle: Puzzle) -> bool:
+    """Can :func:`solve_bfs` search this puzzle: every move has its inverse among the moves and
+    costs 1?"""
+    return bool(puzzle.unit_costs) and bool((np.asarray(puzzle.inverse_action) >= 0).all())
+
+
 def solve_permutation(
     puzzle: Puzzle,
     state: np.ndarray,
@@ -210,20 +232,52 @@ def solve_permutation(
     counts the layers grown. Raises :class:`~puzzlezero.errors.PuzzleError` for moves that do not
     all cost 1 and :class:`~puzzlezero.errors.InvalidStateError` for a state the puzzle's own
     check refuses (labels the goal's orbits cannot hold)."""
-    check_positive("time_limit", time_limit)
-    check_positive("max_nodes", max_nodes, integer=True)
-    check_positive("max_memory", max_memory, integer=True)
-    t0 = clock.now()
     if not puzzle.unit_costs:
         raise PuzzleError(
             f"no breadth-first optimal solver for {puzzle.name} with these move costs: it counts moves "
             f"(every move costing 1); use --search bwas --weight 1 --batch 1 with an admissible heuristic"
         )
-    perms = _permutations(puzzle)
+    return _solve(puzzle, state, _permutations(puzzle), time_limit, max_nodes, deadline, max_memory)
+
+
+def solve_bfs(
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    time_limit: float | None = None,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
+    max_memory: int | None = None,
+) -> SearchResult:
+    """:func:`solve_permutation` for any puzzle whose moves have inverses and cost 1
+    (:func:`can_bfs`; another is a :class:`~puzzlezero.errors.PuzzleError`): children by
+    ``puzzle.expand``, or by the gather where the puzzle is a permutation puzzle."""
+    if not can_bfs(puzzle):
+        raise PuzzleError(
+            f"{puzzle.name}: the bidirectional search needs moves that all cost 1 and have an inverse"
+        )
+    fn = getattr(puzzle, "move_permutations", None)
+    perms = None if fn is None else np.asarray(fn(), dtype=np.intp)
+    return _solve(puzzle, state, perms, time_limit, max_nodes, deadline, max_memory)
+
+
+def _solve(
+    puzzle: Puzzle,
+    state: np.ndarray,
+    perms: np.ndarray | None,
+    time_limit: float | None,
+    max_nodes: int | None,
+    deadline: float | None,
+    max_memory: int | None,
+) -> SearchResult:
+    check_positive("time_limit", time_limit)
+    check_positive("max_nodes", max_nodes, integer=True)
+    check_positive("max_memory", max_memory, integer=True)
+    t0 = clock.now()
     start = np.asarray(state, dtype=puzzle.dtype).reshape(-1)
     validate = getattr(puzzle, "validate", None)
     if validate is not None:
-        validate(start)
+        validate(start.reshape(puzzle.state_shape))
     if puzzle.is_goal(start.reshape(1, *puzzle.state_shape))[0]:
         return _result("solved", (), None, t0)
     stop = clock.deadline_after(time_limit, deadline, start=t0)
