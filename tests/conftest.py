@@ -11,6 +11,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.clock import FakeClock
+
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = Path(os.environ.get("PUZZLEZERO_BENCHMARKS", ROOT.parent / "shared" / "benchmarks"))
 
@@ -64,6 +66,17 @@ def load_script(path: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The one clock of the searches and the solver (:mod:`puzzlezero.search.clock`), stopped at
+    1000 s: it moves only when the test moves it (``fake.sleep(seconds)``)."""
+    from puzzlezero.search import clock
+
+    c = FakeClock()
+    monkeypatch.setattr(clock, "time", c)
+    return c
 
 
 @pytest.fixture

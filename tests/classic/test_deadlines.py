@@ -19,14 +19,6 @@ from puzzlezero.search.result import SearchResult
 from tests.clock import FakeClock
 
 
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    """The search clock, moved only by the test."""
-    c = FakeClock()
-    monkeypatch.setattr(clock, "time", c)
-    return c
-
-
 def test_every_classic_solver_takes_a_deadline_next_to_its_time_limit() -> None:
     for fn in (
         optimal.solve_optimal,

@@ -232,12 +232,10 @@ def test_the_node_table_grows_within_the_memory_bound(puzzle, monkeypatch: pytes
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    """The search clock, moved only by the test; the compiled loop reads it after every expansion."""
-    c = FakeClock()
-    monkeypatch.setattr(clock, "time", c)
+def fake(fake: FakeClock, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The fake clock, read by the compiled loop after every expansion."""
     monkeypatch.setattr(opt, "_CHUNK", 1)
-    return c
+    return fake
 
 
 def test_time_limit_and_deadline_stop_it_by_name(puzzle, fake: FakeClock) -> None:  # noqa: ANN001

@@ -23,14 +23,6 @@ from puzzlezero.search.shortcut import shortcut
 from tests.clock import FakeClock
 
 
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    """The searches' clock, stopped at 1000 s; it moves when a test moves it."""
-    c = FakeClock(start=1000.0)
-    monkeypatch.setattr(clock, "time", c)
-    return c
-
-
 def zero(s: np.ndarray) -> np.ndarray:
     return np.zeros(len(s), np.float32)
 

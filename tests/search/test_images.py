@@ -13,6 +13,7 @@ from puzzlezero.search import bwas
 from puzzlezero.search.images import anytime_images, with_images
 from puzzlezero.search.result import SearchResult
 from puzzlezero.solver import resolve_options, solve, solve_many, verify
+from tests.clock import FakeClock
 
 
 def ball(p, depth: int) -> dict[bytes, int]:
@@ -123,7 +124,8 @@ def _scripted(p, answers: dict[bytes, list[int]], calls: list[int]):
     return search
 
 
-def test_a_shorter_solution_of_the_inverse_is_mapped_back_and_kept() -> None:
+def test_a_shorter_solution_of_the_inverse_is_mapped_back_and_kept(fake: FakeClock) -> None:
+    fake.tick = 0.001  # each reading a millisecond later: the two answers come at two moments
     p = make("cube3")
     scramble = p.parse_moves("R U F' L D2")
     state = p.apply_moves(p.goal(), scramble)
@@ -151,7 +153,7 @@ def test_a_shorter_solution_of_the_inverse_is_mapped_back_and_kept() -> None:
     assert calls == [1, 1]
 
 
-def test_images_solve_real_cubes_with_bwas_and_every_solution_replays() -> None:
+def test_images_solve_real_cubes_with_bwas_and_every_solution_replays(fake: FakeClock) -> None:
     p = make("cube3")
     starts = p.scramble(np.random.default_rng(3), 3, (6, 9))
     h = lambda s: (s != p.goal()[None]).sum(axis=1).astype(np.float32) / 8  # noqa: E731  misplaced stickers
@@ -239,12 +241,13 @@ def test_images_made_from_a_solution_need_a_schedule() -> None:
         with_images(lambda rows, groups: [], cube, cube.goals(1), ["flip"])
 
 
-def test_solve_with_images_on_a_real_cube_replays() -> None:
+def test_solve_with_images_on_a_real_cube_replays(fake: FakeClock) -> None:
     r = solve("cube3", "R U F' L D2 B R' U2", time_limit=4)  # ten quarter turns; images by default
+    # (the fake clock stands still: every stage of the schedule runs, whatever the machine's speed)
     assert r.solved and r.length <= 10 and r.improvements and r.search == "qstar"
 
 
-def test_a_group_shares_its_bound_and_an_incumbent_bounds_the_first_stage() -> None:
+def test_a_group_shares_its_bound_and_an_incumbent_bounds_the_first_stage(fake: FakeClock) -> None:
     """Each stage of a group looks only below the cheapest solution any member has."""
     from puzzlezero.search.anytime import anytime
 
@@ -334,7 +337,7 @@ def test_a_stage_ends_for_the_group_once_the_others_have_searched_as_long_again(
     assert (r.iterations == 3) if stop else r.length <= 8
 
 
-def test_images_in_two_threads_deal_out_the_members_and_raise_a_threads_error() -> None:
+def test_images_in_two_threads_deal_out_the_members_and_raise_a_threads_error(fake: FakeClock) -> None:
     import threading
     from contextlib import contextmanager
 

@@ -30,11 +30,10 @@ T = 60.0  # the time limit of every solve here: the deadline is 1060 on the cloc
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    c = FakeClock(start=1000.0)
-    monkeypatch.setattr(clock, "time", c)
-    monkeypatch.setattr(run_module, "_warm_up", lambda *args: None)  # no untimed calls in the records
-    return c
+def fake(fake: FakeClock, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The fake clock, and no untimed warm-up call in the records."""
+    monkeypatch.setattr(run_module, "_warm_up", lambda *args: None)
+    return fake
 
 
 def _stalls(fake: FakeClock, seconds: float, seen: list[tuple[float, float]]) -> Any:

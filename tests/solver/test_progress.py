@@ -26,11 +26,10 @@ from tests.search.test_search import bfs_distances
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    c = FakeClock(start=1000.0)
-    monkeypatch.setattr(clock, "time", c)
+def fake(fake: FakeClock, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The fake clock, and no untimed warm-up call."""
     monkeypatch.setattr(run_module, "_warm_up", lambda *args: None)
-    return c
+    return fake
 
 
 @pytest.fixture(scope="module")
