@@ -44,7 +44,7 @@ SCRIPT = textwrap.dedent(
     for name in sys.argv[1].split(","):
         p = puzzlezero.make(name)
         start = p.scramble(np.random.default_rng(1), 1, 6)[0]
-        r = puzzlezero.solve(name, start, time_limit=3.0)
+        r = puzzlezero.solve(name, start, time_limit=30.0)  # ends when solved; the limit only bounds a loaded machine
         assert r.solved and verify(p, start[None], [r.actions]).tolist() == [True], (name, r.status)
         out["solved"][name] = r.length
     out["value"] = float(puzzlezero.value("cube3", "R U R' F2", optimal=False).value)

@@ -34,6 +34,15 @@ CONFIG_FIELDS = {
     "puzzle_file": "puzzle_definitions",
     "node_modules": "node_modules",
     "allowed_host": "allowed_hosts",
+    "forwarded_allow_ips": "forwarded_allow_ips",
+    "address_limit": "address_limit",
+    "client_keys_per_minute": "client_keys_per_minute",
+    "client_secret": "client_secret",
+    "rate_limit": "rate_limit",
+    "rate_burst": "rate_burst",
+    "limit_concurrency": "limit_concurrency",
+    "keep_alive_timeout": "keep_alive_timeout",
+    "header_timeout": "header_timeout",
 }
 #: serve's options that are not config fields (where to listen, what to build first, uvicorn's log)
 OTHER_OPTIONS = {"host", "port", "log_level", "build_tables"}

@@ -106,3 +106,50 @@ def reporting(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any], on_soluti
                 Improvement(0, moves, len(moves), float(len(moves)), 0.1 * i, 10 * (i + 1), f"stage {i + 1}")
             )
     return Reported(puzzle.name, reports[-1])
+
+
+def heeds_cancel(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+    """A search that runs for the job's ``seconds`` and looks at the searches' clock every few
+    milliseconds, as the real ones do: a cancel (or the end of its time) stops it at its next look."""
+    from puzzlezero.search import clock
+
+    t0 = time.monotonic()
+    deadline = clock.deadline_after(float(opts.get("seconds", 60.0)))
+    while not clock.passed(deadline):
+        time.sleep(0.005)
+    return Slept(puzzle.name, os.getpid(), time.monotonic() - t0, opts.get("tag", ""))
+
+
+def ignores_cancel(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+    """A search that spins for the job's ``seconds`` without ever looking at the searches' clock
+    (native code that never checks its deadline): a cancel cannot stop it."""
+    t0 = time.monotonic()
+    spins = 0
+    while time.monotonic() - t0 < float(opts.get("seconds", 60.0)):
+        spins += 1
+    return Slept(puzzle.name, os.getpid(), time.monotonic() - t0, opts.get("tag", ""))
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What :func:`undoes_slowly` answers: a solve response's fields."""
+
+    puzzle: str
+    solution: tuple[str, ...]
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"puzzle": self.puzzle, "solved": True, "solution": list(self.solution),
+                "length": len(self.solution), "nodes_generated": 1, "seconds": self.seconds}  # fmt: skip
+
+
+def undoes_slowly(puzzle: Any, state: np.ndarray, opts: Any) -> Undone:
+    """Solve a one-turn cube (``R``) in 1.5 s, looking at the searches' clock as a search does
+    (a cancel ends it early): a request that holds its worker for a while."""
+    from puzzlezero.search import clock
+
+    t0 = time.monotonic()
+    deadline = clock.deadline_after(1.5)
+    while not clock.passed(deadline):
+        time.sleep(0.005)
+    return Undone(puzzle.name, ("R'",), time.monotonic() - t0)

@@ -4,6 +4,12 @@ Every limit the server enforces is an option here (``serve --help``), with the d
 :class:`~puzzlezero.web.config.ServerConfig` field, which documents it: an option's default is
 the field's (``ServerConfig.max_time_limit``), or ``None`` where the config decides (an option not
 given leaves its field's default), and then its help names the field's default (:func:`_default`).
+
+The server runs on uvicorn as :func:`uvicorn_config` sets it up: proxy headers trusted only from
+``--forwarded-allow-ips`` (the app reads them; uvicorn's own handling, which trusts loopback, is
+off), at most ``--limit-concurrency`` connections, idle keep-alive connections closed after
+``--keep-alive-timeout`` seconds, and a request head due within ``--header-timeout`` seconds
+(:mod:`puzzlezero.web.connections`); the process's open-files limit is raised to its hard limit.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from puzzlezero.registry import spec
 from puzzlezero.web.config import LOOPBACK_HOSTS, ServerConfig
 
 if TYPE_CHECKING:
+    import uvicorn
     from fastapi import FastAPI
 
 #: bind addresses that mean "every interface"
@@ -142,11 +149,41 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
 SHUTDOWN_RESERVE = 3.0
 
 
-def run_server(app: FastAPI, host: str, port: int, log_level: str) -> None:
-    """Run ``app`` on uvicorn until SIGTERM or Ctrl-C. Open requests get the app's
-    ``shutdown_timeout`` to end, and the app notes when the stop began
-    (``app.state.stopping_since``), so its pool gets only what is left of the same timeout."""
+def uvicorn_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicorn.Config:
+    """How uvicorn serves ``app`` (its ``app.state.config``): no proxy headers read by uvicorn (the
+    app reads them from ``forwarded_allow_ips`` only; uvicorn's default trusts loopback), the
+    connection cap (``limit_concurrency``), the keep-alive timeout, a deadline for each request head
+    (:func:`~puzzlezero.web.connections.guarded_protocol`, ``header_timeout``) and the graceful stop
+    (open requests get ``shutdown_timeout`` less what the pool needs to stop its workers
+    afterwards, so the whole stop stays within it)."""
     import uvicorn
+
+    from puzzlezero.web.connections import guarded_protocol
+
+    config: ServerConfig = app.state.config
+    total = config.shutdown_timeout
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        timeout_graceful_shutdown=max(0, math.floor(total - min(total / 2, SHUTDOWN_RESERVE))),
+        proxy_headers=False,
+        forwarded_allow_ips=[],
+        limit_concurrency=config.limit_concurrency or None,
+        timeout_keep_alive=config.keep_alive_timeout,
+        http=guarded_protocol(config.header_timeout),
+    )
+
+
+def run_server(app: FastAPI, host: str, port: int, log_level: str) -> None:
+    """Run ``app`` on uvicorn (:func:`uvicorn_config`) until SIGTERM or Ctrl-C, with the open-files
+    limit raised to its hard limit. Open requests get the app's ``shutdown_timeout`` to end, and
+    the app notes when the stop began (``app.state.stopping_since``), so its pool gets only what is
+    left of the same timeout."""
+    import uvicorn
+
+    from puzzlezero.web.connections import quiet_cap_warnings, raise_open_files_limit
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
@@ -154,13 +191,12 @@ def run_server(app: FastAPI, host: str, port: int, log_level: str) -> None:
                 app.state.stopping_since = time.monotonic()
             super().handle_exit(sig, frame)
 
-    # open requests get the timeout less what the pool needs to stop its workers afterwards
-    # (terminate, then kill), so the whole stop stays within shutdown_timeout
-    total = app.state.config.shutdown_timeout
-    timeout = max(0, math.floor(total - min(total / 2, SHUTDOWN_RESERVE)))
-    server = Server(
-        uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=timeout)
-    )
+    files = raise_open_files_limit()
+    if files is not None:
+        raised = f" (raised from {files[0]})" if files[1] != files[0] else ""
+        typer.echo(f"open files: at most {files[1]}{raised}")
+    server = Server(uvicorn_config(app, host, port, log_level))
+    quiet_cap_warnings()
     try:
         server.run()
     except KeyboardInterrupt:  # a second Ctrl-C
@@ -196,6 +232,43 @@ def serve(
             "0.0.0.0 by name (without it: this machine's host name and addresses).",
         ),
     ] = None,
+    forwarded_allow_ips: Annotated[
+        list[str] | None,
+        typer.Option(
+            rich_help_panel="Network",
+            help="Address (or network, 10.0.0.0/8) of a reverse proxy whose X-Forwarded-For header names "
+            "the client (repeatable, or comma-separated); from any other peer the header is ignored, "
+            "loopback included (default: none, the client is the connection's address). Behind nginx "
+            "on the same machine: 127.0.0.1.",
+        ),
+    ] = None,
+    limit_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            rich_help_panel="Network",
+            min=0,
+            help="Connections (and requests in progress) held at most; beyond them requests get HTTP 503 "
+            f"until some close, logged once (0 = no limit; default: {_default('limit_concurrency')}).",
+        ),
+    ] = None,
+    keep_alive_timeout: Annotated[
+        int | None,
+        typer.Option(
+            rich_help_panel="Network",
+            min=1,
+            help=f"Seconds an idle keep-alive connection stays open (default: {_default('keep_alive_timeout')}).",
+        ),
+    ] = None,
+    header_timeout: Annotated[
+        float | None,
+        typer.Option(
+            rich_help_panel="Network",
+            min=0.1,
+            help="Seconds a connection has to send a whole request head, from when it opens or its previous "
+            "response ended (else it is closed), and then its body (else HTTP 408) "
+            f"(default: {_default('header_timeout')}).",
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -217,7 +290,7 @@ def serve(
         typer.Option(
             rich_help_panel="Limits",
             min=0,
-            help="Requests one client (by its address) may have waiting in line; more get HTTP 429 "
+            help="Requests one client (its browser's key, else its address) may have waiting in line; more get HTTP 429 "
             f"(0 = no limit beyond --queue; default: {_default('client_waiting')}, and at most half of "
             "a shorter --queue, so that one client never holds the whole line).",
         ),
@@ -227,9 +300,58 @@ def serve(
         typer.Option(
             rich_help_panel="Limits",
             min=0,
-            help="Requests one client (by its address) may have running on workers at once; its others "
-            "wait while other clients' requests pass them in line (0 = no limit beyond --workers; "
-            f"default: {_default('client_running')}).",
+            help="Requests one client may have running on workers while other clients' requests wait: "
+            "those pass its others in line; with nobody else waiting its next one takes a free worker "
+            f"(0 = no limit beyond --workers; default: {_default('client_running')}).",
+        ),
+    ] = None,
+    address_limit: Annotated[
+        int | None,
+        typer.Option(
+            rich_help_panel="Limits",
+            min=0,
+            help="Requests one network address may have waiting and running together, whatever client keys "
+            "its browsers hold; more get HTTP 429 (an IPv6 address counts by its /64; 0 = no limit; "
+            f"default: {_default('address_limit')}). A class behind one address: about its size.",
+        ),
+    ] = None,
+    client_keys_per_minute: Annotated[
+        int | None,
+        typer.Option(
+            rich_help_panel="Limits",
+            min=0,
+            help="Client keys (a signed cookie that makes each browser a client of its own, so a class behind "
+            "one address is many clients) issued per minute to one address; beyond them the address is the "
+            f"client (0 = clients by address only; default: {_default('client_keys_per_minute')}).",
+        ),
+    ] = None,
+    client_secret: Annotated[
+        str | None,
+        typer.Option(
+            rich_help_panel="Limits",
+            envvar="PUZZLEZERO_CLIENT_SECRET",
+            show_envvar=True,
+            help="Secret that signs the client keys; the same in every process serving one site, and keys "
+            "last across restarts (default: a random one per process). Prefer the environment variable: "
+            "a command line is visible to every user of the machine.",
+        ),
+    ] = None,
+    rate_limit: Annotated[
+        float | None,
+        typer.Option(
+            rich_help_panel="Limits",
+            min=0.0,
+            help="Requests a second one client may make on average to the quick endpoints (validate, move, "
+            "render, scramble, puzzles); more get HTTP 429 with Retry-After "
+            f"(0 = no limit; default: {_default('rate_limit')}).",
+        ),
+    ] = None,
+    rate_burst: Annotated[
+        int | None,
+        typer.Option(
+            rich_help_panel="Limits",
+            min=1,
+            help=f"Quick requests one client may make at once before --rate-limit applies (default: {_default('rate_burst')}).",
         ),
     ] = None,
     job_idle_timeout: Annotated[
@@ -374,7 +496,8 @@ def serve(
     Requests name only the server's registered searches and heuristics (GET /api/info lists them);
     the module:factory form is for one's own code in the Python API and the CLI, and the server
     refuses it (422). Likewise requests name registered puzzles, never definition files:
-    --puzzle-file serves a puzzle defined as data. The limits below are per request, per client (by address) and per worker.
+    --puzzle-file serves a puzzle defined as data. The limits below are per request, per client (a
+    browser's key, else its address), per address, per connection and per worker.
     """
     try:
         import uvicorn  # noqa: F401 - run_server's
@@ -396,12 +519,23 @@ def serve(
         "node_modules": node_modules,
         "allowed_hosts": allowed,
         "puzzle_definitions": definitions,
+        "forwarded_allow_ips": tuple(
+            ip.strip() for item in forwarded_allow_ips or [] for ip in item.split(",") if ip.strip()
+        ),
     }
     given = {
         "workers": workers,
         "queue": queue,
         "client_waiting": client_waiting,
         "client_running": client_running,
+        "address_limit": address_limit,
+        "client_keys_per_minute": client_keys_per_minute,
+        "client_secret": client_secret,
+        "rate_limit": rate_limit,
+        "rate_burst": rate_burst,
+        "limit_concurrency": limit_concurrency,
+        "keep_alive_timeout": keep_alive_timeout,
+        "header_timeout": header_timeout,
         "job_idle_timeout": job_idle_timeout,
         "grace_seconds": grace_seconds,
         "overrun_margin": overrun_margin,
@@ -422,6 +556,18 @@ def serve(
     typer.echo(
         f"puzzlezero web app on http://{_as_host(host)}:{port}/ ({config.workers} {config.executor} "
         f"workers, up to {config.queue} solves waiting in line, {config.client_waiting} waiting and "
-        f"{config.client_running} running per client); answering to Host: {', '.join(allowed)}{note}"
+        f"{config.client_running} running per client, {config.address_limit or 'no limit'} per address); "
+        f"answering to Host: {', '.join(allowed)}{note}"
+    )
+    proxies = ", ".join(config.forwarded_allow_ips)
+    typer.echo(
+        f"clients: X-Forwarded-For trusted from {proxies or 'no proxy'}; "
+        + (
+            f"a client key per browser, at most {config.client_keys_per_minute} new ones a minute per address"
+            if config.client_keys_per_minute
+            else "clients by address only"
+        )
+        + f"; at most {config.limit_concurrency or 'unlimited'} connections, request heads due within "
+        f"{config.header_timeout:g} s"
     )
     run_server(create_app(config), host, port, log_level)

@@ -13,6 +13,11 @@ gets the seconds left until it (:func:`limit_keywords`).
 
 Tests put a fake clock in place of this module's ``time`` (``tests/clock.py``), and every search
 then sees only the time the test lets pass.
+
+A process may ask every search it runs to stop early (:func:`stop_when`, what a solver worker does
+when its job is cancelled): while the check it installs answers true, :func:`now` reads
+:data:`STOP_AHEAD` seconds ahead and :func:`deadline_after` gives the present, so every deadline
+has come and each search ends at its next look at the clock, as at its time limit.
 """
 
 from __future__ import annotations
@@ -26,11 +31,13 @@ from typing import Any
 __all__ = [
     "MIN_TIME_LIMIT",
     "NO_DEADLINE",
+    "STOP_AHEAD",
     "deadline_after",
     "limit_keywords",
     "now",
     "passed",
     "seconds_left",
+    "stop_when",
     "takes_deadline",
     "time_limit_until",
 ]
@@ -40,11 +47,29 @@ NO_DEADLINE = math.inf
 #: the least time limit handed to a search that takes no deadline (a time limit must be positive):
 #: one whose deadline has come still starts, and stops at its first check of the time
 MIN_TIME_LIMIT = 1e-3
+#: how far :func:`now` reads ahead while a stop is asked for (:func:`stop_when`): past every
+#: deadline a search is given, yet a finite number of seconds for what a search computes from it
+STOP_AHEAD = 1e9
+
+_stop: Callable[[], bool] | None = None
+
+
+def stop_when(check: Callable[[], bool] | None) -> Callable[[], bool] | None:
+    """Make every deadline of this process come at once whenever ``check()`` answers true
+    (``None``: never); returns the check it replaces. Called often (at every reading of the
+    clock), so ``check`` must be cheap: a solver worker reads one shared integer."""
+    global _stop
+    before, _stop = _stop, check
+    return before
 
 
 def now() -> float:
-    """Seconds on the monotonic clock that every deadline is read against."""
-    return time.monotonic()
+    """Seconds on the monotonic clock that every deadline is read against (:data:`STOP_AHEAD`
+    more while a stop is asked for: :func:`stop_when`)."""
+    t = time.monotonic()
+    if _stop is not None and _stop():
+        return t + STOP_AHEAD
+    return t
 
 
 def deadline_after(
@@ -56,7 +81,10 @@ def deadline_after(
 
     The own deadline is the least reading ``t`` with ``t - start >= time_limit`` in floating
     point (``start + time_limit``, one step up where the sum rounded down), so that a search
-    stopped by it has run its whole time limit by the seconds it reports."""
+    stopped by it has run its whole time limit by the seconds it reports. While a stop is asked
+    for (:func:`stop_when`) it is the present: the search ends at its first look at the clock."""
+    if _stop is not None and _stop():
+        return min(now(), NO_DEADLINE if deadline is None else float(deadline))
     own = NO_DEADLINE
     if time_limit is not None:
         begun = now() if start is None else float(start)

@@ -6,13 +6,22 @@ and ``/api/value``, go to the :class:`~puzzlezero.web.pool.SolvePool`, through i
 ``POST /api/solve`` and ``POST /api/value`` answer when their work ends, ``POST /api/jobs`` answers
 202 at once and is polled at ``GET /api/jobs/{id}`` (place in line, expected wait, then the answer).
 
-Admission comes first: each of the three asks the pool whether this client (its peer address) may
-add work (:meth:`SolvePool.admit <puzzlezero.web.pool.SolvePool.admit>`: the line, and this
-client's share of it) before its state is parsed, so a client over its share costs the server no
-parsing; the parse then runs off the event loop. A client that closes the connection while its
+Admission comes first: each of the three asks the pool whether this client may add work
+(:meth:`SolvePool.admit <puzzlezero.web.pool.SolvePool.admit>`: the line, and this client's share
+of it) and takes its place (:meth:`Holdings.reserve <puzzlezero.web.clients.Holdings.reserve>`:
+this client's and its address's share, and the pool's room) in one synchronous step, before its
+state is parsed: a client over its share costs the server no parsing, and concurrent requests
+cannot all pass the check before any of them is in line. The parse then runs off the event loop,
+and the place becomes the ticket's. A client is its browser's client key (a signed cookie), else
+its address (:func:`client_key`, :mod:`puzzlezero.web.clients`). A client that closes the connection while its
 ``POST /api/solve`` or ``/api/value`` waits gives up its place (the handler watches for the
 disconnect), and a queued job that nobody polls leaves the line after ``job_idle_timeout``.
-These endpoints are ``async``: the pool and the job store live on the event loop.
+These endpoints are ``async``: the pool and the job store live on the event loop. The quick
+endpoints (validate, move, render, scramble, puzzles) take a token of the client's rate limit
+first (:func:`quick`; 429 with ``Retry-After`` when it has none).
+
+No answer names a file of the server: error messages lose the folders of any absolute path they
+carry (:func:`without_paths`), keeping the model's or table's name.
 
 Every request names its puzzle by a registered name (:func:`served_puzzle`); a definition file's
 path, which the Python API and the CLI read where a puzzle name goes, is refused, so no request
@@ -23,13 +32,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import re
 import secrets
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Annotated, Any
 
 import numpy as np
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
@@ -45,6 +56,7 @@ from puzzlezero.model_folders import find_model_dir
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make, names, spec
 from puzzlezero.solver import SolveOptions, SolveSettings
+from puzzlezero.web.clients import COOKIE, ClientKeys, Holdings, RateLimitError, Reservation, address_key
 from puzzlezero.web.config import ServerConfig, has_shipped_model, policy_only
 from puzzlezero.web.errors import ApiError, http_error, worker_error
 from puzzlezero.web.jobs import Job, JobStore
@@ -69,7 +81,16 @@ from puzzlezero.web.schemas import (
 )
 from puzzlezero.web.worker import SolveJob
 
-__all__ = ["router", "ApiError", "client_key", "puzzle_kind", "random_walk", "served_puzzle"]
+__all__ = [
+    "router",
+    "ApiError",
+    "client_address",
+    "client_key",
+    "puzzle_kind",
+    "random_walk",
+    "served_puzzle",
+    "without_paths",
+]
 
 router = APIRouter(prefix="/api")
 
@@ -78,6 +99,15 @@ KINDS = {"facelets": "cube", "tiles": "sliding", "lights": "lightsout", "grid": 
 
 #: seconds between two looks at whether the client of a waiting request is still connected
 DISCONNECT_POLL = 0.5
+
+#: SVG frames of a ``/api/move`` trajectory that count as one more quick request
+FRAMES_PER_REQUEST = 50
+
+#: an absolute path in a message (POSIX or Windows), not one of the API's own routes
+_ABSOLUTE_PATH = re.compile(
+    r"""(?<![\w.~/\\-])(?!/(?:api|static|vendor|docs)/)(?:/|[A-Za-z]:[\\/])"""
+    r"""(?:[^\s'"`,;:()<>\[\]{}|\\/]+[\\/])+[^\s'"`,;:()<>\[\]{}|\\/]*"""
+)
 
 log = logging.getLogger("puzzlezero.web")
 
@@ -91,20 +121,62 @@ def _pool(request: Request) -> SolvePool:
     return request.app.state.pool
 
 
+def client_address(request: Request) -> str:
+    """The address a request comes from, as a client (:func:`~puzzlezero.web.clients.address_key`:
+    an IPv6 address by its /64); behind a trusted proxy (``forwarded_allow_ips``) the address it
+    names. ``""`` when the server does not know it."""
+    return address_key(request.client.host) if request.client is not None else ""
+
+
 def client_key(request: Request) -> str:
-    """Whose work a request adds, for the pool's per-client limits: the peer address (``""``
-    when the server does not know it)."""
-    return request.client.host if request.client is not None else ""
+    """Whose work a request adds, for the pool's per-client limits and the quick endpoints' rate:
+    the browser's client key (``key:<id>``) when its cookie is one this server signed and it has
+    not expired, else its address (:func:`client_address`)."""
+    keys: ClientKeys = request.app.state.client_keys
+    key = keys.verify(request.cookies.get(COOKIE))
+    return f"key:{key}" if key is not None else client_address(request)
 
 
-def _admit(request: Request) -> str:
-    """Let abandoned jobs go, then ask the pool whether this client may add work (429 if not:
-    :class:`~puzzlezero.web.line.QueueFullError` or its ``ClientLimitError``); returns the
-    client's key. Called before anything is parsed."""
+def _admit(request: Request) -> Reservation:
+    """Let abandoned jobs go, then, in one synchronous step, ask the pool whether this client may
+    add work and take its place (429 if not: :class:`~puzzlezero.web.line.QueueFullError` or its
+    ``ClientLimitError``); returns the place, which the request binds to its ticket
+    (:meth:`Reservation.bind <puzzlezero.web.clients.Reservation.bind>`) or gives back when it
+    leaves its ``with`` block without one. Called before anything is parsed."""
     _jobs(request).sweep()
     client = client_key(request)
-    _pool(request).admit(client)
-    return client
+    pool = _pool(request)
+    pool.admit(client)
+    stats = pool.stats()
+    room = max(0, stats["workers"] - stats["running"]) + max(0, stats["queue"] - stats["waiting"])
+    holdings: Holdings = request.app.state.holdings
+    return holdings.reserve(client, client_address(request), room)
+
+
+async def quick(request: Request) -> None:
+    """The rate limit of the quick endpoints: a token of this client's bucket (``rate_limit`` a
+    second, ``rate_burst`` at once), else 429 with the seconds until it has one."""
+    if not _config(request).rate_limit:
+        return
+    wait = request.app.state.rates.take(client_key(request))
+    if wait > 0:
+        retry = max(1, math.ceil(wait))
+        raise RateLimitError(
+            f"too many requests: this client may make {_config(request).rate_limit:g} a second "
+            f"(rate_limit, serve --rate-limit); try again in {retry} s",
+            retry,
+        )
+
+
+def without_paths(message: str) -> str:
+    """``message`` with each absolute path cut to its last two parts (``/srv/pz/models/cube3`` ->
+    ``models/cube3``): what an error names, never where the server keeps it."""
+
+    def cut(match: re.Match[str]) -> str:
+        parts = [p for p in re.split(r"[\\/]", match.group(0)) if p and not p.endswith(":")]
+        return "/".join(parts[-2:])
+
+    return _ABSOLUTE_PATH.sub(cut, message)
 
 
 async def _outcome(request: Request, ticket: Ticket) -> dict[str, Any]:
@@ -230,8 +302,16 @@ def _puzzle_infos() -> tuple[dict[str, Any], ...]:
 def _policy_only(served: str | None, name: str) -> bool:
     """:func:`policy_only` of the model served for puzzle ``name``: ``--model``'s folder, else the
     installed model of that name (none: ``False``)."""
-    folder = served or find_model_dir(name)
+    folder = served or _installed_model(name)
     return folder is not None and policy_only(folder)
+
+
+@lru_cache(maxsize=256)
+def _installed_model(name: str) -> str | None:
+    """The installed model folder called ``name`` (:func:`~puzzlezero.model_folders.find_model_dir`,
+    which looks through the installed distributions: milliseconds a name), looked up once."""
+    folder = find_model_dir(name)
+    return None if folder is None else str(folder)
 
 
 def _has_layered_model(p: Puzzle) -> bool:
@@ -290,7 +370,9 @@ def _infos_of(registered: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
 
 
 # ---- endpoints -------------------------------------------------------------------------------
-@router.get("/puzzles", response_model=list[PuzzleInfo], summary="Registered puzzles")
+@router.get(
+    "/puzzles", response_model=list[PuzzleInfo], summary="Registered puzzles", dependencies=[Depends(quick)]
+)
 def list_puzzles(request: Request) -> list[dict[str, Any]]:
     served = _config(request).models
     return [
@@ -328,7 +410,12 @@ def info(request: Request) -> dict[str, Any]:
     }
 
 
-@router.get("/scramble", response_model=ScrambleResponse, summary="A random state, reproducible by seed")
+@router.get(
+    "/scramble",
+    response_model=ScrambleResponse,
+    summary="A random state, reproducible by seed",
+    dependencies=[Depends(quick)],
+)
 def scramble(
     request: Request,
     puzzle: Annotated[str, Query(max_length=64)],
@@ -349,7 +436,12 @@ def scramble(
     return {"puzzle": p.name, "depth": depth, "seed": seed, "moves": moves, **frame(p, state, want_svg)}
 
 
-@router.post("/validate", response_model=ValidateResponse, summary="Is this a legal state?")
+@router.post(
+    "/validate",
+    response_model=ValidateResponse,
+    summary="Is this a legal state?",
+    dependencies=[Depends(quick)],
+)
 def validate(req: ValidateRequest) -> dict[str, Any]:
     p = served_puzzle(req.puzzle)
     try:
@@ -365,11 +457,12 @@ async def value(request: Request, req: ValueRequest) -> dict[str, Any]:
     ``optimal`` the optimum within the server's limit. One network call, made by a worker like a
     solve (same admission and line, 429 alike); a worker never builds a table, so a heuristic or
     optimal solver whose table is not built is a 503 naming the command that builds it."""
-    client = _admit(request)
     cfg = _config(request)
-    job = await run_in_threadpool(_prepare_value, cfg, req)
-    wall_limit = cfg.grace_seconds + (cfg.value_optimal_time_limit if req.optimal else 0.0)
-    ticket = _pool(request).submit(job, wall_limit, client=client)
+    with _admit(request) as place:
+        job = await run_in_threadpool(_prepare_value, cfg, req)
+        wall_limit = cfg.grace_seconds + (cfg.value_optimal_time_limit if req.optimal else 0.0)
+        ticket = _pool(request).submit(job, wall_limit, client=place.key)
+        place.bind(ticket)
     out = await _outcome(request, ticket)
     if "error" in out:
         raise worker_error(out["error"], out["kind"])
@@ -387,7 +480,13 @@ def after_move(p: Puzzle, action_values: dict[str, float]) -> dict[str, float]:
     }
 
 
-@router.post("/move", response_model=MoveResponse, response_model_exclude_none=True, summary="Apply moves")
+@router.post(
+    "/move",
+    response_model=MoveResponse,
+    response_model_exclude_none=True,
+    summary="Apply moves",
+    dependencies=[Depends(quick)],
+)
 def move(request: Request, req: MoveRequest) -> dict[str, Any]:
     p = served_puzzle(req.puzzle)
     state = read_state(p, req.state)
@@ -404,6 +503,8 @@ def move(request: Request, req: MoveRequest) -> dict[str, Any]:
             f"{len(steps)} SVG frames exceed this server's limit of {cfg.max_svg_frames}; "
             "ask for the trajectory without svg",
         )
+    if req.trajectory and req.svg and cfg.rate_limit:  # drawing frames costs more than a request
+        request.app.state.rates.charge(client_key(request), len(steps) / FRAMES_PER_REQUEST)
     frames = [frame(p, state, req.svg)] if req.trajectory else None
     batch = state[None]
     for step in steps:
@@ -431,7 +532,9 @@ def _svg_response(p: Puzzle, state_text: str | None, size: int) -> Response:
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 
-@router.get("/render", response_class=Response, summary="SVG drawing of a state (GET)")
+@router.get(
+    "/render", response_class=Response, summary="SVG drawing of a state (GET)", dependencies=[Depends(quick)]
+)
 def render_get(
     puzzle: Annotated[str, Query(max_length=64)],
     state: Annotated[str | None, Query(max_length=4000)] = None,
@@ -440,7 +543,9 @@ def render_get(
     return _svg_response(served_puzzle(puzzle), state, size)
 
 
-@router.post("/render", response_class=Response, summary="SVG drawing of a state (POST)")
+@router.post(
+    "/render", response_class=Response, summary="SVG drawing of a state (POST)", dependencies=[Depends(quick)]
+)
 def render_post(req: RenderRequest) -> Response:
     return _svg_response(served_puzzle(req.puzzle), req.state, req.size)
 
@@ -589,9 +694,10 @@ async def solve(request: Request, req: SolveRequest) -> dict[str, Any]:
     """Answers when the solve ends; while every worker is busy it waits its turn in the line
     (its time limit starts when a worker takes it). 429 when the line is full or this client
     already has its share of it waiting or running. Closing the connection gives up the place."""
-    client = _admit(request)
-    prepared = await run_in_threadpool(_prepare, _config(request), req)
-    ticket = _pool(request).submit(prepared.job, prepared.wall_limit, client=client)
+    with _admit(request) as place:
+        prepared = await run_in_threadpool(_prepare, _config(request), req)
+        ticket = _pool(request).submit(prepared.job, prepared.wall_limit, client=place.key)
+        place.bind(ticket)
     return _answer(prepared, ticket, await _outcome(request, ticket))
 
 
@@ -619,14 +725,24 @@ async def create_job(request: Request, req: SolveRequest, response: Response) ->
     its status is ``done``, ``failed`` or ``cancelled``. 429 when the line is full or this client
     already has its share of it waiting or running. A job not polled for ``job_idle_timeout``
     seconds while it waits leaves the line (``cancelled``)."""
-    client = _admit(request)
-    prepared = await run_in_threadpool(_prepare, _config(request), req)
-    ticket = _pool(request).submit(prepared.job, prepared.wall_limit, client=client)
+    with _admit(request) as place:
+        prepared = await run_in_threadpool(_prepare, _config(request), req)
+        ticket = _pool(request).submit(prepared.job, prepared.wall_limit, client=place.key)
+        place.bind(ticket)
     job = _jobs(request).add(
         ticket, lambda out: _answer(prepared, ticket, out), lambda data: _improvement(prepared, data)
     )
     response.headers["Location"] = f"/api/jobs/{ticket.id}"
-    return _jobs(request).view(job)
+    return _view(request, job)
+
+
+def _view(request: Request, job: Job) -> dict[str, Any]:
+    """A job as ``GET /api/jobs/{id}`` shows it, its error's message without paths."""
+    view = _jobs(request).view(job)
+    error = view.get("error")
+    if isinstance(error, dict) and isinstance(error.get("detail"), str):
+        view["error"] = {**error, "detail": without_paths(error["detail"])}
+    return view
 
 
 @router.get("/jobs/{job_id}", response_model=JobResponse, summary="A queued solve: place, wait, answer")
@@ -634,15 +750,15 @@ async def get_job(request: Request, job_id: JobId) -> dict[str, Any]:
     """Polling a waiting job keeps its place (see ``job_idle_timeout`` in ``GET /api/info``)."""
     job = _find_job(request, job_id)
     _jobs(request).touch(job)
-    return _jobs(request).view(job)
+    return _view(request, job)
 
 
 @router.delete("/jobs/{job_id}", response_model=JobResponse, summary="Take a queued solve out of the line")
 async def cancel_job(request: Request, job_id: JobId) -> dict[str, Any]:
-    """A waiting job leaves the line and a running one is stopped (its worker is replaced); either
+    """A waiting job leaves the line and a running one's search is stopped (its worker stays); either
     way its status becomes ``cancelled``; an ended one is left as it is. 409 for a job running on
     a worker thread (``executor="thread"``), which cannot be stopped: it ends within its limit."""
     job = _find_job(request, job_id)
     if not _jobs(request).cancel(job) and job.status == "running":
         raise ApiError(409, f"job {job_id!r} is running on a worker thread; it ends within its time limit")
-    return _jobs(request).view(job)
+    return _view(request, job)

@@ -13,8 +13,17 @@ holds the table. Every error body is ``{"detail": "<message>"}``.
 
 A request whose ``Host`` header is not one of ``config.allowed_hosts`` is answered 400 before
 anything else (:class:`ServedHosts`): a page on another site that rebinds its DNS name to this
-machine's loopback address cannot talk to the server. ``/healthz`` reports the worker pool
-(:meth:`SolvePool.health <puzzlezero.web.pool.SolvePool.health>`), 503 when no worker can run.
+machine's loopback address cannot talk to the server. ``/healthz`` answers whatever the ``Host``
+(a load balancer's or an orchestrator's probe names none of them) and reports the worker pool
+(:meth:`SolvePool.health <puzzlezero.web.pool.SolvePool.health>`, without process ids or paths),
+503 when no worker can run. No error message names a path of the server
+(:func:`~puzzlezero.web.api.without_paths`).
+
+Who a request is: the address it comes from, or, from a proxy named in
+``config.forwarded_allow_ips``, the address its ``X-Forwarded-For`` names (from any other peer
+that header is ignored); and a browser's client key, a signed cookie :class:`ClientCookies` hands
+out (:mod:`puzzlezero.web.clients`). A request body must arrive within ``config.header_timeout``
+seconds of its head (else 408, :class:`BodySizeLimit`).
 """
 
 from __future__ import annotations
@@ -39,25 +48,28 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import puzzlezero
 from puzzlezero.web import api
+from puzzlezero.web.clients import COOKIE, Buckets, ClientKeys, Holdings, address_key
 from puzzlezero.web.config import VENDOR_DIRS, ServerConfig, find_node_modules
 from puzzlezero.web.errors import INTERNAL, STATUS, ApiError, http_error
 from puzzlezero.web.jobs import JobStore
-from puzzlezero.web.line import QueueFullError
 from puzzlezero.web.pool import SolvePool
 from puzzlezero.web.worker import SolveFn, register_definitions
 
-__all__ = ["create_app", "STATIC_DIR", "ServedHosts"]
+__all__ = ["create_app", "ClientCookies", "STATIC_DIR", "ServedHosts"]
 
 log = logging.getLogger("puzzlezero.web")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
 class BodySizeLimit:
-    """ASGI middleware: refuse bodies over ``max_bytes`` with 413, by header or while streaming."""
+    """ASGI middleware: refuse bodies over ``max_bytes`` with 413, by header or while streaming, and
+    bodies that have not arrived ``timeout`` seconds after the request's head with 408 (``None``: no
+    limit)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout: float | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -73,14 +85,29 @@ class BodySizeLimit:
                     await _error(413, self._message())(scope, receive, send)
                     return
         seen = 0
+        done = False  # the whole body (or the disconnect) has come: no more deadline
+        deadline = None if self.timeout is None else asyncio.get_running_loop().time() + self.timeout
 
         async def limited() -> Message:  # chunked bodies carry no length: count as they come
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, done
+            if done or deadline is None:
+                message = await receive()
+            else:
+                try:
+                    message = await asyncio.wait_for(
+                        receive(), max(0.0, deadline - asyncio.get_running_loop().time())
+                    )
+                except TimeoutError:
+                    raise HTTPException(
+                        408, f"request body too slow: it must arrive within {self.timeout:g} s"
+                    ) from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
                     raise HTTPException(413, self._message())
+                done = done or not message.get("more_body", False)
+            else:
+                done = True
             return message
 
         await self.app(scope, limited, send)
@@ -92,13 +119,15 @@ class BodySizeLimit:
 class ServedHosts(TrustedHostMiddleware):
     """Starlette's ``TrustedHostMiddleware`` answering in the API's own words: a request whose
     ``Host`` (without its port) matches none of ``allowed_hosts`` gets 400 ``{"detail": ...}``
-    naming the host and the ``--allowed-host`` option; ``"*.example.org"`` matches subdomains."""
+    naming the host and the ``--allowed-host`` option; ``"*.example.org"`` matches subdomains.
+    ``/healthz`` (:data:`ANY_HOST`) answers whatever the ``Host``: it reads nothing and tells no
+    secret, and probes address the server by names of their own."""
 
     def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...]) -> None:
         super().__init__(app, allowed_hosts=list(allowed_hosts), www_redirect=False)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.allow_any or scope["type"] != "http":
+        if self.allow_any or scope["type"] != "http" or scope["path"] in ANY_HOST:
             await self.app(scope, receive, send)
             return
         header = Headers(scope=scope).get("host", "")
@@ -114,6 +143,60 @@ class ServedHosts(TrustedHostMiddleware):
             "under (puzzlezero serve --allowed-host NAME adds one)"
         )
         await _error(400, message)(scope, receive, send)
+
+
+#: paths answered whatever the ``Host`` header names
+ANY_HOST = frozenset({"/healthz"})
+
+#: the pages a browser loads first: loading one without a client key gets one
+PAGES = frozenset({"/", "/board"})
+
+
+class ClientCookies:
+    """ASGI middleware: hands a browser its client key (:data:`~puzzlezero.web.clients.COOKIE`,
+    ``HttpOnly``, ``SameSite=Lax``, ``Secure`` over HTTPS) when it loads a page (:data:`PAGES`), or
+    calls the API from the page (``Sec-Fetch-Site: same-origin``, as browsers send it), without a
+    valid one, as far as its address's rate of new keys allows (:meth:`ClientKeys.issue
+    <puzzlezero.web.clients.ClientKeys.issue>`). The request itself is still its address's."""
+
+    def __init__(self, app: ASGIApp, keys: ClientKeys) -> None:
+        self.app = app
+        self.keys = keys
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self._wants_key(scope):
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        address = address_key(client[0]) if client else ""
+
+        async def with_key(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                value = self.keys.issue(address)
+                if value is not None:
+                    secure = "; Secure" if scope.get("scheme") == "https" else ""
+                    cookie = f"{COOKIE}={value}; Max-Age={self.keys.lifetime}; Path=/; HttpOnly; SameSite=Lax{secure}"
+                    message = {
+                        **message,
+                        "headers": [*message.get("headers", []), (b"set-cookie", cookie.encode())],
+                    }
+            await send(message)
+
+        await self.app(scope, receive, with_key)
+
+    def _wants_key(self, scope: Scope) -> bool:
+        if self.keys.per_minute <= 0:
+            return False
+        headers = Headers(scope=scope)
+        path = scope["path"]
+        if not (
+            (scope["method"] == "GET" and path in PAGES)
+            or (path.startswith("/api/") and headers.get("sec-fetch-site") == "same-origin")
+        ):
+            return False
+        cookies = headers.get("cookie", "")
+        values = [v for k, _, v in (c.strip().partition("=") for c in cookies.split(";")) if k == COOKIE]
+        return not any(self.keys.verify(v) is not None for v in values)
 
 
 def host_name(header: str) -> str | None:
@@ -154,8 +237,9 @@ def _errors_without_input(exc: RequestValidationError) -> list[dict[str, Any]]:
 def _install_error_handlers(app: FastAPI) -> None:
     async def known(_: Request, exc: Exception) -> JSONResponse:
         status, message = http_error(exc)
-        retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, QueueFullError) else None
-        return _error(status, message, retry)
+        after = getattr(exc, "retry_after", None)
+        retry = {"Retry-After": str(after)} if isinstance(after, int) and status in (429, 503) else None
+        return _error(status, api.without_paths(message), retry)
 
     async def validation_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -202,6 +286,13 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
     register_definitions(config.puzzle_definitions)  # the workers register the same data when they start
     pool = SolvePool(config, solve_fn)
     jobs = JobStore(pool, config.result_ttl, config.max_results, config.job_idle_timeout)
+    keys = ClientKeys.from_secret(config.client_secret, config.client_keys_per_minute)
+    per_client = (
+        config.client_waiting + config.client_running
+        if config.client_waiting and config.client_running
+        else 0
+    )
+    holdings = Holdings(per_client, config.address_limit, lambda t: pool.estimate(t).answer_seconds)
 
     async def sweep_idle_jobs() -> None:
         every = min(5.0, max(0.5, config.job_idle_timeout / 4))
@@ -233,10 +324,18 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
     app.state.config = config
     app.state.pool = pool
     app.state.jobs = jobs
+    app.state.client_keys = keys
+    app.state.holdings = holdings
+    app.state.rates = Buckets(config.rate_limit, float(config.rate_burst))
     app.state.stopping_since = None  # time.monotonic() when a shutdown began, set by the server
     app.state.node_modules = find_node_modules(config.node_modules)
-    app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
-    app.add_middleware(ServedHosts, allowed_hosts=config.allowed_hosts)  # outermost: checked first
+    app.add_middleware(ClientCookies, keys=keys)
+    app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes, timeout=config.header_timeout)
+    app.add_middleware(ServedHosts, allowed_hosts=config.allowed_hosts)  # checked first
+    if config.forwarded_allow_ips:  # outermost: the client a trusted proxy names, for all the rest
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(config.forwarded_allow_ips))
     _install_error_handlers(app)
     app.include_router(api.router)
 
@@ -251,9 +350,11 @@ def create_app(config: ServerConfig | None = None, *, solve_fn: SolveFn | None =
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> JSONResponse:
         """The pool's health: workers alive, busy and overrun, solves waiting, restarts; 503 when
-        no worker can run."""
-        health = pool.health()
-        return JSONResponse(health, status_code=200 if health["ok"] else 503)
+        no worker can run. No process ids, and no paths in the last start-up error."""
+        health = {k: v for k, v in pool.health().items() if k != "pids"}
+        if isinstance(health.get("last_error"), str):
+            health["last_error"] = api.without_paths(health["last_error"])
+        return JSONResponse(health, status_code=200 if health.get("ok") else 503)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     _mount_vendor(app, app.state.node_modules)

@@ -15,6 +15,7 @@ cube solve takes its whole 20 s, so the 64th in line waits about ten minutes.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from dataclasses import asdict, dataclass, field, replace
@@ -85,8 +86,8 @@ class ServerConfig:
     504; counted from when a worker takes the solve, never while it waits in line."""
     overrun_margin: float = 5.0
     """Seconds a solve answered 504 (past its wall limit) may still hold its worker process before the
-    worker is terminated (SIGTERM, then SIGKILL) and replaced; a frozen or runaway search costs at
-    most this much beyond its limit."""
+    worker is killed (SIGKILL) and replaced; a frozen or runaway search costs at most this much
+    beyond its limit."""
     shutdown_timeout: float = 10.0
     """Seconds a stopping server gives running solves to end (``SolvePool.aclose``); then their
     workers are killed."""
@@ -97,11 +98,14 @@ class ServerConfig:
     cube3 worker with the shipped model maps 0.7 GiB when idle, at most 1.8 GiB during a default
     2M-node solve and 3.3 GiB at the 10M-node cap); see :attr:`worker_memory_limit`."""
     client_waiting: int = 4
-    """Solves one client (by peer address) may have waiting in line; one more gets HTTP 429
-    (0 = no limit beyond ``queue``)."""
+    """Solves one client (its browser's client key, else its address: ``client_keys_per_minute``)
+    may have waiting in line; one more gets HTTP 429 (0 = no limit beyond ``queue``). A client
+    holds at most ``client_waiting + client_running`` requests being read, waiting and running."""
     client_running: int = 1
-    """Solves one client may have running at once; its others wait while other clients' solves
-    pass them in line (0 = no limit beyond ``workers``)."""
+    """Solves one client may have running while other clients' solves wait: a free worker takes the
+    first waiting solve whose client runs fewer, so those pass its others in line; when every
+    waiting solve's client runs this many, the first of them starts anyway, so no worker idles
+    while solves wait (0 = no limit beyond ``workers``)."""
     start_timeout: float = 120.0
     """Seconds a worker process may take to start up (imports, the served networks, the tables
     they read); one that is not ready by then (hung or frozen) is stopped and counted as a failed
@@ -109,6 +113,12 @@ class ServerConfig:
     respawn_backoff: float = 1.0
     """Seconds before a worker that failed to start is tried again; doubled after each further
     failure (at most 5 minutes), so a broken install is retried, not respawned in a loop."""
+    cancel_grace: float = 2.0
+    """Seconds a cancelled solve's search has to stop at its next look at the clock (its worker
+    then takes the next job); a worker still in it after that is killed and replaced."""
+    recycle_after: int = 500
+    """Jobs after which a worker process is replaced by a fresh one, between jobs (0 = never); a
+    worker whose job ran out of memory is replaced after that job whatever this says."""
     value_optimal_time_limit: float = 5.0
     """Seconds ``/api/value`` lets the optimal solver run when a request asks for the optimum."""
     max_body_bytes: int = 64 * 1024
@@ -136,6 +146,42 @@ class ServerConfig:
     through a DNS name of its own: DNS rebinding). ``"*.example.org"`` allows the subdomains,
     ``"*"`` any host. Default: the loopback names; ``puzzlezero serve`` adds the names it is served
     under (``--allowed-host``)."""
+    forwarded_allow_ips: tuple[str, ...] = ()
+    """Addresses or networks (``10.0.0.0/8``) of the reverse proxies whose ``X-Forwarded-For`` and
+    ``X-Forwarded-Proto`` headers name the client; a peer not named here gets its headers
+    ignored, loopback included. Empty (the default): no peer is trusted, and the client is the
+    address the connection comes from."""
+    address_limit: int = 32
+    """Solves (and ``/api/value`` requests) one network address may have being read, waiting and
+    running together, whatever client keys its browsers hold (0 = no limit); a class behind one
+    NAT or proxy address shares it, so a classroom deployment sets it to about the class's size.
+    An IPv6 address counts by its /64."""
+    client_keys_per_minute: int = 30
+    """Client keys issued per minute to one address (as many at once). A key is a signed cookie
+    (``pz_client``) that a browser gets with a page, or with a same-origin call that lacks one; it
+    makes the browser a client of its own for the per-client limits, so the students of a class
+    behind one address are distinct clients. Beyond the rate, and for a request with no valid
+    key, the address is the client. 0 = no keys: clients by address only."""
+    client_secret: str = ""
+    """The secret that signs client keys (HMAC-SHA256). Empty: a random one per process, so keys
+    end with the process (the pages get new ones as they call); set the same secret in every
+    process that serves one site, or to keep keys across restarts. Never shown by the API."""
+    rate_limit: float = 10.0
+    """Requests a second one client may make on average to the quick endpoints (``/api/validate``,
+    ``/api/move``, ``/api/render``, ``/api/scramble``, ``/api/puzzles``); more get HTTP 429 with
+    ``Retry-After`` (0 = no limit). A ``/api/move`` trajectory drawn as SVG counts one request more
+    per 50 frames."""
+    rate_burst: int = 50
+    """Requests one client may make to the quick endpoints at once before ``rate_limit`` applies."""
+    limit_concurrency: int = 200
+    """Connections (and requests in progress) the server holds before it answers new requests 503
+    until some close (0 = no limit); reaching it is logged once."""
+    keep_alive_timeout: int = 5
+    """Seconds an idle keep-alive connection stays open between requests."""
+    header_timeout: float = 10.0
+    """Seconds a connection has to send a complete request head, from when it opens or its previous
+    response ended (else it is closed), and then the request's body (else HTTP 408): a client
+    that sends a request a byte at a time cannot hold a connection."""
     job_idle_timeout: float = 120.0
     """Seconds a waiting job (``POST /api/jobs``) keeps its place in line without its client
     polling ``GET /api/jobs/{id}``; then it leaves the line (status ``cancelled``). The pages poll
@@ -158,12 +204,12 @@ class ServerConfig:
             )
         if self.queue < 0:
             raise PuzzleError(f"queue must be 0 or more, got {self.queue}")
-        for name in ("client_waiting", "client_running", "worker_memory_limit"):
+        for name in ("client_waiting", "client_running", "worker_memory_limit", "recycle_after"):
             if getattr(self, name) < 0:
                 raise PuzzleError(f"{name} must be 0 (no limit) or more, got {getattr(self, name)}")
         if not self.start_timeout > 0:
             raise PuzzleError(f"start_timeout must be positive seconds, got {self.start_timeout}")
-        for name in ("overrun_margin", "shutdown_timeout", "respawn_backoff"):
+        for name in ("overrun_margin", "shutdown_timeout", "respawn_backoff", "cancel_grace"):
             if not getattr(self, name) >= 0:
                 raise PuzzleError(f"{name} must be 0 or more seconds, got {getattr(self, name)}")
         if not self.result_ttl > 0 or self.max_results < 1:
@@ -196,6 +242,21 @@ class ServerConfig:
                 raise PuzzleError(
                     f"allowed host {host!r}: give a name or address, '*.domain' for its subdomains or '*' for any"
                 )
+        for name in ("address_limit", "client_keys_per_minute", "limit_concurrency", "rate_limit"):
+            if not getattr(self, name) >= 0:
+                raise PuzzleError(f"{name} must be 0 (no limit) or more, got {getattr(self, name)}")
+        if self.rate_burst < 1 or self.keep_alive_timeout < 1 or not self.header_timeout > 0:
+            raise PuzzleError(
+                f"need rate_burst >= 1, keep_alive_timeout >= 1 and header_timeout > 0, got {self.rate_burst}, "
+                f"{self.keep_alive_timeout} and {self.header_timeout}"
+            )
+        for ip in self.forwarded_allow_ips:
+            try:
+                ipaddress.ip_network(ip, strict=False)
+            except ValueError:
+                raise PuzzleError(
+                    f"forwarded_allow_ips {ip!r}: give the address (or network) of a proxy, e.g. 127.0.0.1"
+                ) from None
 
     @property
     def worker_memory_limit(self) -> int:
@@ -216,6 +277,8 @@ class ServerConfig:
         """The limits a client may want to know (no paths)."""
         out = asdict(replace(self, puzzle_definitions=()))  # not every move of every definition
         out.pop("node_modules")
+        out.pop("client_secret")  # signs the client keys
+        out.pop("forwarded_allow_ips")  # where the proxies are
         out["models"] = sorted(self.models)  # which puzzles have one, not where it lies
         out["puzzle_definitions"] = [str(d.get("name", "")) for d in self.puzzle_definitions]
         return out

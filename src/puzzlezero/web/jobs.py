@@ -123,8 +123,9 @@ class JobStore:
         job.polled = self.clock()
 
     def cancel(self, job: Job) -> bool:
-        """Take a waiting job out of the line, or stop a running one (its worker process is
-        replaced); ``False`` when it has ended or runs on a worker thread, which cannot be stopped."""
+        """Take a waiting job out of the line, or stop a running one's search (its worker process
+        takes the next job); ``False`` when it has ended or runs on a worker thread, which cannot
+        be stopped."""
         return self.pool.cancel(job.ticket)
 
     def sweep(self) -> int:

@@ -3,10 +3,11 @@
 :meth:`SolvePool.submit <puzzlezero.web.pool.SolvePool.submit>` admits a job as a :class:`Ticket`.
 At most ``workers`` tickets run; the others wait in the :class:`WaitingLine`, at most ``queue`` of
 them, and a job beyond that is refused at once (:class:`QueueFullError`, HTTP 429, with the time
-until a place frees). Each client (the API keys them by peer address) may have ``client_waiting``
+until a place frees). Each client (the API keys them by browser key or address) may have ``client_waiting``
 tickets waiting (one more: :class:`ClientLimitError`, 429) and ``client_running`` running; a free
 worker takes the first waiting ticket whose client is under its running limit, so one client's
-flood of jobs waits behind itself while other clients pass. A ticket's wall-clock budget starts
+flood of jobs waits behind itself while other clients pass (and, when no other client waits,
+takes a free worker anyway: no worker idles while tickets wait). A ticket's wall-clock budget starts
 when a worker takes it, never while it waits, and the solver's own ``time_limit`` starts inside
 the worker, so a job is never answered 504 because it waited. :meth:`WaitingLine.estimate` tells a
 waiting ticket its place and expected wait from the measured durations of recent solves
@@ -16,7 +17,8 @@ A running solve's reported solutions are kept on its ticket (:attr:`Ticket.impro
 :data:`MAX_IMPROVEMENTS`), so a polled job shows its first solution long before its answer.
 
 The errors a ticket can end with are here too: the line's refusals, :class:`SolveTimeoutError` (its
-job overran its budget) and :class:`WorkerCrashedError` (its worker died, or none can start).
+job overran its budget), :class:`WorkerCrashedError` (its worker died) and its kind
+:class:`NoWorkerError` (no worker runs: starting one failed, or they keep crashing; HTTP 503).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ __all__ = [
     "MAX_IMPROVEMENTS",
     "ClientLimitError",
     "Estimate",
+    "NoWorkerError",
     "QueueFullError",
     "SolveTimeoutError",
     "Ticket",
@@ -70,6 +73,16 @@ class SolveTimeoutError(Exception):
 
 class WorkerCrashedError(Exception):
     """A worker process died (killed, out of memory) during a job, or no worker can start."""
+
+
+class NoWorkerError(WorkerCrashedError):
+    """No worker process is running or starting: starting one failed, or they crashed too often,
+    and the pool waits before it tries again. The message says why; ``retry_after``: whole seconds
+    until the next try (at least 1)."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass(eq=False)
@@ -205,14 +218,19 @@ class WaitingLine:
                 )
 
     def next(self, running: Iterable[Ticket]) -> Ticket | None:
-        """The first waiting ticket whose client is under its running limit."""
+        """The first waiting ticket whose client is under its running limit; when every waiting
+        ticket's client is at its limit, the first ticket (a free worker never idles while
+        tickets wait: the limit orders the line, it does not hold work back)."""
+        if not self._tickets:
+            return None
         limit = self.config.client_running
         if not limit:
-            return self._tickets[0] if self._tickets else None
+            return self._tickets[0]
         busy: dict[str, int] = {}
         for t in running:
             busy[t.client] = busy.get(t.client, 0) + 1
-        return next((t for t in self._tickets if not t.client or busy.get(t.client, 0) < limit), None)
+        eligible = (t for t in self._tickets if not t.client or busy.get(t.client, 0) < limit)
+        return next(eligible, self._tickets[0])
 
     def estimate(self, ticket: Ticket, running: Iterable[Ticket], now: float) -> Estimate:
         """Its place in line and expected seconds to start and to answer (see :class:`Estimate`)."""

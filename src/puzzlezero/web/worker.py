@@ -20,6 +20,17 @@ which turns one job into plain data and never lets a job's error end its worker.
 Progress: while a solve runs, its worker sends each solution the solver reports before it returns
 (the first one, then each strictly shorter: the solver's ``on_solution``) as a ``("progress", seq,
 improvement)`` message.
+
+Cancel: the pool writes the number of a job to stop into a shared integer of its worker
+(:class:`CancelFlag`); the worker installs it as the searches' stop check
+(:func:`puzzlezero.search.clock.stop_when`), so the running search ends at its next look at the
+clock, the worker answers (the pool discards that answer) and takes the next job.
+
+A worker process outlives neither its server (the kernel kills it when the server ends:
+:func:`~puzzlezero.web.processes.die_with_parent`) nor is it stopped by a SIGTERM from outside
+(a service manager signals the server's whole process group): it ignores SIGTERM and SIGINT, and
+the pool stops it by closing its pipe or sending ``None`` (a clean stop between jobs), else by
+SIGKILL.
 """
 
 from __future__ import annotations
@@ -39,6 +50,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.web.config import ServerConfig
+from puzzlezero.web.processes import die_with_parent
 
 if TYPE_CHECKING:
     from puzzlezero.puzzles.base import Puzzle
@@ -46,6 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JOB_KINDS",
+    "CancelFlag",
     "JobKind",
     "Progress",
     "SolveFn",
@@ -136,6 +149,19 @@ def register_definitions(definitions: Sequence[Mapping[str, Any]]) -> list[str]:
         except DefinitionError as exc:  # its name is another puzzle's
             raise DefinitionError(f"{where}: {exc}") from None
     return out
+
+
+class CancelFlag:
+    """A worker process's stop check, for :func:`puzzlezero.search.clock.stop_when`: true while the
+    job it runs (``seq``; -1 between jobs) is the one whose number the pool wrote into ``shared``
+    (a shared integer: ``multiprocessing`` ``Value("q", lock=False)``)."""
+
+    def __init__(self, shared: Any) -> None:
+        self.shared = shared
+        self.seq = -1
+
+    def __call__(self) -> bool:
+        return self.seq >= 0 and self.shared.value == self.seq
 
 
 def _init_worker(
@@ -229,8 +255,9 @@ def run_job(
     """Run one job in a worker and return plain data (never raises for bad input).
 
     Returns ``{"ok": result.to_json()}`` or ``{"error": message, "kind": exception class}`` for a
-    :class:`PuzzleError` (and ``"MemoryBudgetError"`` when the search ran out of the worker's
-    memory). Any other exception propagates (a server bug, answered 500); ``SystemExit``,
+    :class:`PuzzleError` (and ``"MemoryBudgetError"`` with ``"out_of_memory": True`` when the
+    search ran out of the worker's memory: the pool then replaces the worker after this job). Any
+    other exception propagates (a server bug, answered 500); ``SystemExit``,
     ``KeyboardInterrupt`` and other ``BaseException`` come back as a ``RuntimeError`` of this job,
     so they never end a worker or the server. ``solve_fn`` replaces :func:`solve_one`: it is called
     ``solve_fn(puzzle, state, opts=job.options)``, as :func:`puzzlezero.solver.solve` takes them
@@ -255,7 +282,7 @@ def run_job(
     except PuzzleError as exc:
         return {"error": str(exc), "kind": type(exc).__name__}
     except MemoryError:
-        return {"error": _out_of_memory(), "kind": "MemoryBudgetError"}
+        return {"error": _out_of_memory(), "kind": "MemoryBudgetError", "out_of_memory": True}
     except Exception:
         raise
     except BaseException as exc:
@@ -280,12 +307,18 @@ def worker_main(
     solve_fn: SolveFn | None,
     initializer: Callable[[], None] | None,
     definitions: tuple[Mapping[str, Any], ...] = (),
+    cancel: Any = None,
 ) -> None:
     """A worker process: start up, say ``("ready", pid)``, then run ``(seq, job)`` messages one at
     a time, answering ``("done", seq, run_job output)`` or ``("failed", seq, text)`` (after any
     ``("progress", seq, improvement)`` of a solve), until ``None`` or the parent's end of the pipe
-    closes. A start-up failure is sent as
-    ``("start_failed", text)`` and ends the process with exit code 3."""
+    closes. A start-up failure is sent as ``("start_failed", text)`` and ends the process with
+    exit code 3. ``cancel``: the shared integer into which the pool writes the number of a job to
+    stop (:class:`CancelFlag`; ``None``: jobs run to their own end). The process dies with its
+    parent and ignores SIGTERM from the start, before it loads anything."""
+    die_with_parent()
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
         _init_worker(threads, warm, memory_mib, load_torch=solve_fn is None, definitions=definitions)
         if initializer is not None:
@@ -294,6 +327,11 @@ def worker_main(
         with contextlib.suppress(Exception):
             conn.send(("start_failed", f"{type(exc).__name__}: {exc}"))
         raise SystemExit(3) from None
+    flag = None if cancel is None else CancelFlag(cancel)
+    if flag is not None:
+        from puzzlezero.search import clock
+
+        clock.stop_when(flag)
     conn.send(("ready", os.getpid()))
     while True:
         try:
@@ -307,10 +345,15 @@ def worker_main(
         def progress(data: dict[str, Any], seq: int = seq) -> None:
             conn.send(("progress", seq, data))
 
+        if flag is not None:
+            flag.seq = seq
         try:
             reply: tuple[Any, ...] = ("done", seq, run_job(job, solve_fn, progress))
         except BaseException as exc:  # noqa: BLE001 - a bug in this job, not the end of the worker
             reply = ("failed", seq, f"{type(exc).__name__}: {exc}")
+        finally:
+            if flag is not None:
+                flag.seq = -1
         try:
             conn.send(reply)
         except (EOFError, OSError):

@@ -1,0 +1,68 @@
+"""A real uvicorn server for the web tests, set up as ``puzzlezero serve`` sets it up
+(:func:`puzzlezero.cli.serve_cmds.uvicorn_config`: proxy headers, connection cap, keep-alive and
+request-head timeouts), on a free loopback port in a thread of the test process."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from tests.clock import until
+
+
+@contextmanager
+def served(app: Any) -> Iterator[int]:
+    """Serve ``app`` (from ``create_app``) as ``serve`` would; yields the port."""
+    import uvicorn
+
+    from puzzlezero.cli.serve_cmds import uvicorn_config
+
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", 0, "warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    until(lambda: server.started and bool(server.servers), 30)
+    try:
+        yield server.servers[0].sockets[0].getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+def closed_after(sock: socket.socket, most: float) -> float | None:
+    """Seconds until the server closed ``sock`` (reading and dropping what it sends), or ``None``
+    when it is still open ``most`` seconds on."""
+    start = time.monotonic()
+    sock.settimeout(0.1)
+    while time.monotonic() - start < most:
+        try:
+            if sock.recv(4096) == b"":
+                return time.monotonic() - start
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - start
+    return None
+
+
+def read_response(sock: socket.socket, most: float = 5.0) -> bytes:
+    """What the server sends on ``sock`` until it closes it or ``most`` seconds pass."""
+    sock.settimeout(0.2)
+    data = b""
+    end = time.monotonic() + most
+    while time.monotonic() < end:
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            if b"\r\n\r\n" in data:
+                break
+            continue
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
