@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from starlette.types import ASGIApp, Receive, Scope, Send
+
 from tests.clock import until
 
 
@@ -66,3 +68,18 @@ def read_response(sock: socket.socket, most: float = 5.0) -> bytes:
             break
         data += chunk
     return data
+
+
+class PeerFromHeader:
+    """Test middleware: the peer address from an ``x-test-peer`` header, so one TestClient (one
+    event loop) can speak for several clients."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            peer = dict(scope["headers"]).get(b"x-test-peer")
+            if peer is not None:
+                scope = {**scope, "client": (peer.decode(), 40000)}
+        await self.app(scope, receive, send)

@@ -24,7 +24,6 @@ pytest.importorskip("uvicorn")
 import httpx  # noqa: E402
 from fastapi import FastAPI, Request  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
-from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 
 from puzzlezero.errors import ModelFileError  # noqa: E402
 from puzzlezero.puzzles.base import Puzzle  # noqa: E402
@@ -33,7 +32,7 @@ from puzzlezero.web import ServerConfig, api, create_app  # noqa: E402
 from puzzlezero.web.clients import COOKIE, ClientKeys, Holdings, address_key  # noqa: E402
 from puzzlezero.web.line import ClientLimitError  # noqa: E402
 from tests.clock import until  # noqa: E402
-from tests.web.live_server import served  # noqa: E402
+from tests.web.live_server import PeerFromHeader, served  # noqa: E402
 from tests.web.test_web import FakeResult, bfs_solve  # noqa: E402
 
 BLOCK = 7
@@ -55,21 +54,6 @@ class Gate:
 
     def open(self) -> None:
         self.event.set()
-
-
-class PeerFromHeader:
-    """Test middleware: the peer address from an ``x-test-peer`` header (one TestClient speaks
-    for several addresses)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            peer = dict(scope["headers"]).get(b"x-test-peer")
-            if peer is not None:
-                scope = {**scope, "client": (peer.decode(), 40000)}
-        await self.app(scope, receive, send)
 
 
 def app_for(solve_fn: Any = bfs_solve, **config: Any) -> FastAPI:

@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,6 @@ pytest.importorskip("uvicorn")
 
 import httpx  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
-from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 
 import puzzlezero as pz  # noqa: E402
 from puzzlezero import errors  # noqa: E402
@@ -42,6 +40,7 @@ from puzzlezero.web.pool import SolvePool  # noqa: E402
 from puzzlezero.web.worker import SolveJob  # noqa: E402
 from tests.clock import FakeClock  # noqa: E402
 from tests.clock import until as wait_until  # noqa: E402
+from tests.web.live_server import PeerFromHeader, served  # noqa: E402
 from tests.web.test_web import FakeResult, bfs_solve, client_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,21 +68,6 @@ class Gate:
 
 
 BLOCKING = {**BODY, "batch": Gate.BLOCK}
-
-
-class PeerFromHeader:
-    """Test middleware: the peer address from an ``x-test-peer`` header, so one TestClient (one
-    event loop) can speak for several clients."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            peer = dict(scope["headers"]).get(b"x-test-peer")
-            if peer is not None:
-                scope = {**scope, "client": (peer.decode(), 40000)}
-        await self.app(scope, receive, send)
 
 
 def two_clients(solve_fn: Any, **config: Any) -> TestClient:
@@ -274,26 +258,10 @@ def test_value_goes_through_the_pool() -> None:
 
 
 # ---- a client that goes away gives up its place ----------------------------------------------------
-@contextmanager
-def uvicorn_server(app: Any) -> Iterator[int]:
-    """uvicorn on a free loopback port in a thread; yields the port."""
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    until(lambda: server.started and bool(server.servers), 30)
-    try:
-        yield server.servers[0].sockets[0].getsockname()[1]
-    finally:
-        server.should_exit = True
-        thread.join(15)
-
-
 def test_a_client_that_disconnects_leaves_the_line() -> None:
     fake = Gate()
     app = create_app(ServerConfig(executor="thread", workers=1), solve_fn=fake)
-    with uvicorn_server(app) as port:
+    with served(app) as port:
         url = f"http://127.0.0.1:{port}"
         try:
             assert httpx.post(f"{url}/api/jobs", json=BLOCKING).json()["status"] == "running"
@@ -329,7 +297,7 @@ def test_a_client_that_disconnects_while_its_solve_runs_frees_the_worker() -> No
     """A real worker process: the running search of a client that went away is stopped and its
     worker replaced, instead of searching for its whole minute."""
     app = create_app(ServerConfig(workers=1, queue=4), solve_fn=sleeps_its_time_limit)
-    with uvicorn_server(app) as port:
+    with served(app) as port:
         url = f"http://127.0.0.1:{port}"
         until(lambda: httpx.get(f"{url}/healthz").json()["ready"] == 1, 60)
         first = app.state.pool.health()["pids"]  # /healthz shows no process ids
