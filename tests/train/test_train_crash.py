@@ -55,6 +55,16 @@ def _train_lines(run: Path) -> list[dict]:
     return [{k: v for k, v in json.loads(line).items() if k not in drop} for line in lines]
 
 
+def _logged_iteration(run: Path) -> int:
+    """The last training iteration in the run's log (0 before any)."""
+    try:
+        lines = (run / "log.jsonl").read_text().splitlines()
+    except FileNotFoundError:
+        return 0
+    iterations = [json.loads(line).get("iteration", 0) for line in lines if line.strip().endswith("}")]
+    return max(iterations, default=0)
+
+
 def _temps(run: Path) -> list[str]:
     return sorted(p.name for p in run.iterdir() if ".pz-" in p.name)
 
@@ -88,15 +98,13 @@ def test_sigkill_in_a_checkpoint_write_and_at_a_random_point_then_resume_is_bit_
     assert len(_temps(run)) == 1 and _temps(run)[0].startswith(".checkpoint.pt.pz-")  # the half file
     assert load_checkpoint(run / "checkpoint.pt").counters.iteration == 10  # the last one is intact
 
-    # 2. a resume killed at a random moment (before, during or after its first chunks)
-    delay = float(np.random.default_rng().uniform(1.0, 6.0))
-    proc = subprocess.Popen([*CRASH, "--", *_train_argv(run)], stderr=subprocess.PIPE, env=_env())
-    try:
-        proc.wait(timeout=delay)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=60)
-    proc.stderr.close()  # type: ignore[union-attr]
+    # 2. a resume killed while it runs, once its log has reached a random iteration: killed for
+    # certain, not finished before the kill (a fast machine would otherwise escape it)
+    target = int(np.random.default_rng().choice([20, 30, 40, 50]))
+    proc = subprocess.Popen([*CRASH, "--", *_train_argv(run)], stderr=subprocess.DEVNULL, env=_env())
+    until(lambda: proc.poll() is not None or _logged_iteration(run) >= target, 120)
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(timeout=60) == -signal.SIGKILL, "the resumed run ended before it could be killed"
     assert load_checkpoint(run / "checkpoint.pt").counters.iteration in range(10, 61, 10)
 
     # 3. resumed to the end: the same weights, bit for bit, and the same log as the run left alone
