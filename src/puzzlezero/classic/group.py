@@ -83,6 +83,9 @@ goal, then the solution is cut at the first state that counts as solved.
 >>> r = solve_group(cube, start)  # doctest: +SKIP
 >>> bool(cube.is_goal(cube.apply_moves(start, r.actions)[None])[0])  # doctest: +SKIP
 True
+
+Why one file: it is one algorithm; the chain, its words and the sift share the same tables, and
+split they would reach into each other's internals.
 """
 
 from __future__ import annotations

@@ -20,6 +20,9 @@ samples, target updates, wall time; ``"type": "eval"`` lines by scramble depth),
 ``training.png`` and ``.lock``: a training process holds it (:func:`puzzlezero.storage.lock_folder`)
 from the start of the :class:`Trainer` to the end of :meth:`Trainer.run`, so a second one in the
 same folder fails at once with :class:`~puzzlezero.errors.FileBusyError` naming the holder's pid.
+
+Why one file: the loop, its exact resume and its checkpoints share the trainer's state; kept
+together, what a resume restores can be checked against what a chunk changes.
 """
 
 from __future__ import annotations

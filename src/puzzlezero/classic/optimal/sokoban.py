@@ -39,6 +39,9 @@ solution exists.
 >>> r = solve_sokoban(p, p.parse("######\\n#@ $.#\\n######"))
 >>> r.status, [p.action_names[a] for a in r.actions]
 ('solved', ['R', 'R'])
+
+Why one file: it is one algorithm; the push graph, its heuristic and the A* loop share compiled
+kernels and their data layout.
 """
 
 from __future__ import annotations

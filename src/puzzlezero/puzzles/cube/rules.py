@@ -30,6 +30,9 @@ as long), which every search and training objective then minimises.
 >>> htm = make("cube3htm")
 >>> htm.format_moves(htm.parse_moves("R U2' F'"))
 ['R', 'U2', "F'"]
+
+Why one file: the cubes' rules (sticker tables, moves, notation hooks, symmetries) are shared by
+every cube class and read together.
 """
 
 from __future__ import annotations

@@ -33,6 +33,9 @@ A case file is ``{"puzzle": ..., "source": ..., "cases": [{"id", "state", "goal"
 ``best_known`` the length of the submission's solution, given only where replaying it (``s[perm]``
 move by move) solves the case within its wildcards; the other solutions are listed in the summary's
 :attr:`ImportSummary.rejected`.
+
+Why one file: one format's importer, reading, checking and writing the competition's files, each
+step bound to the files' conventions described above.
 """
 
 from __future__ import annotations
