@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from puzzlezero import deepcubea_files as dca
 from puzzlezero import make
 from puzzlezero.bench import load_cases
 from puzzlezero.cli.main import main
-from puzzlezero.puzzles import deepcubea_files as dca
-from puzzlezero.puzzles.deepcubea_files import (
+from puzzlezero.deepcubea_files import (
     DeepCubeAFileError,
     SolutionReplayError,
     UnsafePickleError,

@@ -14,7 +14,7 @@ Examples::
 ``make``'s states are the goal scrambled ``k ~ U[LO, HI]`` random moves (deep enough to be
 practically uniform on small puzzles). cube2's cases carry the exact optimal length of every state,
 from its distance table. ``import-deepcubea`` reads DeepCubeA's pickles as data, never running
-anything from them (:mod:`puzzlezero.puzzles.deepcubea_files`).
+anything from them (:mod:`puzzlezero.deepcubea_files`).
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def import_deepcubea_cmd(
     them (cube3, puzzle15 and puzzle24: their published optimal solutions, each replayed to the goal;
     lightsout7: computed). The pickle is read as data: only NumPy arrays and DeepCubeA's state
     classes are rebuilt, as plain data, and anything else in it is refused; nothing is executed."""
-    from puzzlezero.puzzles.deepcubea_files import deepcubea_cases, read_deepcubea
+    from puzzlezero.deepcubea_files import deepcubea_cases, read_deepcubea
 
     found = read_deepcubea(file, puzzle)
     data = deepcubea_cases(found, file.name)

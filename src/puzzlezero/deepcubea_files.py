@@ -54,7 +54,7 @@ A pickle that would run a command is refused, by the name of what it asks for, a
 >>> read_deepcubea_bytes(pickle.dumps({"states": [Payload()]}), "data_0.pkl")
 Traceback (most recent call last):
 ...
-puzzlezero.puzzles.deepcubea_files.UnsafePickleError: data_0.pkl: refused: the pickle asks for ...system, which is neither part of a NumPy array nor a DeepCubeA state class; nothing from the file was run
+puzzlezero.deepcubea_files.UnsafePickleError: data_0.pkl: refused: the pickle asks for ...system, which is neither part of a NumPy array nor a DeepCubeA state class; nothing from the file was run
 
 Why one file: everything a published pickle can do to this process is decided here, the
 unpickler and each puzzle's converter, so that it can be read, and checked, end to end.
