@@ -53,11 +53,13 @@ import numpy as np
 from puzzlezero.errors import MemoryBudgetError, PuzzleError
 
 __all__ = [
+    "CGROUP_ROOT",
     "ENV",
     "NETWORK_BATCH_BYTES",
     "SHARE",
     "SearchSettings",
     "UNLIMITED",
+    "cgroup_memory_limit",
     "check",
     "default_budget",
     "format_size",
@@ -67,6 +69,7 @@ __all__ = [
     "parse_size",
     "set_memory_budget",
     "state_bytes",
+    "total_memory",
     "use_memory_budget",
     "widest",
 ]
@@ -145,30 +148,77 @@ def _meminfo() -> dict[str, int]:
     return out
 
 
-def _cgroup_limit() -> tuple[int | None, int | None]:
-    """The cgroup (v2) memory limit and usage of this process, where one is set."""
+#: where the cgroup file systems are mounted (v2: ``memory.max`` here; v1: under ``memory/``)
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+#: a cgroup v1 limit at or above this is no limit (the kernel writes 2**63 less a page for none)
+CGROUP_V1_UNLIMITED = 1 << 60
+
+
+def _read_int(path: Path) -> int | None:
     try:
-        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
-        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
+        text = path.read_text().strip()
     except OSError:
-        return None, None
-    if not limit.isdigit() or not used.isdigit():
-        return None, None
-    return int(limit), int(used)
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def cgroup_memory_limit(root: Path = CGROUP_ROOT) -> int | None:
+    """Bytes of memory this process's cgroup may use, where a limit is set, else ``None``.
+
+    cgroup v2: ``root/memory.max``, a number of bytes or ``max`` (no limit). cgroup v1 (where
+    there is no ``memory.max``): ``root/memory/memory.limit_in_bytes``, in which a huge number
+    (:data:`CGROUP_V1_UNLIMITED` or more) means no limit. A container sees its own cgroup at the
+    root; on a machine without cgroups (or without read access) neither file is there: ``None``."""
+    v2 = root / "memory.max"
+    if v2.exists():
+        return _read_int(v2)
+    limit = _read_int(root / "memory" / "memory.limit_in_bytes")
+    return limit if limit is not None and limit < CGROUP_V1_UNLIMITED else None
+
+
+def _cgroup_usage(root: Path = CGROUP_ROOT) -> int | None:
+    """Bytes the cgroup uses now (v2 ``memory.current``, v1 ``memory/memory.usage_in_bytes``)."""
+    used = _read_int(root / "memory.current")
+    return used if used is not None else _read_int(root / "memory" / "memory.usage_in_bytes")
+
+
+def _physical_memory(info: dict[str, int] | None = None) -> int | None:
+    """Bytes of the machine's memory (``MemTotal``, else ``os.sysconf``); ``None`` where unknown."""
+    total = (info if info is not None else _meminfo()).get("MemTotal")
+    if total is not None:
+        return total
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def total_memory(root: Path = CGROUP_ROOT) -> int | None:
+    """Bytes of memory this process may count on: the machine's, or its cgroup's limit where that
+    is lower (:func:`cgroup_memory_limit`); ``None`` where neither is known. Every budget derived
+    from the total memory starts here (:func:`machine_memory`, the web workers' default limit)."""
+    machine, limit = _physical_memory(), cgroup_memory_limit(root)
+    if machine is None or limit is None:
+        return machine if limit is None else limit
+    return min(machine, limit)
 
 
 def machine_memory() -> tuple[int, int]:
     """``(total, available)`` bytes of memory: ``/proc/meminfo``'s ``MemTotal`` and
-    ``MemAvailable`` (else ``os.sysconf``), each lowered to the cgroup's limit where one is set."""
+    ``MemAvailable`` (else ``os.sysconf``), each lowered to the cgroup's limit where one is set
+    (:func:`cgroup_memory_limit`; available: the limit less the cgroup's usage)."""
     info = _meminfo()
-    total, avail = info.get("MemTotal"), info.get("MemAvailable")
+    total, avail = _physical_memory(info), info.get("MemAvailable")
     if total is None or avail is None:
         page = os.sysconf("SC_PAGE_SIZE")
         total = os.sysconf("SC_PHYS_PAGES") * page
         avail = os.sysconf("SC_AVPHYS_PAGES") * page
-    limit, used = _cgroup_limit()
-    if limit is not None and used is not None:
-        total, avail = min(total, limit), min(avail, max(0, limit - used))
+    limit = cgroup_memory_limit()
+    if limit is not None:
+        used = _cgroup_usage()
+        total = min(total, limit)
+        if used is not None:
+            avail = min(avail, max(0, limit - used))
     return int(total), int(avail)
 
 

@@ -1,6 +1,6 @@
 """Fixtures of the browser tests (``-m browser``): headless Chromium, a page that records the
 page's errors, an in-process server with the test solver, and the folder screenshots go to. Only
-tests that ask for them start anything."""
+tests that ask for them start anything. Every web test may run ``serve --executor thread``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _allow_the_thread_executor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve --executor thread`` (refused outside the test suite) for the tests that start it."""
+    monkeypatch.setenv("PUZZLEZERO_ALLOW_THREAD_EXECUTOR", "1")
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import os
 import socket
 import time
 from dataclasses import MISSING, fields
@@ -36,6 +37,22 @@ if TYPE_CHECKING:
 
 #: bind addresses that mean "every interface"
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+
+#: the environment variable (``=1``) that lets ``serve --executor thread`` run: the test suite's
+ALLOW_THREAD_EXECUTOR = "PUZZLEZERO_ALLOW_THREAD_EXECUTOR"
+
+
+def check_executor(executor: str) -> None:
+    """Refuse ``--executor thread`` unless :data:`ALLOW_THREAD_EXECUTOR` is ``1``: solves in
+    threads of the server run with no memory limit, cannot be killed when they overrun, may build
+    tables in the server (a worker process never does), and a crash in one takes the server with
+    it. It exists for the test suite."""
+    if executor == "thread" and os.environ.get(ALLOW_THREAD_EXECUTOR) != "1":
+        raise PuzzleError(
+            "--executor thread is refused: it runs solves in threads of the server, with no memory limit, "
+            "no kill of a runaway solve and no crash isolation, and exists for the test suite; serve with "
+            f"--executor process (the default), or set {ALLOW_THREAD_EXECUTOR}=1 to run it anyway"
+        )
 
 
 def parse_models(items: list[str]) -> dict[str, str]:
@@ -407,7 +424,7 @@ def serve(
             min=0,
             help="Memory limit of each worker process in MiB (its address space: a search that needs "
             "more fails by name instead of the machine swapping); 0 = no limit (default: half of the "
-            "machine's memory shared among the workers, at least 4096).",
+            "machine's memory, or of its cgroup's limit where lower, shared among the workers, at least 4096).",
         ),
     ] = None,
     max_body_bytes: Annotated[
@@ -446,7 +463,13 @@ def serve(
         ),
     ] = None,
     executor: Annotated[
-        str, typer.Option(rich_help_panel="Workers", help="'process' or 'thread' solver workers.")
+        str,
+        typer.Option(
+            rich_help_panel="Workers",
+            help="'process': supervised worker processes, each with a memory limit, killed and replaced "
+            "when a solve overruns or crashes. 'thread' (for the test suite: no memory limit, no kill, "
+            f"no crash isolation) is refused unless {ALLOW_THREAD_EXECUTOR}=1.",
+        ),
     ] = ServerConfig.executor,
     model: Annotated[
         list[str] | None,
@@ -499,6 +522,7 @@ def serve(
     --puzzle-file serves a puzzle defined as data. The limits below are per request, per client (a
     browser's key, else its address), per address, per connection and per worker.
     """
+    check_executor(executor)
     try:
         import uvicorn  # noqa: F401 - run_server's
 

@@ -42,10 +42,13 @@ def _default_workers() -> int:
 
 
 def _default_worker_memory(workers: int) -> int:
-    """Half of the machine's memory shared among ``workers``, at least 4 GiB, in MiB (0: unknown)."""
-    try:
-        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
+    """Half of the memory shared among ``workers``, at least 4 GiB, in MiB (0: unknown). The memory
+    is the machine's, or its cgroup's limit where lower (a container's):
+    :func:`puzzlezero.budget.total_memory`."""
+    from puzzlezero import budget
+
+    total = budget.total_memory()
+    if total is None:
         return 0
     return max(4096, int(total / 2 / max(1, workers)) >> 20)
 
@@ -94,9 +97,10 @@ class ServerConfig:
     worker_memory_mib: int | None = None
     """Address-space limit of each worker process in MiB (``RLIMIT_AS``; 0 = none): a search that
     needs more fails with a named error instead of the machine swapping or the OS killing a
-    worker. ``None``: half of the machine's memory shared among the workers, at least 4 GiB (a
-    cube3 worker with the shipped model maps 0.7 GiB when idle, at most 1.8 GiB during a default
-    2M-node solve and 3.3 GiB at the 10M-node cap); see :attr:`worker_memory_limit`."""
+    worker. ``None``: half of the machine's memory (of its cgroup's limit where lower: a
+    container's) shared among the workers, at least 4 GiB (a cube3 worker with the shipped model
+    maps 0.7 GiB when idle, at most 1.8 GiB during a default 2M-node solve and 3.3 GiB at the
+    10M-node cap); see :attr:`worker_memory_limit`."""
     client_waiting: int = 4
     """Solves one client (its browser's client key, else its address: ``client_keys_per_minute``)
     may have waiting in line; one more gets HTTP 429 (0 = no limit beyond ``queue``). A client
