@@ -26,6 +26,9 @@ carry (:func:`without_paths`), keeping the model's or table's name.
 Every request names its puzzle by a registered name (:func:`served_puzzle`); a definition file's
 path, which the Python API and the CLI read where a puzzle name goes, is refused, so no request
 makes the server read a file (``puzzlezero serve --puzzle-file`` serves definitions).
+
+Why one file: every route with its admission, its bounds and its status codes, so that what a
+request can cost the server is read in one place.
 """
 
 from __future__ import annotations

@@ -39,6 +39,10 @@ thread and ``call_soon_threadsafe``), so the line and the counters need no lock.
 
 Progress: the ``("progress", seq, improvement)`` messages of a running solve are kept on its
 ticket (:meth:`Ticket.add_improvement <puzzlezero.web.line.Ticket.add_improvement>`).
+
+Why one file: supervision is one state machine (workers, their pipes, tickets, timers, backoff);
+its transitions are read and tested together, while the worker side, the waiting line and the
+process utilities are modules of their own.
 """
 
 from __future__ import annotations
