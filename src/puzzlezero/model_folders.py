@@ -50,7 +50,7 @@ __all__ = [
 #: the entry point group under which a distribution names a package of model folders
 ENTRY_POINT_GROUP = "puzzlezero.models"
 #: the companion distribution of this repository, and the models it holds
-COMPANION = ("puzzlezero-research-models", ("cube3-adi", "cube3-layered", "cube3-selfplay"))
+COMPANION = ("puzzlezero-research-models", ("cube3-adi", "cube3-layered", "cube3-selfplay", "cube_4-4-4"))
 _CONFIG = "config.json"
 _STAGES = "stages.json"
 #: the file that makes a folder an ensemble of the model folders it names
