@@ -453,6 +453,7 @@ def run_bench(
         model=opts.model or (_default_model(puzzle, opts) if _loads_model(opts.heuristic) else None),
         models=list(opts.models) or None,  # an ensemble's members, side by side
         model_wins=_wins(results, opts.models),
+        member_beam_widths=_member_widths(opts),
         network=None if machines else network_description(puzzle, opts),
         weight=opts.weight if _weighted(opts.search) else None,
         batch=opts.batch if _weighted(opts.search) else None,
@@ -487,6 +488,19 @@ def _wins(results: Sequence[dict[str, Any]], models: Sequence[str]) -> dict[str,
     return {m: sum(1 for r in results if r.get("model") == m) for m in models}
 
 
+def _member_widths(opts: SolveOptions) -> dict[str, int | list[int]] | None:
+    """An ensemble's members that search other beam widths than the solve's (a network-free
+    member's wider beam), with theirs; ``None`` where none does."""
+    from puzzlezero.solver.members import member_options
+
+    out: dict[str, int | list[int]] = {}
+    for m in opts.models:
+        widths = member_options(opts, m).beam_width
+        if widths != opts.beam_width and SEARCHES[opts.search].reads("beam_width"):
+            out[m] = widths if isinstance(widths, int) else list(widths)
+    return out or None
+
+
 def _weighted(search: str) -> bool:
     """Does the search take ``weight`` and ``batch`` (BWAS, Q*, and layered BWAS per stage)?"""
     return SEARCHES[search].reads("weight")
@@ -516,8 +530,12 @@ def network_description(puzzle: Puzzle, opts: SolveOptions) -> str | None:
     if SEARCHES[opts.search].per_goal:
         goals = tuple(puzzle.goal_predicates())
         models = stage_models(puzzle, opts.model, goals)
-    elif opts.models:
-        models = {m: m for m in opts.models}
+    elif opts.models:  # the members that are models (heuristic:NAME runs no network)
+        from puzzlezero.solver.members import model_members
+
+        models = {m: m for m in model_members(opts.models)}
+        if not models:
+            return None
     else:
         models = {"": opts.model or puzzle.name}
     described = {goal: load_network(m, precision=precision).describe() for goal, m in models.items()}

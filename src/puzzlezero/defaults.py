@@ -6,11 +6,33 @@ can check a puzzle's defaults without it."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Defaults", "FALLBACK_DEFAULTS", "check_defaults"]
+__all__ = ["Defaults", "FALLBACK_DEFAULTS", "HEURISTIC_MEMBER", "check_defaults", "member_heuristic"]
+
+#: how an ensemble member names a registered network-free heuristic instead of a model:
+#: ``"heuristic:manhattan"`` (in ``--models`` and :attr:`Defaults.models`)
+HEURISTIC_MEMBER = "heuristic:"
+_HEURISTIC_NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def member_heuristic(member: str) -> str | None:
+    """The heuristic an ensemble member names (``"heuristic:NAME"`` -> ``"NAME"``), ``None`` for a
+    model (a name or a folder). ``ValueError`` where the part after the prefix is not a heuristic's
+    name (letters, digits, - and _: a registered name, never ``module:factory``); whether it is
+    registered is the solver's to check."""
+    if not member.startswith(HEURISTIC_MEMBER):
+        return None
+    name = member[len(HEURISTIC_MEMBER) :]
+    if not _HEURISTIC_NAME.fullmatch(name):
+        raise ValueError(
+            f"ensemble member {member!r}: {HEURISTIC_MEMBER}NAME names a registered heuristic "
+            "(letters, digits, - and _)"
+        )
+    return name
 
 
 @dataclass(frozen=True)
@@ -40,8 +62,9 @@ class Defaults:
     #: states a round; 0: off
     shortcut: int = 0
     #: an ensemble the puzzle's own search runs by default (:mod:`puzzlezero.search.ensemble`):
-    #: two or more shipped model names, searched side by side, the shortest solution kept; empty:
-    #: the puzzle's one model
+    #: two or more members, each a shipped model name or a network-free heuristic
+    #: (``"heuristic:manhattan"``, :data:`HEURISTIC_MEMBER`), searched side by side, the shortest
+    #: solution kept; empty: the puzzle's one model
     models: tuple[str, ...] = ()
 
 
@@ -82,6 +105,11 @@ def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
             raise ValueError(
                 f"puzzle {name!r}: defaults models must be a list of model names, got {models!r}"
             )
+        for m in models:
+            try:
+                member_heuristic(m)
+            except ValueError as exc:
+                raise ValueError(f"puzzle {name!r}: defaults models: {exc}") from None
         out["models"] = tuple(models)
     if "options" in out:
         out["options"] = tuple(sorted(dict(out["options"]).items()))

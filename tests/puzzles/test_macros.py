@@ -1,4 +1,4 @@
-"""Dong, Hao and Nakayama's options (macro-actions): the wrapped puzzle's children, costs and inverses equal
+"""Dong, Hao and Nakayama's options (macros here): the wrapped puzzle's children, costs and inverses equal
 replayed move sequences, mining counts equal hand counts, bad files name their line, and the
 solver's solutions with options replay in the puzzle's own moves."""
 
@@ -32,7 +32,7 @@ def test_children_costs_and_inverses_are_the_move_sequences():
         assert all(np.array_equal(kids[b, 12 + i], CUBE.apply_moves(states[b], m)) for b in range(5))
     acts = np.array([0, 12, 14, 5, 13])
     assert np.array_equal(mp.apply(states, acts), kids[np.arange(5), acts])
-    # an option and its inverse undo each other; the goal, encoding and hashes are the cube's
+    # a macro and its inverse undo each other; the goal, encoding and hashes are the cube's
     assert np.array_equal(mp.apply(mp.apply(states, np.full(5, 12)), np.full(5, 13)), states)
     assert mp.is_goal(CUBE.goals(1))[0] and np.array_equal(mp.encode(states), CUBE.encode(states))
     assert mp.primitive([3, 14, 12]) == [3, *OTHER, *SEXY]
@@ -45,7 +45,7 @@ def test_bad_options_are_refused():
         MacroPuzzle(CUBE, [(0, 12)])  # 12 is not a cube move
     with pytest.raises(PuzzleError, match="twice"):
         MacroPuzzle(CUBE, [SEXY, SEXY])
-    with pytest.raises(PuzzleError, match="no options"):
+    with pytest.raises(PuzzleError, match="no macros"):
         MacroPuzzle(CUBE, [])
 
 
@@ -62,14 +62,14 @@ def test_mining_counts_by_hand():
 
 def test_options_file_round_trip_and_errors(tmp_path):
     f = tmp_path / "opts.txt"
-    f.write_text(format_macros(CUBE, [SEXY, OTHER], "two options\nby hand"))
-    assert f.read_text().startswith("# two options\n# by hand\nR U R' U'\n")
+    f.write_text(format_macros(CUBE, [SEXY, OTHER], "two macros\nby hand"))
+    assert f.read_text().startswith("# two macros\n# by hand\nR U R' U'\n")
     assert read_macros(CUBE, f) == (SEXY, OTHER)
     for text, where in (
         ("R U\nR X\n", "line 2"),
         ("R\n", "line 1"),
         ("R U\n\n# c\nR U\n", "line 4"),
-        ("# only\n", "no options"),
+        ("# only\n", "no macros"),
     ):
         f.write_text(text)
         with pytest.raises(PuzzleError, match=where):
@@ -85,7 +85,7 @@ def test_solutions_with_options_replay_in_the_puzzles_moves(tmp_path):
     assert all(0 <= a < CUBE.num_actions for a in with_opts.actions)  # the cube's own moves
     assert verify(CUBE, start[None], [with_opts.actions])[0]
     assert with_opts.length == with_opts.cost <= 9
-    with pytest.raises(PuzzleError, match="does not take options"):
+    with pytest.raises(PuzzleError, match="does not take macros"):
         solve(CUBE, start, search="qstar", macros=[SEXY])
 
 

@@ -38,9 +38,10 @@ ModelsOpt = Annotated[
     typer.Option(
         "--models",
         help="An ensemble: two or more model names or folders, A,B,C (or an ensemble folder, whose "
-        "ensemble.json names its members); each guides its own search, side by side within the one "
-        "time limit, and each state's shortest solution is kept (default: the puzzle's, `puzzlezero "
-        "defaults PUZZLE`, for its own search).",
+        "ensemble.json names its members), or heuristic:NAME, a registered heuristic without a "
+        "network (heuristic:manhattan), which searches a wider beam; each guides its own search, "
+        "side by side within the one time limit, and each state's shortest solution is kept "
+        "(default: the puzzle's, `puzzlezero defaults PUZZLE`, for its own search).",
         show_default=False,
         rich_help_panel=SEARCH_PANEL,
     ),
@@ -126,7 +127,7 @@ MacrosOpt = Annotated[
     Path | None,
     typer.Option(
         "--macros",
-        help="Options (the macro-actions of Dong, Hao and Nakayama): a text file of move sequences, one per line, the "
+        help="Macros (the macro-actions Dong, Hao and Nakayama call options): a text file of move sequences, one per line, the "
         "search may take as one action (bwas, gbfs, beam, layered; `puzzlezero macros` mines them).",
         show_default=False,
         rich_help_panel=EXPERT_PANEL,
@@ -330,12 +331,14 @@ def parse_models(text: str) -> tuple[str, ...]:
     """``--models A,B,C``: the names or folders, in order (empty parts are an error)."""
     parts = tuple(part.strip() for part in text.split(","))
     if not all(parts):
-        raise PuzzleError(f"--models: {text!r} is not a list of models (e.g. puzzle48,path/to/other)")
+        raise PuzzleError(
+            f"--models: {text!r} is not a list of models (e.g. puzzle48,path/to/other,heuristic:manhattan)"
+        )
     return parts
 
 
 def read_macros_file(puzzle: Any, path: Path | None) -> tuple[tuple[int, ...], ...] | None:
-    """The options of ``--macros FILE`` (:func:`puzzlezero.puzzles.macros.read_macros`)."""
+    """The macros of ``--macros FILE`` (:func:`puzzlezero.puzzles.macros.read_macros`)."""
     if path is None:
         return None
     from puzzlezero.puzzles.macros import read_macros

@@ -42,7 +42,10 @@ class HeuristicSpec:
     it is called with ``goal=NAME`` too and estimates the cost to that goal (the others estimate the
     cost to the puzzle's own goal, whatever goal is searched for). ``threaded``: it runs a network
     on intra-op threads (:mod:`puzzlezero.nn.runtime`), so searches run side by side in threads (a
-    state's images) give each thread one of them."""
+    state's images) give each thread one of them. ``member_width``: a heuristic without a model as
+    a member of an ensemble (``heuristic:NAME`` in ``--models``): its beams are this many times the
+    widths of the others, and its node cap as many times theirs (it makes no network calls, so the
+    same time buys a wider beam; searches without a beam width ignore it)."""
 
     entry: str | Callable
     uses_model: bool = False
@@ -51,6 +54,7 @@ class HeuristicSpec:
     uses_goal: bool = False
     options: tuple[str, ...] = ()
     threaded: bool = False
+    member_width: int = 1
 
 
 def misplaced_heuristic(puzzle: Puzzle, *, goal: str = SOLVED) -> Heuristic:
@@ -89,6 +93,11 @@ def register_heuristic(name: str, spec: HeuristicSpec, *, replace: bool = False)
         raise PuzzleError(
             f"a heuristic reads knobs declared in OPTIONS (register_option); unknown: {', '.join(unknown)}"
         )
+    width = spec.member_width
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise PuzzleError(f"a heuristic's member_width is a whole number of at least 1, got {width!r}")
+    if spec.uses_model and width != 1:
+        raise PuzzleError("member_width is for heuristics without a model (a network's member is its model)")
     HEURISTICS[name] = spec
     return spec
 
@@ -154,6 +163,13 @@ _BUILTINS: dict[str, HeuristicSpec] = {
     ),
     "pdb": HeuristicSpec(
         "puzzlezero.classic.optimal:pdb_heuristic", description="pattern databases (admissible)"
+    ),
+    "manhattan": HeuristicSpec(
+        "puzzlezero.puzzles.npuzzle.linear_conflict:linear_conflict_heuristic",
+        description="sliding puzzles: Manhattan distance plus linear conflicts (admissible, no network)",
+        # as an ensemble's member (heuristic:manhattan): a beam 8 times wider, about the network
+        # member's time on the 48-puzzle (a beam under the network generates a tenth as many nodes a second)
+        member_width=8,
     ),
     "misplaced": HeuristicSpec(
         misplaced_heuristic,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver.heuristics import HEURISTICS
+from puzzlezero.solver.members import member_options
 from puzzlezero.solver.names import resolve_entry
 from puzzlezero.solver.searches import SEARCHES, SearchSpec, widest
 
@@ -52,10 +53,15 @@ FIXED_SEARCH_BYTES = 256 << 20
 
 def memory_estimate(p: Puzzle, search: str, o: SolveOptions, instances: int = 1) -> int:
     """Peak bytes of one call of ``search`` with options ``o`` on ``instances`` states: its
-    :attr:`SearchSpec.memory` estimate, plus a network's batch where the heuristic is a network,
-    once for each member of an ensemble (:attr:`SolveOptions.models`: they search side by side)
-    (:func:`puzzlezero.budget.check` compares it with the budget)."""
+    :attr:`SearchSpec.memory` estimate, plus a network's batch where the heuristic is a network;
+    of an ensemble (:attr:`SolveOptions.models`: they search side by side) the sum of its
+    members', each with its own options (a network-free member's wider beam,
+    :func:`~puzzlezero.solver.members.member_options`) (:func:`puzzlezero.budget.check` compares
+    it with the budget)."""
     from puzzlezero import budget
+
+    if o.models:
+        return sum(memory_estimate(p, search, member_options(o, m), instances) for m in o.models)
 
     spec = SEARCHES[search]
     if spec.memory is not None:
@@ -66,7 +72,7 @@ def memory_estimate(p: Puzzle, search: str, o: SolveOptions, instances: int = 1)
         out = table_bytes(budget.state_bytes(p), max(1, instances) * o.max_nodes)
     else:
         out = FIXED_SEARCH_BYTES
-    return (out + network_bytes(spec, o)) * max(1, len(o.models))
+    return out + network_bytes(spec, o)
 
 
 def network_bytes(spec: SearchSpec, o: SolveOptions) -> int:
@@ -96,7 +102,7 @@ def check_memory(p: Puzzle, o: SolveOptions, instances: int = 1) -> None:
     n = budget.guises(p, o)
     more = [f"{n} guises a state"] if n > 1 else []
     more += [f"{instances} states a call"] if instances > 1 else []
-    more += [f"an ensemble of {len(o.models)} models"] if o.models else []
+    more += [f"an ensemble of {len(o.models)} members"] if o.models else []
     what += f" on {p.name}" + (f" ({', '.join(more)})" if more else "")
     sp = p
     if o.macros:  # the search's actions: the moves and the macros

@@ -43,13 +43,15 @@ class SolveOptions:
     #: the :data:`OPTIONS` of the search and heuristic in use, ``(name, value)`` sorted by name,
     #: every one they take (defaults filled in)
     options: tuple[tuple[str, Any], ...] = ()
-    #: options (macro-actions): move sequences the search may take as one action
+    #: macros (macro-actions): move sequences the search may take as one action
     #: (:mod:`puzzlezero.puzzles.macros`); empty: the puzzle's moves only
     macros: tuple[tuple[int, ...], ...] = ()
     #: the shortcut pass's bound on states a round (:attr:`Defaults.shortcut`); 0: off
     shortcut: int = 0
-    #: an ensemble: two or more model names or folders, searched side by side, each state's
-    #: cheapest solution kept (:mod:`puzzlezero.search.ensemble`); empty: the one ``model``
+    #: an ensemble: two or more members, each a model name or folder or ``heuristic:NAME`` (a
+    #: registered heuristic without a network, :mod:`puzzlezero.solver.members`), searched side by
+    #: side, each state's cheapest solution kept (:mod:`puzzlezero.search.ensemble`); empty: the
+    #: one ``model``
     models: tuple[str, ...] = ()
     #: the breadth-first pass run before the search: its bound on states generated, per state
     #: (:data:`BREADTH_FIRST_NODES` under the puzzle's own settings where its moves allow it,
@@ -73,8 +75,8 @@ class SolveSettings(TypedDict, total=False):
     heuristic: str | None
     #: a shipped model name or a model folder (default: the puzzle's name), or an ensemble folder
     model: str | None
-    #: an ensemble of two or more model names or folders (default: the puzzle's ``Defaults.models``
-    #: for its own search, where it has them)
+    #: an ensemble of two or more model names or folders, or ``heuristic:NAME`` members (default:
+    #: the puzzle's ``Defaults.models`` for its own search, where it has them)
     models: Sequence[str] | None
     #: BWAS/Q*: lambda in f = lambda * g + h
     weight: float | None
@@ -98,7 +100,7 @@ class SolveSettings(TypedDict, total=False):
     goal: str | None
     #: values of :data:`OPTIONS` taken by the search or the heuristic
     options: Mapping[str, Any] | None
-    #: options (macro-actions): move sequences, as action ids, the search may take as one action
+    #: macros (macro-actions): move sequences, as action ids, the search may take as one action
     macros: Sequence[Sequence[int]] | None
     #: the shortcut pass's bound on states a round (0: off; ``None``: the puzzle's own)
     shortcut: int | None

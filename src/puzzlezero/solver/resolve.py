@@ -17,6 +17,7 @@ from puzzlezero.registry import DEFAULTS, spec
 from puzzlezero.search.result import check_positive
 from puzzlezero.search.shortcut import can_shortcut
 from puzzlezero.solver.heuristics import BY_KIND, HEURISTICS
+from puzzlezero.solver.members import check_member, member_options, member_width, model_members
 from puzzlezero.solver.memory import cap_within_budget, network_bytes
 from puzzlezero.solver.names import lookup
 from puzzlezero.solver.options import BREADTH_FIRST_NODES, SETTINGS, SolveOptions, SolveSettings
@@ -203,7 +204,9 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
         from puzzlezero.budget import memory_budget
         from puzzlezero.search.beam import max_nodes_within
 
-        room = memory_budget() // max(1, len(opts.models)) - network_bytes(spec, opts)  # a member's share
+        # a member's share: a network-free member's wider beam takes as many shares as it is wider
+        shares = sum(member_width(opts, m) for m in opts.models) or 1
+        room = memory_budget() // shares - network_bytes(spec, opts)
         cap = max(d.max_nodes, min(cap, max_nodes_within(puzzle, opts, room)))
         opts = replace(opts, max_nodes=cap)
     if max_nodes is None and opts.max_nodes is not None and spec.node_cap:
@@ -222,8 +225,11 @@ def _check_ensemble(
     """``opts`` with its ensemble (:attr:`SolveOptions.models`): the ``models`` given (a str:
     names joined by commas), else the members of an ensemble folder given as ``model``
     (:func:`~puzzlezero.model_folders.ensemble_members`), else the puzzle's ``default`` where no
-    model is named; one model left is that model alone. An ensemble needs a search guided by a
-    heuristic that reads a model, and not the layered search (which takes a model per goal)."""
+    model is named; one model left is that model alone, one ``heuristic:NAME`` that member's
+    options (:func:`~puzzlezero.solver.members.member_options`). A member ``heuristic:NAME`` is a
+    registered heuristic without a model (:func:`~puzzlezero.solver.members.check_member`). An
+    ensemble needs a search guided by a heuristic, and not the layered search (which takes a model
+    per goal); its model members need a heuristic that reads a model."""
     if isinstance(models, str):
         models = [m for m in models.split(",") if m]
     if models is not None and model is not None:
@@ -236,21 +242,23 @@ def _check_ensemble(
         models = list(default) if model is None else []
     expanded: list[str] = []
     for name in models:
-        members = _ensemble_folder(name) if named else None
+        free = check_member(name)  # heuristic:NAME, checked against the registry; None: a model
+        members = _ensemble_folder(name) if named and free is None else None
         if members:
             expanded.extend(str(m) for m in members)
         else:
             expanded.append(name)
     if len(dict.fromkeys(expanded)) != len(expanded):
-        raise PuzzleError(f"--models names a model twice: {', '.join(expanded)}")
-    if len(expanded) <= 1:
+        raise PuzzleError(f"--models names a member twice: {', '.join(expanded)}")
+    nets = model_members(expanded)
+    if len(expanded) <= 1 and (nets or not expanded):
         return replace(opts, model=expanded[0] if expanded else opts.model, models=())
     h_spec = HEURISTICS.get(opts.heuristic or "")
     if (
         not spec.needs_heuristic
         or spec.per_goal
         or opts.heuristic is None
-        or (h_spec and not h_spec.uses_model)
+        or (nets and h_spec and not h_spec.uses_model)
     ):
         if not named:
             return opts  # a puzzle's default ensemble, where it does not apply
@@ -261,8 +269,10 @@ def _check_ensemble(
             if not spec.needs_heuristic or opts.heuristic is None
             else f"heuristic {opts.heuristic} reads no model"
         )
-        raise PuzzleError(f"--models runs an ensemble of learned heuristics; {why}")
-    return replace(opts, model=expanded[0], models=tuple(expanded))
+        raise PuzzleError(f"--models runs an ensemble of heuristics; {why}")
+    if len(expanded) == 1:  # one network-free member: that heuristic alone, as a member searches
+        return member_options(opts, expanded[0])
+    return replace(opts, model=nets[0] if nets else opts.model, models=tuple(expanded))
 
 
 def _ensemble_folder(model: str) -> tuple[Path, ...] | None:
@@ -341,12 +351,12 @@ def _check_images(
 def _check_macros(
     puzzle: Puzzle, search: str, spec: SearchSpec, macros: Sequence[Sequence[int]] | None
 ) -> tuple[tuple[int, ...], ...]:
-    """The options (macro-actions) as action-id tuples, checked; ``()`` for none."""
+    """The macros (macro-actions) as action-id tuples, checked; ``()`` for none."""
     if not macros:
         return ()
     if not spec.macros:
         takes = ", ".join(name for name, sp in SEARCHES.items() if sp.macros)
-        raise PuzzleError(f"search {search} does not take options (macro-actions); searches that do: {takes}")
+        raise PuzzleError(f"search {search} does not take macros (macro-actions); searches that do: {takes}")
     from puzzlezero.puzzles.macros import MacroPuzzle
 
     return MacroPuzzle(puzzle, macros).macros  # checks lengths, move ids and repeats

@@ -26,6 +26,7 @@ from puzzlezero.search.anytime import SolutionHook
 from puzzlezero.search.result import SearchResult, check_positive
 from puzzlezero.search.shortcut import shortcut as find_shortcuts
 from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
+from puzzlezero.solver.members import member_options
 from puzzlezero.solver.memory import check_memory
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
 from puzzlezero.solver.options import BREADTH_FIRST_SECONDS, SolveOptions, SolveSettings
@@ -63,7 +64,7 @@ def solve(
     search or heuristic by :data:`OPTIONS` name (``{"mcts_c": 1.0}``, ``{"wcd_depth": 2}``);
     ``goal``, a goal name of the puzzle to solve to (``"layer1"``...; default its own).
     ``search="layered"`` solves to every goal in turn (``model``: see :func:`stage_models`).
-    ``macros``: options (macro-actions), move sequences (action ids) the search may take as one
+    ``macros``: macro-actions, move sequences (action ids) the search may take as one
     action (:func:`puzzlezero.puzzles.macros.read_macros` reads a file of them); the solution is
     given in the puzzle's own moves. ``shortcut``: the bound on states a round of the shortcut pass
     run on the solution (:mod:`puzzlezero.search.shortcut`; 0: none; ``None``: the puzzle's
@@ -128,16 +129,18 @@ def solve_many(
         if spec.needs_heuristic and opts.heuristic and spec.per_goal:
             h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
         elif spec.needs_heuristic and opts.heuristic and opts.models:
-            members = [
-                (m, get_heuristic(p, opts.heuristic, m, spec.heuristic_kind, opts.goal, opts.options))
-                for m in opts.models
-            ]
+            for m in opts.models:  # a model with the solve's heuristic, or heuristic:NAME's own
+                mo = member_options(opts, m)
+                assert mo.heuristic is not None
+                members.append(
+                    (m, get_heuristic(p, mo.heuristic, mo.model, spec.heuristic_kind, mo.goal, mo.options))
+                )
         elif spec.needs_heuristic and opts.heuristic:
             h = get_heuristic(p, opts.heuristic, opts.model, spec.heuristic_kind, opts.goal, opts.options)
         if h is not None:
             _warm_up(spec, fn, sp, arr[:1], h, opts)
         for m, hm in members:
-            _warm_up(spec, fn, sp, arr[:1], hm, replace(opts, model=m, models=()))
+            _warm_up(spec, fn, sp, arr[:1], hm, member_options(opts, m))
         guides.append((h, members))
         return h, members
 
@@ -360,7 +363,9 @@ def _ensemble(
     """The search guided by each member's heuristic (:mod:`puzzlezero.search.ensemble`), side by
     side as the network runtime has threads, each with one; where there are more members than
     threads they run in turns, each turn to its share of the time left (the last to
-    ``deadline``). Each state's cheapest solution, and the member model that found it."""
+    ``deadline``). Each member searches with its own options
+    (:func:`~puzzlezero.solver.members.member_options`: a network-free member's wider beam). Each
+    state's cheapest solution, and the member (model or ``heuristic:NAME``) that found it."""
     from puzzlezero.search.ensemble import ensemble
 
     threads, context = search_threads(o)
@@ -370,7 +375,7 @@ def _ensemble(
 
     def member(i: int, model: str, h: Heuristic) -> Member:
         ends = deadline if turns == 1 else start + (deadline - start) * (i // workers + 1) / turns
-        return partial(run_search, spec, fn, sp, states, h, replace(o, model=model, models=()), ends)
+        return partial(run_search, spec, fn, sp, states, h, member_options(o, model), ends)
 
     hooks = [] if report is None else [report.stage_hook(sp, f"{Path(m).name} ") for m, _ in members]
     found, winners = ensemble(
