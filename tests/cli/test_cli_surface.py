@@ -166,3 +166,9 @@ def test_cases_refuses_bad_counts_and_depths(
 ) -> None:
     rc, out, err = run(capsys, "cases", "make", "puzzle8", *args)
     assert rc == 2 and out == "" and f"error: {message}" in err
+
+
+def test_the_older_cases_form_says_how_it_is_written_now(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["cases", "puzzle15", "--n", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "puzzlezero cases make puzzle15" in err and "Traceback" not in err

@@ -66,6 +66,7 @@ def test_bench_on_generated_cases(tmp_path: Path) -> None:
     cases = tmp_path / "cases.json"
     made = cli(
         "cases",
+        "make",
         "puzzle15",
         "--n",
         "3",

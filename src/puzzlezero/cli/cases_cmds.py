@@ -25,6 +25,13 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
+from typer.core import TyperGroup
+
+try:  # the click a typer group takes: typer's own copy in recent versions, click itself before
+    from typer._click import Context
+    from typer._click.exceptions import UsageError
+except ModuleNotFoundError:  # pragma: no cover
+    from click import Context, UsageError  # type: ignore[assignment]
 
 from puzzlezero.cli.main import app
 from puzzlezero.cli.puzzle_cmds import PuzzleArg
@@ -62,8 +69,23 @@ def make_cases(
     return {"puzzle": p.name, "source": source, "cases": cases}
 
 
+class _CasesGroup(TyperGroup):
+    """``cases``: a name that is not one of its commands (the older ``cases PUZZLE`` form) is a
+    usage error that says how it is written now."""
+
+    def resolve_command(self, ctx: Context, args: list[str]) -> Any:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            raise UsageError(
+                f"no command {args[0]!r}: random states of a puzzle are made with `puzzlezero cases make "
+                f"{args[0]} ...`; the commands are {', '.join(self.commands)}",
+                ctx,
+            )
+        return super().resolve_command(ctx, args)
+
+
 cases_app = typer.Typer(
     name="cases",
+    cls=_CasesGroup,
     help="Benchmark case files for `puzzlezero bench PUZZLE --cases FILE`: random states of a puzzle "
     "(make), DeepCubeA's published test sets (import-deepcubea), the Santa 2023 competition's puzzles "
     "(import-santa).",
