@@ -427,7 +427,8 @@ def scramble(
     svg: Annotated[bool | None, Query(description="include an SVG (default: all but cubes)")] = None,
 ) -> dict[str, Any]:
     p = served_puzzle(puzzle)
-    depth = int(_capped(depth, p.default_scramble_depth, _config(request).max_scramble_depth, "depth"))
+    cap = _config(request).max_scramble_depth  # the puzzle's own depth too stays within it
+    depth = int(_capped(depth, min(p.default_scramble_depth, cap), cap, "depth"))
     seed = secrets.randbits(63) if seed is None else seed
     rng = np.random.default_rng(seed)
     if _reversible(p):
