@@ -416,9 +416,11 @@ def with_solve_flags(command: Callable[..., None]) -> Callable[..., None]:
         inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
         for f in fields(SolveFlags)
         if f.name != "knobs"
-    ] + _knob_params()
+    ]
+    knob_params = _knob_params()
+    flag_params += knob_params
     names = [param.name for param in flag_params]
-    knobs = {param.name for param in _knob_params()}
+    knobs = {param.name for param in knob_params}
     expert = [param for param in flag_params if _panel(param.annotation) == EXPERT_PANEL]
     params: list[inspect.Parameter] = []
     for param in inspect.signature(command, eval_str=True).parameters.values():

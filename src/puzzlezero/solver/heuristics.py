@@ -22,7 +22,7 @@ from puzzlezero.solver.learned import (
     learned_wcd,
     stage_models,
 )
-from puzzlezero.solver.names import Heuristic, lookup, resolve_entry
+from puzzlezero.solver.names import Heuristic, check_new_name, lookup, resolve_entry
 from puzzlezero.solver.search_options import OPTIONS
 
 #: what a heuristic returns, and what a search calls (``SearchSpec.heuristic_kind``): a value
@@ -80,12 +80,7 @@ def register_heuristic(name: str, spec: HeuristicSpec, *, replace: bool = False)
     """Declare the heuristic ``name``: after this ``solve(..., heuristic=name)`` and
     ``--heuristic name`` know it. Its kind must be one of :data:`KINDS` and its knobs declared in
     :data:`OPTIONS`; a name already registered is an error unless ``replace``."""
-    if not name or ":" in name or not name.replace("-", "").replace("_", "").isalnum():
-        raise PuzzleError(f"a heuristic's name is letters, digits, - and _, got {name!r}")
-    if name in HEURISTICS and not replace:
-        raise PuzzleError(
-            f"a heuristic named {name!r} is already registered (replace=True to take its place)"
-        )
+    check_new_name(HEURISTICS, name, "heuristic", replace)
     if spec.kind not in KINDS:
         raise PuzzleError(f"a heuristic's kind is one of {', '.join(KINDS)}, got {spec.kind!r}")
     unknown = [n for n in spec.options if n not in OPTIONS]

@@ -37,3 +37,13 @@ def lookup(table: dict[str, Any], name: str, kind: str) -> Any:
         return table[name]
     except KeyError:
         raise UnknownNameError(f"unknown {kind} {name!r}; choose one of {', '.join(table)}") from None
+
+
+def check_new_name(table: dict[str, Any], name: str, kind: str, replace: bool) -> None:
+    """A name about to be registered in ``table`` (a search's, a heuristic's): letters, digits,
+    ``-`` and ``_`` (so never ``module:function``), and not taken unless ``replace``; else a
+    :class:`PuzzleError` naming the ``kind``."""
+    if not name or ":" in name or not name.replace("-", "").replace("_", "").isalnum():
+        raise PuzzleError(f"a {kind}'s name is letters, digits, - and _, got {name!r}")
+    if name in table and not replace:
+        raise PuzzleError(f"a {kind} named {name!r} is already registered (replace=True to take its place)")

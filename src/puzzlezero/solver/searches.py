@@ -25,7 +25,7 @@ from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.search import clock
 from puzzlezero.solver.heuristics import HEURISTICS
 from puzzlezero.solver.heuristics import Kind as HeuristicKind
-from puzzlezero.solver.names import Heuristic, Results
+from puzzlezero.solver.names import Heuristic, Results, check_new_name
 from puzzlezero.solver.search_options import OPTIONS
 
 if TYPE_CHECKING:
@@ -415,10 +415,7 @@ def register_search(name: str, spec: SearchSpec, *, replace: bool = False) -> Se
     ``puzzlezero defaults`` know it (:func:`declare_search` checks it). A name already registered
     is an error unless ``replace`` (a plugin that means to take a built-in's place). Returns the
     spec as registered."""
-    if not name or ":" in name or not name.replace("-", "").replace("_", "").isalnum():
-        raise PuzzleError(f"a search's name is letters, digits, - and _, got {name!r}")
-    if name in SEARCHES and not replace:
-        raise PuzzleError(f"a search named {name!r} is already registered (replace=True to take its place)")
+    check_new_name(SEARCHES, name, "search", replace)
     SEARCHES[name] = declared = declare_search(spec)
     return declared
 
