@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -64,6 +65,7 @@ def load_script(path: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(file.stem, file)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a script's dataclasses look their module up while it runs
     spec.loader.exec_module(module)
     return module
 

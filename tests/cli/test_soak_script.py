@@ -6,7 +6,6 @@ a fake server process. A few seconds each."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 
 from tests.clock import until
+from tests.conftest import load_script
 
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
@@ -161,12 +161,7 @@ def test_a_server_answering_500_fails_the_soak(tmp_path: Path) -> None:
 
 
 def load_soak() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("soak_script", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/soak.py")
 
 
 def test_the_workers_to_kill_are_the_servers_spawned_children() -> None:

@@ -35,10 +35,10 @@ from puzzlezero.web.pool import SolvePool
 from puzzlezero.web.worker import SolveJob, solve_one
 from tests.clock import FakeClock
 from tests.clock import until as wait_until
+from tests.conftest import load_script
 from tests.web.test_web_supervision import (
     START,
     _call,
-    _children_of,
     _free_port,
     _health,
     gone,
@@ -78,17 +78,8 @@ def dead(pid: int) -> bool:
 
 
 def workers_of(pid: int) -> list[int]:
-    """The worker processes of the server ``pid``: its children started by ``multiprocessing``'s
-    spawn (not its resource tracker)."""
-    out = []
-    for child in _children_of(pid):
-        try:
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"spawn_main" in cmdline:
-            out.append(child)
-    return out
+    """The worker processes of the server ``pid``, as the soak script finds them."""
+    return load_script("scripts/soak.py").worker_pids(pid)
 
 
 def _with_root_on_path() -> dict[str, str]:
