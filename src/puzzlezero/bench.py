@@ -70,6 +70,7 @@ from puzzlezero.solver import (
     SolveOptions,
     SolveResult,
     SolveSettings,
+    States,
     options_for,
     read_state,
     resolve_entry,
@@ -103,7 +104,7 @@ SAME_STATES: dict[str, str] = {"cube3htm": "cube3"}
 @dataclass(frozen=True)
 class Case:
     """One benchmark case: its ``id`` (a number; ``"file:number"`` for a level of a level file),
-    the checked state, the known optimal length and the best known length (if any)."""
+    the state, checked as the case was read (:func:`load_cases`: the solver takes it as it is), the known optimal length and the best known length (if any)."""
 
     id: int | str
     state: np.ndarray = field(repr=False)
@@ -396,7 +397,7 @@ def run_bench(
             o if o is not None else length_fn(puzzle, c.state, reference_time_limit)
             for o, c in zip(optimal, cases, strict=True)
         ]
-    states = np.stack([c.state for c in cases])
+    states = States(puzzle.name, np.stack([c.state for c in cases]))  # each checked as its case was read
     santa: Callable[[Sequence[int]], str] | None = getattr(puzzle, "santa_moves", None)
     machines: list[str] = []
     if ray or ray_address is not None:

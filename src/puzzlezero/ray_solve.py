@@ -31,7 +31,8 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.plugins import loaded_plugins
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
-from puzzlezero.solver import SEARCHES, SolveOptions, SolveResult, SolveSettings, options_for, read_state
+from puzzlezero.solver import SEARCHES, SolveOptions, SolveResult, SolveSettings, options_for, read_states
+from puzzlezero.solver.states import States
 
 __all__ = ["solve_on_ray", "ray_available"]
 
@@ -76,7 +77,7 @@ def _connect(ray: Any, address: str | None) -> None:
 
 
 def _solve_chunk(
-    puzzle: str, states: np.ndarray, opts: SolveOptions, plugins: tuple[str, ...] = ()
+    puzzle: str, states: States, opts: SolveOptions, plugins: tuple[str, ...] = ()
 ) -> tuple[list[SolveResult], str]:
     """One Ray task: solve a chunk on this worker with the driver's resolved options (heuristics
     load once per worker process), after loading the driver's ``plugins`` (once per worker process)."""
@@ -91,7 +92,7 @@ def _solve_chunk(
 
 def solve_on_ray(
     puzzle: str | Puzzle,
-    states: Iterable[Any] | np.ndarray,
+    states: States | Iterable[Any] | np.ndarray,
     *,
     address: str | None = None,
     together: int | None = None,
@@ -110,16 +111,17 @@ def solve_on_ray(
     opts = options_for(p, opts, given)  # names and numbers checked here, before any task
     if not cpus_per_task > 0:
         raise PuzzleError(f"cpus_per_task must be positive, got {cpus_per_task}")
-    checked = [read_state(p, s) for s in states]
-    if not checked:
+    checked = read_states(p, states)  # read once here; each task takes its chunk as it is
+    if not len(checked):
         return []
-    arr = np.stack(checked)
     k = together or SEARCHES[opts.search].together
     ray = _import_ray()
     _connect(ray, address)
     task = ray.remote(num_cpus=cpus_per_task, max_retries=0)(_solve_chunk)
     plugins = tuple(loaded_plugins())
-    pending = {task.remote(p.name, arr[lo : lo + k], opts, plugins): lo for lo in range(0, arr.shape[0], k)}
+    pending = {
+        task.remote(p.name, checked.chunk(lo, lo + k), opts, plugins): lo for lo in range(0, len(checked), k)
+    }
     done: dict[int, list[SolveResult]] = {}
     machines: dict[str, None] = {}
     while pending:

@@ -145,7 +145,7 @@ def test_a_clean_server_passes_the_soak_with_every_kind_of_traffic(tmp_path: Pat
     assert {s["health_status"] for s in rep["samples"]} == {200}
 
 
-def fails(puzzle: Puzzle, state: np.ndarray, opts: Any) -> Any:
+def fails(puzzle: Puzzle, state: np.ndarray, opts: Any, on_solution: Any = None) -> Any:
     raise RuntimeError("a bug in the solver")
 
 

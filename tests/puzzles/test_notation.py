@@ -145,7 +145,9 @@ def test_web_solve_response_carries_half_turn_length() -> None:
 
     from puzzlezero.web import ServerConfig, create_app
 
-    def real_solve(puzzle: pz.Puzzle, state: np.ndarray, opts: solver.SolveOptions) -> solver.SolveResult:
+    def real_solve(
+        puzzle: pz.Puzzle, state: np.ndarray, opts: solver.SolveOptions, on_solution: Any = None
+    ) -> solver.SolveResult:
         limits = {"batch": opts.batch, "max_nodes": opts.max_nodes, "time_limit": opts.time_limit}
         return solver.solve(puzzle, state, heuristic="zero", weight=1.0, **limits)
 

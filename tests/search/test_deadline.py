@@ -53,10 +53,18 @@ def test_the_clock_helpers(fake: FakeClock) -> None:
 
     def with_deadline(p: Any, *, time_limit: float | None = None, deadline: float | None = None) -> None: ...
 
-    def without(p: Any, *, time_limit: float | None = None, **rest: Any) -> None: ...
+    assert clock.with_deadline(with_deadline) is with_deadline  # taken as it is
+    seen: dict[str, Any] = {}
 
-    assert clock.limit_keywords(with_deadline, 1300.0) == {"deadline": 1300.0}
-    assert clock.limit_keywords(without, 1300.0) == {"time_limit": 1300.0 - 1001.25}
+    def without(p: Any, *, time_limit: float | None = None, **rest: Any) -> None:
+        seen.update(rest, time_limit=time_limit)
+
+    clock.with_deadline(without)("p", deadline=1300.0, max_nodes=5)
+    assert seen == {"time_limit": 1300.0 - 1001.25, "max_nodes": 5}  # the seconds left, the rest as given
+    seen.clear()
+    clock.with_deadline(without)("p", deadline=None)
+    assert seen == {"time_limit": None}
+    assert clock.takes_keyword(bwas, "on_solved") and not clock.takes_keyword(without, "on_solved")
     assert clock.takes_deadline(bwas) and not clock.takes_deadline(without) and not clock.takes_deadline(len)
 
 

@@ -150,7 +150,7 @@ def test_board_says_when_the_fallback_found_the_solution(page: Any) -> None:
         def to_json(self) -> dict[str, Any]:
             return {**super().to_json(), "fallback": "reduction"}
 
-    def rescued_solve(puzzle: Any, state: Any, opts: Any) -> Rescued:
+    def rescued_solve(puzzle: Any, state: Any, opts: Any, on_solution: Any = None) -> Rescued:
         r = bfs_solve(puzzle, state, opts)
         return Rescued(r.puzzle, r.solved, r.solution, r.nodes_generated, r.seconds, r.opts)
 
@@ -195,7 +195,7 @@ def test_board_shows_its_place_in_the_line_while_the_server_is_busy(page: Any) -
 
     gate = threading.Event()
 
-    def gated(puzzle: Any, state: Any, opts: Any) -> Any:
+    def gated(puzzle: Any, state: Any, opts: Any, on_solution: Any = None) -> Any:
         assert gate.wait(60)
         return bfs_solve(puzzle, state, opts)
 

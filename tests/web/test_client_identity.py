@@ -46,7 +46,7 @@ class Gate:
         self.event = threading.Event()
         self.calls = 0
 
-    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         self.calls += 1
         if opts.batch == BLOCK:
             assert self.event.wait(30)
@@ -356,7 +356,9 @@ def test_the_quick_endpoints_have_a_rate_limit_per_client() -> None:
 SECRET_PATH = "/srv/secret-place/models/cube3/model.npz"
 
 
-def missing_model(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+def missing_model(
+    puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None
+) -> FakeResult:
     raise ModelFileError(f"{SECRET_PATH}: no such file")
 
 

@@ -57,7 +57,7 @@ class Instant:
         }
 
 
-def instant_solve(puzzle: Puzzle, state: np.ndarray, opts: Any) -> Instant:
+def instant_solve(puzzle: Puzzle, state: np.ndarray, opts: Any, on_solution: Any = None) -> Instant:
     return Instant(puzzle.name, bool(puzzle.is_goal(np.asarray(state)[None])[0]))
 
 

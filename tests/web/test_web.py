@@ -52,7 +52,12 @@ class FakeResult:
 
 
 def bfs_solve(
-    puzzle: Puzzle, state: np.ndarray, opts: SolveOptions | None = None, *, max_depth: int = 4
+    puzzle: Puzzle,
+    state: np.ndarray,
+    opts: SolveOptions | None = None,
+    *,
+    max_depth: int = 4,
+    on_solution: Any = None,
 ) -> FakeResult:
     """Shortest solution by layered breadth-first search (no duplicate detection): exact and fast
     for the few-move scrambles the tests and the browser test use. Called as the workers call the
@@ -212,7 +217,7 @@ def test_render_get_and_post_give_svg(client: TestClient) -> None:
 def test_solve_returns_a_replayable_solution_and_applies_server_limits() -> None:
     seen: list[SolveOptions] = []
 
-    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         seen.append(opts)
         return bfs_solve(puzzle, state, opts)
 
@@ -259,7 +264,7 @@ def test_a_setting_the_solver_refuses_is_a_422_before_the_line(monkeypatch: pyte
     monkeypatch.setattr(solver, "resolve_options", strict)
     calls: list[SolveOptions] = []
 
-    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         calls.append(opts)
         return bfs_solve(puzzle, state, opts)
 
@@ -283,7 +288,7 @@ def test_quick_search_sets_weight_and_batch_only() -> None:
 def test_operator_model_is_used_and_its_path_stays_private() -> None:
     seen: list[SolveOptions] = []
 
-    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def spy(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         seen.append(opts)
         return bfs_solve(puzzle, state)
 
@@ -374,7 +379,9 @@ def test_full_queue_gets_429_and_the_admitted_requests_finish() -> None:
     gate = threading.Event()
     started = threading.Semaphore(0)
 
-    def blocking(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def blocking(
+        puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None
+    ) -> FakeResult:
         started.release()
         assert gate.wait(30)
         return bfs_solve(puzzle, state, opts)
@@ -408,7 +415,7 @@ def test_full_queue_gets_429_and_the_admitted_requests_finish() -> None:
 def test_overrunning_solve_gets_504_and_keeps_its_slot() -> None:
     release = threading.Event()
 
-    def stuck(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def stuck(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         release.wait(30)
         return bfs_solve(puzzle, state)
 
@@ -422,10 +429,10 @@ def test_overrunning_solve_gets_504_and_keeps_its_slot() -> None:
 
 
 def test_solver_bugs_become_a_short_500() -> None:
-    def broken(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def broken(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         raise RuntimeError("secret internal detail")
 
-    def wrong(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def wrong(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         return FakeResult(puzzle.name, True, ["U"], 1, 0.0)
 
     for fn in (broken, wrong):

@@ -57,7 +57,7 @@ class Gate:
         self.calls: list[SolveOptions] = []
         self.event = threading.Event()
 
-    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         self.calls.append(opts)
         if opts.batch == self.BLOCK:
             assert self.event.wait(20)
@@ -166,7 +166,7 @@ def test_the_pages_ask_only_for_registered_names() -> None:
 
 # ---- a worker's SystemExit fails one job, not the server -----------------------------------------
 def test_a_system_exit_in_a_job_fails_that_job_and_the_server_carries_on() -> None:
-    def exits(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def exits(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         if opts.batch == 13:
             raise SystemExit(3)
         return bfs_solve(puzzle, state)
@@ -275,7 +275,9 @@ def test_a_client_that_disconnects_leaves_the_line() -> None:
             fake.open()
 
 
-def sleeps_its_time_limit(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+def sleeps_its_time_limit(
+    puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None
+) -> FakeResult:
     """A search that uses its whole time limit (module level: worker processes import it)."""
     time.sleep(opts.time_limit)
     return bfs_solve(puzzle, state)
@@ -379,7 +381,7 @@ def test_allowed_hosts_default_to_loopback_and_take_subdomain_patterns() -> None
 
 # ---- named errors and health -----------------------------------------------------------------------
 def raising(exc: BaseException) -> Callable[..., FakeResult]:
-    def solve(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def solve(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         raise exc
 
     return solve

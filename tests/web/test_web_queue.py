@@ -52,7 +52,7 @@ class Gated:
         with self.lock:
             return self.gates.setdefault(tag, threading.Event())
 
-    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: dict[str, Any] | SolveOptions) -> FakeResult:
+    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: dict[str, Any] | SolveOptions, on_solution: Any = None) -> FakeResult:
         mine = opts if isinstance(opts, dict) else {}  # a request's job carries SolveOptions: no tag
         tag, seconds = mine.get("tag", ""), mine.get("seconds")
         with self.lock:
@@ -300,7 +300,9 @@ def test_job_api_reports_place_and_wait_then_the_answer(monkeypatch: pytest.Monk
 
 
 def test_a_failed_job_reports_the_status_the_blocking_call_gives() -> None:
-    def refuses_mcts(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def refuses_mcts(
+        puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None
+    ) -> FakeResult:
         if opts.search == "mcts":
             raise pz.UnknownNameError("unknown search 'mcts' for this test's solver; it runs bwas")
         return bfs_solve(puzzle, state, opts)
@@ -331,7 +333,7 @@ def test_concurrent_blocking_solves_wait_their_turn_at_default_settings(
     use_clock(monkeypatch, clock)
     all_in = threading.Event()
 
-    def slow(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions) -> FakeResult:
+    def slow(puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
         assert all_in.wait(60)  # the first solve holds the worker until all eight are in line
         clock.sleep(0.1)  # each solve takes 0.1 s of the pool's clock
         return bfs_solve(puzzle, state, opts)

@@ -26,7 +26,7 @@ class Slept:
         return {"puzzle": self.puzzle, "pid": self.pid, "seconds": self.seconds, "tag": self.tag}
 
 
-def sleepy(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+def sleepy(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any], on_solution: Any = None) -> Slept:
     """Sleep the job's ``seconds`` (a long search), then answer with this process's pid and the
     job's ``tag``."""
     seconds = opts.get("seconds", 0.0)
@@ -34,7 +34,7 @@ def sleepy(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
     return Slept(puzzle.name, os.getpid(), seconds, opts.get("tag", ""))
 
 
-def raising(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+def raising(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any], on_solution: Any = None) -> Slept:
     """Raise the job's ``error``: ``SystemExit`` (what ``heuristic: "sys:exit"`` did, the default)
     or ``MemoryError``, or ``allocate`` more than a worker may map."""
     error = opts.get("error", "SystemExit")
@@ -47,7 +47,7 @@ def raising(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
     return Slept(puzzle.name, os.getpid(), 0.0, error)
 
 
-def address_limit(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+def address_limit(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any], on_solution: Any = None) -> Slept:
     """Answer with this process's ``RLIMIT_AS`` soft limit in MiB (-1: none) as ``seconds``, or
     fail as :func:`raising` does when the job names an ``error``."""
     if opts.get("error"):
@@ -108,7 +108,7 @@ def reporting(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any], on_soluti
     return Reported(puzzle.name, reports[-1])
 
 
-def heeds_cancel(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+def heeds_cancel(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any], on_solution: Any = None) -> Slept:
     """A search that runs for the job's ``seconds`` and looks at the searches' clock every few
     milliseconds, as the real ones do: a cancel (or the end of its time) stops it at its next look."""
     from puzzlezero.search import clock
@@ -120,7 +120,7 @@ def heeds_cancel(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Sle
     return Slept(puzzle.name, os.getpid(), time.monotonic() - t0, opts.get("tag", ""))
 
 
-def ignores_cancel(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any]) -> Slept:
+def ignores_cancel(puzzle: Any, state: np.ndarray, opts: Mapping[str, Any], on_solution: Any = None) -> Slept:
     """A search that spins for the job's ``seconds`` without ever looking at the searches' clock
     (native code that never checks its deadline): a cancel cannot stop it."""
     t0 = time.monotonic()
@@ -143,7 +143,7 @@ class Undone:
                 "length": len(self.solution), "nodes_generated": 1, "seconds": self.seconds}  # fmt: skip
 
 
-def undoes_slowly(puzzle: Any, state: np.ndarray, opts: Any) -> Undone:
+def undoes_slowly(puzzle: Any, state: np.ndarray, opts: Any, on_solution: Any = None) -> Undone:
     """Solve a one-turn cube (``R``) in 1.5 s, looking at the searches' clock as a search does
     (a cancel ends it early): a request that holds its worker for a while."""
     from puzzlezero.search import clock

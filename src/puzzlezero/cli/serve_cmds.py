@@ -55,7 +55,7 @@ def check_executor(executor: str) -> None:
         )
 
 
-def parse_models(items: list[str]) -> dict[str, str]:
+def model_folders(items: list[str]) -> dict[str, str]:
     """``["cube3=runs/cube3/model"]`` -> ``{"cube3": "runs/cube3/model"}``, checked."""
     out: dict[str, str] = {}
     for item in items:
@@ -534,7 +534,7 @@ def serve(
     allowed, note = served_hosts(host, allowed_host or [])
     definitions = read_puzzle_files(puzzle_file or [])  # before --model, which may name one
     kwargs: dict[str, object] = {
-        "models": parse_models(model or []),
+        "models": model_folders(model or []),
         "executor": executor,
         "max_time_limit": time_limit,
         "default_time_limit": min(time_limit, ServerConfig.default_time_limit),

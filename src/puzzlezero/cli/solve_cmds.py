@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from puzzlezero.cli.main import BUDGET_PANEL, EXPERT_PANEL, OUTPUT_PANEL, SEARCH_PANEL, app
-from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, load_state
+from puzzlezero.cli.puzzle_cmds import PuzzleArg, StateArg, read_state_text
 from puzzlezero.cli.solve_flags import (
     MemoryBudgetOpt,
     SolveFlags,
@@ -71,19 +71,19 @@ def solve_cmd(
     """Solve one STATE; the solution is verified by replay. Each solution is shown as soon as the
     search has it (the first, then each shorter one), then the answer. Exit code 1 when not solved."""
     from puzzlezero.cli.progress import SolutionFeed
-    from puzzlezero.solver import solve_many
+    from puzzlezero.solver import read_states, solve_many
 
     use_memory_budget(memory_budget)
     p = make(puzzle)
-    start = load_state(p, state)
-    opts = flags.options(p)
+    start = read_states(p, [read_state_text(state)])  # read and checked here, once
+    opts = flags.options(p)  # resolved here, once
     what = (
         f"{p.name}, {opts.search}" + (", anytime" if opts.stages else "") + f", up to {opts.time_limit:g} s"
     )
     feed = SolutionFeed(p, what, show=not (as_json or quiet))
     try:
         with feed:
-            r = solve_many(p, [start], opts, on_solution=feed)[0]
+            r = solve_many(p, start, opts, on_solution=feed)[0]
     except KeyboardInterrupt:
         if feed.best is None:
             raise

@@ -327,16 +327,6 @@ def parse_widths(text: str | None) -> tuple[int, ...] | None:
         ) from None
 
 
-def parse_models(text: str) -> tuple[str, ...]:
-    """``--models A,B,C``: the names or folders, in order (empty parts are an error)."""
-    parts = tuple(part.strip() for part in text.split(","))
-    if not all(parts):
-        raise PuzzleError(
-            f"--models: {text!r} is not a list of models (e.g. puzzle48,path/to/other,heuristic:manhattan)"
-        )
-    return parts
-
-
 def read_macros_file(puzzle: Any, path: Path | None) -> tuple[tuple[int, ...], ...] | None:
     """The macros of ``--macros FILE`` (:func:`puzzlezero.puzzles.macros.read_macros`)."""
     if path is None:
@@ -382,7 +372,7 @@ class SolveFlags:
         return resolve_options(
             p,
             model=self.model,
-            models=None if self.models is None else parse_models(self.models),
+            models=self.models,  # read by the solver (one reader of --models)
             search=self.search,
             heuristic=self.heuristic,
             weight=self.weight,

@@ -42,7 +42,6 @@ first stage has it, and each better one as it comes, instead of all when the tim
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
@@ -58,6 +57,7 @@ from puzzlezero.search.result import SearchResult, as_batch, check_positive
 __all__ = [
     "GroupLedger",
     "SolutionHook",
+    "Stages",
     "anytime",
     "anytime_beam",
     "check_stages",
@@ -70,15 +70,25 @@ __all__ = [
 SolutionHook = Callable[[int, SearchResult, int], None]
 
 
-def check_stages(stages: Sequence[tuple[float, int]]) -> tuple[tuple[float, int], ...]:
-    """``stages`` as a tuple of ``(weight, batch)``; an empty schedule, a negative weight or a
-    batch that is not a positive integer raise :class:`PuzzleError`."""
+class Stages(tuple[tuple[float, int], ...]):
+    """A schedule of ``(weight, batch)`` stages that :func:`check_stages` has checked: what takes
+    one (the solver's options, :func:`anytime`) uses it as it is, without checking it again."""
+
+    __slots__ = ()
+
+
+def check_stages(stages: Sequence[tuple[float, int]]) -> Stages:
+    """``stages`` as :class:`Stages`, a tuple of ``(weight, batch)``; an empty schedule, a negative
+    weight or a batch that is not a positive integer raise :class:`PuzzleError`. A schedule checked
+    already is returned as it is."""
+    if isinstance(stages, Stages):
+        return stages
     if not stages:
         raise PuzzleError("an anytime search needs at least one (weight, batch) stage")
     for weight, batch in stages:
         check_positive("weight", weight, allow_zero=True)
         check_positive("batch", batch, integer=True)
-    return tuple((float(weight), int(batch)) for weight, batch in stages)
+    return Stages((float(weight), int(batch)) for weight, batch in stages)
 
 
 def cost_bound(puzzle: Puzzle, cost: float | np.ndarray) -> float | np.ndarray:
@@ -245,14 +255,6 @@ def check_widths(widths: int | Sequence[int]) -> tuple[int, ...]:
     return tuple(int(width) for width in widths)
 
 
-def _takes_on_solved(search: Callable[..., Any]) -> bool:
-    """Does ``search`` take an ``on_solved`` keyword (BWAS, Q*: each solution the moment it is found)?"""
-    try:
-        return "on_solved" in inspect.signature(search).parameters
-    except (TypeError, ValueError):
-        return False
-
-
 def _solved_row(
     tell: Callable[[int, SearchResult, int], None], todo: np.ndarray, stage: int, j: int, r: SearchResult
 ) -> None:
@@ -310,7 +312,8 @@ def _restarts(
             told[i] = cost
             on_solution(i, replace(r, nodes_generated=int(nodes[i]) + r.nodes_generated), k)
 
-    live = on_solution is not None and _takes_on_solved(search)
+    live = on_solution is not None and clock.takes_keyword(search, "on_solved")
+    search = clock.with_deadline(search)
     for k, stage in enumerate(settings):
         if clock.passed(stop):
             break
@@ -331,7 +334,7 @@ def _restarts(
             heuristic,
             **stage,
             max_nodes=max_nodes,
-            **clock.limit_keywords(search, stop),
+            deadline=stop,
             max_cost=np.where(np.isinf(bound[todo]), np.finfo(np.float32).max, bound[todo]),
             **({} if is_goal is None else {"is_goal": is_goal}),
             **(

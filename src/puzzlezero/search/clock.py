@@ -9,7 +9,7 @@ earlier of the two.
 A search that calls another (an anytime schedule its stages, a layered search its goals, the
 solver its search, fallback and shortcut pass) hands down the one deadline: a function that takes
 a ``deadline`` keyword gets it as it is, one that takes only a ``time_limit`` (a plugin's search)
-gets the seconds left until it (:func:`limit_keywords`).
+gets the seconds left until it (:func:`with_deadline`, decided once where the function is received).
 
 Tests put a fake clock in place of this module's ``time`` (``tests/clock.py``), and every search
 then sees only the time the test lets pass.
@@ -22,6 +22,7 @@ has come and each search ends at its next look at the clock, as at its time limi
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import time
@@ -33,7 +34,8 @@ __all__ = [
     "NO_DEADLINE",
     "STOP_AHEAD",
     "deadline_after",
-    "limit_keywords",
+    "takes_keyword",
+    "with_deadline",
     "now",
     "passed",
     "seconds_left",
@@ -120,9 +122,26 @@ def takes_deadline(fn: Callable[..., Any]) -> bool:
     return param is not None and param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD)
 
 
-def limit_keywords(fn: Callable[..., Any], deadline: float) -> dict[str, Any]:
-    """The keyword that ends a call of ``fn`` at ``deadline``: ``{"deadline": deadline}`` where
-    ``fn`` takes one (:func:`takes_deadline`), else ``{"time_limit": time_limit_until(deadline)}``."""
+def with_deadline(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a search called with a ``deadline`` keyword: ``fn`` itself where it takes one
+    (:func:`takes_deadline`), else a wrapper that gives it the seconds left until the deadline as
+    its ``time_limit`` (a plugin's search that knows no deadline). Decided once, where a caller
+    receives the function, not at each call."""
     if takes_deadline(fn):
-        return {"deadline": deadline}
-    return {"time_limit": time_limit_until(deadline)}
+        return fn
+
+    @functools.wraps(fn)
+    def given_time_limit(*args: Any, deadline: float | None = None, **kwargs: Any) -> Any:
+        limit = {} if deadline is None else {"time_limit": time_limit_until(deadline)}
+        return fn(*args, **kwargs, **limit)
+
+    return given_time_limit
+
+
+def takes_keyword(fn: Callable[..., Any], name: str) -> bool:
+    """Does ``fn`` name a parameter ``name`` (BWAS's and Q*'s ``on_solved``)? A function whose
+    signature cannot be read does not."""
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False

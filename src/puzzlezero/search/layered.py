@@ -96,6 +96,7 @@ def layered(
         from puzzlezero.search.bwas import bwas
 
         search = bwas
+    search = clock.with_deadline(search)
     per_goal = _per_goal(names, heuristics)
     b = starts.shape[0]
     t0 = clock.now()
@@ -124,7 +125,7 @@ def layered(
             current[todo],
             per_goal[name],
             is_goal=name,
-            **clock.limit_keywords(search, stop),
+            deadline=stop,
             **search_kwargs,
         )
         stage_seconds = clock.now() - s0

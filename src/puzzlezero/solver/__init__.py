@@ -76,7 +76,7 @@ from puzzlezero.solver.searches import (
 from puzzlezero.solver.searches import (
     SETTINGS as SEARCH_SETTINGS,
 )
-from puzzlezero.solver.states import read_state
+from puzzlezero.solver.states import States, read_state, read_states
 
 __all__ = [
     "BY_KIND",
@@ -116,6 +116,8 @@ __all__ = [
     "misplaced_heuristic",
     "options_for",
     "read_state",
+    "read_states",
+    "States",
     "register_search",
     "declare_search",
     "Adapter",

@@ -25,7 +25,18 @@ from puzzlezero.solver.names import lookup
 from puzzlezero.solver.options import SolveOptions
 from puzzlezero.solver.searches import SEARCHES, SearchSpec
 
-__all__ = ["check_member", "member_options", "member_width", "model_members"]
+__all__ = ["check_member", "member_options", "member_width", "model_members", "read_models"]
+
+
+def read_models(text: str) -> tuple[str, ...]:
+    """``"A,B,C"`` (``--models``, the web's and the API's ``models``): the ensemble's members in
+    order, each a model name or folder or ``heuristic:NAME``; an empty member is an error."""
+    parts = tuple(part.strip() for part in text.split(","))
+    if not all(parts):
+        raise PuzzleError(
+            f"--models: {text!r} is not a list of models (e.g. puzzle48,path/to/other,heuristic:manhattan)"
+        )
+    return parts
 
 
 def check_member(member: str) -> str | None:

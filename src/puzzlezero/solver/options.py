@@ -75,9 +75,10 @@ class SolveSettings(TypedDict, total=False):
     heuristic: str | None
     #: a shipped model name or a model folder (default: the puzzle's name), or an ensemble folder
     model: str | None
-    #: an ensemble of two or more model names or folders, or ``heuristic:NAME`` members (default:
+    #: an ensemble of two or more model names or folders, or ``heuristic:NAME`` members, or their
+    #: names joined by commas (:func:`~puzzlezero.solver.members.read_models`; default:
     #: the puzzle's ``Defaults.models`` for its own search, where it has them)
-    models: Sequence[str] | None
+    models: Sequence[str] | str | None
     #: BWAS/Q*: lambda in f = lambda * g + h
     weight: float | None
     #: BWAS/Q*: N, nodes expanded per iteration

@@ -14,10 +14,11 @@ from puzzlezero.defaults import FALLBACK_DEFAULTS, Defaults
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.registry import DEFAULTS, spec
+from puzzlezero.search.anytime import check_stages
 from puzzlezero.search.result import check_positive
 from puzzlezero.search.shortcut import can_shortcut
 from puzzlezero.solver.heuristics import BY_KIND, HEURISTICS
-from puzzlezero.solver.members import check_member, member_options, member_width, model_members
+from puzzlezero.solver.members import check_member, member_options, member_width, model_members, read_models
 from puzzlezero.solver.memory import cap_within_budget, network_bytes
 from puzzlezero.solver.names import lookup
 from puzzlezero.solver.options import BREADTH_FIRST_NODES, SETTINGS, SolveOptions, SolveSettings
@@ -114,11 +115,9 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
         if anytime is False or weight is not None or batch is not None or not spec.weighted:
             weighted = ", ".join(name for name, sp in SEARCHES.items() if sp.weighted)
             raise PuzzleError(f"stages are an anytime schedule of {weighted}, without --weight/--batch")
-        from puzzlezero.search.anytime import check_stages
-
         stages = check_stages(stages)
     elif anytime is not False and weight is None and batch is None and search == d.search:
-        stages = d.stages
+        stages = check_stages(d.stages) if d.stages else ()
     else:
         stages = ()
     if anytime and not stages:
@@ -231,7 +230,7 @@ def _check_ensemble(
     ensemble needs a search guided by a heuristic, and not the layered search (which takes a model
     per goal); its model members need a heuristic that reads a model."""
     if isinstance(models, str):
-        models = [m for m in models.split(",") if m]
+        models = read_models(models)
     if models is not None and model is not None:
         raise PuzzleError("give --model or --models, not both (--models A,B: an ensemble of models A and B)")
     if models is None and model is not None and spec.needs_heuristic and not spec.per_goal:

@@ -33,7 +33,7 @@ from puzzlezero.solver.options import BREADTH_FIRST_SECONDS, SolveOptions, Solve
 from puzzlezero.solver.resolve import options_for
 from puzzlezero.solver.result import Improvement, SolveResult, verified, verify
 from puzzlezero.solver.searches import SEARCHES, SearchSpec, run_search, search_threads
-from puzzlezero.solver.states import read_state
+from puzzlezero.solver.states import States, read_states
 
 if TYPE_CHECKING:
     from puzzlezero.search.ensemble import Member
@@ -77,7 +77,7 @@ def solve(
 
 def solve_many(
     puzzle: str | Puzzle,
-    states: Iterable[Any] | np.ndarray,
+    states: States | Iterable[Any] | np.ndarray,
     opts: SolveOptions | None = None,
     *,
     together: int | None = None,
@@ -87,7 +87,9 @@ def solve_many(
 ) -> list[SolveResult]:
     """Solve many states, ``together`` of them per search call (default: the search's own, 1 for
     BWAS), with ``opts`` (resolved by the caller: :func:`resolve_options`) or else the settings
-    ``given`` (:class:`SolveSettings`, as for :func:`solve`), resolved here, once. Instances of one
+    ``given`` (:class:`SolveSettings`, as for :func:`solve`), resolved here, once. ``states``:
+    :class:`States` read by the caller (:func:`read_states`), taken as they are, or texts and
+    arrays, read here. Instances of one
     call share expansions and heuristic calls, and ``time_limit`` applies to the call: it becomes
     the call's deadline, by which its search, fallback and shortcut pass end together; each
     result's ``seconds`` is then the call's wall time divided by the number of instances
@@ -106,10 +108,9 @@ def solve_many(
     opts = options_for(p, opts, given)
     check_positive("together", together, integer=True)
     spec: SearchSpec = SEARCHES[opts.search]
-    checked = [read_state(p, s) for s in states]
-    if not checked:
+    arr = read_states(p, states).array
+    if not arr.shape[0]:
         return []
-    arr = np.stack(checked)
     check_memory(p, opts, min(together or spec.together, arr.shape[0]))
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
     sp = p

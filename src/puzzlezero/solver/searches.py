@@ -64,7 +64,9 @@ def run_search(
     :func:`puzzlezero.search.clock.now`). ``on_solution``: the anytime adapters call it with each
     row's cheaper solutions as their stages end
     (:data:`~puzzlezero.search.anytime.SolutionHook`); the others' solutions come with their
-    results."""
+    results. ``fn`` is called with a ``deadline`` keyword (:func:`~puzzlezero.search.clock.with_deadline`:
+    one that takes only a ``time_limit`` gets the seconds left)."""
+    fn = clock.with_deadline(fn)
     return spec.run(fn, puzzle, states, h, o, deadline=deadline, on_solution=on_solution)
 
 
@@ -91,7 +93,7 @@ def _imaged(
             rows,
             h,
             max_nodes=o.max_nodes,
-            **clock.limit_keywords(fn, deadline),
+            deadline=deadline,
             **settings,
             **group_kw,
             **_goal_kw(o),
@@ -175,8 +177,7 @@ def _run_gbfs(
 ) -> Results:
     assert o.max_nodes is not None  # gbfs has node_cap: resolve_options fills in the puzzle's cap
     steps = min(o.max_steps, max(0, (o.max_nodes - 1) // puzzle.num_actions))
-    limit = clock.limit_keywords(fn, _deadline(o, deadline))
-    return fn(puzzle, states, h, max_steps=steps, **limit, **_goal_kw(o))
+    return fn(puzzle, states, h, max_steps=steps, deadline=_deadline(o, deadline), **_goal_kw(o))
 
 
 def _run_beam(
@@ -237,7 +238,7 @@ def _run_layered(
         weight=o.weight,
         batch_size=o.batch,
         max_nodes=o.max_nodes,
-        **clock.limit_keywords(fn, _deadline(o, deadline)),
+        deadline=_deadline(o, deadline),
     )
 
 
@@ -259,7 +260,7 @@ def _run_mcts(
         virtual_loss=o.option("mcts_virtual_loss"),
         max_value=o.option("mcts_max_value"),
         max_nodes=o.max_nodes,
-        **clock.limit_keywords(fn, _deadline(o, deadline)),
+        deadline=_deadline(o, deadline),
     )
 
 
@@ -276,7 +277,7 @@ def _run_each(
     deadline; a ``fn`` without a ``deadline`` keyword gets ``time_limit=``, the seconds left when
     its state's turn comes."""
     deadline = _deadline(o, deadline)
-    return [fn(puzzle, s, max_nodes=o.max_nodes, **clock.limit_keywords(fn, deadline)) for s in states]
+    return [fn(puzzle, s, max_nodes=o.max_nodes, deadline=deadline) for s in states]
 
 
 def widest(beam_width: int | tuple[int, ...]) -> int:

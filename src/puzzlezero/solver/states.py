@@ -1,15 +1,51 @@
 """States from their callers: text read by the puzzle's own parser, arrays checked by its own
 validator. The one reader of states: the Python API, the command line, the web server, bench and
-Ray all read them here."""
+Ray all read them here, once, where they come in (:func:`read_states`), and hand the solver the
+:class:`States` it makes, which nothing downstream reads or checks again."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import InvalidStateError
+from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+
+
+@dataclass(frozen=True, eq=False)
+class States:
+    """States of one puzzle, read and checked: ``array`` is ``[n, *state_shape]`` of the puzzle's
+    dtype, read-only. :func:`read_states` makes them; the solver (:func:`~puzzlezero.solver.solve_many`,
+    bench, Ray) takes them as they are. Making one directly asserts that its rows were read by
+    :func:`read_state` (a web worker does, for the state its server read)."""
+
+    puzzle: str
+    array: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.array.setflags(write=False)
+
+    def __len__(self) -> int:
+        return int(self.array.shape[0])
+
+    def chunk(self, lo: int, hi: int) -> States:
+        """Rows ``[lo, hi)``, checked like these."""
+        return States(self.puzzle, self.array[lo:hi])
+
+
+def read_states(puzzle: Puzzle, states: States | Iterable[Any] | np.ndarray) -> States:
+    """``states`` read and checked once (:func:`read_state` on each: text, arrays, sequences of
+    numbers); :class:`States` of this puzzle are returned as they are, of another puzzle refused."""
+    if isinstance(states, States):
+        if states.puzzle != puzzle.name:
+            raise PuzzleError(f"these are {states.puzzle} states, not {puzzle.name} states")
+        return states
+    rows = [read_state(puzzle, s) for s in states]
+    arr = np.stack(rows) if rows else np.empty((0, *puzzle.state_shape), dtype=puzzle.dtype)
+    return States(puzzle.name, arr)
 
 
 def read_state(puzzle: Puzzle, state: str | np.ndarray | Sequence[int]) -> np.ndarray:

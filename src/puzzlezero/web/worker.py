@@ -36,7 +36,6 @@ SIGKILL.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import logging
 import os
 import resource
@@ -44,7 +43,7 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
@@ -72,9 +71,16 @@ __all__ = [
 
 log = logging.getLogger("puzzlezero.web")
 
-#: what a worker calls for a solve job, as ``solve_fn(puzzle, state, opts=job.options)``: shaped like
-#: :func:`puzzlezero.solver.solve` (a result with ``to_json()``); must pickle for processes
-SolveFn = Callable[..., Any]
+
+class SolveFn(Protocol):
+    """What a worker calls for a solve job: ``solve_fn(puzzle, state, opts=job.options,
+    on_solution=report)``, shaped like :func:`solve_one` (a result with ``to_json()``;
+    ``on_solution`` ``None`` or called with each improvement); must pickle for processes."""
+
+    def __call__(
+        self, puzzle: Puzzle, state: np.ndarray, opts: Any, on_solution: Callable[[Any], None] | None = None
+    ) -> Any: ...
+
 
 #: what a job asks of a worker: a search (``solver.solve``) or a state's value (``cost_to_go.value``)
 JobKind = Literal["solve", "value"]
@@ -217,20 +223,12 @@ def solve_one(
     options as they are (resolved by the server; nothing is resolved again here). The time limit
     starts now, when a worker has taken the job, not while it waited in line. ``on_solution`` gets
     the solver's improvements (:class:`~puzzlezero.solver.Improvement`) as they come."""
-    from puzzlezero.solver import SolveOptions, solve_many
+    from puzzlezero.solver import SolveOptions, States, solve_many
 
     if not isinstance(opts, SolveOptions):
         raise TypeError(f"a solve job carries resolved SolveOptions, got {type(opts).__name__}")
-    return solve_many(puzzle, [state], opts, on_solution=on_solution)[0]
-
-
-def _takes_on_solution(fn: SolveFn) -> bool:
-    """Does ``fn`` take an ``on_solution`` keyword (the solver's own does; a test double may not)?"""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.name == "on_solution" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    checked = States(puzzle.name, state[None])  # read and checked by the server that made the job
+    return solve_many(puzzle, checked, opts, on_solution=on_solution)[0]
 
 
 def _reporter(puzzle: Puzzle, on_progress: Progress) -> Callable[[Any], None]:
@@ -274,11 +272,8 @@ def run_job(
             return {"ok": value(make(job.puzzle), job.state, **job.options).to_json()}
         solve: SolveFn = solve_one if solve_fn is None else solve_fn
         p = make(job.puzzle)
-        if on_progress is not None and _takes_on_solution(solve):
-            return {
-                "ok": solve(p, job.state, opts=job.options, on_solution=_reporter(p, on_progress)).to_json()
-            }
-        return {"ok": solve(p, job.state, opts=job.options).to_json()}
+        report = None if on_progress is None else _reporter(p, on_progress)
+        return {"ok": solve(p, job.state, opts=job.options, on_solution=report).to_json()}
     except PuzzleError as exc:
         return {"error": str(exc), "kind": type(exc).__name__}
     except MemoryError:
