@@ -1,11 +1,14 @@
 """The environments' ``rgb_array`` pictures (puzzlezero.envs.pictures): shape and dtype for every
 puzzle, a move that changes the state changes the picture, batches drawn row by row alike, the
 cube's colours where its text net has its letters, the numbers on the tiles, the text picture of
-a puzzle without a drawing of its own, and the cell size's check."""
+a puzzle without a drawing of its own, the cell size's check, and where the drawings live (each
+puzzle's in its own package's viewer, the shared drawing free of any puzzle package)."""
 
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -141,3 +144,39 @@ def test_the_cell_size_is_checked() -> None:
     assert draw(pz.make("cube3"), pz.make("cube3").goals(1), cell=8).shape == (1, 72, 96, 3)
     with pytest.raises(PuzzleError, match=r"cell must be a whole number of pixels >= 8 .*got 7"):
         draw(pz.make("cube3"), pz.make("cube3").goals(1), cell=7)
+
+
+#: a built-in puzzle of each puzzle package, by the package
+OWNERS = {
+    "cube3": "cube",
+    "cube2": "cube",
+    "cube3htm": "cube",
+    "puzzle15": "npuzzle",
+    "lightsout7": "lightsout",
+    "sokoban": "sokoban",
+    "cube_2-2-2": "permutation",
+    "wreath_6-6": "permutation",
+}
+
+
+def test_each_puzzle_is_drawn_by_its_own_packages_viewer() -> None:
+    for name, package in OWNERS.items():
+        drawing = grid_of.dispatch(type(pz.make(name)))
+        viewer = f"puzzlezero.puzzles.{package}.viewer"
+        assert drawing.__module__ == viewer, name
+        assert drawing is importlib.import_module(viewer).grid, name
+    assert grid_of is importlib.import_module("puzzlezero.puzzles.pictures").grid_of  # re-exported
+
+
+def test_the_shared_drawing_imports_no_puzzle_package() -> None:
+    code = (
+        "import sys, puzzlezero.puzzles.pictures\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('puzzlezero.'))))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "puzzlezero.puzzles.pictures" in loaded
+    parts = {m.split(".")[2] for m in loaded if m.startswith("puzzlezero.puzzles.")}
+    assert not parts & set(OWNERS.values()), parts  # no puzzle package, no viewer
+    assert not [m for m in loaded if m == "puzzlezero.envs" or m.startswith("puzzlezero.envs.")]

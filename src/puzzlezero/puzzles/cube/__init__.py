@@ -3,6 +3,7 @@ half-turn metric. :mod:`.rules` holds the puzzles, :mod:`.notation` the move tex
 the stickers' coordinates, :mod:`.symmetry` the 48 symmetries, :mod:`.table` the 2x2x2's exact
 distances and :mod:`.viewer` the drawings."""
 
+from puzzlezero.puzzles.cube import viewer
 from puzzlezero.puzzles.cube.notation import (
     ACTION_NAMES,
     HTM_ACTION_NAMES,
@@ -21,6 +22,12 @@ from puzzlezero.puzzles.cube.rules import (
     corner_stickers,
     edge_cubies,
 )
+from puzzlezero.puzzles.pictures import grid_of
+
+# the RGB pictures (puzzlezero.puzzles.pictures.draw): the viewer's net
+grid_of.register(Cube2)(viewer.grid)
+grid_of.register(Cube3)(viewer.grid)
+grid_of.register(Cube3HTM)(viewer.grid)
 
 __all__ = [
     "ACTION_NAMES",

@@ -1,6 +1,7 @@
-"""Drawings of cubes as an unfolded net: text (letters, optional ANSI colours) and SVG.
+"""Drawings of cubes as an unfolded net: text (letters, optional ANSI colours), SVG and the RGB
+picture (:func:`grid`, for :func:`puzzlezero.puzzles.pictures.draw`).
 
-Both take the facelet string (``"URFDLB"`` letters in Kociemba order, ``6 * n * n`` of them) and
+The text and the SVG take the facelet string (``"URFDLB"`` letters in Kociemba order, ``6 * n * n`` of them) and
 lay the faces out the classic way, each face as seen looking at it::
 
           U
@@ -12,9 +13,15 @@ Standard colours: U white, R red, F green, D yellow, L orange, B blue.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
+from typing import Protocol
 
-__all__ = ["COLOURS", "net_text", "to_svg"]
+import numpy as np
+
+from puzzlezero.puzzles.pictures import Grid, palette, rgb
+
+__all__ = ["COLOURS", "grid", "net_text", "to_svg"]
 
 #: fill colour of each face letter (the standard Western colour scheme)
 COLOURS = {"U": "#ffffff", "R": "#c41e3a", "F": "#009e60", "D": "#ffd500", "L": "#ff5800", "B": "#0051ba"}
@@ -73,3 +80,36 @@ def to_svg(facelets: str, n: int, size: int = 300) -> str:
             )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+class NetPuzzle(Protocol):
+    """What :func:`grid` reads of a cube (:class:`.rules.Cube3` and the others have it)."""
+
+    @property
+    def n(self) -> int: ...
+
+
+_BACKGROUND = rgb("#222222")
+
+
+@lru_cache(maxsize=8)
+def _net_cells(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(row int[6 n n], col int[6 n n])``: each sticker's cell in the ``3n x 4n`` net."""
+    rows, cols = np.empty(6 * n * n, np.int64), np.empty(6 * n * n, np.int64)
+    k = np.arange(n * n)
+    for f, face in enumerate(_FACES):
+        col, row = _NET[face]
+        rows[f * n * n + k] = row * n + k // n
+        cols[f * n * n + k] = col * n + k % n
+    return rows, cols
+
+
+def grid(puzzle: NetPuzzle, states: np.ndarray) -> Grid:
+    """The cells of the RGB pictures of ``states[B, 6 n n]``: the unfolded net (U on top, L F R B
+    across, D below), each sticker in its face's colour (:data:`COLOURS`), on a dark background."""
+    n = puzzle.n
+    colours = np.empty((states.shape[0], 3 * n, 4 * n, 3), dtype=np.uint8)
+    colours[:] = _BACKGROUND
+    rows, cols = _net_cells(n)
+    colours[:, rows, cols] = palette([COLOURS[f] for f in _FACES])[states.reshape(states.shape[0], -1)]
+    return Grid(colours=colours, background=_BACKGROUND)

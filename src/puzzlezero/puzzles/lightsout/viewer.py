@@ -1,10 +1,15 @@
-"""SVG drawing of a Lights Out board: lit cells glow yellow, dark cells are grey."""
+"""Drawings of a Lights Out board, SVG and the RGB picture (:func:`grid`, for
+:func:`puzzlezero.puzzles.pictures.draw`): lit cells glow yellow, dark cells are grey."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
-__all__ = ["lightsout_svg"]
+from puzzlezero.puzzles.pictures import Grid, palette, rgb
+
+__all__ = ["grid", "lightsout_svg"]
 
 _BOARD = "#23262b"
 _ON = "#ffd84a"
@@ -37,3 +42,20 @@ def lightsout_svg(lights: np.ndarray, n: int, size: int = 300) -> str:
         )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+class Board(Protocol):
+    """What :func:`grid` reads of a Lights Out puzzle (:class:`.rules.LightsOut` has it)."""
+
+    size: int
+
+
+# the picture's cell colours: board, light off, light on
+_CELL_COLOURS = palette([_BOARD, _OFF, _ON])
+
+
+def grid(puzzle: Board, states: np.ndarray) -> Grid:
+    """The cells of the RGB pictures of ``states[B, n*n]``: lit cells yellow, dark cells grey."""
+    n = puzzle.size
+    on = states.reshape(states.shape[0], n, n).astype(bool)
+    return Grid(colours=_CELL_COLOURS[1 + on], background=rgb(_BOARD))

@@ -1,10 +1,15 @@
-"""SVG drawing of a sliding-tile board: numbered tiles, tiles already at home in a lighter shade."""
+"""Drawings of a sliding-tile board, SVG and the RGB picture (:func:`grid`, for
+:func:`puzzlezero.puzzles.pictures.draw`): numbered tiles, tiles already at home in a lighter shade."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
-__all__ = ["npuzzle_svg"]
+from puzzlezero.puzzles.pictures import Grid, palette, rgb
+
+__all__ = ["grid", "npuzzle_svg"]
 
 _BOARD = "#3b3f46"
 _TILE = "#e8b04a"
@@ -42,3 +47,28 @@ def npuzzle_svg(tiles: np.ndarray, n: int, size: int = 300) -> str:
         )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+class Board(Protocol):
+    """What :func:`grid` reads of a sliding puzzle (:class:`.rules.NPuzzle` has it)."""
+
+    size: int
+
+
+# the picture's cell colours: board (the blank), tile, tile on its goal cell
+_CELL_COLOURS = palette([_BOARD, _TILE, _TILE_HOME])
+
+
+def grid(puzzle: Board, states: np.ndarray) -> Grid:
+    """The cells of the RGB pictures of ``states[B, n*n]``: numbered tiles, lighter on their goal
+    cell, the blank empty."""
+    n = puzzle.size
+    tiles = states.reshape(states.shape[0], n, n).astype(np.int64)
+    home = tiles == np.arange(1, n * n + 1).reshape(n, n)
+    kind = np.where(tiles == 0, 0, np.where(home, 2, 1))
+    return Grid(
+        colours=_CELL_COLOURS[kind],
+        background=rgb(_BOARD),
+        labels=np.where(tiles == 0, -1, tiles),
+        ink=rgb(_TEXT),
+    )

@@ -5,9 +5,14 @@ definition, :mod:`.families` the generated cubes, globes and wreaths (the Santa 
 puzzles), :mod:`.viewer` the drawings; :mod:`.cayleypy`, :mod:`.gap` and :mod:`.kpuzzle` read and
 write the field's other formats, :mod:`.santa` imports the competition's files."""
 
+from puzzlezero.puzzles.permutation import viewer
 from puzzlezero.puzzles.permutation.definition import FORMAT, Definition
 from puzzlezero.puzzles.permutation.files import load_definition, read_definition
 from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
+from puzzlezero.puzzles.pictures import grid_of
+
+# the RGB pictures (puzzlezero.puzzles.pictures.draw): the viewer's net or rows of positions
+grid_of.register(PermutationPuzzle)(viewer.grid)
 
 
 def family_puzzle(puzzle_type: str, goal: str = "standard", scramble_depth: int = 30) -> PermutationPuzzle:

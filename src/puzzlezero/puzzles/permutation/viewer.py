@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Hashable
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
 
 from puzzlezero.puzzles.permutation.definition import Definition
+from puzzlezero.puzzles.pictures import Grid, code_colours, palette, rgb
 
 
 class DrawnPuzzle(Protocol):
@@ -53,6 +56,7 @@ __all__ = [
     "cube_stickers",
     "cubing_move",
     "cubing_view",
+    "grid",
     "grid_rows",
     "cells",
     "net_cells",
@@ -414,3 +418,37 @@ def cubing_view(puzzle: DrawnPuzzle) -> dict[str, Any] | None:
             return None
         moves[name] = move
     return {"puzzle": f"{size}x{size}x{size}", "moves": moves}
+
+
+# ---- RGB pictures --------------------------------------------------------------------------------
+#: the most cells a row of a picture holds (a longer row is folded)
+_PICTURE_ROW = 30
+_BACKGROUND = rgb("#222222")
+
+
+class _CachedPuzzle(DrawnPuzzle, Hashable, Protocol):
+    """A :class:`DrawnPuzzle` that keys a cache (:class:`.rules.PermutationPuzzle` does)."""
+
+
+@lru_cache(maxsize=32)
+def _picture_cells(puzzle: _CachedPuzzle) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """``(row, col, rows, cols)``: each position's cell in the layout of :func:`cells`, rows
+    longer than :data:`_PICTURE_ROW` folded."""
+    layout = np.array(cells(puzzle, fold=_PICTURE_ROW), dtype=np.int64)
+    rows, cols = np.empty(len(layout), np.int64), np.empty(len(layout), np.int64)
+    rows[layout[:, 2]], cols[layout[:, 2]] = layout[:, 0], layout[:, 1]
+    return rows, cols, int(rows.max()) + 1, int(cols.max()) + 1
+
+
+def grid(puzzle: _CachedPuzzle, states: np.ndarray) -> Grid:
+    """The cells of the RGB pictures of ``states[B, positions]``: a cube's net or the rows of the
+    positions (:func:`cells`), each label its own colour (:data:`PALETTE` for the first labels,
+    one colour per label after them), on a dark background."""
+    rows, cols, height, width = _picture_cells(puzzle)
+    first = palette(list(PALETTE[: puzzle.num_values]))
+    more = code_colours(np.arange(len(first), puzzle.num_values) + 0x100000)
+    table = np.concatenate([first, more.reshape(-1, 3)])
+    colours = np.empty((states.shape[0], height, width, 3), dtype=np.uint8)
+    colours[:] = _BACKGROUND
+    colours[:, rows, cols] = table[states.reshape(states.shape[0], -1)]
+    return Grid(colours=colours, background=_BACKGROUND)

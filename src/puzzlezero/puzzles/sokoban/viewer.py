@@ -1,12 +1,17 @@
-"""SVG drawing of a Sokoban level: walls, floor, targets, boxes (green when on a target), agent."""
+"""Drawings of a Sokoban level, SVG and the RGB picture (:func:`grid`, for
+:func:`puzzlezero.puzzles.pictures.draw`): walls, floor, targets, boxes (green when on a target),
+agent."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
+from puzzlezero.puzzles.pictures import Grid, rgb
 from puzzlezero.puzzles.sokoban.cells import AGENT, BOX, TARGET, WALL
 
-__all__ = ["sokoban_svg"]
+__all__ = ["grid", "sokoban_svg"]
 
 _WALL = "#5b4a3f"
 _WALL_EDGE = "#473a31"
@@ -55,3 +60,38 @@ def sokoban_svg(grid: np.ndarray, size: int = 300) -> str:
             )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+class Level(Protocol):
+    """What :func:`grid` reads of a Sokoban puzzle (:class:`.rules.Sokoban` has it)."""
+
+    height: int
+    width: int
+
+
+def _cell_colours() -> np.ndarray:
+    """``uint8[16, 3]``: the picture's colour of each cell code (the SVG drawing's colours; a box or
+    the agent on a target in a shade of its own)."""
+    table = np.zeros((16, 3), dtype=np.uint8)
+    table[:] = rgb("#ff00ff")  # codes no level holds
+    for code, colour in {
+        0: _FLOOR,
+        WALL: _WALL,
+        TARGET: _TARGET,
+        BOX: _BOX,
+        BOX | TARGET: _BOX_DONE,
+        AGENT: _AGENT,
+        AGENT | TARGET: "#7a4fd0",
+    }.items():
+        table[code] = rgb(colour)
+    return table
+
+
+_CELL_COLOURS = _cell_colours()
+
+
+def grid(puzzle: Level, states: np.ndarray) -> Grid:
+    """The cells of the RGB pictures of ``states[B, height * width]``: walls, floor, targets,
+    boxes (green on a target), the agent (blue; violet on a target)."""
+    codes = states.reshape(states.shape[0], puzzle.height, puzzle.width) & 15
+    return Grid(colours=_CELL_COLOURS[codes], background=rgb(_WALL_EDGE))
