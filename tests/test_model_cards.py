@@ -141,3 +141,25 @@ def test_a_freshly_trained_models_card_validates(tmp_path: Path) -> None:
     more.run()
     card = more.card()
     assert validate(card) == [] and len(card["runs"]) == 2 and card["runs"][0]["samples"] == first
+
+
+#: "(R rings of P positions, F half-globe flips, M moves)" in a globe model's description
+GLOBE_SHAPE = re.compile(r"\((\d+) rings of (\d+) positions, (\d+) half-globe flips, (\d+) moves\)")
+
+
+@pytest.mark.parametrize("card_path", [c for c in CARDS if (c.parent / "definition.json").is_file()], ids=str)
+def test_a_permutation_models_description_counts_its_puzzles_moves(card_path: Path) -> None:
+    """What a card says of its puzzle (rings, positions, flips, moves) is what its definition has."""
+    card = json.loads(card_path.read_text())
+    definition = json.loads((card_path.parent / "definition.json").read_text())
+    names = list(definition["moves"])
+    assert card["network"]["config"]["num_actions"] == len(names)
+    shape = GLOBE_SHAPE.search(card["description"])
+    if definition.get("drawing", {}).get("kind") != "globe":
+        assert shape is None
+        return
+    assert shape is not None, card["description"]
+    rings, positions, flips, moves = map(int, shape.groups())
+    turns = [n for n in names if n.startswith("r") and not n.endswith("'")]
+    assert (rings, flips, moves) == (len(turns), sum(n.startswith("f") for n in names), len(names))
+    assert rings * positions == definition["positions"]
