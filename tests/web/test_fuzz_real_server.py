@@ -462,11 +462,11 @@ def job_check(solve: Solve) -> Check:
         assert r.headers["location"] == f"/api/jobs/{view['id']}"
         view = poll(client, view["id"])
         if solve.status == 200:
-            assert view["status"] == "done", view
+            assert view["status"] == "done", json.dumps(view)
             assert solve.walk is not None
             _replayed(solve.walk, view["result"], solve.must_solve, solve.optimal)
         else:
-            assert view["status"] == "failed" and view["error"]["status"] == solve.status, view
+            assert view["status"] == "failed" and view["error"]["status"] == solve.status, json.dumps(view)
 
     return check
 

@@ -5,14 +5,6 @@ The drawing is :mod:`puzzlezero.puzzles.pictures` (:func:`draw`, :func:`paint`, 
 the ``grid`` function of its package's ``viewer.py`` (``puzzles/*/viewer.py``). A puzzle from a
 plugin adds its own with ``grid_of.register(MyPuzzle)(my_grid)``.
 
-Example:
-    >>> from puzzlezero import make
-    >>> cube = make("cube3")
-    >>> image = draw(cube, cube.goals(1))[0]
-    >>> image.shape, image.dtype  # the 9 x 12 net of 20-pixel stickers
-    ((180, 240, 3), dtype('uint8'))
-    >>> image[90, 90].tolist()  # the centre of the F face: green
-    [0, 158, 96]
 """
 
 from __future__ import annotations
