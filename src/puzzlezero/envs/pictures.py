@@ -4,7 +4,6 @@ The drawing is :mod:`puzzlezero.puzzles.pictures` (:func:`draw`, :func:`paint`, 
 :func:`rgb` and the per-class :func:`grid_of`), re-exported here; each built-in puzzle's picture is
 the ``grid`` function of its package's ``viewer.py`` (``puzzles/*/viewer.py``). A puzzle from a
 plugin adds its own with ``grid_of.register(MyPuzzle)(my_grid)``.
-
 """
 
 from __future__ import annotations
