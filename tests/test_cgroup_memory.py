@@ -85,3 +85,26 @@ def test_the_web_workers_default_memory_limit_honours_the_cgroup(
     v2(tmp_path, str(2 * GiB))
     assert ServerConfig(workers=2).worker_memory_limit == 4096  # never below 4 GiB of address space
     assert ServerConfig(workers=2, worker_memory_mib=1000).worker_memory_limit == 1000
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_available_memory_leaves_out_the_reclaimable_file_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    """A cgroup's usage counts the page cache of the files its processes read and wrote; its
+    inactive part is given back before memory is refused, so it is not counted as used."""
+    used, inactive = 7 * GiB, 5 * GiB
+    if version == "v2":
+        v2(tmp_path, str(8 * GiB), current=str(used))
+        (tmp_path / "memory.stat").write_text(f"anon 1000\nfile {6 * GiB}\ninactive_file {inactive}\n")
+    else:
+        v1(tmp_path, str(8 * GiB), usage=str(used))
+        (tmp_path / "memory" / "memory.stat").write_text(
+            f"cache 100\ninactive_file 7\ntotal_cache {6 * GiB}\ntotal_inactive_file {inactive}\n"
+        )
+    monkeypatch.setattr(budget, "CGROUP_ROOT", tmp_path)
+    monkeypatch.setattr(budget, "_meminfo", lambda: {"MemTotal": 64 * GiB, "MemAvailable": 60 * GiB})
+    assert budget._cgroup_usage(tmp_path) == used - inactive
+    assert budget.machine_memory() == (8 * GiB, 8 * GiB - (used - inactive))
+    (tmp_path / ("memory.stat" if version == "v2" else "memory/memory.stat")).unlink()
+    assert budget._cgroup_usage(tmp_path) == used  # no stat file: the usage as it is

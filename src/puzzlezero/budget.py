@@ -176,10 +176,32 @@ def cgroup_memory_limit(root: Path = CGROUP_ROOT) -> int | None:
     return limit if limit is not None and limit < CGROUP_V1_UNLIMITED else None
 
 
+def _stat(path: Path, key: str) -> int | None:
+    """The value of ``key`` in a cgroup ``memory.stat`` file (``key value`` lines), where present."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == key and value.strip().isdigit():
+            return int(value)
+    return None
+
+
 def _cgroup_usage(root: Path = CGROUP_ROOT) -> int | None:
-    """Bytes the cgroup uses now (v2 ``memory.current``, v1 ``memory/memory.usage_in_bytes``)."""
+    """Bytes the cgroup uses now and cannot give back at once: v2 ``memory.current``, v1
+    ``memory/memory.usage_in_bytes``, less the inactive file cache its ``memory.stat`` lists
+    (v2 ``inactive_file``, v1 ``total_inactive_file``), which the kernel reclaims before it
+    refuses memory (the working set, as container runtimes count it). Without this, a process
+    that has read or written many files would see its cgroup nearly full and refuse searches."""
     used = _read_int(root / "memory.current")
-    return used if used is not None else _read_int(root / "memory" / "memory.usage_in_bytes")
+    if used is not None:
+        cache = _stat(root / "memory.stat", "inactive_file")
+    else:
+        used = _read_int(root / "memory" / "memory.usage_in_bytes")
+        cache = _stat(root / "memory" / "memory.stat", "total_inactive_file")
+    return None if used is None else max(0, used - (cache or 0))
 
 
 def _physical_memory(info: dict[str, int] | None = None) -> int | None:
@@ -213,9 +235,9 @@ def machine_memory() -> tuple[int, int]:
         page = os.sysconf("SC_PAGE_SIZE")
         total = os.sysconf("SC_PHYS_PAGES") * page
         avail = os.sysconf("SC_AVPHYS_PAGES") * page
-    limit = cgroup_memory_limit()
+    limit = cgroup_memory_limit(CGROUP_ROOT)
     if limit is not None:
-        used = _cgroup_usage()
+        used = _cgroup_usage(CGROUP_ROOT)
         total = min(total, limit)
         if used is not None:
             avail = min(avail, max(0, limit - used))
