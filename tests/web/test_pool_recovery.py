@@ -256,6 +256,27 @@ def test_a_search_that_ignores_a_cancel_is_killed_after_the_grace_period_and_rep
     run_pool(body, solve_fn=ignores_cancel, cancel_grace=1.0)
 
 
+def test_a_worker_killed_after_its_job_was_answered_is_a_kill_not_a_failed_start() -> None:
+    """A cancel or an overrun can be answered in the moment the pool kills the worker: the pool then
+    sees an idle worker it stopped exit. That is one kill and one replacement, not a worker that
+    could not start (no failed start counted, no backoff, admission open)."""
+
+    async def body(pool: SolvePool) -> None:
+        await ready(pool, 1)
+        (worker,) = [w for w in pool._workers if w.ready]
+        pid = worker.pid
+        assert pid is not None and worker.ticket is None
+        pool._stop(worker, "cancelled")  # as _unheeded does, its job's answer already read
+        await until(lambda: gone(pid))
+        await ready(pool, 1)
+        health = pool.health()
+        assert health["kills"] == 1 and health["start_failures"] == 0 and pool.last_error is None
+        out = await pool.solve(job(0.0, "after"), 60.0)
+        assert out["ok"]["tag"] == "after" and out["ok"]["pid"] != pid
+
+    run_pool(body, solve_fn=heeds_cancel)
+
+
 # ---- recycling ------------------------------------------------------------------------------------
 def test_a_worker_is_recycled_cleanly_after_its_jobs() -> None:
     async def body(pool: SolvePool) -> None:

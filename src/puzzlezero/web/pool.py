@@ -678,13 +678,14 @@ class SolvePool:
                     ),
                 )
             self._crashed()
-        elif worker.stopping in ("recycled", "closing"):
-            pass  # a clean stop: its replacement is already starting
-        elif not worker.ready:
+        elif worker.stopping == "start timeout" or (worker.stopping is None and not worker.ready):
             self._start_failed(worker.start_error or f"it exited ({how}) before it was ready")
         elif worker.stopping is None:
             log.error("idle solver worker %s died (%s)", worker.pid, how)
             self._crashed()
+        # else a clean stop (recycled, closing: its replacement is already starting), or a worker
+        # killed after its job's answer came (a cancel or an overrun answered as it was killed):
+        # counted in the kills, never as a failed start
         self._fill()
         self._dispatch()
 
