@@ -1176,9 +1176,6 @@ DEFAULT_DEPTH_OVER_THE_CAP = Case(
 )
 
 
-# slow: a queued puzzle8 job under its 5 s limit has failed where the oracle expects it done, when
-# the whole suite shares the machine; until that is understood it runs only with -m slow
-@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(case=cases())
 @example(case=DEFAULT_DEPTH_OVER_THE_CAP)

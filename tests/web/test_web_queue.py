@@ -257,6 +257,31 @@ def test_ended_jobs_are_kept_a_bounded_time_and_number() -> None:
     run_pool(fake, body, queue=8)
 
 
+def test_a_job_polled_as_its_outcome_comes_in_shows_its_answer() -> None:
+    """The outcome's callbacks run on a later turn of the event loop: a poll in between sees the
+    answer (or the error), never a job that ended without one ("failed" with no error)."""
+
+    async def body(pool: SolvePool) -> None:
+        store = JobStore(pool, result_ttl=5.0, max_results=4)
+        loop = asyncio.get_running_loop()
+        done, bad = (Ticket(job(tag, seconds=0.0), 30.0, loop.create_future()) for tag in ("done", "bad"))
+        finish = lambda out: {"solved": out["ok"]["solved"]}  # noqa: E731
+        for t in (done, bad):
+            store.add(t, finish)
+        done.outcome.set_result({"ok": {"solved": True}})
+        bad.outcome.set_exception(SolveTimeoutError("too slow"))
+        # no await: the outcomes' callbacks have not run
+        view = store.view(store.get(done.id))  # type: ignore[arg-type]
+        assert (view["status"], view["result"], view["error"]) == ("done", {"solved": True}, None)
+        view = store.view(store.get(bad.id))  # type: ignore[arg-type]
+        assert view["status"] == "failed" and view["error"] == {"status": 504, "detail": "too slow"}
+        await asyncio.sleep(0)  # the callbacks run now, and change nothing
+        assert store.view(store.get(done.id))["result"] == {"solved": True}  # type: ignore[arg-type]
+        assert store.get(bad.id).error["status"] == 504  # type: ignore[union-attr,index]
+
+    run_pool(Gated(), body)
+
+
 def job_in(c: Any, job_id: str, status: str) -> dict[str, Any] | None:
     """The job's view where it has ``status`` now, else ``None`` (for :func:`poll_until`)."""
     view = c.get(f"/api/jobs/{job_id}").json()

@@ -57,6 +57,8 @@ class Job:
     """Checks each improvement its solve reports (``None``: shown as reported)."""
     checked: list[tuple[dict[str, Any], dict[str, Any] | None]] = field(default_factory=list)
     """Each reported improvement beside what its check made of it (each is checked once)."""
+    settled: bool = False
+    """Its outcome has been turned into ``result`` or ``error`` (:meth:`JobStore.settle`)."""
 
     def improvements(self) -> list[dict[str, Any]]:
         """The solutions its solve has reported so far, checked (the ticket's list is bounded and
@@ -79,6 +81,8 @@ class Job:
         status = self.ticket.status
         if status != "ended":
             return status
+        if not self.settled:  # the outcome is in, its answer not made yet (JobStore.settle)
+            return "running"
         return "done" if self.result is not None else "failed"
 
 
@@ -110,13 +114,18 @@ class JobStore:
         self.purge()
         job = Job(ticket, finish, polled=self.clock(), check=check)
         self._jobs[ticket.id] = job
-        ticket.outcome.add_done_callback(lambda _: self._settle(job))
+        ticket.outcome.add_done_callback(lambda _: self.settle(job))
         return job
 
     def get(self, job_id: str) -> Job | None:
-        """The job, or ``None`` when the id is unknown or its result has expired."""
+        """The job, or ``None`` when the id is unknown or its result has expired. A job whose
+        outcome is in is settled first: the outcome's callback runs on a later turn of the event
+        loop, and a poll in between must see the answer, not a job ended without one."""
         self.purge()
-        return self._jobs.get(job_id)
+        job = self._jobs.get(job_id)
+        if job is not None and job.ticket.outcome.done():
+            self.settle(job)
+        return job
 
     def touch(self, job: Job) -> None:
         """Its client asked for it: a waiting job keeps its place for ``idle_timeout`` more."""
@@ -179,7 +188,12 @@ class JobStore:
                 break
             del self._ended[oldest], self._jobs[oldest]
 
-    def _settle(self, job: Job) -> None:
+    def settle(self, job: Job) -> None:
+        """Turn its ended ticket's outcome into ``result`` or ``error`` (once; later calls do
+        nothing), and start the time it is kept."""
+        if job.settled:
+            return
+        job.settled = True
         outcome = job.ticket.outcome
         if not outcome.cancelled():
             exc = outcome.exception()
