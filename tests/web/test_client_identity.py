@@ -46,7 +46,9 @@ class Gate:
         self.event = threading.Event()
         self.calls = 0
 
-    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
+    def __call__(
+        self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None
+    ) -> FakeResult:
         self.calls += 1
         if opts.batch == BLOCK:
             assert self.event.wait(30)

@@ -57,7 +57,9 @@ class Gate:
         self.calls: list[SolveOptions] = []
         self.event = threading.Event()
 
-    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None) -> FakeResult:
+    def __call__(
+        self, puzzle: Puzzle, state: np.ndarray, opts: SolveOptions, on_solution: Any = None
+    ) -> FakeResult:
         self.calls.append(opts)
         if opts.batch == self.BLOCK:
             assert self.event.wait(20)

@@ -52,7 +52,9 @@ class Gated:
         with self.lock:
             return self.gates.setdefault(tag, threading.Event())
 
-    def __call__(self, puzzle: Puzzle, state: np.ndarray, opts: dict[str, Any] | SolveOptions, on_solution: Any = None) -> FakeResult:
+    def __call__(
+        self, puzzle: Puzzle, state: np.ndarray, opts: dict[str, Any] | SolveOptions, on_solution: Any = None
+    ) -> FakeResult:
         mine = opts if isinstance(opts, dict) else {}  # a request's job carries SolveOptions: no tag
         tag, seconds = mine.get("tag", ""), mine.get("seconds")
         with self.lock:
