@@ -59,7 +59,9 @@ def test_the_clock_helpers(fake: FakeClock) -> None:
     def without(p: Any, *, time_limit: float | None = None, **rest: Any) -> None:
         seen.update(rest, time_limit=time_limit)
 
-    clock.with_deadline(without)("p", deadline=1300.0, max_nodes=5)
+    wrapped = clock.with_deadline(without)
+    assert clock.with_deadline(wrapped) is wrapped  # wrapped once, however often it is handed on
+    wrapped("p", deadline=1300.0, max_nodes=5)
     assert seen == {"time_limit": 1300.0 - 1001.25, "max_nodes": 5}  # the seconds left, the rest as given
     seen.clear()
     clock.with_deadline(without)("p", deadline=None)

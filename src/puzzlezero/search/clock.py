@@ -126,8 +126,9 @@ def with_deadline(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` as a search called with a ``deadline`` keyword: ``fn`` itself where it takes one
     (:func:`takes_deadline`), else a wrapper that gives it the seconds left until the deadline as
     its ``time_limit`` (a plugin's search that knows no deadline). Decided once, where a caller
-    receives the function, not at each call."""
-    if takes_deadline(fn):
+    receives the function, not at each call; a function wrapped already is returned as it is (its
+    ``__wrapped__`` shows the plugin's own signature, so :func:`takes_keyword` reads that)."""
+    if getattr(fn, _GIVES_TIME_LIMIT, False) or takes_deadline(fn):
         return fn
 
     @functools.wraps(fn)
@@ -135,7 +136,13 @@ def with_deadline(fn: Callable[..., Any]) -> Callable[..., Any]:
         limit = {} if deadline is None else {"time_limit": time_limit_until(deadline)}
         return fn(*args, **kwargs, **limit)
 
+    setattr(given_time_limit, _GIVES_TIME_LIMIT, True)
     return given_time_limit
+
+
+#: the mark of a :func:`with_deadline` wrapper (it takes a deadline, though its signature, read
+#: through ``__wrapped__``, is the wrapped function's)
+_GIVES_TIME_LIMIT = "_puzzlezero_gives_time_limit"
 
 
 def takes_keyword(fn: Callable[..., Any], name: str) -> bool:
