@@ -31,8 +31,15 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.plugins import loaded_plugins
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
-from puzzlezero.solver import SEARCHES, SolveOptions, SolveResult, SolveSettings, options_for, read_states
-from puzzlezero.solver.states import States
+from puzzlezero.solver import (
+    SEARCHES,
+    SolveOptions,
+    SolveResult,
+    SolveSettings,
+    States,
+    options_for,
+    read_states,
+)
 
 __all__ = ["solve_on_ray", "ray_available"]
 
