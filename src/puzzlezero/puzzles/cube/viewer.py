@@ -90,6 +90,8 @@ class NetPuzzle(Protocol):
 
 
 _BACKGROUND = rgb("#222222")
+#: the picture's colour of each face's stickers, in face order
+_STICKER_COLOURS = palette([COLOURS[f] for f in _FACES])
 
 
 @lru_cache(maxsize=8)
@@ -111,5 +113,5 @@ def grid(puzzle: NetPuzzle, states: np.ndarray) -> Grid:
     colours = np.empty((states.shape[0], 3 * n, 4 * n, 3), dtype=np.uint8)
     colours[:] = _BACKGROUND
     rows, cols = _net_cells(n)
-    colours[:, rows, cols] = palette([COLOURS[f] for f in _FACES])[states.reshape(states.shape[0], -1)]
+    colours[:, rows, cols] = _STICKER_COLOURS[states.reshape(states.shape[0], -1)]
     return Grid(colours=colours, background=_BACKGROUND)
