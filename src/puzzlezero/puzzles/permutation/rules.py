@@ -92,7 +92,9 @@ class PermutationPuzzle(Puzzle):
         return np.count_nonzero(flat != self._goal[None, :], axis=1) <= self.wildcards
 
     def expand(self, states: np.ndarray) -> np.ndarray:
-        return states.reshape(states.shape[0], self.definition.positions)[:, self.perms]
+        # np.take gives the children C-contiguous ([:, perms] would lay them out strided, and
+        # every reshape of them would copy)
+        return np.take(states.reshape(states.shape[0], self.definition.positions), self.perms, axis=1)
 
     def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
         flat = states.reshape(states.shape[0], self.definition.positions)
