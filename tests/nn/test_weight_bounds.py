@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import time
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -58,16 +57,15 @@ def write_bomb(
 
 
 def refused_quickly(folder: Path, match: str) -> None:
+    # refused from the declared size, before inflating: the peak stays far below the member's size
+    # (memory, not the wall clock, is what shows it was not read)
     tracemalloc.start()
-    start = time.perf_counter()
     try:
         with pytest.raises(ModelFileError, match=match):
             read_model(folder)
-        elapsed = time.perf_counter() - start
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert elapsed < 2.0, f"took {elapsed:.1f} s"
     assert peak < 50 << 20, f"peak {peak >> 20} MiB"
 
 
