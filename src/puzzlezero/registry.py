@@ -434,14 +434,17 @@ _PERMUTATION_SEARCH: dict[
     "wreath_7-7": (0.6, 100),
     "wreath_12-12": (0.8, 300),  # lambda 0.6 and N 100: 97% optimal
 }
-#: the globes with a shipped model: a beam of 1,000 answers at once, then one of 30,000 (the
-#: network's labels are random-walk lengths, which rank states well enough for a wide beam)
+#: the globes with a shipped model: a beam of 1,000 answers at once, then a wider one (the
+#: network's labels are random-walk lengths, which rank states well enough for a wide beam); the
+#: shortcut pass then takes the beam's detours out (a round of at most 16 million states, about
+#: 2.4 GB, reaches 4 moves around every state of a 60-move answer)
 _PERMUTATION_BEAMS: dict[str, tuple[int, ...]] = {
     "globe_3-4": (1000, 30_000),
-    "globe_1-8": (1000, 10_000),  # 36 moves and answers of about 50: a beam of 30,000 passes 60 s
-    "globe_6-4": (1000, 10_000),
-    "globe_2-6": (1000, 10_000),
+    "globe_1-8": (1000, 10_000),  # 20 moves and answers of about 50: a beam of 30,000 passes 60 s
+    "globe_6-4": (1000, 5000),  # a beam of 10,000 takes 35-60 s, leaving the shortcut pass no time
+    "globe_2-6": (1000, 30_000),  # 20-28 s a state; a beam of 10,000: 10-14 s, one answer longer
 }
+_GLOBE_SHORTCUT = 16_000_000
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
     _own = _PERMUTATION_SEARCH.get(_name)
@@ -460,6 +463,7 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             # no shipped model: the group solver answers every state
             search="beam" if _beam else "bwas" if _own else "group",
             fallback="group" if _own or _beam else None,
+            shortcut=_GLOBE_SHORTCUT if _beam else 0,
         ),
         puzzle_type=_type,
         scramble_depth=_depth,

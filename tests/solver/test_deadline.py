@@ -73,18 +73,23 @@ def _recorded_shortcut(seen: list[tuple[float, float]]) -> Any:
     return shortcut
 
 
+#: the end of the search and its fallback where a shortcut pass follows: its share kept for it
+ENDS = T - run_module.SHORTCUT_SHARE * T
+
+
 @pytest.mark.parametrize(
     ("spent", "fallback_limit"),
-    [(3.0, T - 3.0), (T - 1.5, 1.5), (T + 4.0, clock.MIN_TIME_LIMIT)],
+    [(3.0, ENDS - 3.0), (ENDS - 1.5, 1.5), (T + 4.0, clock.MIN_TIME_LIMIT)],
     ids=["early", "into the reserve", "past the deadline"],
 )
 def test_search_fallback_and_shortcut_share_one_deadline(
     fake: FakeClock, monkeypatch: pytest.MonkeyPatch, spent: float, fallback_limit: float
 ) -> None:
-    """The search is given the deadline less the reserve; the fallback (a search that takes only
-    a time limit) all that is left until the deadline when its turn comes, however long the
-    search took (never less than a minimal limit: the group solver's first sift is always done);
-    the shortcut pass the deadline itself."""
+    """With a shortcut pass to follow, the search and its fallback end its share of the time limit
+    early: the search is given that end less the fallback's reserve; the fallback (a search that
+    takes only a time limit) all that is left until that end when its turn comes, however long
+    the search took (never less than a minimal limit: the group solver's first sift is always
+    done); the shortcut pass the deadline itself."""
     p = make("cube2")
     searched: list[tuple[float, float]] = []
     rescued: list[tuple[float, float]] = []
@@ -109,10 +114,37 @@ def test_search_fallback_and_shortcut_share_one_deadline(
     monkeypatch.setattr(run_module, "find_shortcuts", _recorded_shortcut(shortened))
     (r,) = solve_many(p, [DEEP], search="stalls", fallback=True, shortcut=1000, time_limit=T)
     reserve = min(FALLBACK_RESERVE, 0.1 * T)
-    assert searched == [(1000.0, 1000.0 + T - reserve)]
+    assert searched == [(1000.0, 1000.0 + ENDS - reserve)]
     assert rescued == [(1000.0 + spent, fallback_limit)]
     assert shortened == [(1000.0 + spent + 0.5, 1000.0 + T)]
     assert r.solved and r.fallback == "group" and r.seconds == spent + 0.5
+
+
+def test_without_a_shortcut_pass_the_search_and_fallback_have_the_whole_limit(
+    fake: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p = make("cube2")
+    searched: list[tuple[float, float]] = []
+    rescued: list[tuple[float, float]] = []
+    monkeypatch.setitem(
+        SEARCHES,
+        "stalls",
+        SearchSpec(entry=_stalls(fake, 3.0, searched), run=_run_each, needs_heuristic=False, node_cap=False),
+    )
+    monkeypatch.setitem(
+        SEARCHES,
+        "group",
+        SearchSpec(
+            entry=_group_that_knows_only_a_time_limit(fake, 0.5, rescued),
+            run=_run_each,
+            needs_heuristic=False,
+            node_cap=False,
+        ),
+    )
+    (r,) = solve_many(p, [DEEP], search="stalls", fallback=True, shortcut=0, time_limit=T)
+    assert searched == [(1000.0, 1000.0 + T - min(FALLBACK_RESERVE, 0.1 * T))]
+    assert rescued == [(1003.0, T - 3.0)]
+    assert r.solved and r.fallback == "group"
 
 
 def test_a_fallback_that_takes_a_deadline_gets_it(fake: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:

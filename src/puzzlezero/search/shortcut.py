@@ -28,8 +28,8 @@ solve it shortens a path for, the earlier), and a round's balls stop growing at 
 being made is dropped; the levels grown so far are matched), so a pass overruns its limit by one
 batch of children and one sort of the entries at most, not by a whole round.
 
-Measured: there are no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's beam
-paths have some (docs/results.md).
+Measured: there are no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's and
+the globes' beam paths have some (docs/results.md).
 
 >>> import numpy as np
 >>> from puzzlezero import make

@@ -3,7 +3,8 @@ left unsolved, shortens the solutions and verifies them; :func:`solve` is one st
 
 Time: each search call's time limit becomes one deadline where the call begins
 (:mod:`puzzlezero.search.clock`); the search ends a reserve before it where a fallback follows,
-the fallback and the shortcut pass end by it. No level subtracts what another spent.
+and a share of the limit before it where a shortcut pass follows; the fallback and the shortcut
+pass end by it. No level subtracts what another spent.
 
 Progress: ``on_solution`` gets each state's first solution as soon as a search stage has it and
 every strictly cheaper one after it (:class:`~puzzlezero.solver.result.Improvement`), each
@@ -42,6 +43,11 @@ if TYPE_CHECKING:
 #: group solver answers any cube in about 0.25 s once its table is cached, reduction a 48-puzzle
 #: board in about 0.7 s
 FALLBACK_RESERVE = 2.0
+
+#: share of the time limit kept for the shortcut pass where one follows the search (it gets more
+#: when the search ends early): a globe's beam can take the whole limit, and on ``globe_6-4``'s
+#: answers of about 58 moves the pass of 16 million states a round takes 12-19 s (docs/results.md)
+SHORTCUT_SHARE = 0.25
 
 
 def solve(
@@ -159,8 +165,9 @@ def solve_many(
             found = near
         else:
             h, members = guided()
+            ends = deadline - (SHORTCUT_SHARE * opts.time_limit if opts.shortcut else 0.0)
             found, rescued, won = _run_with_fallback(
-                spec, fn, p, chunk, h, opts, sp, deadline=deadline, report=report, members=members
+                spec, fn, p, chunk, h, opts, sp, deadline=ends, report=report, members=members
             )
             found = [q if q.solved else r for q, r in zip(near, found, strict=True)]
         found, searched = _shortened(p, chunk, found, opts, deadline, report, [q.solved for q in near])
