@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import puzzlezero as pz
 from puzzlezero.errors import InvalidMoveError, InvalidStateError, PuzzleError
+from puzzlezero.puzzles import walks
 from tests.conftest import load_bench
 
 
@@ -68,10 +69,10 @@ def test_walks_press_distinct_cells_and_their_length_is_the_exact_cost(p: pz.Puz
     from puzzlezero.classic.optimal.lightsout import min_presses
     from puzzlezero.puzzles.lightsout import LightsOut
 
-    states, cost = p.walks_with_cost(np.random.default_rng(0), 600, (1, 80))
+    states, cost = walks.walks_with_cost(p, np.random.default_rng(0), 600, (1, 80))
     # a range (1, 80) is (1, 49): at most 49 distinct presses, every length about equally often
     assert cost.min() == 1 and cost.max() == 49 and np.bincount(cost.astype(int)).max() < 30
-    assert (p.walks_with_cost(np.random.default_rng(0), 10, 60)[1] == 49).all()
+    assert (walks.walks_with_cost(p, np.random.default_rng(0), 10, 60)[1] == 49).all()
     np.testing.assert_array_equal(min_presses(p, states).sum(axis=1), cost)
     np.testing.assert_array_equal(p.random_walks(np.random.default_rng(0), 600, (1, 80)), states)
     one = p.random_walks(np.random.default_rng(1), 49, 49)
@@ -80,11 +81,11 @@ def test_walks_press_distinct_cells_and_their_length_is_the_exact_cost(p: pz.Puz
     two = min_presses(p, p.random_walks(np.random.default_rng(2), 4000, 2))
     assert (two.sum(axis=1) == 2).all() and 110 < two.sum(axis=0).min() <= two.sum(axis=0).max() < 220
     small = LightsOut(5)
-    s5, c5 = small.walks_with_cost(np.random.default_rng(3), 500, (1, 25))
+    s5, c5 = walks.walks_with_cost(small, np.random.default_rng(3), 500, (1, 25))
     m5 = min_presses(small, s5).sum(axis=1)
     assert (m5 <= c5).all() and (m5 < c5).any()
     # plain scrambles keep their own (multinomial) presses and depths
-    _, plain = p.walks_with_cost(np.random.default_rng(4), 50, 70, nonbacktracking=False)
+    _, plain = walks.walks_with_cost(p, np.random.default_rng(4), 50, 70, nonbacktracking=False)
     assert (plain == 70).all()
 
 

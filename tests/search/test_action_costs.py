@@ -13,6 +13,7 @@ from puzzlezero import make, solver
 from puzzlezero.classic.optimal import pdb_heuristic, solve_optimal
 from puzzlezero.classic.optimal.heuristics import PDBHeuristic, cost_scaled
 from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube import Cube3HTM
 from puzzlezero.puzzles.npuzzle import NPuzzle
@@ -297,7 +298,7 @@ def test_unit_cost_labels_and_walks_are_unchanged() -> None:
     p = make("cube3")
     states, labels = random_walk_labels(p, np.random.default_rng(4), 50, 9)
     rng = np.random.default_rng(4)
-    depths = p.draw_depths(rng, 50, (1, 9))
+    depths = walks.draw_depths(rng, 50, (1, 9))
     np.testing.assert_array_equal(states, p.random_walks(rng, 50, depths))
     expected = depths.astype(np.float32)
     expected[p.is_goal(states)] = 0.0

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, PuzzleError
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
 
@@ -120,7 +121,7 @@ def draw_starts(p: Puzzle, rng: np.random.Generator, n: int, depth: Depth) -> tu
     todo = np.arange(n)
     per = 1
     for _ in range(_DRAW_ROUNDS):
-        drawn_depths = p.draw_depths(rng, todo.size * per, depth)
+        drawn_depths = walks.draw_depths(rng, todo.size * per, depth)
         drawn = p.scramble(rng, todo.size * per, drawn_depths)
         fresh = ~p.is_goal(drawn).reshape(todo.size, per)
         won = fresh.any(axis=1)

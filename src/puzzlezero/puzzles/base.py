@@ -166,7 +166,7 @@ class Puzzle(ABC):
     #: key in ``to_json`` that holds the state (``facelets``, ``tiles``, ``lights``, ``grid``)
     json_key: str = "state"
     #: the most steps a non-backtracking walk can take (Lights Out: every cell pressed once);
-    #: ``None``: no bound (see :meth:`walk_depths`)
+    #: ``None``: no bound (see :func:`.walks.walk_depths`)
     max_walk_length: int | None = None
 
     # ---- shape -------------------------------------------------------------------------------
@@ -320,13 +320,6 @@ class Puzzle(ABC):
         whose moves cannot be undone (Sokoban) override this with their own scramble."""
         return walks.random_walks(self, rng, n, depth)
 
-    def walks_with_cost(
-        self, rng: np.random.Generator, n: int, depth: Depth, *, nonbacktracking: bool = True
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``(states, cost float64[n])``: the walks and the cost of walking each back to the goal
-        (:func:`.walks.walks_with_cost`)."""
-        return walks.walks_with_cost(self, rng, n, depth, nonbacktracking=nonbacktracking)
-
     def walks_with_undo(
         self, rng: np.random.Generator, n: int, depth: Depth
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -340,14 +333,6 @@ class Puzzle(ABC):
         """``(states, undo float32[n, A])``: the undo labels as distributions over the actions
         (:func:`.walks.walks_with_undo_sets`)."""
         return walks.walks_with_undo_sets(self, rng, n, depth)
-
-    def walk_depths(self, rng: np.random.Generator, n: int, depth: Depth) -> np.ndarray:
-        """``depth`` as ``int64[n]`` for non-backtracking walks, cut at :attr:`max_walk_length`
-        (:func:`.walks.walk_depths`)."""
-        return walks.walk_depths(self, rng, n, depth)
-
-    #: ``depth`` as ``int64[n]`` (:func:`.walks.draw_depths`)
-    draw_depths = staticmethod(walks.draw_depths)
 
     # ---- networks -----------------------------------------------------------------------------
     #: number of distinct values per state element for the default one-hot encoding

@@ -3,10 +3,12 @@
 Every function takes the puzzle first and uses only the part of its public contract that
 :class:`WalkablePuzzle` names (``goals``, ``apply``, ``legal_mask``, ``inverse_action``,
 ``action_costs``, ``uniform_cost``, ``max_walk_length``, and the walk methods below). The
-:class:`~puzzlezero.puzzles.base.Puzzle` methods of the same names call these by default; a puzzle
-with a faster or better walk of its own replaces the method (the sliding puzzles' numba kernel,
-Lights Out's press sets, Sokoban's reverse play), and :func:`walks_with_cost` and
-:func:`walks_with_undo_sets` go through those methods, so they use it.
+:class:`~puzzlezero.puzzles.base.Puzzle` methods ``scramble``, ``random_walks``,
+``walks_with_undo`` and ``walks_with_undo_sets`` call these by default; a puzzle with a faster or
+better walk of its own replaces the method (the sliding puzzles' numba kernel, Lights Out's press
+sets, Sokoban's reverse play), and :func:`walks_with_cost` and :func:`walks_with_undo_sets` go
+through those methods, so they use it. The others are functions only: ``walks.walks_with_cost(puzzle,
+rng, n, depth)``.
 
 * :func:`scramble`: uniformly random moves (DeepCubeA's scrambles).
 * :func:`random_walks`: non-backtracking walks (CayleyPy, arXiv 2502.13266): each step changes the

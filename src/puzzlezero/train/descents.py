@@ -97,11 +97,11 @@ def scrambles_with_path_cost(
     to the goal along its scramble: an upper bound of its cost-to-go. Where the puzzle scrambles
     with the generic walk (the cubes) the walk back leaves out the scramble's steps back
     (:func:`puzzlezero.puzzles.walks.walk`, ``reduced``); a puzzle's own scrambler gives the cost of
-    all its moves (:meth:`Puzzle.walks_with_cost`)."""
+    all its moves (:func:`.walks.walks_with_cost`)."""
     if type(puzzle).scramble is Puzzle.scramble:
         depths = walks.draw_depths(rng, n, depth)
         return walks.walk(puzzle, rng, depths, nonbacktracking=False, with_cost=True, reduced=True)[:2]
-    return puzzle.walks_with_cost(rng, n, depth, nonbacktracking=False)
+    return walks.walks_with_cost(puzzle, rng, n, depth, nonbacktracking=False)
 
 
 def _starts(

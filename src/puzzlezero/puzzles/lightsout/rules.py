@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, InvalidStateError
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
 
 __all__ = ["LightsOut"]
@@ -124,7 +125,7 @@ class LightsOut(Puzzle):
         Same distribution as pressing one random cell at a time, but computed at once: presses
         commute, so only how often each cell was pressed matters, and those counts are multinomial.
         """
-        depths = self.draw_depths(rng, n, depth)
+        depths = walks.draw_depths(rng, n, depth)
         counts = rng.multinomial(depths, np.full(self.num_cells, 1.0 / self.num_cells))
         return self.press_sets(counts.reshape(n, self.num_cells))
 
@@ -169,7 +170,7 @@ class LightsOut(Puzzle):
         """``(boards, depths, order, pressed)``: each board presses the first ``depths[b]`` cells of
         the uniformly random permutation ``order[b]`` (a uniform ``k``-subset, pressed in that
         order); ``pressed uint8[n, N*N]`` marks that subset."""
-        depths = self.walk_depths(rng, n, depth)
+        depths = walks.walk_depths(self, rng, n, depth)
         order = np.argsort(rng.random((n, self.num_cells)), axis=1)
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(self.num_cells)[None, :], axis=1)

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError, PuzzleError
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Goal, Puzzle
 
 __all__ = ["NPuzzle"]
@@ -197,7 +198,7 @@ class NPuzzle(Puzzle):
         and where it was before its last step (``-1``: no step)."""
         from puzzlezero.puzzles.npuzzle.walk import random_walks  # numba: imported only when needed
 
-        depths = self.draw_depths(rng, n, depth)
+        depths = walks.draw_depths(rng, n, depth)
         states = self.goals(n)
         blank = np.full(n, self.num_cells - 1, dtype=np.int64)
         came_from = np.full(n, -1, dtype=np.int64)

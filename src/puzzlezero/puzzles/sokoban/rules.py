@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidStateError
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.sokoban.cells import AGENT, BOX, TARGET, WALL, cell_name
 
@@ -199,7 +200,7 @@ class Sokoban(Puzzle):
         ``depth`` moves."""
         from puzzlezero.puzzles.sokoban.generator import generate_rooms, reverse_play
 
-        depths = self.draw_depths(rng, n, depth)
+        depths = walks.draw_depths(rng, n, depth)
         if self.rooms is not None:
             goals = self.rooms[rng.integers(0, self.rooms.shape[0], size=n)]
         else:
@@ -250,7 +251,7 @@ class Sokoban(Puzzle):
         goal_states = np.asarray(goal_states, dtype=np.uint8).reshape(-1, self.num_cells)
         if n is not None:
             goal_states = goal_states[rng.integers(0, goal_states.shape[0], size=n)]
-        depths = self.draw_depths(rng, goal_states.shape[0], depth)
+        depths = walks.draw_depths(rng, goal_states.shape[0], depth)
         return reverse_play(goal_states, rng, depths, self.width)
 
     # ---- text -----------------------------------------------------------------------------------

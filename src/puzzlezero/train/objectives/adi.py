@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.descents import scramble_depths
 from puzzlezero.train.objectives.davi import action_targets
@@ -83,7 +84,7 @@ def adi_labels(
     """``n`` states scrambled ``D ~ U[1, max_scramble]`` times with their ADI rows ``(y_J, y_p, 1/D)``;
     with ``config.cap_labels`` ``y_J`` is capped at the scramble's cost back (:mod:`.path_costs`)."""
     assert value_fn is not None
-    depths = puzzle.draw_depths(rng, n, scramble_depths(rng, n, max_scramble, config))
+    depths = walks.draw_depths(rng, n, scramble_depths(rng, n, max_scramble, config))
     if not config.cap_labels:
         states = puzzle.scramble(rng, n, depths)
         return states, adi_targets(puzzle, value_fn, states, depths, chunk=config.inference_batch)

@@ -12,7 +12,7 @@ Arfaee, Zilles and Holte, "Learning heuristic functions for large state spaces",
 Intelligence 2011: a heuristic is trained on the costs of the solutions found so far); DeepXube
 bounds its labels with the solutions it has found, JAxtar caps its temporal-difference targets.
 
-``c(s)`` comes from the scrambler itself (:meth:`Puzzle.walks_with_cost` with
+``c(s)`` comes from the scrambler itself (:func:`puzzlezero.puzzles.walks.walks_with_cost` with
 ``nonbacktracking=False``: the puzzle's own ``scramble``, the same states from the same random
 draws, with each walk's cost back), not from a second pass: the sum of ``action_costs`` of the
 inverse moves (``k`` for a unit-cost walk of ``k`` moves). Where the puzzle scrambles with the

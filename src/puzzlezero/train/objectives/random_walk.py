@@ -7,7 +7,7 @@ network call at all, against one target-network call per child for a Bellman lab
 
 With unequal action costs (a cube whose half turns cost 1.5) the label is the walk's cost rather
 than its length: the cost of walking it back, the sum of ``action_costs[inverse_action[a]]`` over
-its steps (:meth:`Puzzle.walks_with_cost`; ``k * move_cost`` when all moves cost the same).
+its steps (:func:`puzzlezero.puzzles.walks.walks_with_cost`; ``k * move_cost`` when all moves cost the same).
 
 The label is an upper bound of the true cost-to-go, loose for long walks, so the regression learns the
 *expected walk length* that reaches a state: it ranks states well but overestimates. Used as a warm
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.train.descents import scramble_depths
 from puzzlezero.train.objectives.registry import ValueFn, register_objective
@@ -46,7 +47,7 @@ def length_labels(
     walk back (``k`` where every move costs 1; 0 at goals): non-backtracking random walks, or plain
     scrambles."""
     depths = scramble_depths(rng, n, max_scramble, config)
-    states, cost = puzzle.walks_with_cost(rng, n, depths, nonbacktracking=nonbacktracking)
+    states, cost = walks.walks_with_cost(puzzle, rng, n, depths, nonbacktracking=nonbacktracking)
     targets = cost.astype(np.float32)
     targets[puzzle.is_goal(states)] = 0.0
     return states, targets
