@@ -77,23 +77,15 @@ def _recorded_shortcut(seen: list[tuple[float, float]]) -> Any:
 ENDS = T - run_module.SHORTCUT_SHARE * T
 
 
-@pytest.mark.parametrize(
-    ("spent", "fallback_limit"),
-    [(3.0, ENDS - 3.0), (ENDS - 1.5, 1.5), (T + 4.0, clock.MIN_TIME_LIMIT)],
-    ids=["early", "into the reserve", "past the deadline"],
-)
-def test_search_fallback_and_shortcut_share_one_deadline(
-    fake: FakeClock, monkeypatch: pytest.MonkeyPatch, spent: float, fallback_limit: float
+def _stalling_search_and_group(
+    monkeypatch: pytest.MonkeyPatch,
+    fake: FakeClock,
+    spent: float,
+    searched: list[tuple[float, float]],
+    rescued: list[tuple[float, float]],
 ) -> None:
-    """With a shortcut pass to follow, the search and its fallback end its share of the time limit
-    early: the search is given that end less the fallback's reserve; the fallback (a search that
-    takes only a time limit) all that is left until that end when its turn comes, however long
-    the search took (never less than a minimal limit: the group solver's first sift is always
-    done); the shortcut pass the deadline itself."""
-    p = make("cube2")
-    searched: list[tuple[float, float]] = []
-    rescued: list[tuple[float, float]] = []
-    shortened: list[tuple[float, float]] = []
+    """A search "stalls" that takes ``spent`` seconds and finds nothing, and a group solver that
+    takes 0.5 s and knows only a time limit, each noting what it was given."""
     monkeypatch.setitem(
         SEARCHES,
         "stalls",
@@ -111,6 +103,26 @@ def test_search_fallback_and_shortcut_share_one_deadline(
             node_cap=False,
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("spent", "fallback_limit"),
+    [(3.0, ENDS - 3.0), (ENDS - 1.5, 1.5), (T + 4.0, clock.MIN_TIME_LIMIT)],
+    ids=["early", "into the reserve", "past the deadline"],
+)
+def test_search_fallback_and_shortcut_share_one_deadline(
+    fake: FakeClock, monkeypatch: pytest.MonkeyPatch, spent: float, fallback_limit: float
+) -> None:
+    """With a shortcut pass to follow, the search and its fallback end its share of the time limit
+    early: the search is given that end less the fallback's reserve; the fallback (a search that
+    takes only a time limit) all that is left until that end when its turn comes, however long
+    the search took (never less than a minimal limit: the group solver's first sift is always
+    done); the shortcut pass the deadline itself."""
+    p = make("cube2")
+    searched: list[tuple[float, float]] = []
+    rescued: list[tuple[float, float]] = []
+    shortened: list[tuple[float, float]] = []
+    _stalling_search_and_group(monkeypatch, fake, spent, searched, rescued)
     monkeypatch.setattr(run_module, "find_shortcuts", _recorded_shortcut(shortened))
     (r,) = solve_many(p, [DEEP], search="stalls", fallback=True, shortcut=1000, time_limit=T)
     reserve = min(FALLBACK_RESERVE, 0.1 * T)
@@ -126,21 +138,7 @@ def test_without_a_shortcut_pass_the_search_and_fallback_have_the_whole_limit(
     p = make("cube2")
     searched: list[tuple[float, float]] = []
     rescued: list[tuple[float, float]] = []
-    monkeypatch.setitem(
-        SEARCHES,
-        "stalls",
-        SearchSpec(entry=_stalls(fake, 3.0, searched), run=_run_each, needs_heuristic=False, node_cap=False),
-    )
-    monkeypatch.setitem(
-        SEARCHES,
-        "group",
-        SearchSpec(
-            entry=_group_that_knows_only_a_time_limit(fake, 0.5, rescued),
-            run=_run_each,
-            needs_heuristic=False,
-            node_cap=False,
-        ),
-    )
+    _stalling_search_and_group(monkeypatch, fake, 3.0, searched, rescued)
     (r,) = solve_many(p, [DEEP], search="stalls", fallback=True, shortcut=0, time_limit=T)
     assert searched == [(1000.0, 1000.0 + T - min(FALLBACK_RESERVE, 0.1 * T))]
     assert rescued == [(1003.0, T - 3.0)]
