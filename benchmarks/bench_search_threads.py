@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from puzzlezero import make
-from puzzlezero.bench import load_cases, parse_ids
+from puzzlezero.case_files import load_cases, parse_ids
 from puzzlezero.machine import hardware
 from puzzlezero.nn import intra_op_threads, torch_threads
 from puzzlezero.search.qstar import qstar

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero import make
-from puzzlezero.bench import load_cases, parse_ids
+from puzzlezero.case_files import load_cases, parse_ids
 from puzzlezero.machine import hardware
 from puzzlezero.solver import solve_many
 

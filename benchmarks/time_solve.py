@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzlezero import Puzzle, make
-from puzzlezero.bench import load_cases, parse_ids
+from puzzlezero.case_files import load_cases, parse_ids
 from puzzlezero.machine import hardware
 
 

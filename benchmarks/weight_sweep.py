@@ -15,7 +15,8 @@ import json
 from pathlib import Path
 
 from puzzlezero import make
-from puzzlezero.bench import load_cases, parse_ids, run_bench
+from puzzlezero.bench import run_bench
+from puzzlezero.case_files import load_cases, parse_ids
 from puzzlezero.machine import hardware
 
 

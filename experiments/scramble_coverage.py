@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 
 from puzzlezero import make
-from puzzlezero.bench import load_cases
+from puzzlezero.case_files import load_cases
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver import get_heuristic

@@ -18,7 +18,7 @@ import statistics
 import sys
 
 from puzzlezero import make
-from puzzlezero.bench import case_state
+from puzzlezero.case_files import case_state
 from puzzlezero.errors import PuzzleError
 from puzzlezero.machine import hardware
 from puzzlezero.search.shortcut import can_shortcut, shortcut

@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from puzzlezero import make
-from puzzlezero.bench import load_cases
+from puzzlezero.case_files import load_cases
 from puzzlezero.machine import hardware
 from puzzlezero.puzzles.sokoban import BOX, WALL, Sokoban
 from puzzlezero.puzzles.sokoban.deadlock import dead_squares

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzlezero import cost_to_go, make
-from puzzlezero.bench import load_cases
+from puzzlezero.case_files import load_cases
 from puzzlezero.errors import PuzzleError
 
 

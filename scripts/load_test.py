@@ -102,7 +102,7 @@ def states(args: argparse.Namespace) -> list[str] | None:
     if not args.cases:
         return None
     import puzzlezero as pz
-    from puzzlezero.bench import load_cases, parse_ids
+    from puzzlezero.case_files import load_cases, parse_ids
 
     p = pz.make(args.puzzle)
     cases = load_cases(p, args.cases, parse_ids(args.ids) if args.ids else None)

@@ -34,7 +34,8 @@ SCRIPT = textwrap.dedent(
     import json
     import numpy as np
     import puzzlezero
-    from puzzlezero.bench import Case, run_bench
+    from puzzlezero.bench import run_bench
+    from puzzlezero.case_files import Case
     from puzzlezero.cli.main import main
     from puzzlezero.solver import options_for
     from puzzlezero.solver.result import verify

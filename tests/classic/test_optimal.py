@@ -440,7 +440,8 @@ def test_kociemba_bench_reports_the_half_turn_length_too(tmp_path) -> None:  # n
     pytest.importorskip(
         "kociemba", reason="needs the kociemba package (pip install 'puzzlezero[kociemba]'): not installed"
     )
-    from puzzlezero.bench import load_cases, run_bench
+    from puzzlezero.bench import run_bench
+    from puzzlezero.case_files import load_cases
 
     p = make("cube3")
     cases = load_cases(p, needs(BENCH_DIR / "cube3.json", "the shared benchmark sets"), (0, 3))

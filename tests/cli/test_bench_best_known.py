@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from puzzlezero.bench import best_known_summary, load_cases, summarize
+from puzzlezero.bench import best_known_summary, summarize
+from puzzlezero.case_files import load_cases
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.permutation import PermutationPuzzle, load_definition
@@ -159,7 +160,8 @@ def test_cases_carry_their_best_known_length(tri: PermutationPuzzle, tmp_path: P
 def test_a_case_with_more_wildcards_than_its_puzzle_is_answered_by_the_solution_cut_short(
     tri: PermutationPuzzle,
 ) -> None:
-    from puzzlezero.bench import Case, run_bench
+    from puzzlezero.bench import run_bench
+    from puzzlezero.case_files import Case
 
     # b then a: positions 2..4 and 0..2 turned; undone by a' b' (2 moves, every position back)
     state = tri.apply_moves(tri.goal(), tri.parse_moves("b a"))

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from puzzlezero import make, solver
-from puzzlezero.bench import by_seconds, cases_path, load_cases, parse_ids, summarize
+from puzzlezero.bench import by_seconds, summarize
+from puzzlezero.case_files import cases_path, load_cases, parse_ids
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.solver import HeuristicSpec

@@ -200,7 +200,7 @@ cases_files = puzzles.flatmap(
 @profiles(cases_files)
 def _bench_cases(case: tuple[str, bytes, str, Any]) -> None:
     """A bench ``--cases`` file of any content (JSON cases, level files by suffix or by header)."""
-    from puzzlezero.bench import load_cases
+    from puzzlezero.case_files import load_cases
 
     name, data, filename, ids = case
     path = SCRATCH / filename
@@ -332,8 +332,8 @@ test_train_overrides, test_train_overrides_slow = _train_overrides
 @profiles(st.one_of(texts, st.integers(), st.from_regex(r"\s*-?[0-9.e+]{0,12}\s*[KMGTPkmgtp]?i?[Bb]?\s*")))
 def _sizes_and_ids(text: Any) -> None:
     """``--memory-budget`` / ``$PUZZLEZERO_MEMORY_BUDGET`` sizes and ``--ids A:B`` ranges."""
-    from puzzlezero.bench import parse_ids
     from puzzlezero.budget import parse_size
+    from puzzlezero.case_files import parse_ids
 
     size = named_or_value(lambda: parse_size(text))
     assert size is None or size >= 1
@@ -348,7 +348,7 @@ test_sizes_and_ids, test_sizes_and_ids_slow = _sizes_and_ids
 def test_inputs_the_properties_found_are_named_errors(tmp_path: Path) -> None:
     """Numbers of thousands of digits (``int()`` and ``json.loads`` raise a bare ``ValueError``
     past 4,300 digits) in tile text, case files, a model's config.json and ``--set``."""
-    from puzzlezero.bench import load_cases
+    from puzzlezero.case_files import load_cases
     from puzzlezero.nn.io import load_model
     from puzzlezero.train import TrainConfig
 

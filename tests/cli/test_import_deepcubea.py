@@ -28,7 +28,7 @@ import pytest
 
 from puzzlezero import deepcubea_files as dca
 from puzzlezero import make
-from puzzlezero.bench import load_cases
+from puzzlezero.case_files import load_cases
 from puzzlezero.cli.main import main
 from puzzlezero.deepcubea_files import (
     DeepCubeAFileError,

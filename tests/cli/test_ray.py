@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from puzzlezero.bench import load_cases, run_bench
+from puzzlezero.bench import run_bench
+from puzzlezero.case_files import load_cases
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.ray_solve import solve_on_ray
 from puzzlezero.registry import make

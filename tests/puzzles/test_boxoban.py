@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzlezero import make
-from puzzlezero.bench import load_cases, parse_ids
+from puzzlezero.case_files import load_cases, parse_ids
 from puzzlezero.cli.main import main
 from puzzlezero.errors import LevelFileError, PuzzleError
 from puzzlezero.nn import build_model, save_model

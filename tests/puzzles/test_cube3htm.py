@@ -13,7 +13,7 @@ import pytest
 
 import puzzlezero as pz
 from puzzlezero import solver
-from puzzlezero.bench import cases_path, load_cases
+from puzzlezero.case_files import cases_path, load_cases
 from puzzlezero.cli.main import main
 from puzzlezero.errors import InvalidMoveError, ModelFileError
 from puzzlezero.puzzles.cube import HTM_ACTION_NAMES

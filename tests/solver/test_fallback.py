@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from puzzlezero.bench import load_cases, run_bench
+from puzzlezero.bench import run_bench
+from puzzlezero.case_files import load_cases
 from puzzlezero.errors import PuzzleError
 from puzzlezero.registry import make
 from puzzlezero.search.result import SearchResult

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from puzzlezero import make
-from puzzlezero.bench import Case, run_bench
+from puzzlezero.bench import run_bench
+from puzzlezero.case_files import Case
 from puzzlezero.cli.main import main
 from puzzlezero.defaults import check_defaults, member_heuristic
 from puzzlezero.errors import PuzzleError, UnknownNameError

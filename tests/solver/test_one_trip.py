@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import puzzlezero as pz
-from puzzlezero.bench import Case, run_bench
+from puzzlezero.bench import run_bench
+from puzzlezero.case_files import Case
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.search.anytime import Stages, check_stages
 from puzzlezero.solver import States, read_states, resolve_options, solve_many, verify

@@ -228,7 +228,8 @@ def test_the_learned_heuristics_take_a_precision_and_keep_their_contracts() -> N
 
 
 def test_a_bench_report_names_what_ran_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    from puzzlezero.bench import Case, network_description, run_bench
+    from puzzlezero.bench import network_description, run_bench
+    from puzzlezero.case_files import Case
     from puzzlezero.nn import runtime
 
     monkeypatch.setattr(runtime, "cpu_int8_support", lambda: "AVX-512 VNNI")

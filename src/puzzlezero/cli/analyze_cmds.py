@@ -78,7 +78,7 @@ def analyze_cmd(
     if cases is not None:
         import numpy as np
 
-        from puzzlezero.bench import cases_path, load_cases, parse_ids
+        from puzzlezero.case_files import cases_path, load_cases, parse_ids
         from puzzlezero.solver import get_heuristic
 
         path = cases_path(p, cases)

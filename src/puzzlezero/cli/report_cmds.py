@@ -460,7 +460,7 @@ def layered_cmd(
     beside the paper's figures. Every solution is replayed, each stage against its goal."""
     import numpy as np
 
-    from puzzlezero.bench import load_cases, parse_ids
+    from puzzlezero.case_files import load_cases, parse_ids
     from puzzlezero.registry import make
     from puzzlezero.reports.layered_table1 import layered_table1, markdown
 

@@ -258,7 +258,8 @@ def bench_cmd(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from puzzlezero.bench import cases_path, load_cases, parse_ids, run_bench
+    from puzzlezero.bench import run_bench
+    from puzzlezero.case_files import cases_path, load_cases, parse_ids
 
     use_memory_budget(memory_budget)
     p = make(puzzle)

@@ -69,7 +69,7 @@ def compare(
     max_nodes: int | None = None,
 ) -> MethodRow:
     """Run one method on the first ``n_cases`` cases of ``cases_file``."""
-    from puzzlezero.bench import load_cases
+    from puzzlezero.case_files import load_cases
     from puzzlezero.solver import solve_many
 
     label, kwargs = METHODS[method]

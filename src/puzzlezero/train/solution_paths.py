@@ -93,7 +93,7 @@ def paths_from_reports(
     and a :class:`ReportPaths` per pair. A report's cases outside its file are ignored; the file's
     cases the report did not solve are left out and counted. A report of another puzzle, or no
     solved case in all the pairs, is refused (:class:`PuzzleError`)."""
-    from puzzlezero.bench import load_cases
+    from puzzlezero.case_files import load_cases
 
     all_states, all_costs, counts = [], [], []
     for cases_path, report_path in pairs:
