@@ -138,7 +138,6 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = n
     parent = [np.full(n, -1, np.int64)]
     move = [np.full(n, -1, np.int8)]
     front, front_idx, front_move = path, np.arange(n, dtype=np.int64), np.full(n, -1, np.int64)
-    front_hash = hashes[0]
     total, radius = n, 0
     while front.shape[0]:
         lvl_states, lvl_hash, lvl_parent, lvl_move = [], [], [], []
@@ -150,9 +149,10 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = n
             f = front[lo : lo + _CHUNK]
             children = puzzle.expand(f).reshape(f.shape[0] * puzzle.num_actions, *f.shape[1:])
             child_hash = puzzle.hash64(children)
-            # a child whose hash is its parent's is the parent (a move that changes nothing, or
-            # a collision, which at worst loses a shortcut); nor is the move undoing the last one kept
-            changed = child_hash.reshape(f.shape[0], -1) != front_hash[lo : lo + _CHUNK, None]
+            # the front is the last level grown (its hashes are hashes[-1]); a child whose hash is
+            # its parent's is the parent (a move that changes nothing, or a collision, which at
+            # worst loses a shortcut); nor is the move undoing the last one kept
+            changed = child_hash.reshape(f.shape[0], -1) != hashes[-1][lo : lo + _CHUNK, None]
             back = front_move[lo : lo + _CHUNK]
             undo = np.where(back >= 0, inverse[np.maximum(back, 0)], -1)
             flat = np.flatnonzero(changed & (arange_a[None, :] != undo[:, None]))
@@ -175,7 +175,6 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = n
         parent.append(par)
         move.append(mv.astype(np.int8))
         front_idx, front_move = np.arange(total, total + count, dtype=np.int64), mv
-        front_hash = hashes[-1]
         total += count
         # a next level of at least one child each cannot fit: its parents' states are not kept
         front = np.concatenate(lvl_states) if total + count <= max_states else path[:0]
