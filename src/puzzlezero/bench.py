@@ -284,7 +284,7 @@ def network_description(puzzle: Puzzle, opts: SolveOptions) -> str | None:
         if not models:
             return None
     else:
-        models = {"": opts.model or puzzle.name}
+        models = {"": opts.model or _default_model(puzzle, opts)}
     described = {goal: load_network(m, precision=precision).describe() for goal, m in models.items()}
     if len(set(described.values())) == 1:
         return next(iter(described.values()))
@@ -292,11 +292,15 @@ def network_description(puzzle: Puzzle, opts: SolveOptions) -> str | None:
 
 
 def _default_model(puzzle: Puzzle, opts: SolveOptions) -> str:
-    """The model a learned heuristic loads when none is named: the puzzle's own, or for layered
-    solving its ``<puzzle>-layered`` models."""
+    """The model a learned heuristic loads when none is named: the puzzle's own (or the one the
+    heuristic reads, ``HeuristicSpec.default_model``), or for layered solving its
+    ``<puzzle>-layered`` models."""
     from puzzlezero.solver import LAYERED_MODEL
 
-    return LAYERED_MODEL.format(puzzle=puzzle.name) if SEARCHES[opts.search].per_goal else puzzle.name
+    if SEARCHES[opts.search].per_goal:
+        return LAYERED_MODEL.format(puzzle=puzzle.name)
+    spec = HEURISTICS.get(opts.heuristic or "")
+    return (spec.default_model if spec else None) or puzzle.name
 
 
 def stage_summary(results: Sequence[dict[str, Any]]) -> dict[str, Any]:

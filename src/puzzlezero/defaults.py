@@ -48,6 +48,10 @@ class Defaults:
     #: schedule of widths, each beam looking only for shorter solutions (:func:`~.anytime.anytime_beam`)
     beam_width: int | tuple[int, ...] = 1000
     search: str = "bwas"  #: the search ``solve`` runs when none is named
+    #: the heuristic of a search guided by one when none is named, or ``"learned"`` without a
+    #: model: ``"learned"`` is the puzzle's own network; another registered name serves a puzzle
+    #: whose network is another puzzle's (``cube_3-3-3``: ``"cube3-view"``)
+    heuristic: str = "learned"
     #: anytime schedule of ``search``: ``(weight, batch)`` stages run in turn within the time limit,
     #: the shortest solution kept (:mod:`puzzlezero.search.anytime`); empty: one search
     stages: tuple[tuple[float, int], ...] = ()
@@ -113,4 +117,9 @@ def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
         out["models"] = tuple(models)
     if "options" in out:
         out["options"] = tuple(sorted(dict(out["options"]).items()))
+    heuristic = out.get("heuristic", "learned")
+    if not isinstance(heuristic, str) or not _HEURISTIC_NAME.fullmatch(heuristic):
+        raise ValueError(
+            f"puzzle {name!r}: defaults heuristic must be a registered heuristic's name, got {heuristic!r}"
+        )
     return replace(FALLBACK_DEFAULTS, **out)

@@ -445,10 +445,16 @@ _PERMUTATION_BEAMS: dict[str, tuple[int, ...]] = {
     "globe_2-6": (1000, 30_000),  # 20-28 s a state; a beam of 10,000: 10-14 s, one answer longer
 }
 _GLOBE_SHORTCUT = 16_000_000
+#: the families guided by another puzzle's network (a heuristic of :mod:`puzzlezero.solver` that
+#: reads their states as that puzzle's), with their beams: the 3x3x3 by cube3's network
+_PERMUTATION_VIEWS: dict[str, tuple[str, tuple[int, ...]]] = {
+    "cube_3-3-3": ("cube3-view", (1000, 20_000)),  # 20,000: about 35 s a state
+}
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
     _own = _PERMUTATION_SEARCH.get(_name)
-    _beam = _PERMUTATION_BEAMS.get(_name)
+    _view = _PERMUTATION_VIEWS.get(_name)
+    _beam = _view[1] if _view else _PERMUTATION_BEAMS.get(_name)
     register(
         _name,
         "puzzlezero.puzzles.permutation:family_puzzle",
@@ -464,6 +470,7 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             search="beam" if _beam else "bwas" if _own else "group",
             fallback="group" if _own or _beam else None,
             shortcut=_GLOBE_SHORTCUT if _beam else 0,
+            heuristic=_view[0] if _view else "learned",
         ),
         puzzle_type=_type,
         scramble_depth=_depth,

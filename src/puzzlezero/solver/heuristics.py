@@ -14,6 +14,8 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import SOLVED, Goal, Puzzle
 from puzzlezero.solver.learned import (
+    cube3_view_heuristic,
+    cube3_view_q_function,
     learned_heuristic,
     learned_heuristic_fp32,
     learned_policy,
@@ -55,6 +57,9 @@ class HeuristicSpec:
     options: tuple[str, ...] = ()
     threaded: bool = False
     member_width: int = 1
+    #: the model it loads when none is named (``uses_model``): ``None``, the puzzle's own; a
+    #: name, another puzzle's network read through this heuristic (``cube3-view``: ``"cube3"``)
+    default_model: str | None = None
 
 
 def misplaced_heuristic(puzzle: Puzzle, *, goal: str = SOLVED) -> Heuristic:
@@ -156,6 +161,25 @@ _BUILTINS: dict[str, HeuristicSpec] = {
         "--wcd-mu; the policy from its Q head",
         options=("wcd_depth", "wcd_mu", "policy_temperature", "precision"),
     ),
+    "cube3-view": HeuristicSpec(
+        cube3_view_heuristic,
+        uses_model=True,
+        default_model="cube3",
+        description="the competition's 3x3x3 (cube_3-3-3): cube3's network on each state turned so "
+        "that its centres are home, plus 3 moves a quarter turn of the whole cube (--model: a cube3 model)",
+        options=("precision",),
+        threaded=True,
+    ),
+    "cube3-view-q": HeuristicSpec(
+        cube3_view_q_function,
+        uses_model=True,
+        default_model="cube3",
+        kind="q",
+        description="cube3-view as a Q function (for qbeam): cube3's Q head for the face turns, its "
+        "value of the child for the middle-slice turns",
+        options=("precision",),
+        threaded=True,
+    ),
     "pdb": HeuristicSpec(
         "puzzlezero.classic.optimal:pdb_heuristic", description="pattern databases (admissible)"
     ),
@@ -185,6 +209,7 @@ BY_KIND: dict[str, dict[str, str]] = {
         "policy": "learned-policy",
     },
     "learned-onnx": {"value": "learned-onnx", "q": "learned-onnx-q"},
+    "cube3-view": {"value": "cube3-view", "q": "cube3-view-q"},
 }
 #: the heuristic a search of each kind gets for ``"learned"`` (the default)
 LEARNED_BY_KIND = BY_KIND["learned"]
@@ -218,6 +243,8 @@ def get_heuristic(
     kw = {n: given.get(n, OPTIONS[n].default) for n in spec.options}
     if spec.uses_goal and goal != SOLVED:
         kw["goal"] = goal
+    if spec.uses_model and model is None:
+        model = spec.default_model
     fn = factory(puzzle, model, **kw) if spec.uses_model else factory(puzzle, **kw)
     if spec.kind == kind:
         return fn

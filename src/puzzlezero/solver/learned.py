@@ -131,6 +131,62 @@ def learned_heuristic_fp32(puzzle: Puzzle, model: str | None, *, goal: str | Non
     return learned_heuristic(puzzle, model, precision="float32", goal=goal)
 
 
+def cube3_view_heuristic(puzzle: Puzzle, model: str | None, *, precision: str = "auto") -> Heuristic:
+    """cube3's network (``model``: a cube3 model; by default the shipped ``cube3``) as the heuristic
+    of the competition's 3x3x3 (``cube_3-3-3``): each state read as a cube3 state in the frame that
+    puts its centres home (:class:`~puzzlezero.puzzles.cube.frames.Cube3View`), plus the moves that
+    turn the whole cube back from that frame (3 a quarter turn); 0 at the goal. cube3 counts face
+    quarter turns, and a middle-slice turn is two of them in cube3's frame, so it overestimates
+    where slices help; it ranks states well enough for a beam."""
+    from puzzlezero.nn.heuristic import make_heuristic
+    from puzzlezero.puzzles.cube.frames import Cube3View
+    from puzzlezero.registry import make
+
+    view = Cube3View(puzzle)
+    cube3 = make("cube3")
+    value = make_heuristic(cube3, _value_net(cube3, model, precision))
+
+    def h(states: Any) -> Any:
+        read, frame = view.cube3(states)
+        return value(read) + view.rotation_moves[frame]
+
+    return h
+
+
+def cube3_view_q_function(puzzle: Puzzle, model: str | None, *, precision: str = "auto") -> Heuristic:
+    """:func:`cube3_view_heuristic` as a Q function (``float32[B, A]``, for the Q-beam): a face
+    turn's entry is cube3's Q head at that turn in the state's frame (one network row per state for
+    twelve moves), a middle-slice turn's is 1 plus the heuristic of its child (six rows), so a
+    state costs 7 network rows where the value heuristic on its children costs 18."""
+    import numpy as np
+
+    from puzzlezero.nn.heuristic import make_heuristic, make_q_function
+    from puzzlezero.puzzles.cube.frames import Cube3View
+    from puzzlezero.registry import make
+
+    view = Cube3View(puzzle)
+    cube3 = make("cube3")
+    net = _value_net(cube3, model, precision)
+    value, q3 = make_heuristic(cube3, net), make_q_function(cube3, net)
+    perms = np.asarray(puzzle.move_permutations())
+    slices = np.flatnonzero((view.face_turns < 0).all(axis=0))
+    costs = np.asarray(puzzle.action_costs, dtype=np.float32)
+
+    def q(states: Any) -> Any:
+        states = np.asarray(states).reshape(len(states), -1)
+        read, frame = view.cube3(states)
+        turns = view.face_turns[frame]  # [B, A]: the cube3 turn of each move, -1 for a slice
+        out = np.take_along_axis(q3(read), np.maximum(turns, 0), axis=1)
+        out += view.rotation_moves[frame][:, None]
+        children = states[:, perms[slices]].reshape(-1, states.shape[1])
+        read, frame = view.cube3(children)
+        after = (value(read) + view.rotation_moves[frame]).reshape(len(states), len(slices))
+        out[:, slices] = costs[slices] + after
+        return out
+
+    return q
+
+
 #: model folder) of this name, a multi-head model or one sub-folder per goal
 LAYERED_MODEL = "{puzzle}-layered"
 #: in a layered model folder: which model serves each goal (``{"layer1": "layer1", "solved": "cube3"}``)

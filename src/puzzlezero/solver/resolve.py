@@ -56,7 +56,8 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     :data:`OPTIONS` taken by the search or the heuristic (another is an error). ``goal`` (default
     ``"solved"``): a name of ``puzzle.goal_predicates()`` to search for instead of the puzzle's own
     goal (searches that take a goal: ``bwas``, ``qstar``, ``gbfs``, ``beam``, ``qbeam``).
-    ``heuristic=None`` is the default heuristic, ``"learned"``. ``shortcut`` (``None``: the puzzle's
+    ``heuristic=None`` (or ``"learned"`` without a model) is the puzzle's ``Defaults.heuristic``,
+    ``"learned"`` unless its network is another puzzle's. ``shortcut`` (``None``: the puzzle's
     own, under its own settings as for ``fallback``; 0: off) bounds the shortcut pass's rounds."""
     unknown = sorted(set(given) - set(SETTINGS))
     if unknown:
@@ -79,9 +80,9 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     shortcut = given.get("shortcut")
     models = given.get("models")
     named_heuristic = heuristic is not None
-    if heuristic is None:
-        heuristic = "learned"
     d = defaults_for(puzzle)
+    if heuristic is None or (heuristic == "learned" and model is None and not models):
+        heuristic = d.heuristic  # the puzzle's own network, or the heuristic that stands for it
     search = d.search if search is None else search
     spec = lookup(SEARCHES, search, "search")
     if spec.defaults and search != d.search:

@@ -94,6 +94,7 @@ __all__ = [
     "GLOBE_BAND_WIDTHS",
     "GOALS",
     "cube",
+    "cube_sticker_points",
     "cubers_cube",
     "family_definition",
     "globe",
@@ -158,7 +159,7 @@ def _colour(k: int) -> str:
     return _COLOURS[k] if k < len(_COLOURS) else f"K{k}"
 
 
-def _stickers(n: int) -> np.ndarray:
+def cube_sticker_points(n: int) -> np.ndarray:
     """``int64[6 n^2, 3]``: every sticker's centre, in sticker order (coordinates ``-n .. n``)."""
     c = 2 * np.arange(n, dtype=np.int64) - (n - 1)
     rows, cols = np.meshgrid(c, c, indexing="ij")
@@ -181,7 +182,7 @@ class _CubeGeometry:
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self.points = _stickers(n)
+        self.points = cube_sticker_points(n)
         self.side = 2 * n + 1
         self.lookup = np.full(self.side**3, -1, dtype=np.int64)
         self.lookup[self._keys(self.points)] = np.arange(len(self.points))

@@ -335,13 +335,9 @@ def to_svg(puzzle: DrawnPuzzle, state: np.ndarray, size: int = 300) -> str:
 def cube_stickers(size: int) -> np.ndarray:
     """``int64[6 size^2, 3]``: each sticker's centre in sticker order, coordinates ``-size .. size``
     (x right, y up, z towards the viewer; a face's stickers at ``size`` times its normal)."""
-    c = 2 * np.arange(size, dtype=np.int64) - (size - 1)
-    rows, cols = np.meshgrid(c, c, indexing="ij")
-    out = []
-    for face in FACE_ORDER:
-        normal, across, down = (np.array(v, dtype=np.int64) for v in _FACE_AXES[face])
-        out.append((size * normal + cols[..., None] * across + rows[..., None] * down).reshape(-1, 3))
-    return np.concatenate(out)
+    from puzzlezero.puzzles.permutation.families import cube_sticker_points
+
+    return cube_sticker_points(size)
 
 
 def _turned(points: np.ndarray, normal: np.ndarray, quarters: int) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""The Santa 2023 competition's 3x3x3 (``cube_3-3-3``: every slice quarter turn one move, no
+centre fixed) read as ``cube3`` (face quarter turns, centres fixed), so that cube3's network can
+guide a search in the competition's metric.
+
+**Stickers.** Both cubes place sticker ``(row, column)`` of a face at the same 3-D point (x right,
+y up, z front); only the order of the faces differs (the competition's ``U F R B L D``, cube3's
+Kociemba ``U R F D L B``). :attr:`Cube3View.stickers` is the gather from one to the other, found
+by matching the points, and a competition face turn reads as the cube3 turn of the same face.
+
+**Rotations.** With no centre fixed, a competition state is a cube3 state seen in one of the 24
+orientations of the whole cube. :meth:`Cube3View.frame` finds, from two centres, the rotation that
+puts the centres home, and :meth:`Cube3View.cube3` reads the state in that frame, its labels
+recoloured to cube3's colours. Turning the whole cube a quarter turn takes 3 moves (all three
+slices), so :attr:`Cube3View.rotation_moves` is 3 times the quarter turns of each rotation: a
+state solved up to a rotation is exactly that many moves from the goal.
+
+>>> import numpy as np
+>>> from puzzlezero import make
+>>> comp, cube = make("cube_3-3-3"), make("cube3")
+>>> view = Cube3View(comp)
+>>> s = comp.apply_moves(comp.goal(), comp.parse_moves("f0 r0 d1"))
+>>> states, rotation = view.cube3(s[None])
+>>> float(view.rotation_moves[rotation[0]])     # d1 turned the centres a quarter turn
+3.0
+>>> bool((states == cube.goal()).all())          # ...but the cube3 reading is not solved
+False
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.cube.geometry import sticker_points
+
+__all__ = ["Cube3View"]
+
+#: cube3's centre facelets, face by face in cube3's colour order ``"URFDLB"``
+_CENTRES = np.arange(6) * 9 + 4
+
+
+def _cube3_turns() -> np.ndarray:
+    """``int64[12, 54]``: cube3's twelve quarter turns as gathers, in its action order."""
+    from puzzlezero.puzzles.cube.rules import Cube3
+
+    return np.asarray(Cube3().perms, dtype=np.int64)
+
+
+class Cube3View:
+    """Reads states of the competition's 3x3x3 (``puzzle``: its 54 stickers and 18 slice moves
+    ``f0 .. d2'`` as :func:`puzzlezero.puzzles.permutation.families.cube` makes them, a goal of six
+    one-colour faces) as cube3 states. :class:`~puzzlezero.errors.PuzzleError` says why another
+    puzzle cannot be read."""
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        from puzzlezero.puzzles.permutation.families import cube, cube_sticker_points
+
+        definition = getattr(puzzle, "definition", None)
+        reference = cube(3)
+        if definition is None or definition.positions != 54:
+            raise PuzzleError(
+                f"{puzzle.name} is not the competition's 3x3x3 (54 stickers, slice moves f0 .. d2'): "
+                "cube3's network reads that cube only"
+            )
+        names = list(puzzle.action_names)
+        for move, perm in reference["moves"].items():
+            if move not in names or list(puzzle.move_permutations()[names.index(move)]) != perm:
+                raise PuzzleError(
+                    f"{puzzle.name}: move {move} is not the competition's 3x3x3 move of that name, so "
+                    "cube3's network cannot read its states"
+                )
+        comp_index = {tuple(p): i for i, p in enumerate(cube_sticker_points(3).tolist())}
+        #: ``int64[54]``: cube3 facelet ``j`` is competition sticker ``stickers[j]``
+        self.stickers = np.array([comp_index[tuple(p)] for p in sticker_points(3).tolist()], dtype=np.int64)
+        goal = np.asarray(puzzle.goal()).reshape(-1)
+        faces = goal[self.stickers].reshape(6, 9)
+        if not (faces == faces[:, :1]).all() or len(set(faces[:, 0].tolist())) != 6:
+            raise PuzzleError(
+                f"{puzzle.name}: cube3's network reads a goal of six one-colour faces; this goal is not one"
+            )
+        #: a competition label's cube3 colour (the index in ``"URFDLB"`` of the face it is the goal of)
+        self.colours = np.zeros(max(int(goal.max()) + 1, 6), dtype=np.uint8)
+        self.colours[faces[:, 0]] = np.arange(6, dtype=np.uint8)
+        perms = np.asarray(puzzle.move_permutations())
+        whole = []  # the whole cube a quarter turn about each axis: its three slices in turn
+        for axis in "frd":
+            p = np.arange(54)
+            for layer in range(3):
+                p = p[perms[names.index(f"{axis}{layer}")]]
+            whole.append(p)
+        rotations, turns = [np.arange(54)], [0]
+        seen = {tuple(rotations[0])}
+        i = 0
+        while i < len(rotations):  # breadth first: fewest quarter turns first
+            r, t = rotations[i], turns[i]
+            i += 1
+            for g in whole:
+                for q in (r[g], r[np.argsort(g)]):
+                    if tuple(q) not in seen:
+                        seen.add(tuple(q))
+                        rotations.append(q)
+                        turns.append(t + 1)
+        if len(rotations) != 24:
+            raise PuzzleError(f"{puzzle.name}: its whole-cube turns make {len(rotations)} rotations, not 24")
+        #: ``int64[24, 54]``: rotation ``k`` followed by the reading as cube3 facelets, one gather
+        self.gathers = np.stack(rotations)[:, self.stickers]
+        #: ``float32[24]``: the moves that turn the whole cube by rotation ``k`` (3 a quarter turn)
+        self.rotation_moves = 3.0 * np.asarray(turns, dtype=np.float32)
+        # a move that keeps the frame is a cube3 turn in it: move a on a state of frame k reads as
+        # cube3 turn b where gathering by the move then reading equals reading then turning
+        cube3_turns = _cube3_turns()
+        #: ``int64[24, A]``: the cube3 turn each of the puzzle's moves is, in each frame; -1 for the
+        #: middle-slice turns, which move the frame (two cube3 turns and a quarter turn of the cube)
+        self.face_turns = np.full((24, len(perms)), -1, dtype=np.int64)
+        for k, g in enumerate(self.gathers):
+            for a, perm in enumerate(perms):
+                found = np.flatnonzero((perm[g][None, :] == g[cube3_turns]).all(axis=1))
+                if len(found):
+                    self.face_turns[k, a] = found[0]
+        if not ((self.face_turns >= 0).sum(axis=1) == 12).all():
+            raise PuzzleError(f"{puzzle.name}: its face turns are not cube3's twelve in every frame")
+        # the frame is known from where the goal's U and F centre labels are: (centre, centre) -> k
+        self._centres = self.stickers[_CENTRES]
+        self._goal_u, self._goal_f = int(goal[self._centres[0]]), int(goal[self._centres[2]])
+        where = {int(c): i for i, c in enumerate(self._centres)}
+        self._frames = np.full(36, -1, dtype=np.int64)
+        for k, rot in enumerate(rotations):
+            # the rotated state (state[rot]) has its U centre from position rot[U centre]
+            self._frames[where[int(rot[self._centres[0]])] * 6 + where[int(rot[self._centres[2]])]] = k
+
+    def frame(self, states: np.ndarray) -> np.ndarray:
+        """``int64[B]``: for each state the rotation ``k`` that puts its centres home."""
+        centres = np.asarray(states).reshape(len(states), -1)[:, self._centres]
+        u, f = centres == self._goal_u, centres == self._goal_f
+        found = self._frames[u.argmax(axis=1) * 6 + f.argmax(axis=1)]
+        if (found < 0).any() or not (u.sum(axis=1) == 1).all() or not (f.sum(axis=1) == 1).all():
+            raise PuzzleError("a state whose centres no rotation puts home is not a 3x3x3 position")
+        return found
+
+    def cube3(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(uint8[B, 54], int64[B])``: each state read as cube3 facelets in the frame that puts its
+        centres home, and that frame's rotation (its cost: :attr:`rotation_moves`)."""
+        states = np.asarray(states).reshape(len(states), -1)
+        k = self.frame(states)
+        read = np.take_along_axis(states, self.gathers[k], axis=1)
+        return self.colours[read], k
