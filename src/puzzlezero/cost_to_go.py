@@ -92,8 +92,10 @@ def _functions(
     heuristics' options by name (:data:`puzzlezero.solver.search_options.OPTIONS`, e.g.
     ``{"precision": "float32"}``); an unknown name is refused."""
     from puzzlezero.solver import BY_KIND, HEURISTICS, get_heuristic
+    from puzzlezero.solver.resolve import own_heuristic
     from puzzlezero.solver.search_options import OPTIONS
 
+    heuristic = own_heuristic(puzzle, heuristic, model)
     if heuristic not in HEURISTICS and ":" not in heuristic:
         raise UnknownNameError(f"unknown heuristic {heuristic!r}; choose one of {', '.join(HEURISTICS)}")
     unknown = sorted(set(options or ()) - set(OPTIONS))
@@ -180,7 +182,7 @@ def value(
         is_goal=goal,
         value=estimate,
         heuristic=heuristic,
-        model=model if model is not None else (p.name if heuristic.startswith("learned") else None),
+        model=model if model is not None else _default_model(p, heuristic),
         moves=tuple(p.format_moves(range(p.num_actions))),
         action_values=tuple(float(x) for x in qs),
         optimal=opt,
@@ -188,6 +190,17 @@ def value(
         optimal_seconds=opt_seconds,
         seconds=seconds,
     )
+
+
+def _default_model(p: Puzzle, heuristic: str) -> str | None:
+    """The model ``heuristic`` loads on ``p`` when none is named (``None``: it loads none)."""
+    from puzzlezero.solver import HEURISTICS
+    from puzzlezero.solver.resolve import own_heuristic
+
+    spec = HEURISTICS.get(own_heuristic(p, heuristic))
+    if spec is None or not spec.uses_model:
+        return p.name if heuristic.startswith("learned") else None
+    return spec.default_model or p.name
 
 
 def _optimal(p: Puzzle, start: np.ndarray, time_limit: float) -> tuple[float | None, str, float | None]:

@@ -141,3 +141,16 @@ def test_the_q_function_reads_cube3s_q_head_and_the_slices_children(comp: Permut
     turned = comp.apply_moves(s, comp.parse_moves("d0 d1 d2"))
     face = [a for a in range(comp.num_actions) if a not in slices]
     assert sorted(q(turned[None])[0][face] - 3.0) == pytest.approx(sorted(row[face]), abs=1e-4)
+
+
+def test_it_is_the_competition_cubes_own_heuristic(comp: PermutationPuzzle) -> None:
+    from puzzlezero.cost_to_go import value
+    from puzzlezero.solver import resolve_options
+
+    o = resolve_options(comp)
+    assert (o.search, o.heuristic, o.fallback) == ("beam", "cube3-view", "group")
+    assert resolve_options(comp, heuristic="learned").heuristic == "cube3-view"  # no model named
+    assert resolve_options(comp, search="qbeam").heuristic == "cube3-view-q"
+    assert resolve_options(pz.make("cube3"), search="beam").heuristic == "learned"
+    r = value(comp, "r0 r1 r2", optimal=False)  # solved, seen from the side: 3 moves
+    assert (r.value, r.model) == (3.0, "cube3")

@@ -46,6 +46,15 @@ def runs_anytime(d: Defaults) -> bool:
     return bool(d.stages) or (not isinstance(d.beam_width, int) and SEARCHES[d.search].reads("beam_width"))
 
 
+def own_heuristic(puzzle: Puzzle, heuristic: str | None, model: object = None) -> str:
+    """The heuristic that ``heuristic`` names on ``puzzle``: ``None``, or ``"learned"`` with no
+    model named, is the puzzle's ``Defaults.heuristic`` (``"learned"``, its own network, unless its
+    network is another puzzle's: ``cube_3-3-3``'s ``"cube3-view"``)."""
+    if heuristic is None or (heuristic == "learned" and not model):
+        return defaults_for(puzzle).heuristic
+    return heuristic
+
+
 def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOptions:
     """Check names and numbers and fill in the puzzle's :func:`defaults_for`. ``search=None`` is the
     puzzle's own (``Defaults.search``). ``anytime`` (``None``: on where the puzzle has a schedule)
@@ -81,8 +90,7 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     models = given.get("models")
     named_heuristic = heuristic is not None
     d = defaults_for(puzzle)
-    if heuristic is None or (heuristic == "learned" and model is None and not models):
-        heuristic = d.heuristic  # the puzzle's own network, or the heuristic that stands for it
+    heuristic = own_heuristic(puzzle, heuristic, model if model is not None else models)
     search = d.search if search is None else search
     spec = lookup(SEARCHES, search, "search")
     if spec.defaults and search != d.search:
