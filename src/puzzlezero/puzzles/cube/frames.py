@@ -11,8 +11,8 @@ by matching the points, and a competition face turn reads as the cube3 turn of t
 orientations of the whole cube. :meth:`Cube3View.frame` finds, from two centres, the rotation that
 puts the centres home, and :meth:`Cube3View.cube3` reads the state in that frame, its labels
 recoloured to cube3's colours. Turning the whole cube a quarter turn takes 3 moves (all three
-slices), so :attr:`Cube3View.rotation_moves` is 3 times the quarter turns of each rotation: a
-state solved up to a rotation is exactly that many moves from the goal.
+slices), so :attr:`Cube3View.rotation_moves` is 3 times the fewest quarter turns that make each
+rotation: a state solved up to a rotation is at most that many moves from the goal.
 
 >>> import numpy as np
 >>> from puzzlezero import make
@@ -33,6 +33,7 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube.geometry import sticker_points
+from puzzlezero.puzzles.cube.rules import Cube3
 
 __all__ = ["Cube3View"]
 
@@ -42,8 +43,6 @@ _CENTRES = np.arange(6) * 9 + 4
 
 def _cube3_turns() -> np.ndarray:
     """``int64[12, 54]``: cube3's twelve quarter turns as gathers, in its action order."""
-    from puzzlezero.puzzles.cube.rules import Cube3
-
     return np.asarray(Cube3().perms, dtype=np.int64)
 
 
