@@ -168,7 +168,7 @@ def cube3_view_q_function(puzzle: Puzzle, model: str | None, *, precision: str =
     cube3 = make("cube3")
     net = _value_net(cube3, model, precision)
     value, q3 = make_heuristic(cube3, net), make_q_function(cube3, net)
-    perms = np.asarray(puzzle.move_permutations())
+    perms = view.moves
     slices = np.flatnonzero((view.face_turns < 0).all(axis=0))
     costs = np.asarray(puzzle.action_costs, dtype=np.float32)
 

@@ -54,17 +54,19 @@ class Cube3View:
 
     def __init__(self, puzzle: Puzzle) -> None:
         from puzzlezero.puzzles.permutation.families import cube, cube_sticker_points
+        from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 
-        definition = getattr(puzzle, "definition", None)
         reference = cube(3)
-        if definition is None or definition.positions != 54:
+        if not isinstance(puzzle, PermutationPuzzle) or puzzle.definition.positions != 54:
             raise PuzzleError(
                 f"{puzzle.name} is not the competition's 3x3x3 (54 stickers, slice moves f0 .. d2'): "
                 "cube3's network reads that cube only"
             )
         names = list(puzzle.action_names)
+        #: ``int64[A, 54]``: the puzzle's moves as gathers (``child = state[moves[a]]``)
+        self.moves = np.asarray(puzzle.move_permutations(), dtype=np.int64)
         for move, perm in reference["moves"].items():
-            if move not in names or list(puzzle.move_permutations()[names.index(move)]) != perm:
+            if move not in names or list(self.moves[names.index(move)]) != perm:
                 raise PuzzleError(
                     f"{puzzle.name}: move {move} is not the competition's 3x3x3 move of that name, so "
                     "cube3's network cannot read its states"
@@ -81,7 +83,7 @@ class Cube3View:
         #: a competition label's cube3 colour (the index in ``"URFDLB"`` of the face it is the goal of)
         self.colours = np.zeros(max(int(goal.max()) + 1, 6), dtype=np.uint8)
         self.colours[faces[:, 0]] = np.arange(6, dtype=np.uint8)
-        perms = np.asarray(puzzle.move_permutations())
+        perms = self.moves
         whole = []  # the whole cube a quarter turn about each axis: its three slices in turn
         for axis in "frd":
             p = np.arange(54)
