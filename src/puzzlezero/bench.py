@@ -209,6 +209,7 @@ def run_bench(
         options=dict(opts.options) or None,  # the search's and heuristic's (mcts_c, wcd_depth, ...)
         fallback=opts.fallback,
         shortcut=opts.shortcut or None,
+        windows=opts.windows or None,
         max_nodes=opts.max_nodes,
         time_limit=opts.time_limit,
         timing="per instance (one search call each)"

@@ -65,6 +65,10 @@ class Defaults:
     #: shorter ways found by meeting in the middle, the balls around the path bounded by this many
     #: states a round; 0: off
     shortcut: int = 0
+    #: window re-solving (:mod:`puzzlezero.search.windows`): each solved path re-solved a window
+    #: of this many moves at a time by the puzzle's exact solver between two states
+    #: (:data:`puzzlezero.classic.optimal.WINDOW_SOLVERS`); 0: off
+    windows: int = 0
     #: an ensemble the puzzle's own search runs by default (:mod:`puzzlezero.search.ensemble`):
     #: two or more members, each a shipped model name or a network-free heuristic
     #: (``"heuristic:manhattan"``, :data:`HEURISTIC_MEMBER`), searched side by side, the shortest

@@ -113,6 +113,17 @@ ShortcutOpt = Annotated[
         rich_help_panel=ANYTIME_PANEL,
     ),
 ]
+WindowsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--windows",
+        help="Re-solve the solution a window of this many moves at a time with an exact solver, "
+        f"keeping shorter ways (sliding puzzles, cube3; 0: off; default: {PUZZLES_DEFAULT}, under its "
+        "own settings).",
+        show_default=False,
+        rich_help_panel=ANYTIME_PANEL,
+    ),
+]
 GoalOpt = Annotated[
     str | None,
     typer.Option(
@@ -356,6 +367,7 @@ class SolveFlags:
     stages: StagesOpt = None
     fallback: FallbackOpt = None
     shortcut: ShortcutOpt = None
+    windows: WindowsOpt = None
     goal: GoalOpt = None
     macros: MacrosOpt = None
     precision: PrecisionOpt = None
@@ -384,6 +396,7 @@ class SolveFlags:
             stages=parse_stages(self.stages),
             fallback=self.fallback,
             shortcut=self.shortcut,
+            windows=self.windows,
             goal=self.goal,
             macros=read_macros_file(p, self.macros),
             options=dict(self.knobs) | precision_options(self.precision),

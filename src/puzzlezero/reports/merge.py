@@ -34,6 +34,7 @@ SETTINGS = (
     "options",
     "fallback",
     "shortcut",
+    "windows",
     "max_nodes",
     "time_limit",
     "timing",

@@ -48,6 +48,8 @@ class SolveOptions:
     macros: tuple[tuple[int, ...], ...] = ()
     #: the shortcut pass's bound on states a round (:attr:`Defaults.shortcut`); 0: off
     shortcut: int = 0
+    #: the window re-solving pass's window, in moves (:attr:`Defaults.windows`); 0: off
+    windows: int = 0
     #: an ensemble: two or more members, each a model name or folder or ``heuristic:NAME`` (a
     #: registered heuristic without a network, :mod:`puzzlezero.solver.members`), searched side by
     #: side, each state's cheapest solution kept (:mod:`puzzlezero.search.ensemble`); empty: the
@@ -105,6 +107,8 @@ class SolveSettings(TypedDict, total=False):
     macros: Sequence[Sequence[int]] | None
     #: the shortcut pass's bound on states a round (0: off; ``None``: the puzzle's own)
     shortcut: int | None
+    #: the window re-solving pass's window in moves (0: off; ``None``: the puzzle's own)
+    windows: int | None
 
 
 #: the names of :class:`SolveSettings`

@@ -87,6 +87,7 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     options = given.get("options")
     macros = given.get("macros")
     shortcut = given.get("shortcut")
+    windows = given.get("windows")
     models = given.get("models")
     named_heuristic = heuristic is not None
     d = defaults_for(puzzle)
@@ -155,6 +156,7 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
         macros=bool(macros),
         own=search == d.search,
     )
+    from puzzlezero.classic.optimal import has_window_solver
     from puzzlezero.classic.optimal.bidirectional_bfs import can_bfs
 
     # under the puzzle's own settings (no search, heuristic or model named: a named one is measured
@@ -174,6 +176,14 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     elif shortcut and not can_shortcut(puzzle):
         raise PuzzleError(
             f"shortcuts need moves that all have an inverse and cost the same; {puzzle.name}'s do not"
+        )
+    check_positive("windows", windows, integer=True, allow_zero=True)
+    if windows is None:
+        windows = d.windows if own else 0
+    elif windows and not has_window_solver(puzzle):
+        raise PuzzleError(
+            f"window re-solving needs an exact solver between two states; {puzzle.name} has none "
+            f"(there is one for the sliding puzzles and cube3)"
         )
     cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
     if max_nodes is None and cap is not None and spec.reads("beam_width") and beam_width is not None:
@@ -199,6 +209,7 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
         options=chosen,
         macros=_check_macros(puzzle, search, spec, macros),
         shortcut=shortcut,
+        windows=windows,
         breadth_first=breadth_first,
     )
     opts = _check_ensemble(

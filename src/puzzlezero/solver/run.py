@@ -3,8 +3,8 @@ left unsolved, shortens the solutions and verifies them; :func:`solve` is one st
 
 Time: each search call's time limit becomes one deadline where the call begins
 (:mod:`puzzlezero.search.clock`); the search ends a reserve before it where a fallback follows,
-and a share of the limit before it where a shortcut pass follows; the fallback and the shortcut
-pass end by it. No level subtracts what another spent.
+and a share of the limit before it where a shortcut or window pass follows; the fallback and
+those passes end by it. No level subtracts what another spent.
 
 Progress: ``on_solution`` gets each state's first solution as soon as a search stage has it and
 every strictly cheaper one after it (:class:`~puzzlezero.solver.result.Improvement`), each
@@ -26,6 +26,7 @@ from puzzlezero.search import clock
 from puzzlezero.search.anytime import SolutionHook
 from puzzlezero.search.result import SearchResult, check_positive
 from puzzlezero.search.shortcut import shortcut as find_shortcuts
+from puzzlezero.search.windows import resolve_windows
 from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
 from puzzlezero.solver.members import member_options
 from puzzlezero.solver.memory import check_memory
@@ -48,6 +49,11 @@ FALLBACK_RESERVE = 2.0
 #: when the search ends early): a globe's beam can take the whole limit, and on ``globe_6-4``'s
 #: answers of about 58 moves the pass of 16 million states a round takes 12-19 s (docs/results.md)
 SHORTCUT_SHARE = 0.25
+
+#: the bound on nodes of one window of the window re-solving pass (``o.windows``): about 15 s of
+#: the sliding puzzles' IDA* (14 million nodes a second on one core of an AMD EPYC); on the
+#: 48-puzzle's answers a bound of 50 million took 4.1 moves off, 200 million 0.8 more
+WINDOW_NODES = 200_000_000
 
 
 def solve(
@@ -165,7 +171,7 @@ def solve_many(
             found = near
         else:
             h, members = guided()
-            ends = deadline - (SHORTCUT_SHARE * opts.time_limit if opts.shortcut else 0.0)
+            ends = deadline - (SHORTCUT_SHARE * opts.time_limit if opts.shortcut or opts.windows else 0.0)
             found, rescued, won = _run_with_fallback(
                 spec, fn, p, chunk, h, opts, sp, deadline=ends, report=report, members=members
             )
@@ -407,7 +413,8 @@ def _shortened(
 ) -> tuple[Results, list[int | None]]:
     """Each solved path as the puzzle's algebra shortens it (``p.reduce_moves``), then the shortcut
     pass (``o.shortcut``, :mod:`puzzlezero.search.shortcut`, its rounds started before ``deadline``,
-    the solve's, default ``o.time_limit`` from now; its seconds added to the result's), with the
+    the solve's, default ``o.time_limit`` from now; its seconds added to the result's) and the
+    window re-solving pass (``o.windows``, :mod:`puzzlezero.search.windows`, likewise), with the
     search's own length where they did (else ``None``); layered results, whose stages must each
     end on their goal, as they are. ``report``: where a shortened solution goes. ``optimal``: rows
     whose solutions are shortest already (the breadth-first pass's), left as they are."""
@@ -424,6 +431,13 @@ def _shortened(
         if o.shortcut and len(short) > 1:
             cut = find_shortcuts(p, start, short, max_states=o.shortcut, deadline=deadline)
             short, seconds = cut.actions, seconds + cut.seconds
+        if o.windows and len(short) > 1:
+            from puzzlezero.classic.optimal import window_solver
+
+            ways = resolve_windows(
+                p, start, short, window_solver(p), length=o.windows, max_nodes=WINDOW_NODES, deadline=deadline
+            )
+            short, seconds = ways.actions, seconds + ways.seconds
         if len(short) < len(r.actions):
             improvements = r.improvements + ((seconds, len(short)),) if r.improvements else ()
             out.append(

@@ -43,8 +43,18 @@ from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, as_batch
+from puzzlezero.search.windows import Between
 
-__all__ = ["SOLVERS", "HEURISTICS", "solve_optimal", "optimal_length", "pdb_heuristic"]
+__all__ = [
+    "SOLVERS",
+    "HEURISTICS",
+    "WINDOW_SOLVERS",
+    "solve_optimal",
+    "optimal_length",
+    "pdb_heuristic",
+    "has_window_solver",
+    "window_solver",
+]
 
 #: puzzle class name -> optimal solver ``f(puzzle, state, *, time_limit, max_nodes[, deadline]) ->
 #: SearchResult`` (``"module:function"`` or the function; one without ``deadline`` is given the
@@ -67,6 +77,13 @@ HEURISTICS: dict[str, str | Callable[..., Callable[[np.ndarray], np.ndarray]]] =
     "LightsOut": "puzzlezero.classic.optimal.heuristics:lightsout_heuristic",
     "Cube3HTM": "puzzlezero.classic.optimal.heuristics:cube3htm_heuristic",
     "Sokoban": "puzzlezero.classic.optimal.sokoban:sokoban_heuristic",
+}
+
+#: puzzle class name -> factory ``f(puzzle) -> between`` of the window re-solving pass
+#: (:data:`puzzlezero.search.windows.Between`: a way between two states shorter than a bound)
+WINDOW_SOLVERS: dict[str, str | Callable[..., Between]] = {
+    "NPuzzle": "puzzlezero.classic.optimal.sliding_between:sliding_between",
+    "Cube3": "puzzlezero.classic.optimal.cube_ida:cube_between",
 }
 
 #: puzzle class name -> why it has no optimal solver, and what to use instead
@@ -154,3 +171,14 @@ def pdb_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
     solver's ``"pdb"``. With move costs other than 1 the values are scaled by the cheapest move, so
     they stay admissible (a lower bound of the least cost)."""
     return _lookup(HEURISTICS, puzzle, "pattern-database heuristic")(puzzle)
+
+
+def has_window_solver(puzzle: Puzzle) -> bool:
+    """Whether :func:`window_solver` has one for ``puzzle``."""
+    return any(cls.__name__ in WINDOW_SOLVERS for cls in type(puzzle).__mro__)
+
+
+def window_solver(puzzle: Puzzle) -> Between:
+    """The exact solver between two states that :mod:`puzzlezero.search.windows` re-solves the
+    windows of ``puzzle``'s solutions with (:data:`WINDOW_SOLVERS`)."""
+    return _lookup(WINDOW_SOLVERS, puzzle, "window solver")(puzzle)

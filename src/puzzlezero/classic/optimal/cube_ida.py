@@ -12,6 +12,7 @@ pattern by pattern, so that the random table reads overlap; a child whose value 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import numba as nb
@@ -29,8 +30,9 @@ from puzzlezero.classic.optimal.ida import DONE, FOUND, PAUSED, drive, new_conte
 from puzzlezero.errors import InvalidStateError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search.result import SearchResult
+from puzzlezero.search.windows import Between
 
-__all__ = ["solve_cube", "cube_actions", "cube_pieces"]
+__all__ = ["solve_cube", "cube_actions", "cube_between", "cube_pieces"]
 
 _MAX_DEPTH = 40  # the quarter-turn diameter is 26
 
@@ -160,18 +162,23 @@ def solve_cube(
     max_nodes: int | None = None,
     deadline: float | None = None,
     patterns: tuple[CubePattern, ...] = KORF,
+    shorter_than: int | None = None,
 ) -> SearchResult:
     """Optimal quarter-turn solution of one cube3 state by IDA* over the pattern databases of
     ``patterns`` (default Korf's: corners + two 6-edge sets; built on first use, minutes).
     Random cubes (about 20 moves) take hours; at ``deadline`` (a reading of
     :func:`puzzlezero.search.clock.now`) or ``time_limit`` seconds after IDA* starts, whichever
-    comes first, the status is "time limit"."""
+    comes first, the status is "time limit". ``shorter_than``: look only for solutions of fewer
+    moves (status "exhausted" when there is none)."""
     v = cube_pieces(puzzle, state)[0]
     if (v == SOLVED).all():
         return result("solved", (), 0, 0, 0.0)
     pdb = load_cube_pdb(tuple(patterns))
     parity0 = int(corner_parity(v))
     h0 = int(pdb.values(v[None])[0])
+    max_depth = _MAX_DEPTH if shorter_than is None else min(_MAX_DEPTH, int(shorter_than))
+    if h0 >= max_depth:
+        return result("exhausted", (), 0, 0, 0.0)
     ctx = new_context(h0)
     path = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
     nxt = np.zeros(_MAX_DEPTH + 2, dtype=np.int64)
@@ -192,6 +199,25 @@ def solve_cube(
         cube_actions(puzzle),
         time_limit=time_limit,
         max_nodes=max_nodes,
-        max_depth=_MAX_DEPTH,
+        max_depth=max_depth,
         deadline=deadline,
     )
+
+
+def cube_between(puzzle: Puzzle, patterns: tuple[CubePattern, ...] = KORF) -> Between:
+    """The window solver of cube3 (:data:`puzzlezero.search.windows.Between`): a shortest way
+    from ``a`` to ``b`` (fewer than ``bound`` quarter turns) is a shortest solution of the cube
+    that the window's ``moves`` solve, the goal with those moves undone in reverse order, since
+    a cube's stickers name one element of its group (the ``a``/``b`` boards themselves are not
+    read). The databases of ``patterns`` (Korf's) are built on first use (about two minutes, then
+    cached)."""
+    undo = np.asarray(puzzle.inverse_action)
+
+    def between(
+        a: np.ndarray, b: np.ndarray, moves: Sequence[int], *, bound: int, max_nodes: int
+    ) -> tuple[tuple[int, ...] | None, int]:
+        x = puzzle.apply_moves(puzzle.goal(), [int(undo[m]) for m in reversed(list(moves))])
+        r = solve_cube(puzzle, x, max_nodes=max_nodes, patterns=patterns, shorter_than=bound)
+        return (r.actions if r.solved and r.length < bound else None), int(r.nodes_generated)
+
+    return between
