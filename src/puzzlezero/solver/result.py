@@ -45,7 +45,8 @@ class SolveResult:
     stages: tuple[dict[str, Any], ...] = ()
     #: the length of the search's own path where a pass after the search shortened it: the
     #: puzzle's algebra (``Puzzle.reduce_moves``: Lights Out drops presses made twice) or the
-    #: shortcut pass (:mod:`puzzlezero.search.shortcut`); else ``None``
+    #: shortcut and window passes (:mod:`puzzlezero.search.shortcut`,
+    #: :mod:`puzzlezero.search.windows`); else ``None``
     search_length: int | None = None
     #: an ensemble (``--models``): the member model whose solution this is, else ``None``
     model: str | None = None
