@@ -158,3 +158,19 @@ def test_the_solver_runs_the_window_pass_on_its_answer() -> None:
                 fallback=False)  # fmt: skip
     assert got.solved and p.is_goal(p.apply_moves(state, list(got.actions))[None])[0]
     assert got.length <= 10
+
+
+def test_a_window_that_found_nothing_is_not_asked_again() -> None:
+    p = make("puzzle15")
+    start, path = _loop_path(p)
+    path = p.parse_moves("R L D U R L") + path  # moves that undo each other first: more rounds
+    solver = window_solver(p)
+    asked: list[bytes] = []
+
+    def counting(a, b, moves, *, bound, max_nodes):  # noqa: ANN001, ANN202
+        asked.append(a.tobytes() + b.tobytes())
+        return solver(a, b, moves, bound=bound, max_nodes=max_nodes)
+
+    r = resolve_windows(p, start, path, counting, length=6)
+    assert p.is_goal(p.apply_moves(start, list(r.actions))[None])[0]
+    assert r.rounds >= 3 and len(asked) == len(set(asked)) == r.windows
