@@ -170,21 +170,15 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
         and not macros
     )
     breadth_first = BREADTH_FIRST_NODES if alone and can_bfs(puzzle) else 0
-    check_positive("shortcut", shortcut, integer=True, allow_zero=True)
-    if shortcut is None:
-        shortcut = d.shortcut if own else 0
-    elif shortcut and not can_shortcut(puzzle):
-        raise PuzzleError(
-            f"shortcuts need moves that all have an inverse and cost the same; {puzzle.name}'s do not"
-        )
-    check_positive("windows", windows, integer=True, allow_zero=True)
-    if windows is None:
-        windows = d.windows if own else 0
-    elif windows and not has_window_solver(puzzle):
-        raise PuzzleError(
-            f"window re-solving needs an exact solver between two states; {puzzle.name} has none "
-            f"(there is one for the sliding puzzles and cube3)"
-        )
+    shortcut = _pass_setting(
+        "shortcut", shortcut, d.shortcut if own else 0, can_shortcut(puzzle),
+        f"shortcuts need moves that all have an inverse and cost the same; {puzzle.name}'s do not",
+    )  # fmt: skip
+    windows = _pass_setting(
+        "windows", windows, d.windows if own else 0, has_window_solver(puzzle),
+        f"window re-solving needs an exact solver between two states; {puzzle.name} has none "
+        f"(there is one for the sliding puzzles and cube3)",
+    )  # fmt: skip
     cap = (d.max_nodes if spec.node_cap else None) if max_nodes is None else max_nodes
     if max_nodes is None and cap is not None and spec.reads("beam_width") and beam_width is not None:
         # a wider beam than the default's keeps the default's number of steps: the default node
@@ -407,3 +401,15 @@ def _check_options(
     values.update({n: v for n, v in puzzle_defaults.items() if n in takes})
     values.update(given)
     return tuple(sorted((n, OPTIONS[n].check(n, v)) for n, v in values.items()))
+
+
+def _pass_setting(name: str, value: int | None, default: int, supported: bool, refusal: str) -> int:
+    """A setting of a pass after the search (``shortcut``, ``windows``: 0 is off): ``default`` where
+    none is given; a value that turns it on for a puzzle it does not support is refused with
+    ``refusal``."""
+    check_positive(name, value, integer=True, allow_zero=True)
+    if value is None:
+        return default
+    if value and not supported:
+        raise PuzzleError(refusal)
+    return int(value)

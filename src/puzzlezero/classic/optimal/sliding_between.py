@@ -35,6 +35,7 @@ import numpy as np
 
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.npuzzle.linear_conflict import must_leave
 from puzzlezero.search.windows import Between
 
 __all__ = ["sliding_between"]
@@ -58,16 +59,7 @@ def _line_conflicts(board, n, line, is_row, home_r, home_c, keys, best):  # fmt:
         elif home_c[v] == line:
             keys[k] = home_r[v]
             k += 1
-    longest = 0
-    for i in range(k):
-        run = 1
-        for j in range(i):
-            if keys[j] < keys[i] and best[j] + 1 > run:
-                run = best[j] + 1
-        best[i] = run
-        if run > longest:
-            longest = run
-    return 2 * (k - longest)
+    return 2 * must_leave(keys, k, best)
 
 
 @nb.njit(cache=True, inline="always")

@@ -29,11 +29,11 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 
-__all__ = ["linear_conflict", "linear_conflict_heuristic"]
+__all__ = ["linear_conflict", "linear_conflict_heuristic", "must_leave"]
 
 
 @nb.njit(cache=True, inline="always")
-def _must_leave(keys: np.ndarray, k: int, best: np.ndarray) -> int:  # pragma: no cover - compiled
+def must_leave(keys: np.ndarray, k: int, best: np.ndarray) -> int:  # pragma: no cover - compiled
     """How many of ``keys[:k]`` (distinct home columns or rows, in board order) must leave the
     line: ``k`` minus the longest increasing subsequence (``best``: scratch of at least ``k``)."""
     longest = 0
@@ -68,7 +68,7 @@ def linear_conflict(states: np.ndarray, n: int, out: np.ndarray) -> None:  # pra
                 if hr == r:
                     keys[k] = hc
                     k += 1
-            total += 2 * _must_leave(keys, k, best)
+            total += 2 * must_leave(keys, k, best)
         for c in range(n):  # the conflicts of column c
             k = 0
             for r in range(n):
@@ -76,7 +76,7 @@ def linear_conflict(states: np.ndarray, n: int, out: np.ndarray) -> None:  # pra
                 if v != 0 and (v - 1) % n == c:
                     keys[k] = (v - 1) // n
                     k += 1
-            total += 2 * _must_leave(keys, k, best)
+            total += 2 * must_leave(keys, k, best)
         out[i] = total
 
 
