@@ -218,6 +218,6 @@ def cube_between(puzzle: Puzzle, patterns: tuple[CubePattern, ...] = KORF) -> Be
     ) -> tuple[tuple[int, ...] | None, int]:
         x = puzzle.apply_moves(puzzle.goal(), [int(undo[m]) for m in reversed(list(moves))])
         r = solve_cube(puzzle, x, max_nodes=max_nodes, patterns=patterns, shorter_than=bound)
-        return (r.actions if r.solved and r.length < bound else None), int(r.nodes_generated)
+        return (r.actions if r.solved and len(r.actions) < bound else None), int(r.nodes_generated)
 
     return between

@@ -36,6 +36,7 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.npuzzle.linear_conflict import must_leave
+from puzzlezero.puzzles.npuzzle.rules import NPuzzle
 from puzzlezero.search.windows import Between
 
 __all__ = ["sliding_between"]
@@ -184,7 +185,7 @@ def _ida(board, n, home_r, home_c, step_r, step_c, inverse, bound, max_nodes, pa
     return -1, nodes
 
 
-def _steps(puzzle: Puzzle) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _steps(puzzle: NPuzzle) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each move's shift of the blank (read from the puzzle on a board with the blank inside) and
     the move that undoes it."""
     n = int(puzzle.size)
@@ -209,6 +210,8 @@ def sliding_between(puzzle: Puzzle) -> Between:
     ``between(a, b, moves, *, bound, max_nodes)`` answers a shortest way from board ``a`` to board
     ``b`` as the puzzle's actions if one has fewer than ``bound`` moves, else ``None`` (also when
     ``max_nodes`` nodes did not settle it), with the nodes generated; ``moves`` is not read."""
+    if not isinstance(puzzle, NPuzzle):
+        raise PuzzleError(f"{puzzle.name}: the sliding puzzles' window solver takes a sliding puzzle")
     n = int(puzzle.size)
     step_r, step_c, inverse = _steps(puzzle)
     cells = n * n
