@@ -53,7 +53,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 
-__all__ = ["MAX_STATES", "Shortened", "can_shortcut", "memory_estimate", "shortcut"]
+__all__ = ["MAX_STATES", "Shortened", "can_shortcut", "memory_estimate", "path_states", "shortcut"]
 
 #: default bound on the entries of one round's balls (23 bytes each, twice that while matched)
 MAX_STATES = 2_000_000
@@ -96,7 +96,8 @@ def can_shortcut(puzzle: Puzzle) -> bool:
     return bool(np.all(inverse >= 0)) and puzzle.uniform_cost is not None
 
 
-def _path_states(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int]) -> np.ndarray:
+def path_states(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int]) -> np.ndarray:
+    """The states ``s_0 .. s_n`` that ``actions`` pass through from ``start`` (``s_0``)."""
     states = np.empty((len(actions) + 1, *puzzle.state_shape), dtype=puzzle.dtype)
     states[0] = start
     cur = np.asarray(start, dtype=puzzle.dtype)[None]
@@ -241,7 +242,7 @@ def shortcut(
     start = np.asarray(start, dtype=puzzle.dtype)
     stop = clock.deadline_after(time_limit, deadline, start=t0)
     while clock.now() < stop:
-        path = _path_states(puzzle, start, acts)
+        path = path_states(puzzle, start, acts)
         balls = _grow(puzzle, path, max_states, stop)
         rounds, states, radius = rounds + 1, states + balls.hashes.size, balls.radius
         taken: list[tuple[int, int, list[int]]] = []

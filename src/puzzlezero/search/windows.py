@@ -47,6 +47,7 @@ import numpy as np
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.result import check_positive
+from puzzlezero.search.shortcut import path_states
 
 __all__ = ["FIRST_RATE", "MAX_NODES", "Between", "Resolved", "resolve_windows"]
 
@@ -73,15 +74,6 @@ class Resolved:
     improved: int
     cut: bool
     seconds: float
-
-
-def _path(p: Puzzle, start: np.ndarray, actions: Sequence[int]) -> np.ndarray:
-    """The states ``s_0 .. s_n`` of ``actions`` from ``start``."""
-    out = np.empty((len(actions) + 1, *np.shape(start)), dtype=np.asarray(start).dtype)
-    out[0] = start
-    for k, a in enumerate(actions):
-        out[k + 1] = p.apply(out[k][None], np.array([a]))[0]
-    return out
 
 
 def resolve_windows(
@@ -113,7 +105,7 @@ def resolve_windows(
     while quiet < 2 and len(acts) > 1:
         offset = (rounds % 2) * half if len(acts) > length else 0
         rounds += 1
-        states = _path(puzzle, start, acts)
+        states = path_states(puzzle, start, acts)
         out: list[int] = list(acts[:offset])
         i = offset
         changed = False

@@ -419,6 +419,10 @@ def _shortened(
     end on their goal, as they are. ``report``: where a shortened solution goes. ``optimal``: rows
     whose solutions are shortest already (the breadth-first pass's), left as they are."""
     deadline = clock.deadline_after(o.time_limit) if deadline is None else deadline
+    if o.windows:
+        from puzzlezero.classic.optimal import window_solver
+
+        between = window_solver(p)
     out: list[SearchResult] = []
     searched: list[int | None] = []
     for row, (start, r) in enumerate(zip(states, found, strict=True)):
@@ -432,10 +436,8 @@ def _shortened(
             cut = find_shortcuts(p, start, short, max_states=o.shortcut, deadline=deadline)
             short, seconds = cut.actions, seconds + cut.seconds
         if o.windows and len(short) > 1:
-            from puzzlezero.classic.optimal import window_solver
-
             ways = resolve_windows(
-                p, start, short, window_solver(p), length=o.windows, max_nodes=WINDOW_NODES, deadline=deadline
+                p, start, short, between, length=o.windows, max_nodes=WINDOW_NODES, deadline=deadline
             )
             short, seconds = ways.actions, seconds + ways.seconds
         if len(short) < len(r.actions):

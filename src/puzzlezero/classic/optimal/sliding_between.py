@@ -36,7 +36,7 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.npuzzle.linear_conflict import must_leave
-from puzzlezero.puzzles.npuzzle.rules import NPuzzle
+from puzzlezero.puzzles.npuzzle.rules import BLANK_STEP, NPuzzle
 from puzzlezero.search.windows import Between
 
 __all__ = ["sliding_between"]
@@ -185,26 +185,6 @@ def _ida(board, n, home_r, home_c, step_r, step_c, inverse, bound, max_nodes, pa
     return -1, nodes
 
 
-def _steps(puzzle: NPuzzle) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each move's shift of the blank (read from the puzzle on a board with the blank inside) and
-    the move that undoes it."""
-    n = int(puzzle.size)
-    if n < 3:
-        raise PuzzleError(f"{puzzle.name}: the window solver needs a board of at least 3x3")
-    board = np.asarray(puzzle.goal()).copy()
-    centre = (n // 2) * n + n // 2
-    at = int(np.flatnonzero(board == 0)[0])
-    board[at], board[centre] = board[centre], 0
-    kids = puzzle.apply(np.repeat(board[None], puzzle.num_actions, axis=0), np.arange(puzzle.num_actions))
-    where = np.array([int(np.flatnonzero(k == 0)[0]) for k in kids])
-    step_r = where // n - centre // n
-    step_c = where % n - centre % n
-    inverse = np.array(
-        [int(np.flatnonzero((step_r == -step_r[a]) & (step_c == -step_c[a]))[0]) for a in range(len(where))]
-    )
-    return step_r.astype(np.int64), step_c.astype(np.int64), inverse.astype(np.int64)
-
-
 def sliding_between(puzzle: Puzzle) -> Between:
     """The window solver of a sliding puzzle (:data:`puzzlezero.search.windows.Between`):
     ``between(a, b, moves, *, bound, max_nodes)`` answers a shortest way from board ``a`` to board
@@ -213,7 +193,8 @@ def sliding_between(puzzle: Puzzle) -> Between:
     if not isinstance(puzzle, NPuzzle):
         raise PuzzleError(f"{puzzle.name}: the sliding puzzles' window solver takes a sliding puzzle")
     n = int(puzzle.size)
-    step_r, step_c, inverse = _steps(puzzle)
+    step_r, step_c = (np.array(column, dtype=np.int64) for column in zip(*BLANK_STEP, strict=True))
+    inverse = np.asarray(puzzle.inverse_action, dtype=np.int64)
     cells = n * n
 
     def between(

@@ -41,10 +41,10 @@ from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.base import Goal, Puzzle
 
-__all__ = ["NPuzzle"]
+__all__ = ["BLANK_STEP", "NPuzzle"]
 
 #: blank displacement (drow, dcol) for U D L R: the blank swaps with the tile that moves
-_BLANK_STEP = ((1, 0), (-1, 0), (0, 1), (0, -1))
+BLANK_STEP = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _SEPARATORS = re.compile(r"[\s,;\[\]()]+")
 #: scramble depths K by board width: the paper's 500 for 15/24, 1000 for the larger boards
 _DEFAULT_DEPTH = {2: 20, 3: 100, 4: 500, 5: 500}
@@ -72,7 +72,7 @@ class NPuzzle(Puzzle):
         pos = np.arange(nn)
         row, col = pos // n, pos % n
         swap = np.empty((nn, 4), dtype=np.int64)
-        for a, (dr, dc) in enumerate(_BLANK_STEP):
+        for a, (dr, dc) in enumerate(BLANK_STEP):
             r2, c2 = row + dr, col + dc
             inside = (r2 >= 0) & (r2 < n) & (c2 >= 0) & (c2 < n)
             swap[:, a] = np.where(inside, r2 * n + c2, pos)
