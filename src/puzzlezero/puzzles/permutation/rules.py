@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, InvalidStateError
-from puzzlezero.puzzles import base
+from puzzlezero.puzzles import base, walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.permutation.definition import Definition
 from puzzlezero.puzzles.words import MoveWords, move_images
@@ -104,6 +104,49 @@ class PermutationPuzzle(Puzzle):
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         # a permutation may leave a state unchanged where its moved positions hold equal labels
         return self.moved(states, self.expand(states))
+
+    # ---- training walks ---------------------------------------------------------------------
+    def random_walks(self, rng: np.random.Generator, n: int, depth: walks.Depth) -> np.ndarray:
+        """Non-backtracking walks (see :meth:`Puzzle.random_walks`) in a numba kernel that checks
+        only the positions each move changes, a step at a time, instead of making every child."""
+        return self._walks(rng, n, depth)[0]
+
+    def walks_with_undo(
+        self, rng: np.random.Generator, n: int, depth: walks.Depth
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`random_walks` with their costs and the move undoing each one's last step (see
+        :meth:`Puzzle.walks_with_undo`), from the same kernel."""
+        if self.uniform_cost is None:  # unequal costs: the generic walk adds them up
+            return super().walks_with_undo(rng, n, depth)
+        states, depths, last = self._walks(rng, n, depth)
+        undo = np.where(last >= 0, self._inverse[np.maximum(last, 0)], -1)
+        return states, depths * self.uniform_cost, undo
+
+    def _walks(
+        self, rng: np.random.Generator, n: int, depth: walks.Depth, chunk: int = 8192
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(states, depths, last)``: the walks, their lengths and each one's last move (``-1``:
+        none); one uint32 word of ``rng`` a step, ``chunk`` walks at a time."""
+        from puzzlezero.puzzles.permutation.walk import random_walks  # numba: only when needed
+
+        depths = walks.walk_depths(self, rng, n, depth)
+        states = self.goals(n).reshape(n, self.definition.positions)
+        last = np.full(n, -1, dtype=np.int64)
+        support, size = self._supports
+        for lo in range(0, n, chunk):
+            hi = min(lo + chunk, n)
+            longest = int(depths[lo:hi].max(initial=0))
+            words = rng.integers(0, 2**32, size=(hi - lo, longest), dtype=np.uint32)
+            random_walks(
+                states[lo:hi], depths[lo:hi], words, self.perms, support, size, self._inverse, last[lo:hi]
+            )
+        return states.reshape((n, *self.state_shape)), depths, last
+
+    @cached_property
+    def _supports(self) -> tuple[np.ndarray, np.ndarray]:
+        from puzzlezero.puzzles.permutation.walk import supports
+
+        return supports(self.perms)
 
     def move_permutations(self) -> np.ndarray:
         """``intp[A, N]``: ``child = parent[perm[a]]`` (the group solver's view of the moves)."""
