@@ -30,10 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import InvalidMoveError, InvalidStateError
+from puzzlezero.errors import InvalidMoveError, InvalidStateError, PuzzleError
 from puzzlezero.puzzles import base, walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.permutation.definition import Definition
+from puzzlezero.puzzles.permutation.symmetry import Symmetry, symmetries
 from puzzlezero.puzzles.words import MoveWords, move_images
 
 __all__ = ["PermutationPuzzle"]
@@ -69,6 +70,15 @@ class PermutationPuzzle(Puzzle):
         self.perms.flags.writeable = False
         self._inverse = np.array(definition.inverse, dtype=np.int64)
         self._inverse.flags.writeable = False
+        #: the symmetries its drawing's geometry suggests and its moves and goal bear out
+        self._symmetries: dict[str, Symmetry] = {
+            sym.name: sym
+            for sym in symmetries(
+                definition.drawing, self.perms, np.asarray(definition.costs), self._goal, self.num_values
+            )
+        }
+        #: its images (:mod:`.symmetry`): the globes' turned, upside down and mirrored
+        self.image_names: tuple[str, ...] = tuple(self._symmetries)
 
     # ---- the contract --------------------------------------------------------------------------
     @property
@@ -298,6 +308,26 @@ class PermutationPuzzle(Puzzle):
         """Inverse moves cancelled, powers of a move merged, commuting moves gathered (``f0 f2
         f0'`` -> ``f2``): the same permutation, never longer nor costlier."""
         return list(self.words.reduce([int(a) for a in actions]))
+
+    # ---- images -------------------------------------------------------------------------------
+    def image(self, name: str, state: np.ndarray, solution: Sequence[int]) -> np.ndarray:
+        """The image ``name`` of ``state`` under one of its symmetries (:mod:`.symmetry`): its
+        positions moved and its labels recoloured so that the goal stays the goal; exactly as far
+        from it, ``solution`` not needed."""
+        sym = self._symmetry(name)
+        flat = np.asarray(state).reshape(1, self.definition.positions)
+        return sym.image(flat).reshape(np.shape(state))
+
+    def from_image(self, name: str, actions: Sequence[int]) -> list[int]:
+        """A solution of the state from one of its image ``name``: each move read as the move it
+        stands for (a ring turned the other way on a mirror image, another flip on a turned one)."""
+        return self._symmetry(name).solution(actions)
+
+    def _symmetry(self, name: str) -> Symmetry:
+        try:
+            return self._symmetries[name]
+        except KeyError:
+            raise PuzzleError(self._no_image(name)) from None
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         """A puzzle defined by a file pickles as its definition (data), so that a process that

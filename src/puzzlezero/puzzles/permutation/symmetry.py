@@ -1,0 +1,139 @@
+"""Symmetries of a permutation puzzle: the same problem in other guises, for the searches' images.
+
+A symmetry is a relabelling of the positions ``sigma`` (``int[N]``) with a recolouring ``pi`` of
+the labels that carries the moves onto the moves and the goal onto itself. Its image of a state
+``x`` is ``y[p] = pi[x[sigma[p]]]``. Where, for every move ``m``, ``sigma[perm_m[sigma^-1]]`` is
+the permutation of a move ``m*`` of the same cost, a move ``m`` on the image is the move ``m*`` on
+the state: ``image(x . m*) = image(x) . m`` (the images of ``x`` and of its child match position by
+position). Where also ``pi[goal[sigma]] == goal``, the image of the goal is the goal. So a solution
+``m1 .. mk`` of the image read move by move as ``m1* .. mk*`` solves the state, as long and as
+costly, and the image is exactly as far from the goal (with wildcards too: ``sigma`` and ``pi``
+are one-to-one, so as many positions differ).
+
+A learned heuristic errs on each image in its own way, so a search of a state together with its
+images (:mod:`puzzlezero.search.images`) keeps the best of several answers, as the cube's mirror
+images and the sliding puzzles' transpose do.
+
+Candidates come from the geometry a definition's ``drawing`` names; every candidate is checked as
+above and kept only if it holds, so a drawing (data) can never make a wrong image:
+
+* a globe of ``rows`` cuts and ``columns`` great circles: the whole sphere turned by ``k`` sectors,
+  turned upside down (ring ``i`` to ring ``rows - i``), mirrored (sector ``c`` to ``-c``), and
+  their combinations. On the standard goals, turns by a colour band's width keep the goal up to
+  colours (a mirror image with a turn that puts the bands back): ``globe_6-4`` and
+  ``globe_2-6`` have 15 images each, ``globe_1-8`` 31.
+
+>>> from puzzlezero import make
+>>> p = make("globe_2-6")
+>>> p.image_names[:4]
+('upside-down', 'mirror-turn2', 'upside-down-mirror-turn2', 'upside-down-turn3')
+>>> p.format_moves(p.from_image("mirror-turn2", p.parse_moves("r0 f3 r2'")))
+["r0'", 'f6', 'r2']
+>>> s = p.apply_moves(p.goal(), p.parse_moves("f6 r2'"))  # solved by r2 f6
+>>> y = p.image("mirror-turn2", s, [])  # solved by the moves that stand for r2 f6
+>>> p.format_moves(p.from_image("mirror-turn2", p.parse_moves("r2' f3")))
+['r2', 'f6']
+>>> bool(p.is_goal(p.apply_moves(y, p.parse_moves("r2' f3"))[None])[0])
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Symmetry", "candidates", "symmetries"]
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    """One checked symmetry: its ``name``, the positions ``sigma`` (``y[p] = labels[x[sigma[p]]]``),
+    the recolouring ``labels`` (``int[V]``) and ``moves`` (``int[A]``): a move ``a`` on the image is
+    the move ``moves[a]`` on the state."""
+
+    name: str
+    sigma: np.ndarray
+    labels: np.ndarray
+    moves: np.ndarray
+
+    def image(self, states: np.ndarray) -> np.ndarray:
+        """The images of a batch ``[B, N]`` of states."""
+        return self.labels[states[:, self.sigma]].astype(states.dtype, copy=False)
+
+    def solution(self, actions: Sequence[int]) -> list[int]:
+        """The moves of the state that a solution of its image stands for."""
+        return [int(self.moves[int(a)]) for a in actions]
+
+
+def candidates(drawing: Mapping[str, Any] | None, positions: int) -> list[tuple[str, np.ndarray]]:
+    """``(name, sigma)`` pairs the geometry of ``drawing`` suggests (unchecked; none without one)."""
+    if not drawing or drawing.get("kind") != "globe":
+        return []
+    rows, columns = int(drawing["rows"]), int(drawing["columns"])
+    rings, sectors = rows + 1, 2 * columns
+    if rings * sectors != positions:
+        return []
+    ring = np.arange(rings)[:, None]
+    sector = np.arange(sectors)[None, :]
+    found: list[tuple[tuple[bool, int, bool, bool], str, np.ndarray]] = []
+    for turn in range(sectors):
+        for upside_down in (False, True):
+            for mirror in (False, True):
+                if not (turn or upside_down or mirror):
+                    continue
+                to_ring = rows - ring if upside_down else ring
+                to_sector = ((-sector if mirror else sector) + turn) % sectors
+                sigma = (to_ring * sectors + to_sector).reshape(-1).astype(np.intp)
+                words = ["upside-down"] * upside_down + ["mirror"] * mirror + [f"turn{turn}"] * bool(turn)
+                # upside down or mirrored first (every ring or every sector's order changes), then
+                # the plain turns; the searches take the first ``--images N``
+                key = (not (upside_down or mirror), turn, mirror, upside_down)
+                found.append((key, "-".join(words), sigma))
+    found.sort(key=lambda c: c[0])
+    return [(name, sigma) for _, name, sigma in found]
+
+
+def check(
+    sigma: np.ndarray, perms: np.ndarray, costs: np.ndarray, goal: np.ndarray, num_labels: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(labels, moves)`` of a symmetry ``sigma`` (see the module), or ``None`` where it is not one."""
+    n = perms.shape[1]
+    if sigma.shape != (n,) or not np.array_equal(np.sort(sigma), np.arange(n)):
+        return None
+    labels = np.full(num_labels, -1, dtype=np.int64)
+    for before, after in zip(goal[sigma], goal, strict=True):
+        if labels[before] == -1:
+            labels[before] = after
+        elif labels[before] != after:
+            return None
+    if len(set(labels.tolist())) != num_labels:
+        return None
+    inverse = np.argsort(sigma)
+    by_perm = {p.tobytes(): a for a, p in enumerate(perms)}
+    moves = np.empty(perms.shape[0], dtype=np.int64)
+    for a, perm in enumerate(perms):
+        other = by_perm.get(np.ascontiguousarray(sigma[perm[inverse]]).tobytes())
+        if other is None or costs[other] != costs[a]:
+            return None
+        moves[a] = other
+    return labels, moves
+
+
+def symmetries(
+    drawing: Mapping[str, Any] | None, perms: np.ndarray, costs: np.ndarray, goal: np.ndarray, num_labels: int
+) -> tuple[Symmetry, ...]:
+    """The checked symmetries among the :func:`candidates` of ``drawing``, each ``sigma`` once."""
+    out: list[Symmetry] = []
+    seen: set[bytes] = set()
+    for name, sigma in candidates(drawing, perms.shape[1]):
+        key = sigma.tobytes()
+        found = None if key in seen else check(sigma, perms, costs, goal, num_labels)
+        if found is None:
+            continue
+        seen.add(key)
+        labels, moves = found
+        out.append(Symmetry(name, sigma, labels.astype(np.intp), moves))
+    return tuple(out)
