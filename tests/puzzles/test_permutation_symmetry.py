@@ -13,6 +13,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.permutation import Definition, PermutationPuzzle
 from puzzlezero.puzzles.permutation.families import globe
 from puzzlezero.puzzles.permutation.symmetry import candidates, check
+from tests.puzzles.test_permutation_definition import brute_force_distances
 
 
 def small_globe(band_width: int, **changes: object) -> PermutationPuzzle:
@@ -21,22 +22,10 @@ def small_globe(band_width: int, **changes: object) -> PermutationPuzzle:
     return PermutationPuzzle(Definition.from_dict(data))
 
 
-def distances(p: PermutationPuzzle) -> dict[bytes, int]:
-    dist = {p.goal().tobytes(): 0}
-    frontier, d = p.goal()[None], 0
-    while frontier.size:
-        d += 1
-        kids = np.unique(p.expand(frontier).reshape(-1, p.definition.positions), axis=0)
-        new = [c for c in kids if c.tobytes() not in dist]
-        dist.update((c.tobytes(), d) for c in new)
-        frontier = np.array(new, dtype=p.dtype).reshape(-1, p.definition.positions)
-    return dist
-
-
 @pytest.mark.parametrize("band_width", [1, 2])
 def test_every_image_of_every_state_is_exactly_as_far_from_the_goal(band_width: int) -> None:
     p = small_globe(band_width)
-    dist = distances(p)
+    dist = brute_force_distances(p)
     states = np.frombuffer(b"".join(dist), dtype=p.dtype).reshape(len(dist), -1)
     assert len(p.image_names) == (15 if band_width == 1 else 7)
     for name in p.image_names:

@@ -13,6 +13,7 @@ import puzzlezero as pz
 from puzzlezero.puzzles import walks
 from puzzlezero.puzzles.permutation import FORMAT, Definition, PermutationPuzzle
 from puzzlezero.puzzles.permutation.walk import supports
+from tests.puzzles.test_permutation_definition import brute_force_distances
 
 RING_L = [3, 0, 1, 2, 4, 5]  # ring (0 1 2 3)
 RING_R = [5, 1, 0, 3, 2, 4]  # ring (0 4 2 5)
@@ -28,18 +29,6 @@ def puzzle(goal: str, **moves: list[int]) -> PermutationPuzzle:
         "goal": goal,
     }
     return PermutationPuzzle(Definition.from_dict(data))
-
-
-def distances(p: PermutationPuzzle) -> dict[bytes, int]:
-    """Breadth-first distances from the goal over every reachable state."""
-    dist = {p.goal().tobytes(): 0}
-    frontier, d = p.goal()[None], 0
-    while frontier.size:
-        d += 1
-        new = [c for c in np.unique(p.expand(frontier).reshape(-1, 6), axis=0) if c.tobytes() not in dist]
-        dist.update((c.tobytes(), d) for c in new)
-        frontier = np.array(new, dtype=p.dtype).reshape(-1, 6)
-    return dist
 
 
 def test_supports_are_the_positions_each_move_changes() -> None:
@@ -70,7 +59,7 @@ def test_no_step_undoes_the_one_before() -> None:
 
 def test_a_walk_of_k_steps_ends_at_most_k_moves_out_and_reaches_every_distance() -> None:
     p = puzzle("C;A;C;A;B;B")
-    dist = distances(p)
+    dist = brute_force_distances(p)
     depths = np.arange(1, 9).repeat(300)
     states = p.random_walks(np.random.default_rng(2), depths.size, depths)
     d = np.array([dist[s.tobytes()] for s in states])
