@@ -125,15 +125,12 @@ def check(
 def symmetries(
     drawing: Mapping[str, Any] | None, perms: np.ndarray, costs: np.ndarray, goal: np.ndarray, num_labels: int
 ) -> tuple[Symmetry, ...]:
-    """The checked symmetries among the :func:`candidates` of ``drawing``, each ``sigma`` once."""
+    """The checked symmetries among the :func:`candidates` of ``drawing`` (each a different
+    ``sigma``: no turn, reversal and mirror give the same positions twice)."""
     out: list[Symmetry] = []
-    seen: set[bytes] = set()
     for name, sigma in candidates(drawing, perms.shape[1]):
-        key = sigma.tobytes()
-        found = None if key in seen else check(sigma, perms, costs, goal, num_labels)
-        if found is None:
-            continue
-        seen.add(key)
-        labels, moves = found
-        out.append(Symmetry(name, sigma, labels.astype(np.intp), moves))
+        found = check(sigma, perms, costs, goal, num_labels)
+        if found is not None:
+            labels, moves = found
+            out.append(Symmetry(name, sigma, labels.astype(np.intp), moves))
     return tuple(out)
