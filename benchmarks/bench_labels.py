@@ -22,6 +22,7 @@ import torch
 import puzzlezero as pz
 from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.models import build_model
+from puzzlezero.puzzles import inputs
 from puzzlezero.train.objectives.davi import one_step_targets
 
 
@@ -57,7 +58,7 @@ def main() -> None:
 
     t_scramble = seconds(lambda: p.scramble(rng, n, (1, p.default_scramble_depth)))
     t_expand = seconds(lambda: one_step_targets(p, zero, states, chunk=65_536))
-    t_encode = seconds(lambda: p.encode(children)) * n * a / len(children)  # as one network batch
+    t_encode = seconds(lambda: inputs.encode(p, children)) * n * a / len(children)  # as one network batch
     total = t_scramble + t_expand + t_encode
     print(
         f"{args.puzzle}, {n:,} training states ({n * a:,} children), one CPU thread, NumPy {np.__version__}"
@@ -73,8 +74,8 @@ def main() -> None:
         print(f"| {name} | {n / t:,.0f} | {n * a / t:,.0f} |")
     if args.device:
         dev = torch.device(args.device)
-        net = build_model(NetConfig.from_preset(args.preset, p.input_dim())).to(dev).eval()
-        x = torch.rand(args.batch, p.input_dim(), device=dev).round()
+        net = build_model(NetConfig.from_preset(args.preset, inputs.dim(p))).to(dev).eval()
+        x = torch.rand(args.batch, inputs.dim(p), device=dev).round()
         amp = torch.autocast(dev.type, dtype=torch.bfloat16, enabled=dev.type == "cuda")
 
         def forward() -> None:

@@ -24,6 +24,7 @@ from puzzlezero.machine import hardware, provenance
 from puzzlezero.nn.heuristic import predict
 from puzzlezero.nn.io import read_model
 from puzzlezero.nn.runtime import network_from_weights
+from puzzlezero.puzzles import inputs
 from puzzlezero.storage import atomic_write_json
 
 
@@ -48,7 +49,7 @@ def main() -> None:
         for precision in ("float32", "int8"):
             for threads in (int(t) for t in args.threads.split(",")):
                 rate, out = {}, {}
-                for form, values in (("graph", None), ("rows", p.onehot_values)):
+                for form, values in (("graph", None), ("rows", inputs.onehot_values(p))):
                     net = network_from_weights(
                         files.config,
                         files.weights,

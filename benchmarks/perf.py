@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero import make
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import SearchStats, bwas
 from puzzlezero.storage import atomic_write_json
@@ -39,7 +40,7 @@ def network_heuristic(puzzle: Puzzle, model: str | None, preset: str) -> tuple[C
     if model:
         net = nn.load_model(model)
         return nn.make_heuristic(puzzle, net), f"model {model}"
-    net = nn.build_model(nn.NetConfig.from_preset(preset, input_dim=puzzle.input_dim()), seed=0)
+    net = nn.build_model(nn.NetConfig.from_preset(preset, input_dim=inputs.dim(puzzle)), seed=0)
     return nn.make_heuristic(
         puzzle, net
     ), f"untrained preset {preset!r} ({nn.count_parameters(net):,} params)"

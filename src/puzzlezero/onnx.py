@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import ModelFileError, PuzzleError
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.storage import atomic_write
 
@@ -208,7 +209,7 @@ def _check_export(data: bytes, net: Any, puzzle: Puzzle, heads: tuple[str, ...])
     import torch
 
     states = puzzle.scramble(np.random.default_rng(0), 64, (0, puzzle.default_scramble_depth))
-    x = puzzle.encode(states, net.config.encoding)
+    x = inputs.encode(puzzle, states, net.config.encoding)
     session = _session(data, threads=None)
     got = session.run(list(heads), {INPUT: x})
     training = net.training
@@ -255,7 +256,7 @@ class OnnxModel:
 
     path: Path
     puzzle: str  #: the registry name of the puzzle it was trained for
-    encoding: str  #: ``puzzle.encode(states, encoding)`` makes its input
+    encoding: str  #: ``inputs.encode(puzzle, states, encoding)`` makes its input
     heads: tuple[str, ...]  #: its outputs, ``"value"`` first
     input_dim: int
     num_actions: int
@@ -265,7 +266,7 @@ class OnnxModel:
         """Raise :class:`ModelFileError` unless this export belongs to ``puzzle``."""
         if puzzle.name and self.puzzle != puzzle.name:
             raise ModelFileError(f"{self.path}: exported for {self.puzzle!r}, not {puzzle.name!r}")
-        want = puzzle.input_dim(self.encoding)
+        want = inputs.dim(puzzle, self.encoding)
         if self.input_dim != want:
             raise ModelFileError(
                 f"{self.path}: expects {self.input_dim} inputs but {puzzle.name} with encoding "
@@ -282,7 +283,7 @@ class OnnxModel:
         n = states.shape[0]
         out = np.empty((n, self.num_actions) if head != "value" else n, dtype=np.float32)
         for lo in range(0, n, batch_size):
-            x = puzzle.encode(states[lo : lo + batch_size], self.encoding)
+            x = inputs.encode(puzzle, states[lo : lo + batch_size], self.encoding)
             out[lo : lo + batch_size] = self.session.run([head], {INPUT: x})[0]
         return out
 
@@ -313,11 +314,11 @@ def load_onnx(path: str | os.PathLike[str], *, threads: int | None = None) -> On
             f"write one with `puzzlezero export MODEL --onnx FILE`"
         )
     heads = tuple(h for h in meta.get("heads", "").split(",") if h)
-    inputs = [i.name for i in session.get_inputs()]
+    input_names = [i.name for i in session.get_inputs()]
     outputs = tuple(o.name for o in session.get_outputs())
-    if inputs != [INPUT] or outputs != heads or "value" not in heads:
+    if input_names != [INPUT] or outputs != heads or "value" not in heads:
         raise ModelFileError(
-            f"{path}: inputs {inputs} and outputs {list(outputs)} do not match its metadata "
+            f"{path}: inputs {input_names} and outputs {list(outputs)} do not match its metadata "
             f"(input {INPUT!r}, heads {list(heads)}, value among them)"
         )
     try:

@@ -13,6 +13,7 @@ from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.nn import NetConfig, build_model, load_model, save_model
 from puzzlezero.nn.averaging import average_models
+from puzzlezero.puzzles import inputs
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -20,14 +21,14 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 def _model(tmp_path, name, seed, samples, h1=None):
     """A tiny cube2 network with weights and batch-norm statistics of its own (``seed``)."""
     puzzle = make("cube2")
-    cfg = NetConfig.from_preset("tiny", input_dim=puzzle.input_dim(), num_actions=puzzle.num_actions)
+    cfg = NetConfig.from_preset("tiny", input_dim=inputs.dim(puzzle), num_actions=puzzle.num_actions)
     if h1 is not None:
         cfg = NetConfig.from_dict({**cfg.to_dict(), "h1": h1})
     net = build_model(cfg, seed=seed)
     net.train()
     states = puzzle.scramble(np.random.default_rng(seed), 64, (1, 8))
     for _ in range(seed + 1):  # a different number of batch-norm updates each
-        net(torch.from_numpy(puzzle.encode(states)))
+        net(torch.from_numpy(inputs.encode(puzzle, states)))
     card = {"samples_seen_total": samples, "recipe": f"run {seed}"}
     return save_model(tmp_path / name, net.eval(), puzzle="cube2", card=card)
 
@@ -52,7 +53,9 @@ def test_the_average_is_the_mean_of_every_weight_and_statistic(tmp_path):
 def test_averaging_a_model_with_itself_changes_nothing(tmp_path):
     folder = _model(tmp_path, "m", seed=4, samples=10)
     net, mean = load_model(folder), average_models([folder, folder])
-    x = torch.from_numpy(make("cube2").encode(make("cube2").scramble(np.random.default_rng(0), 16, (1, 8))))
+    x = torch.from_numpy(
+        inputs.encode(make("cube2"), make("cube2").scramble(np.random.default_rng(0), 16, (1, 8)))
+    )
     with torch.inference_mode():
         torch.testing.assert_close(mean(x), net(x))
 

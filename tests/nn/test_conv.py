@@ -14,6 +14,7 @@ from puzzlezero.errors import ModelFileError, PuzzleError, UnknownNameError
 from puzzlezero.nn import CONV_PRESETS, NetConfig, build_model, inference_copy, load_model, make_heuristic
 from puzzlezero.nn.config import block_dilations, blocks_to_cover, receptive_radius
 from puzzlezero.nn.models import ConvBlock, GlobalPool
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.sokoban import AGENT, BOX, TARGET, WALL
 from puzzlezero.search import bwas
 from puzzlezero.train import DAVITrainer, TrainConfig
@@ -25,7 +26,11 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 def conv_config(name: str, preset: str = "conv-tiny", **overrides) -> NetConfig:
     p = make(name)
     return NetConfig.from_preset(
-        preset, p.input_dim("grid"), input_shape=p.input_shape("grid"), num_actions=p.num_actions, **overrides
+        preset,
+        inputs.dim(p, "grid"),
+        input_shape=inputs.shape(p, "grid"),
+        num_actions=p.num_actions,
+        **overrides,
     )
 
 
@@ -33,29 +38,29 @@ def conv_config(name: str, preset: str = "conv-tiny", **overrides) -> NetConfig:
 def test_lights_out_grid_is_one_plane_of_lights():
     p = make("lightsout7")
     s = p.scramble(np.random.default_rng(0), 5, 10)
-    x = p.encode(s, "grid")
+    x = inputs.encode(p, s, "grid")
     assert x.shape == (5, 1, 7, 7) and x.dtype == np.float32
-    assert p.input_shape("grid") == (1, 7, 7) and p.input_dim("grid") == 49
+    assert inputs.shape(p, "grid") == (1, 7, 7) and inputs.dim(p, "grid") == 49
     np.testing.assert_array_equal(x[:, 0], s.reshape(5, 7, 7))
     assert x[0, 0, 3, 4] == s[0, 3 * 7 + 4]  # row-major: cell row*N + col
-    assert p.input_shape() == (98,) and p.input_dim() == 98  # the flat one-hot stays the default
+    assert inputs.shape(p) == (98,) and inputs.dim(p) == 98  # the flat one-hot stays the default
 
 
 def test_sokoban_grid_is_agent_box_target_wall_planes():
     p = make("sokoban")
     s = p.parse("#####\n#@$.#\n#####")
-    x = p.encode(s[None], "grid")
-    assert x.shape == (1, 4, 10, 10) and p.input_shape("grid") == (4, 10, 10)
+    x = inputs.encode(p, s[None], "grid")
+    assert x.shape == (1, 4, 10, 10) and inputs.shape(p, "grid") == (4, 10, 10)
     agent, box, target, wall = x[0]
     assert agent[1, 1] == 1 and agent.sum() == 1
     assert box[1, 2] == 1 and box.sum() == 1
     assert target[1, 3] == 1 and target.sum() == 1
     np.testing.assert_array_equal(wall, (s.reshape(10, 10) == WALL))
     states = p.scramble(np.random.default_rng(1), 20, (1, 40))
-    np.testing.assert_array_equal(p.encode(states, "grid").reshape(20, -1), p.encode(states))
+    np.testing.assert_array_equal(inputs.encode(p, states, "grid").reshape(20, -1), inputs.encode(p, states))
     for plane, flag in enumerate((AGENT, BOX, TARGET, WALL)):
         np.testing.assert_array_equal(
-            p.encode(states, "grid")[:, plane].reshape(20, -1), (states & flag) != 0
+            inputs.encode(p, states, "grid")[:, plane].reshape(20, -1), (states & flag) != 0
         )
 
 
@@ -63,7 +68,7 @@ def test_unknown_encoding_is_named():
     with pytest.raises(
         UnknownNameError, match=r"unknown encoding 'grid' for cube2; choose one of \['onehot'\]"
     ):
-        make("cube2").encode(make("cube2").goals(1), "grid")
+        inputs.encode(make("cube2"), make("cube2").goals(1), "grid")
 
 
 # ---- the network ----------------------------------------------------------------------------------
@@ -74,11 +79,11 @@ def test_conv_net_shapes_and_heads(name, blocks):
     assert (cfg.arch, cfg.encoding, cfg.input_shape, cfg.num_res_blocks) == (
         "conv",
         "grid",
-        p.input_shape("grid"),
+        inputs.shape(p, "grid"),
         blocks,  # conv-tiny has 2 blocks; a 10x10 board needs 3 for its receptive field
     )
     net = build_model(cfg, seed=0).eval()
-    x = torch.from_numpy(p.encode(p.scramble(np.random.default_rng(0), 3, 5), "grid"))
+    x = torch.from_numpy(inputs.encode(p, p.scramble(np.random.default_rng(0), 3, 5), "grid"))
     out = net.heads(x)
     assert out["value"].shape == (3,) and out["policy"].shape == out["q"].shape == (3, p.num_actions)
     torch.testing.assert_close(net(x.reshape(3, -1)), out["value"])  # a flat input is read as the grid
@@ -135,7 +140,7 @@ def test_too_few_blocks_and_flat_encodings_are_refused():
         conv_config("sokoban", num_res_blocks=1)
     p = make("sokoban")
     with pytest.raises(PuzzleError, match=r"needs a grid encoding of shape \(C, H, W\).*--set encoding=grid"):
-        NetConfig.from_preset("conv", p.input_dim(), input_shape=p.input_shape(), encoding="onehot")
+        NetConfig.from_preset("conv", inputs.dim(p), input_shape=inputs.shape(p), encoding="onehot")
     with pytest.raises(
         UnknownNameError,
         match="choose one of tiny, small, medium, paper, cubeconv, cubeconv-small, conv-tiny, conv, conv-large",
@@ -148,7 +153,7 @@ def test_batch_norms_fold_into_the_convolutions():
     p = make("sokoban")
     net = build_model(conv_config("sokoban", q_head=True), seed=1)
     net.train()
-    x = torch.from_numpy(p.encode(p.scramble(np.random.default_rng(0), 64, (1, 30)), "grid"))
+    x = torch.from_numpy(inputs.encode(p, p.scramble(np.random.default_rng(0), 64, (1, 30)), "grid"))
     for _ in range(3):  # move the running statistics away from their initial values
         net(x)
     net.eval()
@@ -165,11 +170,11 @@ def test_the_mlp_stays_the_default_and_reads_a_grid_flattened():
     shipped = load_model("lightsout7")  # an MLP (a policy net: the medium preset)
     assert shipped.config.arch == "mlp" and shipped.config.input_shape == ()
     p = make("sokoban")
-    mlp = build_model(NetConfig.from_preset("tiny", p.input_dim("grid"), encoding="grid"), seed=0).eval()
+    mlp = build_model(NetConfig.from_preset("tiny", inputs.dim(p, "grid"), encoding="grid"), seed=0).eval()
     s = p.scramble(np.random.default_rng(0), 4, 5)
     with torch.no_grad():
         torch.testing.assert_close(
-            mlp(torch.from_numpy(p.encode(s, "grid"))), mlp(torch.from_numpy(p.encode(s)))
+            mlp(torch.from_numpy(inputs.encode(p, s, "grid"))), mlp(torch.from_numpy(inputs.encode(p, s)))
         )
 
 
@@ -233,5 +238,5 @@ def test_a_conv_model_exports_to_onnx_and_solves_there(tmp_path):
     assert (model.encoding, model.input_dim) == ("grid", 400)
     states = p.scramble(np.random.default_rng(0), 10, (1, 20))
     with torch.no_grad():
-        want = net(torch.from_numpy(p.encode(states, "grid"))).numpy()
+        want = net(torch.from_numpy(inputs.encode(p, states, "grid"))).numpy()
     np.testing.assert_allclose(model.predict(p, states), want, rtol=1e-4, atol=1e-4)

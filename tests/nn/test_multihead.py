@@ -17,6 +17,7 @@ from puzzlezero.nn import load_model, make_heuristic
 from puzzlezero.nn.config import MULTIHEAD_VARIANTS, NetConfig
 from puzzlezero.nn.io import save_model
 from puzzlezero.nn.models import ResidualBlock, build_model, count_parameters
+from puzzlezero.puzzles import inputs
 from puzzlezero.train.config import TrainConfig
 from puzzlezero.train.objectives import target_value_fn
 from puzzlezero.train.objectives.davi import one_step_targets
@@ -86,10 +87,10 @@ def test_multi_head_save_load_and_one_heuristic_per_goal(tmp_path):
     save_model(tmp_path / "m", net, puzzle="cube3")
     loaded = load_model(tmp_path / "m")
     assert loaded.config == net.config
-    x = torch.from_numpy(cube.encode(cube.scramble(np.random.default_rng(0), 6, 10)))
+    x = torch.from_numpy(inputs.encode(cube, cube.scramble(np.random.default_rng(0), 6, 10)))
     assert torch.equal(loaded(x), net(x))
     states = np.stack([cube.parse("D"), cube.parse("R U"), cube.goal()])
-    raw = np.maximum(loaded(torch.from_numpy(cube.encode(states))).detach().numpy(), 0.0)
+    raw = np.maximum(loaded(torch.from_numpy(inputs.encode(cube, states))).detach().numpy(), 0.0)
     for k, goal in enumerate(GOALS):
         h = make_heuristic(cube, loaded, goal=goal)(states)
         test = cube.goal_named(goal)(states)
@@ -123,7 +124,7 @@ def test_each_heads_targets_are_zero_at_its_goal_and_one_step_bellman_elsewhere(
 def test_multigoal_targets_equal_one_single_goal_davi_per_head():
     p = make("puzzle8")
     net = build_model(
-        NetConfig(input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=1, goals=P8_GOALS), seed=3
+        NetConfig(input_dim=inputs.dim(p), h1=32, h2=16, num_res_blocks=1, goals=P8_GOALS), seed=3
     ).eval()
     cfg = tiny_train_config(puzzle="puzzle8", goals=P8_GOALS, objective="multigoal")
     values = target_value_fn(p, net, cfg)
@@ -217,7 +218,7 @@ def test_the_curriculum_grows_by_the_goal_being_learned(tmp_path):
 @pytest.mark.parametrize("goals", [{"goal": "row1"}, {"goals": P8_GOALS, "objective": "multigoal"}])
 def test_a_solved_model_starts_a_sub_goal_model_without_its_old_action_heads(tmp_path, goals):
     p = make("puzzle8")
-    cfg = NetConfig(input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=1, num_actions=4, q_head=True)
+    cfg = NetConfig(input_dim=inputs.dim(p), h1=32, h2=16, num_res_blocks=1, num_actions=4, q_head=True)
     save_model(tmp_path / "solved", build_model(cfg, seed=5), puzzle="puzzle8")
     trainer = Trainer(
         tiny_train_config(puzzle="puzzle8", init_from=str(tmp_path / "solved"), max_iterations=10, **goals),
@@ -232,7 +233,7 @@ def test_a_solved_model_starts_a_sub_goal_model_without_its_old_action_heads(tmp
 @pytest.mark.parametrize("variant", ["baseline", "3+2", "4+2"])
 def test_a_shallower_solved_model_grows_into_each_seed_variant_computing_what_it_did(tmp_path, variant):
     p = make("puzzle8")
-    cfg = NetConfig(input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=1, num_actions=4)
+    cfg = NetConfig(input_dim=inputs.dim(p), h1=32, h2=16, num_res_blocks=1, num_actions=4)
     source = build_model(cfg, seed=5)
     with torch.no_grad():  # trained-looking batch-norm statistics, so eval mode is not the identity
         for m in source.modules():
@@ -255,7 +256,7 @@ def test_a_shallower_solved_model_grows_into_each_seed_variant_computing_what_it
     )
     assert trainer.net_config.num_res_blocks == blocks
     states = p.scramble(np.random.default_rng(1), 64, 20)
-    x = torch.as_tensor(p.encode(states))
+    x = torch.as_tensor(inputs.encode(p, states))
     with torch.no_grad():
         before = load_model(tmp_path / "solved").eval()(x)
         after = trainer.model.eval()(x)
@@ -266,7 +267,7 @@ def test_a_shallower_solved_model_grows_into_each_seed_variant_computing_what_it
 
 def test_a_model_cannot_start_a_shallower_network(tmp_path):
     p = make("puzzle8")
-    cfg = NetConfig(input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=2, num_actions=4)
+    cfg = NetConfig(input_dim=inputs.dim(p), h1=32, h2=16, num_res_blocks=2, num_actions=4)
     save_model(tmp_path / "solved", build_model(cfg, seed=5), puzzle="puzzle8")
     with pytest.raises(PuzzleError, match="may grow from it .* but not shrink"):
         Trainer(

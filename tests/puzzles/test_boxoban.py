@@ -15,6 +15,7 @@ from puzzlezero.cli.main import main
 from puzzlezero.errors import LevelFileError, PuzzleError
 from puzzlezero.nn import build_model, save_model
 from puzzlezero.nn.config import NetConfig
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL
 from puzzlezero.puzzles.sokoban.levels import looks_like_level_file, read_level_dir, read_levels
 from tests.conftest import load_bench
@@ -184,7 +185,7 @@ def test_the_shared_benchmark_levels_read_the_same_from_boxoban_text(p, tmp_path
 
 def test_cli_bench_on_a_level_file(p, tmp_path, capsys):
     model = tmp_path / "model"
-    cfg = NetConfig.from_preset("conv-tiny", p.input_dim("grid"), input_shape=p.input_shape("grid"))
+    cfg = NetConfig.from_preset("conv-tiny", inputs.dim(p, "grid"), input_shape=inputs.shape(p, "grid"))
     save_model(model, build_model(cfg, seed=0), puzzle="sokoban")
     levels = tmp_path / "000.txt"
     levels.write_text(level_text((0, LEVEL_2), (1, LEVEL_2)))
@@ -296,7 +297,7 @@ UNSOLVABLE = [  # the box can only slide along the bottom wall, away from its ta
 
 def test_cli_bench_with_dead_square_pruning(p, tmp_path, capsys):
     model = tmp_path / "model"
-    cfg = NetConfig.from_preset("conv-tiny", p.input_dim("grid"), input_shape=p.input_shape("grid"))
+    cfg = NetConfig.from_preset("conv-tiny", inputs.dim(p, "grid"), input_shape=inputs.shape(p, "grid"))
     save_model(model, build_model(cfg, seed=0), puzzle="sokoban")
     levels = tmp_path / "000.txt"
     levels.write_text(level_text((0, LEVEL_2), (1, UNSOLVABLE)))

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import puzzlezero as pz
 from puzzlezero.errors import InvalidMoveError, InvalidStateError, PuzzleError
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.cube import Cube2, Cube3, corner_cubies, corner_stickers, edge_cubies
 from tests.conftest import load_bench
 
@@ -28,7 +29,7 @@ def test_registry_classes_and_constants() -> None:
     assert isinstance(C3, Cube3) and isinstance(C2, Cube2)
     assert C3.action_names == ("U", "U'", "D", "D'", "L", "L'", "R", "R'", "F", "F'", "B", "B'")
     assert C3.state_shape == (54,) and C2.state_shape == (24,)
-    assert C3.input_dim() == 324 and C2.input_dim() == 144
+    assert inputs.dim(C3) == 324 and inputs.dim(C2) == 144
     assert C3.default_scramble_depth == 30 and C3.json_key == "facelets"
     for a, name in enumerate(C3.action_names):
         inv = C3.action_names[C3.inverse_action[a]]

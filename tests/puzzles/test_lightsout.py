@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import puzzlezero as pz
 from puzzlezero.errors import InvalidMoveError, InvalidStateError, PuzzleError
-from puzzlezero.puzzles import walks
+from puzzlezero.puzzles import inputs, walks
 from tests.conftest import load_bench
 
 
@@ -22,7 +22,7 @@ def test_constants(p: pz.Puzzle) -> None:
     assert p.name == "lightsout7" and p.json_key == "lights" and p.default_scramble_depth == 500
     assert p.action_names == tuple(str(i) for i in range(49))
     np.testing.assert_array_equal(p.inverse_action, np.arange(49))
-    assert p.input_dim() == 98 and p.goal().tolist() == [0] * 49
+    assert inputs.dim(p) == 98 and p.goal().tolist() == [0] * 49
 
 
 def test_press_toggles_cell_and_orthogonal_neighbours(p: pz.Puzzle) -> None:

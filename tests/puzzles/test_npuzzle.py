@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import puzzlezero as pz
 from puzzlezero.errors import InvalidStateError, PuzzleError
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.npuzzle import NPuzzle
 from tests.conftest import load_bench
 
@@ -34,7 +35,7 @@ def test_constants_and_goal(name: str) -> None:
     assert isinstance(p, NPuzzle) and p.size == n and p.name == name
     assert p.action_names == ("U", "D", "L", "R") and p.json_key == "tiles"
     assert p.goal().tolist() == [*range(1, n * n), 0]
-    assert p.num_values == n * n and p.input_dim() == n**4
+    assert p.num_values == n * n and inputs.dim(p) == n**4
     assert p.default_scramble_depth == {3: 100, 4: 500, 5: 500, 6: 1000, 7: 1000}[n]
     np.testing.assert_array_equal(p.inverse_action, [1, 0, 3, 2])
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import puzzlezero as pz
 from puzzlezero.errors import InvalidStateError, PuzzleError
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL, Sokoban
 from puzzlezero.puzzles.sokoban.generator import generate_rooms
 from tests.conftest import load_bench
@@ -82,12 +83,12 @@ def test_expand_agrees_with_apply_and_encoding(p: Sokoban) -> None:
     kids = p.expand(states)
     for a in range(4):
         np.testing.assert_array_equal(kids[:, a], p.apply(states, np.full(50, a)))
-    x = p.encode(states).reshape(50, 4, 100)
+    x = inputs.encode(p, states).reshape(50, 4, 100)
     assert (x[:, 0].sum(1) == 1).all()  # agent plane
     np.testing.assert_array_equal(x[:, 1], (states & BOX) != 0)
     np.testing.assert_array_equal(x[:, 2], (states & TARGET) != 0)
     np.testing.assert_array_equal(x[:, 3], states == WALL)
-    assert p.input_dim() == 400
+    assert inputs.dim(p) == 400
 
 
 def test_generated_states_are_legal(p: Sokoban) -> None:

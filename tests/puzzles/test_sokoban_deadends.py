@@ -11,6 +11,7 @@ import pytest
 from puzzlezero import make, solve
 from puzzlezero.nn import build_model, save_model
 from puzzlezero.nn.config import NetConfig
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.sokoban import BOX, TARGET, WALL, Sokoban
 from puzzlezero.puzzles.sokoban.deadlock import dead_squares, has_dead_box
 from puzzlezero.puzzles.sokoban.generator import (
@@ -227,7 +228,7 @@ def test_budgets_end_with_their_status(p, monkeypatch):
 
 
 def test_the_solver_reports_an_unsolvable_level(p, tmp_path, monkeypatch):
-    cfg = NetConfig.from_preset("conv-tiny", p.input_dim("grid"), input_shape=p.input_shape("grid"))
+    cfg = NetConfig.from_preset("conv-tiny", inputs.dim(p, "grid"), input_shape=inputs.shape(p, "grid"))
     save_model(tmp_path / "m", build_model(cfg, seed=0), puzzle="sokoban")
     # the searches' clock stands still: the search ends because no state is left, never on its limit
     monkeypatch.setattr(sys.modules["puzzlezero.search.clock"], "time", FakeClock())

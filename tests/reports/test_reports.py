@@ -13,6 +13,7 @@ from puzzlezero import make
 from puzzlezero.cli.main import main
 from puzzlezero.errors import PuzzleError
 from puzzlezero.nn import NetConfig, build_model, save_model
+from puzzlezero.puzzles import inputs
 from puzzlezero.reports import REPORTS
 from puzzlezero.reports.solve_rate import policy_greedy, solve_rate_by_depth, starts
 
@@ -23,7 +24,7 @@ def tiny(tmp_path, name: str, puzzle: str = "cube2", **heads) -> str:  # noqa: A
     """An untrained network whose value head says 5 moves everywhere but at goals."""
     p = make(puzzle)
     cfg = NetConfig(
-        input_dim=p.input_dim(), h1=32, h2=16, num_res_blocks=1, num_actions=p.num_actions, **heads
+        input_dim=inputs.dim(p), h1=32, h2=16, num_res_blocks=1, num_actions=p.num_actions, **heads
     )
     net = build_model(cfg, seed=0).eval()
     with torch.no_grad():

@@ -13,7 +13,7 @@ from puzzlezero import make, solver
 from puzzlezero.classic.optimal import pdb_heuristic, solve_optimal
 from puzzlezero.classic.optimal.heuristics import PDBHeuristic, cost_scaled
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles import walks
+from puzzlezero.puzzles import inputs, walks
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube import Cube3HTM
 from puzzlezero.puzzles.npuzzle import NPuzzle
@@ -282,10 +282,10 @@ def test_a_new_q_head_starts_at_each_actions_cost_plus_the_value() -> None:
     from puzzlezero.nn.models import build_model
 
     p = robot(1.5)
-    config = NetConfig.from_preset("tiny", p.input_dim(), q_head=True, num_actions=18)
+    config = NetConfig.from_preset("tiny", inputs.dim(p), q_head=True, num_actions=18)
     net = build_model(config, seed=0)
     net.init_q_from_value(p.action_costs)
-    x = torch.from_numpy(p.encode(p.scramble(np.random.default_rng(0), 4, 5)))
+    x = torch.from_numpy(inputs.encode(p, p.scramble(np.random.default_rng(0), 4, 5)))
     net.eval()
     with torch.no_grad():
         heads = net.heads(x)

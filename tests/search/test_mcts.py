@@ -13,6 +13,7 @@ import torch
 from puzzlezero import make
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.nn import NetConfig, build_model, make_policy_value
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.search import SearchStats
 from puzzlezero.search.mcts import mcts
@@ -236,7 +237,7 @@ def test_make_policy_value_reads_each_head(head):
     p = make("puzzle8")
     cfg = NetConfig.from_preset(
         "tiny",
-        input_dim=p.input_dim(),
+        input_dim=inputs.dim(p),
         num_actions=p.num_actions,
         policy_head=head == "policy",
         q_head=head == "q",
@@ -250,7 +251,7 @@ def test_make_policy_value_reads_each_head(head):
     assert values[-1] == 0.0 and np.all(values >= 0)
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     with torch.inference_mode():
-        heads = net(torch.from_numpy(p.encode(states)), all_heads=True)
+        heads = net(torch.from_numpy(inputs.encode(p, states)), all_heads=True)
     goal = p.is_goal(states)
     assert np.allclose(values[~goal], np.maximum(heads["value"].numpy()[~goal], 0), atol=1e-4)
     if head == "policy":

@@ -10,6 +10,7 @@ import pytest
 
 from puzzlezero import make, solver
 from puzzlezero.errors import InvalidStateError, PuzzleError, UnknownNameError
+from puzzlezero.puzzles import inputs
 from puzzlezero.search import SearchResult
 from puzzlezero.solver import HeuristicSpec, SearchSpec, solve, solve_many, verify
 from puzzlezero.solver.searches import _run_each
@@ -170,7 +171,7 @@ def test_bad_settings() -> None:
 def test_learned_heuristic_from_a_model_folder(tmp_path: Path) -> None:
     nn = pytest.importorskip("puzzlezero.nn")
     p = make("puzzle8")
-    net = nn.build_model(nn.NetConfig.from_preset("tiny", input_dim=p.input_dim()), seed=0)
+    net = nn.build_model(nn.NetConfig.from_preset("tiny", input_dim=inputs.dim(p)), seed=0)
     folder = nn.save_model(tmp_path / "tiny8", net, puzzle="puzzle8")
     start = p.apply_moves(p.goal(), p.parse_moves("D D R U L D R"))
     r = solve(p, start, model=str(folder), weight=1.0, batch=50)  # an untrained net, a short scramble

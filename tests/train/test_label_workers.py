@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import puzzlezero as pz
+from puzzlezero.puzzles import inputs
 from puzzlezero.train.objectives import LabelJob
 from puzzlezero.train.workers import LabelPool, LabelWorkerError
 from tests.conftest import tiny_train_config
@@ -36,7 +37,7 @@ def pool() -> Iterator[LabelPool]:
         1,
         puzzle,
         config,
-        NetConfig.from_preset("tiny", puzzle.input_dim(config.encoding)),
+        NetConfig.from_preset("tiny", inputs.dim(puzzle, config.encoding)),
         timeout=300.0,  # the first chunk waits for the worker to start (imports: seconds on a busy machine)
         poll=0.2,
     )

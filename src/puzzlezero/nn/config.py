@@ -106,7 +106,7 @@ class NetConfig:
     """Everything needed to rebuild a :class:`~puzzlezero.nn.models.CostToGoNet` (saved as
     ``config.json``)."""
 
-    #: width of the encoded input, ``puzzle.input_dim(encoding)``
+    #: width of the encoded input, ``inputs.dim(puzzle, encoding)``
     input_dim: int
     #: width of the first hidden layer (paper: 5000)
     h1: int = 1000
@@ -114,7 +114,7 @@ class NetConfig:
     h2: int = 500
     #: number of residual blocks of two FC layers each (paper: 4; 6 for the 24-puzzle)
     num_res_blocks: int = 2
-    #: name of the puzzle encoder feeding the net (``puzzle.encode(states, encoding)``)
+    #: name of the puzzle encoder feeding the net (``inputs.encode(puzzle, states, encoding)``)
     encoding: str = "onehot"
     #: number of actions of the puzzle (needed by the policy / Q heads only)
     num_actions: int = 0
@@ -135,7 +135,7 @@ class NetConfig:
     arch: str = "mlp"
     #: ``conv``: channels of every convolution
     channels: int = 64
-    #: ``conv``: the grid encoding's ``(C, H, W)``, ``puzzle.input_shape(encoding)``
+    #: ``conv``: the grid encoding's ``(C, H, W)``, ``inputs.shape(puzzle, encoding)``
     input_shape: tuple[int, ...] = ()
     #: states the network sees: the current one and ``history - 1`` before it (cubeconv; else 1)
     history: int = 1

@@ -46,7 +46,7 @@ __all__ = [
     "torch_threads",
 ]
 
-#: the fewest values per state element (``puzzle.onehot_values``) at which an inference copy reads
+#: the fewest values per state element (``inputs.onehot_values(puzzle)``) at which an inference copy reads
 #: its one-hot input as indices (:class:`OneHotGather`); measured break-even on the Xeon: 12-16
 GATHER_MIN_VALUES = MIN_VALUES
 

@@ -17,6 +17,7 @@ import numpy as np
 from puzzlezero.errors import ModelFileError
 from puzzlezero.nn.onehot_rows import positions
 from puzzlezero.nn.runtime import Network
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.base import Puzzle
 
 if TYPE_CHECKING:
@@ -150,20 +151,20 @@ def missing_state(dtype: np.dtype) -> int:
 
 
 def encode_rows(puzzle: Puzzle, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
-    """``puzzle.encode`` of ``states[B, *state_shape]``, or of states with their history
+    """``inputs.encode(puzzle, ...)`` of ``states[B, *state_shape]``, or of states with their history
     ``[B, H, *state_shape]`` (newest first) as ``float32[B, H * D]``: the input of a network with
     ``history = H`` (:mod:`puzzlezero.nn.cube_conv`). A history state made only of
     :func:`missing_state` values (none known) is encoded as zeros."""
     states = np.asarray(states)
     if states.ndim == len(puzzle.state_shape) + 1:
-        return puzzle.encode(states, encoding)
+        return inputs.encode(puzzle, states, encoding)
     b, h = states.shape[:2]
     flat = states.reshape((b * h, -1))
     absent = (flat == missing_state(flat.dtype)).all(axis=1)
     if absent.any():
         flat = flat.copy()
         flat[absent] = puzzle.goal().reshape(-1)
-    enc = puzzle.encode(flat.reshape((b * h, *states.shape[2:])), encoding)
+    enc = inputs.encode(puzzle, flat.reshape((b * h, *states.shape[2:])), encoding)
     enc[absent] = 0.0
     return enc.reshape(b, -1)
 
@@ -178,7 +179,7 @@ def encode_on(
 ) -> torch.Tensor:
     """The network input for ``states`` (as :func:`encode_rows`) as a tensor on ``device``.
 
-    A one-hot input is ``4 V`` bytes per state element (``V = puzzle.onehot_values``: 2,401 floats
+    A one-hot input is ``4 V`` bytes per state element (``V = inputs.onehot_values(puzzle)``: 2,401 floats
     per 48-puzzle state), made by NumPy on one core and copied to the device: on a GPU that is
     most of a training step. With ``on_device`` (the default on any device but the CPU, where NumPy
     is the faster) and a plain one-hot encoding of plain states, only the elements travel, one
@@ -188,7 +189,7 @@ def encode_on(
 
     device = torch.device(device)
     states = np.asarray(states)
-    values = puzzle.onehot_values if encoding == "onehot" else None
+    values = inputs.onehot_values(puzzle) if encoding == "onehot" else None
     if on_device is None:
         on_device = device.type != "cpu"
     if not on_device or values is None or states.ndim != len(puzzle.state_shape) + 1:
@@ -228,7 +229,7 @@ def _inference_copy(
     ``onehot_values`` where the model reads the plain one-hot encoding (see :func:`network_input`)."""
     from puzzlezero.nn.fast import inference_copy
 
-    values = puzzle.onehot_values if model.config.encoding == "onehot" else None
+    values = inputs.onehot_values(puzzle) if model.config.encoding == "onehot" else None
     return inference_copy(model, int8=int8, device=device, onehot_values=values)
 
 
@@ -236,13 +237,13 @@ def check_compatible(puzzle: Puzzle, model: Model) -> None:
     """Raise :class:`ModelFileError` if ``model`` was made for another puzzle or input size."""
     if model.puzzle and puzzle.name and model.puzzle != puzzle.name:
         raise ModelFileError(f"this model was trained for {model.puzzle!r}, not {puzzle.name!r}")
-    want = puzzle.input_dim(model.config.encoding)
+    want = inputs.dim(puzzle, model.config.encoding)
     if model.config.input_dim != want:
         raise ModelFileError(
             f"model expects {model.config.input_dim} inputs but {puzzle.name or puzzle!r} with encoding "
             f"{model.config.encoding!r} gives {want}"
         )
-    shape = puzzle.input_shape(model.config.encoding)
+    shape = inputs.shape(puzzle, model.config.encoding)
     if model.config.arch == "conv" and model.config.input_shape != shape:
         raise ModelFileError(
             f"model reads a {'x'.join(map(str, model.config.input_shape))} grid but {puzzle.name or puzzle!r} "

@@ -45,6 +45,7 @@ from puzzlezero.errors import MissingExtraError, ModelFileError, PuzzleError
 from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.graph import INPUT, build_graph, covers, folded_layer, network_heads
 from puzzlezero.nn.onehot_rows import OneHotRows, sums_rows
+from puzzlezero.puzzles import inputs
 
 __all__ = [
     "PRECISIONS",
@@ -445,5 +446,5 @@ def _load(folder: Path, precision: str, threads: int | None, stamp: tuple[float,
         precision=precision,
         threads=threads,
         folder=folder,
-        onehot_values=p.onehot_values,
+        onehot_values=inputs.onehot_values(p),
     )

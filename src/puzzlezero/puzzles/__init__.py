@@ -6,6 +6,7 @@ One package per puzzle with the same file names (:mod:`.cube`, :mod:`.npuzzle`, 
 :mod:`.walks` (the training walks), :mod:`.macros`, :mod:`.text_viewer` and :mod:`.pictures`
 (the RGB pictures, each puzzle's own ``grid`` in its ``viewer.py``)."""
 
-from puzzlezero.puzzles.base import Goal, Puzzle, onehot
+from puzzlezero.puzzles.base import Goal, Puzzle
+from puzzlezero.puzzles.inputs import onehot
 
 __all__ = ["Goal", "Puzzle", "onehot"]

@@ -12,9 +12,10 @@ state on a hot path. Every puzzle implements:
 * ``apply(states[B], actions[B])`` -> ``[B, *state_shape]``: one move per state.
 * ``inverse_action[a]``            the move undoing ``a`` (``-1`` where there is none, Sokoban).
 * ``scramble(rng, n, depth)``      backward scrambles from the goal (training states, test states).
-* ``encode(states[B])``            -> ``float32[B, input_dim]`` for networks (one-hot by default,
-  other encoders by name through ``encoders``; grid puzzles offer ``encode(states, "grid")`` ->
-  ``float32[B, C, H, W]`` planes for convolutional networks, ``input_shape(encoding)``).
+* ``encoders``                      named encoders for networks, ``states[B] -> float32[B, D]``:
+  ``"onehot"`` by default the plain one-hot over ``num_values`` values; boards add ``"grid"``
+  (``float32[B, C, H, W]`` planes for convolutional networks). The functions of
+  :mod:`puzzlezero.puzzles.inputs` (``encode``, ``shape``, ``dim``) read them.
 * ``keys(states[B])``              -> exact hashable keys (``np.void`` rows) for deduplication;
   ``hash64(states[B])`` -> ``uint64[B]`` a fast 64-bit hash.
 * human text: ``parse(text) -> state`` (raises :class:`~puzzlezero.errors.InvalidStateError` with a
@@ -55,9 +56,10 @@ import numpy as np
 
 from puzzlezero.errors import InvalidMoveError, PuzzleError, UnknownNameError
 from puzzlezero.puzzles import walks
+from puzzlezero.puzzles.inputs import OneHot
 from puzzlezero.puzzles.walks import Depth
 
-__all__ = ["Goal", "GoalTest", "Puzzle", "SOLVED", "onehot"]
+__all__ = ["Goal", "GoalTest", "Puzzle", "SOLVED"]
 
 #: a goal test: ``states[B, *state_shape] -> bool[B]``
 GoalTest = Callable[[np.ndarray], np.ndarray]
@@ -65,15 +67,6 @@ GoalTest = Callable[[np.ndarray], np.ndarray]
 SOLVED = "solved"
 
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
-
-
-def onehot(states: np.ndarray, num_values: int) -> np.ndarray:
-    """One-hot encode integer states ``[B, ...]`` with values in ``[0, num_values)``.
-
-    Returns ``float32[B, prod(state_shape) * num_values]`` (value index fastest).
-    """
-    flat = states.reshape(states.shape[0], -1)
-    return np.take(np.eye(num_values, dtype=np.float32), flat, axis=0).reshape(flat.shape[0], -1)
 
 
 @dataclass(frozen=True)
@@ -334,44 +327,17 @@ class Puzzle(ABC):
         (:func:`.walks.walks_with_undo_sets`)."""
         return walks.walks_with_undo_sets(self, rng, n, depth)
 
-    # ---- networks -----------------------------------------------------------------------------
+    # ---- networks (the functions of :mod:`puzzlezero.puzzles.inputs` read these two) -----------
     #: number of distinct values per state element for the default one-hot encoding
     num_values: int = 2
 
     @property
     def encoders(self) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
         """Named encoders ``states[B] -> float32[B, D]`` (or ``[B, C, H, W]`` for ``"grid"``);
-        ``"onehot"`` is the paper's."""
-        return {"onehot": self.encode_onehot}
-
-    def encode(self, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
-        try:
-            fn = self.encoders[encoding]
-        except KeyError:
-            raise UnknownNameError(
-                f"unknown encoding {encoding!r} for {self.name}; choose one of {sorted(self.encoders)}"
-            ) from None
-        return fn(states)
-
-    def encode_onehot(self, states: np.ndarray) -> np.ndarray:
-        return onehot(states, self.num_values)
-
-    @property
-    def onehot_values(self) -> int | None:
-        """``V`` where :meth:`encode_onehot` is exactly :func:`onehot` of the state's elements over
-        ``V`` values (value index fastest): a GPU can then make the network input itself from the
-        states' elements, one byte each instead of ``4 V`` (:func:`puzzlezero.nn.encode_on`);
-        ``None`` where the one-hot encoding is something else (a subclass that overrides
-        :meth:`encode_onehot` and means the plain one-hot overrides this too)."""
-        return self.num_values if type(self).encode_onehot is Puzzle.encode_onehot else None
-
-    def input_shape(self, encoding: str = "onehot") -> tuple[int, ...]:
-        """Shape of one encoded state: ``(D,)`` for flat encodings, ``(C, H, W)`` for a grid one."""
-        return tuple(int(v) for v in self.encode(self.goals(1), encoding).shape[1:])
-
-    def input_dim(self, encoding: str = "onehot") -> int:
-        """Numbers per encoded state (``C*H*W`` for a grid encoding)."""
-        return int(np.prod(self.input_shape(encoding)))
+        ``"onehot"`` is the paper's, by default the plain one-hot over :attr:`num_values` values
+        (:class:`~puzzlezero.puzzles.inputs.OneHot`). :func:`puzzlezero.puzzles.inputs.encode`
+        calls them by name."""
+        return {"onehot": OneHot(self.num_values)}
 
     # ---- hashing ------------------------------------------------------------------------------
     def keys(self, states: np.ndarray) -> np.ndarray:

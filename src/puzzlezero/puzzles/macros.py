@@ -91,16 +91,6 @@ class MacroPuzzle(Puzzle):
     def encoders(self):  # noqa: ANN201
         return self.base.encoders
 
-    def encode(self, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
-        return self.base.encode(states, encoding)
-
-    @property
-    def onehot_values(self) -> int | None:
-        return self.base.onehot_values
-
-    def input_shape(self, encoding: str = "onehot") -> tuple[int, ...]:
-        return self.base.input_shape(encoding)
-
     def keys(self, states: np.ndarray) -> np.ndarray:
         return self.base.keys(states)
 

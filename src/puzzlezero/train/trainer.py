@@ -47,6 +47,7 @@ from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.heuristic import encode_on, make_heuristic, make_policy
 from puzzlezero.nn.io import save_model
 from puzzlezero.nn.models import build_model, count_parameters
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.permutation.definition import DEFINITION_FILE
 from puzzlezero.storage import (
@@ -193,8 +194,8 @@ class Trainer:
             if start is not None
             else NetConfig.from_preset(
                 config.preset,
-                self.puzzle.input_dim(config.encoding),
-                input_shape=self.puzzle.input_shape(config.encoding),
+                inputs.dim(self.puzzle, config.encoding),
+                input_shape=inputs.shape(self.puzzle, config.encoding),
                 h1=config.h1,
                 h2=config.h2,
                 num_res_blocks=config.num_res_blocks,

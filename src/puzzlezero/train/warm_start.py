@@ -26,6 +26,7 @@ from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn.config import NetConfig
 from puzzlezero.nn.io import load_model
 from puzzlezero.nn.models import CostToGoNet, grown_weights
+from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.base import Puzzle
 
 if TYPE_CHECKING:
@@ -94,10 +95,12 @@ def open_init(source: str, puzzle: Puzzle, config: TrainConfig, *, resumed: bool
     not fit raises :class:`PuzzleError`); a new run (not ``resumed``) warns when the model's batch
     norm was trained on batches of quite another size."""
     model = load_model(source)
-    if model.config.input_dim != puzzle.input_dim(model.config.encoding):
+    if model.config.input_dim != inputs.dim(puzzle, model.config.encoding):
         other = f" (it is a {model.puzzle} model)" if model.puzzle != puzzle.name else ""
         raise PuzzleError(f"--init-from {source}: its input size does not fit {puzzle.name}{other}")
-    if model.config.arch == "conv" and model.config.input_shape != puzzle.input_shape(model.config.encoding):
+    if model.config.arch == "conv" and model.config.input_shape != inputs.shape(
+        puzzle, model.config.encoding
+    ):
         raise PuzzleError(f"--init-from {source}: its grid shape does not fit {puzzle.name}")
     if not resumed:
         _check_batch_size(config, model)

@@ -369,15 +369,6 @@ class _Cube(Puzzle, StickerCube):
         """Every turn moves stickers: ``bool[B, A]`` all true."""
         return np.ones((states.shape[0], self.num_actions), dtype=bool)
 
-    def encode_onehot(self, states: np.ndarray) -> np.ndarray:
-        """The paper's one-hot: ``float32[B, S * 6]``, colour index fastest (cube3: 324, cube2: 144)."""
-        return np.take(_EYE6, states, axis=0).reshape(states.shape[0], -1)
-
-    @property
-    def onehot_values(self) -> int:
-        """6: :meth:`encode_onehot` is the plain one-hot of the stickers' colours."""
-        return 6
-
     # ---- text -----------------------------------------------------------------------------------
     def parse_moves(self, text: str | Sequence[str]) -> list[int]:
         """Read moves in standard notation: ``"R U R' U'"``, ``"R2"`` (= ``R R``), ``"R2'"`` (=
@@ -547,7 +538,6 @@ def _layer_goals() -> tuple[tuple[str, str, np.ndarray], ...]:
     )
 
 
-_EYE6 = np.eye(6, dtype=np.float32)
 _LETTER_TO_COLOUR = np.zeros(256, dtype=np.uint8)
 _LETTER_TO_COLOUR[np.frombuffer(FACES.encode(), dtype=np.uint8)] = np.arange(6)
 

@@ -19,7 +19,7 @@ cannot be undone, so ``inverse_action`` is all ``-1``. A state is solved when ev
 target (the agent may be anywhere): :meth:`Sokoban.is_goal`. Levels are closed: every border cell
 is a wall, which keeps all neighbour indices of the agent on the board.
 
-The network input (:meth:`Sokoban.encode_onehot`) is the paper's four binary planes of ``H*W``:
+The network input (:meth:`Sokoban.encode_planes`) is the paper's four binary planes of ``H*W``:
 agent, boxes, targets, walls; ``encode(states, "grid")`` gives the same planes as
 ``float32[B, 4, H, W]`` for the convolutional network. Training states come from :mod:`puzzlezero.puzzles.sokoban.generator`.
 
@@ -174,16 +174,16 @@ class Sokoban(Puzzle):
 
     @property
     def encoders(self) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-        """``"onehot"`` (:meth:`encode_onehot`, flat) and ``"grid"`` (:meth:`encode_grid`)."""
-        return {"onehot": self.encode_onehot, "grid": self.encode_grid}
+        """``"onehot"`` (:meth:`encode_planes`, flat) and ``"grid"`` (:meth:`encode_grid`)."""
+        return {"onehot": self.encode_planes, "grid": self.encode_grid}
 
-    def encode_onehot(self, states: np.ndarray) -> np.ndarray:
+    def encode_planes(self, states: np.ndarray) -> np.ndarray:
         """``float32[B, 4*H*W]``: binary planes agent, boxes, targets, walls (the paper's input)."""
         states = np.asarray(states)
         return self.encode_grid(states).reshape(states.shape[0], -1)
 
     def encode_grid(self, states: np.ndarray) -> np.ndarray:
-        """``float32[B, 4, H, W]``: the same four binary planes as :meth:`encode_onehot` (agent,
+        """``float32[B, 4, H, W]``: the same four binary planes as :meth:`encode_planes` (agent,
         boxes, targets, walls), as a grid for convolutional networks."""
         states = np.asarray(states)
         planes = (states[:, None, :] & _PLANES[None, :, None]) != 0

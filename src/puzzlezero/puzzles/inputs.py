@@ -1,0 +1,86 @@
+"""Network inputs: a puzzle's states encoded for a network, as functions over the puzzle.
+
+A puzzle declares its encodings by name in :attr:`~puzzlezero.puzzles.base.Puzzle.encoders`
+(``"onehot"``, the paper's flat input, always; ``"grid"``, ``float32[B, C, H, W]`` planes for a
+convolutional network, where the puzzle is a board) and the values a state element takes in
+:attr:`~puzzlezero.puzzles.base.Puzzle.num_values`. Everything a network, a trainer or an exporter
+needs to know follows from those two, here:
+
+* :func:`encode`: ``states[B] -> float32[B, D]`` (or ``[B, C, H, W]``) by the encoding's name;
+* :func:`shape`, :func:`dim`: the shape and size of one encoded state;
+* :func:`onehot_values`: ``V`` where the one-hot encoding is the plain one-hot of the elements
+  over ``V`` values (:class:`OneHot`), so that a GPU can make the input from the states' bytes
+  itself (:func:`puzzlezero.nn.encode_on`), ``None`` where it is something else (Sokoban's planes).
+
+Example:
+    >>> from puzzlezero import make
+    >>> from puzzlezero.puzzles import inputs
+    >>> cube = make("cube3")
+    >>> inputs.encode(cube, cube.goals(2)).shape, inputs.dim(cube), inputs.onehot_values(cube)
+    ((2, 324), 324, 6)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from puzzlezero.errors import UnknownNameError
+
+if TYPE_CHECKING:
+    from puzzlezero.puzzles.base import Puzzle
+
+__all__ = ["OneHot", "dim", "encode", "onehot", "onehot_values", "shape"]
+
+
+def onehot(states: np.ndarray, num_values: int) -> np.ndarray:
+    """One-hot encode integer states ``[B, ...]`` with values in ``[0, num_values)``.
+
+    Returns ``float32[B, prod(state_shape) * num_values]`` (value index fastest).
+    """
+    flat = states.reshape(states.shape[0], -1)
+    return np.take(np.eye(num_values, dtype=np.float32), flat, axis=0).reshape(flat.shape[0], -1)
+
+
+@dataclass(frozen=True)
+class OneHot:
+    """The plain one-hot encoder over ``values`` values (:func:`onehot`): the default
+    ``"onehot"`` of :attr:`Puzzle.encoders <puzzlezero.puzzles.base.Puzzle.encoders>`, and what
+    :func:`onehot_values` recognises."""
+
+    values: int
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        return onehot(np.asarray(states), self.values)
+
+
+def encode(puzzle: Puzzle, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
+    """``states[B]`` encoded by the puzzle's encoder ``encoding``; an unknown name raises
+    :class:`~puzzlezero.errors.UnknownNameError` naming the puzzle's encodings."""
+    encoders = puzzle.encoders
+    try:
+        fn = encoders[encoding]
+    except KeyError:
+        raise UnknownNameError(
+            f"unknown encoding {encoding!r} for {puzzle.name}; choose one of {sorted(encoders)}"
+        ) from None
+    return fn(states)
+
+
+def shape(puzzle: Puzzle, encoding: str = "onehot") -> tuple[int, ...]:
+    """Shape of one encoded state: ``(D,)`` for flat encodings, ``(C, H, W)`` for a grid one."""
+    return tuple(int(v) for v in encode(puzzle, puzzle.goals(1), encoding).shape[1:])
+
+
+def dim(puzzle: Puzzle, encoding: str = "onehot") -> int:
+    """Numbers per encoded state (``C*H*W`` for a grid encoding)."""
+    return int(np.prod(shape(puzzle, encoding)))
+
+
+def onehot_values(puzzle: Puzzle) -> int | None:
+    """``V`` where the puzzle's ``"onehot"`` encoder is exactly :func:`onehot` of the state's
+    elements over ``V`` values (an :class:`OneHot`), else ``None``."""
+    encoder = puzzle.encoders.get("onehot")
+    return encoder.values if isinstance(encoder, OneHot) else None
