@@ -58,7 +58,7 @@ def main() -> None:
 
     t_scramble = seconds(lambda: p.scramble(rng, n, (1, p.default_scramble_depth)))
     t_expand = seconds(lambda: one_step_targets(p, zero, states, chunk=65_536))
-    t_encode = seconds(lambda: inputs.encode(p, children)) * n * a / len(children)  # as one network batch
+    t_encode = seconds(lambda: p.encode(children)) * n * a / len(children)  # as one network batch
     total = t_scramble + t_expand + t_encode
     print(
         f"{args.puzzle}, {n:,} training states ({n * a:,} children), one CPU thread, NumPy {np.__version__}"

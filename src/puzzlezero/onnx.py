@@ -209,7 +209,7 @@ def _check_export(data: bytes, net: Any, puzzle: Puzzle, heads: tuple[str, ...])
     import torch
 
     states = puzzle.scramble(np.random.default_rng(0), 64, (0, puzzle.default_scramble_depth))
-    x = inputs.encode(puzzle, states, net.config.encoding)
+    x = puzzle.encode(states, net.config.encoding)
     session = _session(data, threads=None)
     got = session.run(list(heads), {INPUT: x})
     training = net.training
@@ -256,7 +256,7 @@ class OnnxModel:
 
     path: Path
     puzzle: str  #: the registry name of the puzzle it was trained for
-    encoding: str  #: ``inputs.encode(puzzle, states, encoding)`` makes its input
+    encoding: str  #: ``puzzle.encode(states, encoding)`` makes its input
     heads: tuple[str, ...]  #: its outputs, ``"value"`` first
     input_dim: int
     num_actions: int
@@ -283,7 +283,7 @@ class OnnxModel:
         n = states.shape[0]
         out = np.empty((n, self.num_actions) if head != "value" else n, dtype=np.float32)
         for lo in range(0, n, batch_size):
-            x = inputs.encode(puzzle, states[lo : lo + batch_size], self.encoding)
+            x = puzzle.encode(states[lo : lo + batch_size], self.encoding)
             out[lo : lo + batch_size] = self.session.run([head], {INPUT: x})[0]
         return out
 

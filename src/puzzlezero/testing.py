@@ -130,16 +130,14 @@ def _scramble(p: Puzzle, rng: np.random.Generator, n: int) -> None:
 def _encoding(p: Puzzle, rng: np.random.Generator, n: int) -> None:
     m = max(1, n // 8)
     states = p.scramble(rng, m, (1, 10))
-    x = inputs.encode(p, states)
+    x = p.encode(states)
     want = (m, inputs.dim(p))
     _require(
         x.dtype == np.float32 and x.shape == want,
         f"encode gives {x.shape} {x.dtype}, not {want} float32 (input_dim {inputs.dim(p)})",
     )
     _require(np.isin(x, [0.0, 1.0]).all(), "the one-hot encoding holds values other than 0 and 1")
-    _raises(
-        UnknownNameError, lambda: inputs.encode(p, states, "nope"), "encode with an unknown encoding name"
-    )
+    _raises(UnknownNameError, lambda: p.encode(states, "nope"), "encode with an unknown encoding name")
 
 
 def _hashing(p: Puzzle, rng: np.random.Generator, n: int) -> None:

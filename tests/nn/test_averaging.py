@@ -28,7 +28,7 @@ def _model(tmp_path, name, seed, samples, h1=None):
     net.train()
     states = puzzle.scramble(np.random.default_rng(seed), 64, (1, 8))
     for _ in range(seed + 1):  # a different number of batch-norm updates each
-        net(torch.from_numpy(inputs.encode(puzzle, states)))
+        net(torch.from_numpy(puzzle.encode(states)))
     card = {"samples_seen_total": samples, "recipe": f"run {seed}"}
     return save_model(tmp_path / name, net.eval(), puzzle="cube2", card=card)
 
@@ -53,9 +53,7 @@ def test_the_average_is_the_mean_of_every_weight_and_statistic(tmp_path):
 def test_averaging_a_model_with_itself_changes_nothing(tmp_path):
     folder = _model(tmp_path, "m", seed=4, samples=10)
     net, mean = load_model(folder), average_models([folder, folder])
-    x = torch.from_numpy(
-        inputs.encode(make("cube2"), make("cube2").scramble(np.random.default_rng(0), 16, (1, 8)))
-    )
+    x = torch.from_numpy(make("cube2").encode(make("cube2").scramble(np.random.default_rng(0), 16, (1, 8))))
     with torch.inference_mode():
         torch.testing.assert_close(mean(x), net(x))
 

@@ -38,7 +38,7 @@ def conv_config(name: str, preset: str = "conv-tiny", **overrides) -> NetConfig:
 def test_lights_out_grid_is_one_plane_of_lights():
     p = make("lightsout7")
     s = p.scramble(np.random.default_rng(0), 5, 10)
-    x = inputs.encode(p, s, "grid")
+    x = p.encode(s, "grid")
     assert x.shape == (5, 1, 7, 7) and x.dtype == np.float32
     assert inputs.shape(p, "grid") == (1, 7, 7) and inputs.dim(p, "grid") == 49
     np.testing.assert_array_equal(x[:, 0], s.reshape(5, 7, 7))
@@ -49,7 +49,7 @@ def test_lights_out_grid_is_one_plane_of_lights():
 def test_sokoban_grid_is_agent_box_target_wall_planes():
     p = make("sokoban")
     s = p.parse("#####\n#@$.#\n#####")
-    x = inputs.encode(p, s[None], "grid")
+    x = p.encode(s[None], "grid")
     assert x.shape == (1, 4, 10, 10) and inputs.shape(p, "grid") == (4, 10, 10)
     agent, box, target, wall = x[0]
     assert agent[1, 1] == 1 and agent.sum() == 1
@@ -57,10 +57,10 @@ def test_sokoban_grid_is_agent_box_target_wall_planes():
     assert target[1, 3] == 1 and target.sum() == 1
     np.testing.assert_array_equal(wall, (s.reshape(10, 10) == WALL))
     states = p.scramble(np.random.default_rng(1), 20, (1, 40))
-    np.testing.assert_array_equal(inputs.encode(p, states, "grid").reshape(20, -1), inputs.encode(p, states))
+    np.testing.assert_array_equal(p.encode(states, "grid").reshape(20, -1), p.encode(states))
     for plane, flag in enumerate((AGENT, BOX, TARGET, WALL)):
         np.testing.assert_array_equal(
-            inputs.encode(p, states, "grid")[:, plane].reshape(20, -1), (states & flag) != 0
+            p.encode(states, "grid")[:, plane].reshape(20, -1), (states & flag) != 0
         )
 
 
@@ -68,7 +68,7 @@ def test_unknown_encoding_is_named():
     with pytest.raises(
         UnknownNameError, match=r"unknown encoding 'grid' for cube2; choose one of \['onehot'\]"
     ):
-        inputs.encode(make("cube2"), make("cube2").goals(1), "grid")
+        make("cube2").encode(make("cube2").goals(1), "grid")
 
 
 # ---- the network ----------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def test_conv_net_shapes_and_heads(name, blocks):
         blocks,  # conv-tiny has 2 blocks; a 10x10 board needs 3 for its receptive field
     )
     net = build_model(cfg, seed=0).eval()
-    x = torch.from_numpy(inputs.encode(p, p.scramble(np.random.default_rng(0), 3, 5), "grid"))
+    x = torch.from_numpy(p.encode(p.scramble(np.random.default_rng(0), 3, 5), "grid"))
     out = net.heads(x)
     assert out["value"].shape == (3,) and out["policy"].shape == out["q"].shape == (3, p.num_actions)
     torch.testing.assert_close(net(x.reshape(3, -1)), out["value"])  # a flat input is read as the grid
@@ -153,7 +153,7 @@ def test_batch_norms_fold_into_the_convolutions():
     p = make("sokoban")
     net = build_model(conv_config("sokoban", q_head=True), seed=1)
     net.train()
-    x = torch.from_numpy(inputs.encode(p, p.scramble(np.random.default_rng(0), 64, (1, 30)), "grid"))
+    x = torch.from_numpy(p.encode(p.scramble(np.random.default_rng(0), 64, (1, 30)), "grid"))
     for _ in range(3):  # move the running statistics away from their initial values
         net(x)
     net.eval()
@@ -174,7 +174,7 @@ def test_the_mlp_stays_the_default_and_reads_a_grid_flattened():
     s = p.scramble(np.random.default_rng(0), 4, 5)
     with torch.no_grad():
         torch.testing.assert_close(
-            mlp(torch.from_numpy(inputs.encode(p, s, "grid"))), mlp(torch.from_numpy(inputs.encode(p, s)))
+            mlp(torch.from_numpy(p.encode(s, "grid"))), mlp(torch.from_numpy(p.encode(s)))
         )
 
 
@@ -238,5 +238,5 @@ def test_a_conv_model_exports_to_onnx_and_solves_there(tmp_path):
     assert (model.encoding, model.input_dim) == ("grid", 400)
     states = p.scramble(np.random.default_rng(0), 10, (1, 20))
     with torch.no_grad():
-        want = net(torch.from_numpy(inputs.encode(p, states, "grid"))).numpy()
+        want = net(torch.from_numpy(p.encode(states, "grid"))).numpy()
     np.testing.assert_allclose(model.predict(p, states), want, rtol=1e-4, atol=1e-4)

@@ -106,7 +106,7 @@ def test_save_load_round_trip_and_old_configs_still_load(tmp_path):
     assert cfg["net"]["arch"] == "cubeconv" and cfg["net"]["history"] == 8
     loaded = load_model(tmp_path / "m")
     assert isinstance(loaded, CubeConvNet)
-    x = torch.from_numpy(inputs.encode(cube, cube.scramble(np.random.default_rng(1), 16, 20)))
+    x = torch.from_numpy(cube.encode(cube.scramble(np.random.default_rng(1), 16, 20)))
     with torch.no_grad():
         assert torch.equal(model(x, all_heads=True)["policy"], loaded(x, all_heads=True)["policy"])
         assert torch.equal(model(x), loaded(x))
@@ -145,7 +145,7 @@ def test_a_gradient_step_lowers_the_loss():
     torch.manual_seed(0)
     model = net(input_dim=144)
     cube = make("cube2")
-    x = torch.from_numpy(inputs.encode(cube, cube.scramble(np.random.default_rng(3), 64, (1, 6))))
+    x = torch.from_numpy(cube.encode(cube.scramble(np.random.default_rng(3), 64, (1, 6))))
     y = torch.rand(64) * 6
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     model.train()

@@ -87,10 +87,10 @@ def test_multi_head_save_load_and_one_heuristic_per_goal(tmp_path):
     save_model(tmp_path / "m", net, puzzle="cube3")
     loaded = load_model(tmp_path / "m")
     assert loaded.config == net.config
-    x = torch.from_numpy(inputs.encode(cube, cube.scramble(np.random.default_rng(0), 6, 10)))
+    x = torch.from_numpy(cube.encode(cube.scramble(np.random.default_rng(0), 6, 10)))
     assert torch.equal(loaded(x), net(x))
     states = np.stack([cube.parse("D"), cube.parse("R U"), cube.goal()])
-    raw = np.maximum(loaded(torch.from_numpy(inputs.encode(cube, states))).detach().numpy(), 0.0)
+    raw = np.maximum(loaded(torch.from_numpy(cube.encode(states))).detach().numpy(), 0.0)
     for k, goal in enumerate(GOALS):
         h = make_heuristic(cube, loaded, goal=goal)(states)
         test = cube.goal_named(goal)(states)
@@ -256,7 +256,7 @@ def test_a_shallower_solved_model_grows_into_each_seed_variant_computing_what_it
     )
     assert trainer.net_config.num_res_blocks == blocks
     states = p.scramble(np.random.default_rng(1), 64, 20)
-    x = torch.as_tensor(inputs.encode(p, states))
+    x = torch.as_tensor(p.encode(states))
     with torch.no_grad():
         before = load_model(tmp_path / "solved").eval()(x)
         after = trainer.model.eval()(x)

@@ -96,7 +96,7 @@ def cube2_model(tmp_path):
     net = build_model(cfg, seed=1)
     # non-trivial batch-norm statistics, so that a round trip must restore them too
     net.train()
-    net(torch.from_numpy(inputs.encode(puzzle, puzzle.scramble(np.random.default_rng(0), 64, (1, 8)))))
+    net(torch.from_numpy(puzzle.encode(puzzle.scramble(np.random.default_rng(0), 64, (1, 8)))))
     folder = save_model(tmp_path / "m", net, puzzle="cube2", card={"samples_seen": 123})
     return puzzle, net.eval(), folder
 
@@ -110,7 +110,7 @@ def test_save_load_round_trip(cube2_model):
     loaded = load_model(folder)
     assert loaded.puzzle == "cube2" and loaded.card == {"samples_seen": 123}
     assert loaded.config == net.config and not loaded.training
-    x = torch.from_numpy(inputs.encode(puzzle, puzzle.scramble(np.random.default_rng(1), 32, (1, 8))))
+    x = torch.from_numpy(puzzle.encode(puzzle.scramble(np.random.default_rng(1), 32, (1, 8))))
     with torch.inference_mode():
         assert torch.equal(loaded(x), net(x))
     assert update_card(folder, bench={"solved": 1.0})["bench"] == {"solved": 1.0}
@@ -134,7 +134,7 @@ def test_half_precision_weights_are_half_the_file_and_load_back_into_float32(cub
     for name, value in net.state_dict().items():
         if value.is_floating_point():
             assert torch.equal(loaded.state_dict()[name], value.half().float()), name
-    x = torch.from_numpy(inputs.encode(puzzle, puzzle.scramble(np.random.default_rng(1), 32, (1, 8))))
+    x = torch.from_numpy(puzzle.encode(puzzle.scramble(np.random.default_rng(1), 32, (1, 8))))
     with torch.inference_mode():
         torch.testing.assert_close(loaded(x), net(x), rtol=1e-2, atol=1e-2)
 
@@ -198,7 +198,7 @@ def test_a_legacy_model_pt_folder_still_loads_and_saving_replaces_it(cube2_model
     torch.save(net.state_dict(), folder / "model.pt")
     (folder / "model.npz").unlink()
     loaded = load_model(folder)
-    x = torch.from_numpy(inputs.encode(puzzle, puzzle.scramble(np.random.default_rng(1), 8, (1, 8))))
+    x = torch.from_numpy(puzzle.encode(puzzle.scramble(np.random.default_rng(1), 8, (1, 8))))
     with torch.inference_mode():
         assert torch.equal(loaded(x), net(x))
     save_model(folder, loaded, puzzle="cube2")
@@ -220,7 +220,7 @@ def test_heuristic_is_zero_at_goal_nonnegative_and_chunked(cube2_model):
     assert np.all(values[:3] == 0.0) and np.all(values >= 0.0)
     goal_mask = puzzle.is_goal(states)
     with torch.inference_mode():
-        raw = net(torch.from_numpy(inputs.encode(puzzle, states))).numpy()
+        raw = net(torch.from_numpy(puzzle.encode(states))).numpy()
     expect = np.where(goal_mask, 0.0, np.maximum(raw, 0.0))
     np.testing.assert_allclose(values, expect, rtol=1e-5, atol=1e-5)
     assert h(states[:0]).shape == (0,)
@@ -249,7 +249,7 @@ def test_bellman_targets_match_the_definition():
                 assert y[i] == 0.0
                 continue
             kids = puzzle.expand(s[None])[0][puzzle.legal_mask(s[None])[0]]
-            j = np.maximum(net(torch.from_numpy(inputs.encode(puzzle, kids))).numpy(), 0.0)
+            j = np.maximum(net(torch.from_numpy(puzzle.encode(kids))).numpy(), 0.0)
             j[puzzle.is_goal(kids)] = 0.0
             assert y[i] == pytest.approx(1.0 + j.min(), abs=1e-5)
     one_away = puzzle.scramble(rng, 20, 1)
@@ -260,7 +260,7 @@ def test_inference_copies_fold_batch_norm_exactly_and_int8_stays_close(cube2_mod
     puzzle, net, _ = cube2_model
     net.train()  # the copies are eval-mode regardless, and the original is left as it was
     states = puzzle.scramble(np.random.default_rng(5), 300, (1, 10))
-    x = torch.from_numpy(inputs.encode(puzzle, states))
+    x = torch.from_numpy(puzzle.encode(states))
     fused, quant = inference_copy(net), inference_copy(net, int8=True)
     assert net.training and any(isinstance(m, torch.nn.BatchNorm1d) for m in net.modules())
     assert not any(isinstance(m, torch.nn.BatchNorm1d) for m in fused.modules())
@@ -285,7 +285,7 @@ def test_a_device_makes_the_same_one_hot_input_from_the_state_elements(name):
     puzzle = make(name)
     assert inputs.onehot_values(puzzle) is not None
     states = puzzle.scramble(np.random.default_rng(3), 50, (0, 30))
-    numpy_made = torch.from_numpy(inputs.encode(puzzle, states))
+    numpy_made = torch.from_numpy(puzzle.encode(states))
     device_made = encode_on(puzzle, states, "onehot", "cpu", on_device=True)
     assert device_made.dtype == torch.float32
     assert torch.equal(device_made, numpy_made)
@@ -302,7 +302,7 @@ def test_puzzles_whose_one_hot_is_not_plain_are_encoded_by_numpy_on_any_device()
     states = sokoban.goals(2)
     assert torch.equal(
         encode_on(sokoban, states, "onehot", "cpu", on_device=True),
-        torch.from_numpy(inputs.encode(sokoban, states)),
+        torch.from_numpy(sokoban.encode(states)),
     )
 
     class Shifted(LightsOut):  # a plugin whose one-hot is its own
@@ -311,14 +311,14 @@ def test_puzzles_whose_one_hot_is_not_plain_are_encoded_by_numpy_on_any_device()
             return {**super().encoders, "onehot": lambda states: 1.0 - inputs.onehot(states, 2)}
 
     assert inputs.onehot_values(Shifted(3)) is None
-    assert inputs.encode(Shifted(3), Shifted(3).goals(1)).tolist() == [[0.0, 1.0] * 9]
+    assert Shifted(3).encode(Shifted(3).goals(1)).tolist() == [[0.0, 1.0] * 9]
     assert inputs.onehot_values(make("lightsout7")) == 2
     # the grid encoding is never scattered, whatever the puzzle's one-hot
     lights = make("lightsout7")
     board = lights.scramble(np.random.default_rng(0), 3, 5)
     assert torch.equal(
         encode_on(lights, board, "grid", "cpu", on_device=True),
-        torch.from_numpy(inputs.encode(lights, board, "grid")),
+        torch.from_numpy(lights.encode(board, "grid")),
     )
 
 
@@ -338,7 +338,7 @@ def _trained_looking(puzzle, seed: int = 0) -> CostToGoNet:  # noqa: ANN001
     states = puzzle.scramble(np.random.default_rng(seed), 512, (0, 200))
     net.train()
     with torch.no_grad():
-        net(torch.from_numpy(inputs.encode(puzzle, states)))  # batch statistics into the running ones
+        net(torch.from_numpy(puzzle.encode(states)))  # batch statistics into the running ones
     return net.eval()
 
 
@@ -352,14 +352,14 @@ def test_a_wide_one_hot_first_layer_is_a_sum_of_rows_with_the_same_values(name):
     net = _trained_looking(puzzle)
     states = puzzle.scramble(np.random.default_rng(1), 300, (0, 300))
     with torch.inference_mode():
-        ref = net(torch.from_numpy(inputs.encode(puzzle, states))).numpy()
+        ref = net(torch.from_numpy(puzzle.encode(states))).numpy()
     plain = inference_copy(net)
     gather = inference_copy(net, onehot_values=inputs.onehot_values(puzzle))
     assert gathers_onehot(plain) is None and gathers_onehot(gather) == inputs.onehot_values(puzzle)
     assert isinstance(gather.trunk[0], OneHotGather)
     x = network_input(puzzle, gather, states, "cpu")
     assert x.dtype == torch.int64 and x.shape == (300, inputs.dim(puzzle) // inputs.onehot_values(puzzle))
-    onehot = torch.from_numpy(inputs.encode(puzzle, states))
+    onehot = torch.from_numpy(puzzle.encode(states))
     assert torch.equal(onehot.nonzero()[:, 1].reshape(x.shape), x)  # the positions of the ones
     np.testing.assert_allclose(predict(puzzle, gather, states), ref, atol=1e-4)
     with torch.inference_mode():  # the one-hot itself still works as the layer's input

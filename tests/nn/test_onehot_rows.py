@@ -20,7 +20,7 @@ def test_positions_are_each_elements_offset_plus_its_value() -> None:
 def test_positions_mark_the_ones_of_the_puzzles_own_one_hot() -> None:
     p = make("puzzle24")
     states = p.scramble(np.random.default_rng(1), 50, (0, 100))
-    onehot = inputs.encode(p, states)
+    onehot = p.encode(states)
     where = positions(states, inputs.onehot_values(p))
     assert np.array_equal(np.sort(np.flatnonzero(onehot[7])), np.sort(where[7]))
     assert (onehot.sum(1) == where.shape[1]).all()

@@ -21,7 +21,6 @@ from puzzlezero.cli.main import main
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn import load_model
 from puzzlezero.onnx import find_onnx, load_onnx, onnx_heuristic, onnx_q_function
-from puzzlezero.puzzles import inputs
 from puzzlezero.solver import solve, verify
 from tests.conftest import tiny_train_config
 
@@ -34,9 +33,7 @@ def torch_heads(model_name: str, puzzle_name: str, states: np.ndarray) -> dict[s
     """The shipped PyTorch network's raw heads on ``states`` (the reference)."""
     net = load_model(model_name)
     with torch.inference_mode():
-        out = net(
-            torch.from_numpy(inputs.encode(make(puzzle_name), states, net.config.encoding)), all_heads=True
-        )
+        out = net(torch.from_numpy(make(puzzle_name).encode(states, net.config.encoding)), all_heads=True)
     return {k: v.numpy() for k, v in out.items()}
 
 

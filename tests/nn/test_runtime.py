@@ -49,7 +49,7 @@ def test_every_shipped_model_computes_what_its_torch_network_computes(folder: Pa
     assert (net.backend, net.precision, net.describe()) == ("onnxruntime", "float32", "onnxruntime float32")
     reference = load_model(folder)
     assert net.puzzle == reference.puzzle and net.config == reference.config and net.card == reference.card
-    x = inputs.encode(make(net.puzzle), _states(net.puzzle, 400), net.config.encoding)
+    x = make(net.puzzle).encode(_states(net.puzzle, 400), net.config.encoding)
     want = _torch_heads(reference, x)
     assert net.heads == tuple(want)
     for head, expected in want.items():
@@ -83,10 +83,10 @@ def test_random_networks_of_every_shape_compute_what_torch_computes(case: str, t
     model = build_model(cfg, seed=3)
     model.train()  # batch-norm statistics of their own, so that folding them in is tested
     for seed in range(3):
-        model(torch.from_numpy(inputs.encode(p, _states("cube2", 128, seed))))
+        model(torch.from_numpy(p.encode(_states("cube2", 128, seed))))
     folder = save_model(tmp_path / case, model.eval(), puzzle="cube2")
     net = load_network(folder, precision="float32", threads=1)
-    x = inputs.encode(p, _states("cube2", 300, 9))
+    x = p.encode(_states("cube2", 300, 9))
     want = _torch_heads(model, x)
     assert net.heads == tuple(want)
     for head, expected in want.items():
@@ -98,7 +98,7 @@ def test_int8_is_close_to_float32_and_says_so() -> None:
     f32 = load_network("cube3", precision="float32", threads=1)
     i8 = load_network("cube3", precision="int8", threads=1)
     assert i8.precision == "int8" and i8.describe().startswith("onnxruntime int8 (CPU ")
-    x = inputs.encode(make("cube3"), _states("cube3", 1000))
+    x = make("cube3").encode(_states("cube3", 1000))
     for head in ("value", "q"):
         diff = np.abs(i8.predict(x, head) - f32.predict(x, head))
         assert 0 < diff.mean() < 0.05 and diff.max() < 0.5, head  # quantised, and not far off
@@ -140,13 +140,13 @@ def test_a_network_is_built_once_per_process_and_again_when_its_folder_changes(t
     assert load_network(folder, precision="float32", threads=1) is first
     save_model(folder, build_model(cfg, seed=2), puzzle="cube2")
     second = load_network(folder, precision="float32", threads=1)
-    x = inputs.encode(p, _states("cube2", 4))
+    x = p.encode(_states("cube2", 4))
     assert second is not first and not np.array_equal(second.predict(x), first.predict(x))
 
 
 def test_each_thread_count_gets_its_own_session() -> None:
     net = load_network("puzzle15", precision="float32", threads=2)
-    x = inputs.encode(make("puzzle15"), _states("puzzle15", 50))
+    x = make("puzzle15").encode(_states("puzzle15", 50))
     whole = net.predict(x)
     with runtime.call_threads(1):
         one = net.predict(x)
@@ -182,7 +182,7 @@ def test_a_conv_network_runs_on_torch_and_without_torch_names_the_extra(tmp_path
     folder = save_model(tmp_path / "conv", model, puzzle="lightsout7")
     net = load_network(folder, precision="float32")
     assert (net.backend, net.describe()) == ("torch", "torch float32")
-    x = inputs.encode(p, _states("lightsout7", 20), "grid")
+    x = p.encode(_states("lightsout7", 20), "grid")
     np.testing.assert_allclose(net.predict(x), _torch_heads(model, x)["value"], rtol=1e-5, atol=1e-4)
     assert json.loads((folder / "config.json").read_text())["net"]["arch"] == "conv"
     monkeypatch.setitem(sys.modules, "torch", None)
@@ -214,7 +214,7 @@ def test_a_network_of_many_values_sums_the_rows_of_its_first_layer(name: str) ->
     net = load_network(name, precision="float32", threads=2)
     assert net.first is not None and net.first.values == inputs.onehot_values(p)
     states = _states(name, 600)
-    want = _torch_heads(load_model(name), inputs.encode(p, states))["value"]
+    want = _torch_heads(load_model(name), p.encode(states))["value"]
     np.testing.assert_allclose(
         net.predict(positions(states, inputs.onehot_values(p))), want, rtol=1e-5, atol=1e-3
     )
@@ -222,7 +222,7 @@ def test_a_network_of_many_values_sums_the_rows_of_its_first_layer(name: str) ->
         predict(p, net, states, batch_size=256), want, rtol=1e-5, atol=1e-3
     )  # the searches' way
     np.testing.assert_allclose(
-        net.predict(inputs.encode(p, states)), want, rtol=1e-5, atol=1e-3
+        net.predict(p.encode(states)), want, rtol=1e-5, atol=1e-3
     )  # the one-hot itself
     assert net.run(positions(states[:0], inputs.onehot_values(p)), ("value",))[0].shape == (0,)
     assert np.ptp(want) > 10

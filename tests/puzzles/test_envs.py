@@ -48,7 +48,7 @@ def test_check_env_passes_for_every_puzzle(name: str, render_mode: str) -> None:
     assert env.observation_space.dtype == np.float32
     assert env.spec.max_episode_steps == 2 * puzzle.default_scramble_depth
     obs, info = env.reset(seed=3)
-    np.testing.assert_array_equal(obs, inputs.encode(puzzle, info["state"][None])[0])
+    np.testing.assert_array_equal(obs, puzzle.encode(info["state"][None])[0])
     if render_mode == "ansi":
         assert env.render() == puzzle.render_text(info["state"])
     else:
@@ -84,7 +84,7 @@ def test_undoing_a_one_move_scramble_solves(name: str) -> None:
     obs, reward, terminated, truncated, info = env.step(int(solving[0]))
     assert (reward, terminated, truncated) == (-move_cost(puzzle, solving[0]), True, False)
     assert info["is_goal"]
-    np.testing.assert_array_equal(obs, inputs.encode(puzzle, children[solving[0]][None])[0])
+    np.testing.assert_array_equal(obs, puzzle.encode(children[solving[0]][None])[0])
 
 
 def test_make_time_scramble_depth_and_pairs() -> None:

@@ -83,7 +83,7 @@ def test_expand_agrees_with_apply_and_encoding(p: Sokoban) -> None:
     kids = p.expand(states)
     for a in range(4):
         np.testing.assert_array_equal(kids[:, a], p.apply(states, np.full(50, a)))
-    x = inputs.encode(p, states).reshape(50, 4, 100)
+    x = p.encode(states).reshape(50, 4, 100)
     assert (x[:, 0].sum(1) == 1).all()  # agent plane
     np.testing.assert_array_equal(x[:, 1], (states & BOX) != 0)
     np.testing.assert_array_equal(x[:, 2], (states & TARGET) != 0)

@@ -285,7 +285,7 @@ def test_a_new_q_head_starts_at_each_actions_cost_plus_the_value() -> None:
     config = NetConfig.from_preset("tiny", inputs.dim(p), q_head=True, num_actions=18)
     net = build_model(config, seed=0)
     net.init_q_from_value(p.action_costs)
-    x = torch.from_numpy(inputs.encode(p, p.scramble(np.random.default_rng(0), 4, 5)))
+    x = torch.from_numpy(p.encode(p.scramble(np.random.default_rng(0), 4, 5)))
     net.eval()
     with torch.no_grad():
         heads = net.heads(x)

@@ -251,7 +251,7 @@ def test_make_policy_value_reads_each_head(head):
     assert values[-1] == 0.0 and np.all(values >= 0)
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     with torch.inference_mode():
-        heads = net(torch.from_numpy(inputs.encode(p, states)), all_heads=True)
+        heads = net(torch.from_numpy(p.encode(states)), all_heads=True)
     goal = p.is_goal(states)
     assert np.allclose(values[~goal], np.maximum(heads["value"].numpy()[~goal], 0), atol=1e-4)
     if head == "policy":

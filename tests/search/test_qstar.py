@@ -14,7 +14,6 @@ from puzzlezero import make
 from puzzlezero.errors import ModelFileError, PuzzleError
 from puzzlezero.nn import build_model, make_heuristic, make_q_function
 from puzzlezero.nn.config import NetConfig
-from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.cube.table import distance
 from puzzlezero.search import SearchStats, bwas
 from puzzlezero.search.qstar import q_from_value, qstar
@@ -110,7 +109,7 @@ def test_init_from_a_value_model_adds_a_q_head_started_from_the_value(tmp_path):
     base.export(tmp_path / "m")
     t = Trainer(replace(TINY, objective="qlearning", init_from=str(tmp_path / "m")), tmp_path / "b")
     x = torch.from_numpy(
-        inputs.encode(make("cube2"), make("cube2").scramble(np.random.default_rng(0), 4, 5), "onehot")
+        make("cube2").encode(make("cube2").scramble(np.random.default_rng(0), 4, 5), "onehot")
     )
     out = t.model.eval()(x, all_heads=True)
     assert torch.allclose(out["q"], out["value"][:, None] + 1.0, atol=1e-5)

@@ -18,7 +18,7 @@ One episode:
   it. ``scramble_depth`` is an int or a ``(lo, hi)`` pair (uniform in ``[lo, hi]``); the default is
   the training distribution ``(1, K)``, ``K = puzzle.default_scramble_depth`` (the paper's). A
   scramble that lands on a solved state is drawn again, so an episode never starts solved.
-* **observation**: the puzzle's network input, ``inputs.encode(puzzle, state)``: ``float32[D]`` (``[C, H, W]``
+* **observation**: the puzzle's network input, ``puzzle.encode(state)``: ``float32[D]`` (``[C, H, W]``
   for the ``grid`` encoding of Lights Out and Sokoban) in
   ``Box(0, 1)`` for the one-hot encoding (every puzzle's default).
 * **action**: ``Discrete(puzzle.num_actions)``, the puzzle's moves in its order

@@ -12,7 +12,6 @@ from gymnasium import spaces
 from puzzlezero.envs import episode
 from puzzlezero.envs.pictures import draw
 from puzzlezero.errors import InvalidMoveError, PuzzleError
-from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.base import Puzzle
 
 __all__ = ["PuzzleEnv", "observation_space"]
@@ -21,7 +20,7 @@ __all__ = ["PuzzleEnv", "observation_space"]
 def observation_space(p: Puzzle, encoding: str) -> spaces.Box:
     """``Box`` of one encoded state: ``float32``, in ``[0, 1]`` for the binary encodings
     (``onehot``, ``grid``), unbounded for others; an unknown encoding raises ``UnknownNameError``."""
-    shape = inputs.encode(p, p.goals(1), encoding).shape[1:]
+    shape = p.encode(p.goals(1), encoding).shape[1:]
     low, high = (0.0, 1.0) if encoding in ("onehot", "grid") else (-np.inf, np.inf)
     return spaces.Box(low, high, shape=tuple(shape), dtype=np.float32)
 
@@ -133,7 +132,7 @@ class PuzzleEnv(gym.Env[np.ndarray, np.int64]):
     # ---- helpers ----------------------------------------------------------------------------------
     def _observation(self) -> np.ndarray:
         assert self._state is not None
-        return inputs.encode(self.puzzle, self._state[None], self.encoding)[0]
+        return self.puzzle.encode(self._state[None], self.encoding)[0]
 
     def _info(self) -> dict[str, Any]:
         assert self._state is not None

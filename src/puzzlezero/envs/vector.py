@@ -17,7 +17,6 @@ from puzzlezero.envs import episode
 from puzzlezero.envs.pictures import draw
 from puzzlezero.envs.single import observation_space
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.base import Puzzle
 
 __all__ = ["PuzzleVectorEnv"]
@@ -215,7 +214,7 @@ class PuzzleVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return mask
 
     def _observations(self, states: np.ndarray) -> np.ndarray:
-        return inputs.encode(self.puzzle, states, self.encoding)
+        return self.puzzle.encode(states, self.encoding)
 
     def _info(self, states: np.ndarray, reporting: np.ndarray) -> dict[str, Any]:
         """The per-step info of ``states``, reported (``_key`` masks) by the environments of ``reporting``."""

@@ -114,7 +114,7 @@ class NetConfig:
     h2: int = 500
     #: number of residual blocks of two FC layers each (paper: 4; 6 for the 24-puzzle)
     num_res_blocks: int = 2
-    #: name of the puzzle encoder feeding the net (``inputs.encode(puzzle, states, encoding)``)
+    #: name of the puzzle encoder feeding the net (``puzzle.encode(states, encoding)``)
     encoding: str = "onehot"
     #: number of actions of the puzzle (needed by the policy / Q heads only)
     num_actions: int = 0

@@ -151,20 +151,20 @@ def missing_state(dtype: np.dtype) -> int:
 
 
 def encode_rows(puzzle: Puzzle, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
-    """``inputs.encode(puzzle, ...)`` of ``states[B, *state_shape]``, or of states with their history
+    """``puzzle.encode(...)`` of ``states[B, *state_shape]``, or of states with their history
     ``[B, H, *state_shape]`` (newest first) as ``float32[B, H * D]``: the input of a network with
     ``history = H`` (:mod:`puzzlezero.nn.cube_conv`). A history state made only of
     :func:`missing_state` values (none known) is encoded as zeros."""
     states = np.asarray(states)
     if states.ndim == len(puzzle.state_shape) + 1:
-        return inputs.encode(puzzle, states, encoding)
+        return puzzle.encode(states, encoding)
     b, h = states.shape[:2]
     flat = states.reshape((b * h, -1))
     absent = (flat == missing_state(flat.dtype)).all(axis=1)
     if absent.any():
         flat = flat.copy()
         flat[absent] = puzzle.goal().reshape(-1)
-    enc = inputs.encode(puzzle, flat.reshape((b * h, *states.shape[2:])), encoding)
+    enc = puzzle.encode(flat.reshape((b * h, *states.shape[2:])), encoding)
     enc[absent] = 0.0
     return enc.reshape(b, -1)
 

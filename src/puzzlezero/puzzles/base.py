@@ -12,10 +12,10 @@ state on a hot path. Every puzzle implements:
 * ``apply(states[B], actions[B])`` -> ``[B, *state_shape]``: one move per state.
 * ``inverse_action[a]``            the move undoing ``a`` (``-1`` where there is none, Sokoban).
 * ``scramble(rng, n, depth)``      backward scrambles from the goal (training states, test states).
-* ``encoders``                      named encoders for networks, ``states[B] -> float32[B, D]``:
-  ``"onehot"`` by default the plain one-hot over ``num_values`` values; boards add ``"grid"``
-  (``float32[B, C, H, W]`` planes for convolutional networks). The functions of
-  :mod:`puzzlezero.puzzles.inputs` (``encode``, ``shape``, ``dim``) read them.
+* ``encode(states[B])``            -> ``float32[B, D]`` for networks, by the encoders the puzzle
+  names in ``encoders`` (``"onehot"``, by default the plain one-hot over ``num_values`` values;
+  boards add ``"grid"``, ``float32[B, C, H, W]`` planes for convolutional networks). The input's
+  shape and size are functions beside the puzzle (:mod:`puzzlezero.puzzles.inputs`).
 * ``keys(states[B])``              -> exact hashable keys (``np.void`` rows) for deduplication;
   ``hash64(states[B])`` -> ``uint64[B]`` a fast 64-bit hash.
 * human text: ``parse(text) -> state`` (raises :class:`~puzzlezero.errors.InvalidStateError` with a
@@ -327,7 +327,7 @@ class Puzzle(ABC):
         (:func:`.walks.walks_with_undo_sets`)."""
         return walks.walks_with_undo_sets(self, rng, n, depth)
 
-    # ---- networks (the functions of :mod:`puzzlezero.puzzles.inputs` read these two) -----------
+    # ---- networks (:mod:`puzzlezero.puzzles.inputs` derives the input's shape and size) ---------
     #: number of distinct values per state element for the default one-hot encoding
     num_values: int = 2
 
@@ -335,9 +335,20 @@ class Puzzle(ABC):
     def encoders(self) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
         """Named encoders ``states[B] -> float32[B, D]`` (or ``[B, C, H, W]`` for ``"grid"``);
         ``"onehot"`` is the paper's, by default the plain one-hot over :attr:`num_values` values
-        (:class:`~puzzlezero.puzzles.inputs.OneHot`). :func:`puzzlezero.puzzles.inputs.encode`
-        calls them by name."""
+        (:class:`~puzzlezero.puzzles.inputs.OneHot`). A puzzle with other inputs returns its own."""
         return {"onehot": OneHot(self.num_values)}
+
+    def encode(self, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
+        """``states[B]`` as the network's input, by the encoder named ``encoding``; an unknown
+        name raises :class:`~puzzlezero.errors.UnknownNameError` naming the puzzle's encodings."""
+        encoders = self.encoders
+        try:
+            fn = encoders[encoding]
+        except KeyError:
+            raise UnknownNameError(
+                f"unknown encoding {encoding!r} for {self.name}; choose one of {sorted(encoders)}"
+            ) from None
+        return fn(states)
 
     # ---- hashing ------------------------------------------------------------------------------
     def keys(self, states: np.ndarray) -> np.ndarray:

@@ -1,12 +1,12 @@
-"""Network inputs: a puzzle's states encoded for a network, as functions over the puzzle.
+"""The shape of a puzzle's network input, as functions over the puzzle.
 
 A puzzle declares its encodings by name in :attr:`~puzzlezero.puzzles.base.Puzzle.encoders`
 (``"onehot"``, the paper's flat input, always; ``"grid"``, ``float32[B, C, H, W]`` planes for a
-convolutional network, where the puzzle is a board) and the values a state element takes in
-:attr:`~puzzlezero.puzzles.base.Puzzle.num_values`. Everything a network, a trainer or an exporter
-needs to know follows from those two, here:
+convolutional network, where the puzzle is a board), encodes with
+:meth:`~puzzlezero.puzzles.base.Puzzle.encode`, and says in
+:attr:`~puzzlezero.puzzles.base.Puzzle.num_values` how many values a state element takes. What a
+network, a trainer or an exporter needs besides follows from those, here:
 
-* :func:`encode`: ``states[B] -> float32[B, D]`` (or ``[B, C, H, W]``) by the encoding's name;
 * :func:`shape`, :func:`dim`: the shape and size of one encoded state;
 * :func:`onehot_values`: ``V`` where the one-hot encoding is the plain one-hot of the elements
   over ``V`` values (:class:`OneHot`), so that a GPU can make the input from the states' bytes
@@ -16,7 +16,7 @@ Example:
     >>> from puzzlezero import make
     >>> from puzzlezero.puzzles import inputs
     >>> cube = make("cube3")
-    >>> inputs.encode(cube, cube.goals(2)).shape, inputs.dim(cube), inputs.onehot_values(cube)
+    >>> cube.encode(cube.goals(2)).shape, inputs.dim(cube), inputs.onehot_values(cube)
     ((2, 324), 324, 6)
 """
 
@@ -27,12 +27,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from puzzlezero.errors import UnknownNameError
-
 if TYPE_CHECKING:
     from puzzlezero.puzzles.base import Puzzle
 
-__all__ = ["OneHot", "dim", "encode", "onehot", "onehot_values", "shape"]
+__all__ = ["OneHot", "dim", "onehot", "onehot_values", "shape"]
 
 
 def onehot(states: np.ndarray, num_values: int) -> np.ndarray:
@@ -56,22 +54,9 @@ class OneHot:
         return onehot(np.asarray(states), self.values)
 
 
-def encode(puzzle: Puzzle, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
-    """``states[B]`` encoded by the puzzle's encoder ``encoding``; an unknown name raises
-    :class:`~puzzlezero.errors.UnknownNameError` naming the puzzle's encodings."""
-    encoders = puzzle.encoders
-    try:
-        fn = encoders[encoding]
-    except KeyError:
-        raise UnknownNameError(
-            f"unknown encoding {encoding!r} for {puzzle.name}; choose one of {sorted(encoders)}"
-        ) from None
-    return fn(states)
-
-
 def shape(puzzle: Puzzle, encoding: str = "onehot") -> tuple[int, ...]:
     """Shape of one encoded state: ``(D,)`` for flat encodings, ``(C, H, W)`` for a grid one."""
-    return tuple(int(v) for v in encode(puzzle, puzzle.goals(1), encoding).shape[1:])
+    return tuple(int(v) for v in puzzle.encode(puzzle.goals(1), encoding).shape[1:])
 
 
 def dim(puzzle: Puzzle, encoding: str = "onehot") -> int:
