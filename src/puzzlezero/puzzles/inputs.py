@@ -22,15 +22,24 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from puzzlezero.puzzles.base import Puzzle
+__all__ = ["Encodable", "OneHot", "dim", "onehot", "onehot_values", "shape"]
 
-__all__ = ["OneHot", "dim", "onehot", "onehot_values", "shape"]
+
+class Encodable(Protocol):
+    """What these functions read of a puzzle (every :class:`~puzzlezero.puzzles.base.Puzzle`)."""
+
+    @property
+    def encoders(self) -> Mapping[str, Callable[[np.ndarray], np.ndarray]]: ...
+
+    def encode(self, states: np.ndarray, encoding: str = "onehot") -> np.ndarray: ...
+
+    def goals(self, n: int) -> np.ndarray: ...
 
 
 def onehot(states: np.ndarray, num_values: int) -> np.ndarray:
@@ -54,17 +63,17 @@ class OneHot:
         return onehot(np.asarray(states), self.values)
 
 
-def shape(puzzle: Puzzle, encoding: str = "onehot") -> tuple[int, ...]:
+def shape(puzzle: Encodable, encoding: str = "onehot") -> tuple[int, ...]:
     """Shape of one encoded state: ``(D,)`` for flat encodings, ``(C, H, W)`` for a grid one."""
     return tuple(int(v) for v in puzzle.encode(puzzle.goals(1), encoding).shape[1:])
 
 
-def dim(puzzle: Puzzle, encoding: str = "onehot") -> int:
+def dim(puzzle: Encodable, encoding: str = "onehot") -> int:
     """Numbers per encoded state (``C*H*W`` for a grid encoding)."""
     return int(np.prod(shape(puzzle, encoding)))
 
 
-def onehot_values(puzzle: Puzzle) -> int | None:
+def onehot_values(puzzle: Encodable) -> int | None:
     """``V`` where the puzzle's ``"onehot"`` encoder is exactly :func:`onehot` of the state's
     elements over ``V`` values (an :class:`OneHot`), else ``None``."""
     encoder = puzzle.encoders.get("onehot")
