@@ -151,7 +151,7 @@ def missing_state(dtype: np.dtype) -> int:
 
 
 def encode_rows(puzzle: Puzzle, states: np.ndarray, encoding: str = "onehot") -> np.ndarray:
-    """``puzzle.encode(...)`` of ``states[B, *state_shape]``, or of states with their history
+    """``puzzle.encode`` of ``states[B, *state_shape]``, or of states with their history
     ``[B, H, *state_shape]`` (newest first) as ``float32[B, H * D]``: the input of a network with
     ``history = H`` (:mod:`puzzlezero.nn.cube_conv`). A history state made only of
     :func:`missing_state` values (none known) is encoded as zeros."""
