@@ -334,10 +334,10 @@ register(
     defaults=Defaults(
         weight=0.6,  # --search bwas: lambda 0.6, N 6000
         batch=6000,
-        max_nodes=16_000_000,  # lets the W 10,000 beam take its steps
+        max_nodes=32_000_000,  # lets the W 20,000 beam take its steps
         time_limit=300.0,
         max_steps=2000,
-        beam_width=(500, 10_000),  # a beam of 500 answers within 5 s, then 10,000 (about 50 s)
+        beam_width=(500, 20_000),  # a beam of 500 answers within 5 s, then 20,000 (about 100 s)
         search="beam",  # shorter solutions than BWAS
         fallback="reduction",
         options=(("images", 1),),  # the board and its transpose, the shorter kept

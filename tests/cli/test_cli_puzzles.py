@@ -29,7 +29,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 0 and set(rows) == set(names)
     assert (rows["cube3"]["search"], rows["cube3"]["anytime"]) == ("qstar", True)
     assert (rows["puzzle15"]["search"], rows["puzzle15"]["anytime"]) == ("bwas", False)
-    assert (rows["puzzle35"]["search"], rows["puzzle35"]["anytime"]) == ("beam", True)  # beams of 500, 5000
+    assert (rows["puzzle35"]["search"], rows["puzzle35"]["anytime"]) == ("beam", True)  # beams of 500, 20000
 
 
 def test_solve_help_names_every_registered_search_and_heuristic(
