@@ -134,7 +134,7 @@ def _encoding(p: Puzzle, rng: np.random.Generator, n: int) -> None:
     want = (m, inputs.dim(p))
     _require(
         x.dtype == np.float32 and x.shape == want,
-        f"encode gives {x.shape} {x.dtype}, not {want} float32 (input_dim {inputs.dim(p)})",
+        f"encode gives {x.shape} {x.dtype}, not {want} float32 (input_dim {want[1]})",
     )
     _require(np.isin(x, [0.0, 1.0]).all(), "the one-hot encoding holds values other than 0 and 1")
     _raises(UnknownNameError, lambda: p.encode(states, "nope"), "encode with an unknown encoding name")
