@@ -1,4 +1,4 @@
-"""Symmetries of permutation puzzles (the globes' images): every image is exactly as far from the
+"""Symmetries of permutation puzzles (the globes' and the cubes' images): every image is exactly as far from the
 goal as its state (checked against breadth-first distances over whole small globes), a solution of
 an image maps back to one of the state, candidates that are not symmetries are refused, and a
 search over a globe and its images answers with replayed solutions."""
@@ -11,7 +11,7 @@ import pytest
 import puzzlezero as pz
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.permutation import Definition, PermutationPuzzle
-from puzzlezero.puzzles.permutation.families import globe
+from puzzlezero.puzzles.permutation.families import cube, globe
 from puzzlezero.puzzles.permutation.symmetry import candidates, check
 from tests.puzzles.test_permutation_definition import brute_force_distances
 
@@ -81,9 +81,50 @@ def test_candidates_that_are_not_symmetries_are_refused() -> None:
         p.image("inverse", p.goal(), [])
 
 
-def test_a_puzzle_without_a_globe_drawing_has_no_images() -> None:
-    for name in ("cube_2-2-2", "wreath_6-6"):
-        assert pz.make(name).image_names == ()
+def test_a_puzzle_whose_drawing_names_no_symmetry_has_no_images() -> None:
+    assert pz.make("wreath_6-6").image_names == ()
+    alternating = PermutationPuzzle(Definition.from_dict(cube(3, "alternating")))
+    assert alternating.image_names == ()  # no turn keeps its two-colour pattern up to colours
+    assert not candidates({"kind": "cube", "size": 3}, 6 * 4 * 4)  # a drawing of other positions
+    assert not candidates({"kind": "cube", "size": True}, 6)
+
+
+@pytest.mark.parametrize("name", ["cube_2-2-2", "cube_3-3-3", "cube_4-4-4"])
+def test_a_cube_has_47_images_and_a_move_on_one_is_the_mapped_move_on_the_state(name: str) -> None:
+    p = pz.make(name)
+    rng = np.random.default_rng(1)
+    assert len(p.image_names) == 47 and p.image_names[:2] == ("mirror", "y2")
+    assert len({p._symmetry(n).sigma.tobytes() for n in p.image_names}) == 47  # all different
+    for image in p.image_names:
+        assert p.is_goal(p.image(image, p.goal(), [])[None])[0]
+        s = p.scramble(rng, 1, 40)[0]
+        w = [int(a) for a in rng.integers(0, p.num_actions, 20)]
+        on_state = p.image(image, p.apply_moves(s, p.from_image(image, w)), [])
+        np.testing.assert_array_equal(on_state, p.apply_moves(p.image(image, s, []), w))
+
+
+def test_a_cube_image_turns_the_moves_as_the_hand_turns_the_cube() -> None:
+    p = pz.make("cube_3-3-3")
+    # the left-right mirror keeps the front face and turns it the other way; a half turn about the
+    # vertical puts the back face in front (f2 seen from the back is f0 the other way round)
+    assert p.format_moves(p.from_image("mirror", p.parse_moves("f0 r1 d2"))) == ["f0'", "r1", "d2'"]
+    assert p.format_moves(p.from_image("y2", p.parse_moves("f0 r1 d2"))) == ["f2'", "r1'", "d2"]
+
+
+def test_every_image_of_a_ball_around_the_2x2x2_goal_is_that_ball() -> None:
+    p = pz.make("cube_2-2-2")
+    layers = [{p.goal().tobytes()}]
+    seen = set(layers[0])
+    for _ in range(3):  # the states 1, 2 and 3 quarter turns from the goal, by breadth-first search
+        frontier = np.frombuffer(b"".join(layers[-1]), dtype=p.dtype).reshape(len(layers[-1]), -1)
+        children = {c.tobytes() for c in p.expand(frontier).reshape(-1, frontier.shape[1])} - seen
+        seen |= children
+        layers.append(children)
+    for name in p.image_names:
+        sym = p._symmetry(name)
+        for layer in layers[1:]:
+            states = np.frombuffer(b"".join(layer), dtype=p.dtype).reshape(len(layer), -1)
+            assert {y.tobytes() for y in sym.image(states)} == layer, name
 
 
 def test_one_beam_over_a_globe_and_its_image_keeps_the_shorter_and_replays() -> None:

@@ -83,8 +83,9 @@ def _option_table() -> dict[str, OptionSpec]:
         "images": OptionSpec(
             0,
             int,
-            "search the state's first N images too, the same problem in other guises (cubes: "
-            "inverse, mirror, inverse-mirror; sliding puzzles: transpose), and keep the shortest "
+            "search the state's first N images too, the same problem in other guises (cube3: "
+            "inverse, mirror, inverse-mirror; the competition's cubes: mirror, turned; globes: "
+            "upside down, turned, mirrored; sliding puzzles: transpose), and keep the shortest "
             "solution: in an anytime schedule's stages after the first (BWAS, Q*), or as more "
             "instances of one search (beam search, one BWAS or Q* setting; images made from the "
             "state alone); 0: the state alone",

@@ -22,6 +22,11 @@ above and kept only if it holds, so a drawing (data) can never make a wrong imag
   their combinations. On the standard goals, turns by a colour band's width keep the goal up to
   colours (a mirror image with a turn that puts the bands back): ``globe_6-4`` and
   ``globe_2-6`` have 15 images each, ``globe_1-8`` 31.
+* a cube of ``size`` (the competition's stickers): the 23 other whole-cube rotations, named by
+  cube notation (``y2``, ``x-y'``: ``x`` first, both as the hand turns the cube), the left-right
+  mirror (``mirror``) and the 23 mirrors turned (``mirror-x2``): 47 images of every cube with six
+  colours or with every sticker distinct. A rotation carries ``f0`` onto another face's outer
+  slice (``y2``: ``f0`` becomes ``f2'``); a mirror turns every move the other way.
 
 >>> from puzzlezero import make
 >>> p = make("globe_2-6")
@@ -44,6 +49,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from puzzlezero.puzzles.permutation.families import cube_sticker_points
 
 __all__ = ["Symmetry", "candidates", "symmetries"]
 
@@ -70,7 +77,11 @@ class Symmetry:
 
 def candidates(drawing: Mapping[str, Any] | None, positions: int) -> list[tuple[str, np.ndarray]]:
     """``(name, sigma)`` pairs the geometry of ``drawing`` suggests (unchecked; none without one)."""
-    if not drawing or drawing.get("kind") != "globe":
+    if not drawing:
+        return []
+    if drawing.get("kind") == "cube":
+        return _cube_candidates(drawing, positions)
+    if drawing.get("kind") != "globe":
         return []
     rows, columns = int(drawing["rows"]), int(drawing["columns"])
     rings, sectors = rows + 1, 2 * columns
@@ -94,6 +105,65 @@ def candidates(drawing: Mapping[str, Any] | None, positions: int) -> list[tuple[
                 found.append((key, "-".join(words), sigma))
     found.sort(key=lambda c: c[0])
     return [(name, sigma) for _, name, sigma in found]
+
+
+#: whole-cube quarter turns, clockwise seen from outside along +x (R), +y (U) and +z (F), as
+#: matrices on a sticker's centre (coordinates as :func:`.families.cube_sticker_points`)
+_CUBE_TURNS: dict[str, np.ndarray] = {
+    "x": np.array([[1, 0, 0], [0, 0, 1], [0, -1, 0]]),
+    "y": np.array([[0, 0, -1], [0, 1, 0], [1, 0, 0]]),
+    "z": np.array([[0, 1, 0], [-1, 0, 0], [0, 0, 1]]),
+}
+#: which face goes up (none, x, x2, x', z, z'), then a turn about the vertical (none, y, y2, y'):
+#: the 24 rotations once each; "mirror" is the left-right mirror (``x -> -x``) before them
+_CUBE_UP = ("", "x", "x2", "x'", "z", "z'")
+_CUBE_ABOUT = ("", "y", "y2", "y'")
+#: the images a search takes first (``--images N`` takes the first N): the mirror, as cube3's
+#: images begin, then half turns and a turned mirror; the others follow in generation order
+_CUBE_FIRST = ("mirror", "y2", "mirror-x2", "x2")
+
+
+def _turn(word: str) -> np.ndarray:
+    base = _CUBE_TURNS[word[0]]
+    times = {"": 1, "2": 2, "'": 3}[word[1:]]
+    return np.linalg.matrix_power(base, times)
+
+
+def _cube_candidates(drawing: Mapping[str, Any], positions: int) -> list[tuple[str, np.ndarray]]:
+    """The cube's 47 other symmetries: 23 whole-cube rotations, the left-right mirror and the 23
+    mirrors turned (a rotation's image is the cube turned in the hand, recoloured so that the goal
+    stays the goal; a mirror image turns every move the other way)."""
+    size = drawing.get("size")
+    if (
+        isinstance(size, bool)
+        or not isinstance(size, int)
+        or not 2 <= size <= 64
+        or 6 * size * size != positions
+    ):
+        return []
+    points = cube_sticker_points(size)
+    side = 2 * size + 1
+    keys = ((points[:, 0] + size) * side + points[:, 1] + size) * side + points[:, 2] + size
+    lookup = np.full(side**3, -1, dtype=np.int64)
+    lookup[keys] = np.arange(positions)
+    mirror = np.diag([-1, 1, 1])
+    found: dict[str, np.ndarray] = {}
+    for mirrored in (False, True):
+        for up in _CUBE_UP:
+            for about in _CUBE_ABOUT:
+                words = ["mirror"] * mirrored + [w for w in (up, about) if w]
+                if not words:
+                    continue
+                matrix = mirror if mirrored else np.eye(3, dtype=np.int64)
+                for word in (up, about):
+                    if word:
+                        matrix = _turn(word) @ matrix
+                # the image's sticker at point q is the state's at matrix^-1 q (matrix^T: orthogonal)
+                back = points @ matrix  # row q -> matrix^T q
+                shifted = back + size
+                found["-".join(words)] = lookup[(shifted[:, 0] * side + shifted[:, 1]) * side + shifted[:, 2]]
+    first = [name for name in _CUBE_FIRST if name in found]
+    return [(name, found[name].astype(np.intp)) for name in first + [n for n in found if n not in first]]
 
 
 def check(
