@@ -1,0 +1,80 @@
+"""The group tables shipped with the package: one for every registered puzzle whose default solve is
+or falls back to the group solver, current for its moves (the key in the file's name), loaded with
+no cache and no build (as a web worker, which never builds, loads them); no file left over; a
+damaged one is passed over, named, for the cache or a build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from puzzlezero import make, storage
+from puzzlezero.classic import group
+from puzzlezero.errors import MissingTableError
+from puzzlezero.registry import DEFAULTS
+
+#: the largest, whose tables take minutes to build (and a few hundred kilobytes to ship each):
+#: built on first use and cached, as a puzzle of one's own
+BUILT_ON_FIRST_USE = {"cube_7-7-7", "wreath_33-33", "globe_6-8", "globe_6-10", "globe_3-33", "globe_8-25"}
+#: the puzzles whose default solve uses the group solver, as search or as fallback
+GROUP_SOLVED = sorted(
+    name
+    for name, d in DEFAULTS.items()
+    if "group" in (d.search, d.fallback) and name not in BUILT_ON_FIRST_USE
+)
+#: orders of the groups, by hand: the cube's 8! 3^7 12! 2^11 / 2 (cube3, fixed centres), the 2x2x2
+#: with one corner fixed (7! 3^6), and the competition's, whose centres turn too (x 24 orientations)
+ORDERS = {
+    "cube3": 43_252_003_274_489_856_000,
+    "cube2": 3_674_160,
+    "cube_2-2-2": 3_674_160 * 24,
+    "cube_3-3-3": 43_252_003_274_489_856_000 * 24,
+}
+REBUILD = (
+    "rebuild it: PUZZLEZERO_CACHE=DIR puzzlezero pdb build NAME --kind group, then copy "
+    "DIR/group/NAME-KEY.npz into src/puzzlezero/data/group/ (and delete the old one)"
+)
+
+
+def test_every_default_group_solve_loads_a_shipped_table_with_no_cache_and_no_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert {"cube3", "cube_4-4-4", "globe_1-16"} <= set(GROUP_SOLVED)
+    assert BUILT_ON_FIRST_USE <= set(DEFAULTS)  # each a registered puzzle's name
+    monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path))
+    monkeypatch.setattr(group, "_TABLES", {})
+    storage.forbid_table_builds()
+    used = set()
+    try:
+        for name in GROUP_SOLVED:
+            try:
+                table = group.group_table(make(name))
+            except MissingTableError as exc:
+                pytest.fail(f"{name}: no current shipped group table ({exc}); {REBUILD}")
+            if name in ORDERS:
+                assert table.order == ORDERS[name], name
+            used |= {p.name for p in group.SHIPPED_TABLES.glob(f"{name}-*.npz")}
+    finally:
+        storage.forbid_table_builds(False)
+    assert not list(tmp_path.rglob("*.npz"))  # nothing built, nothing cached
+    shipped = {p.name for p in group.SHIPPED_TABLES.glob("*.npz")}
+    assert shipped == used, f"left over, no default solve reads them: {sorted(shipped - used)}"
+
+
+def test_a_damaged_shipped_table_is_named_and_passed_over_for_a_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    [original] = group.SHIPPED_TABLES.glob("wreath_6-6-*.npz")
+    damaged = tmp_path / "shipped"
+    damaged.mkdir()
+    (damaged / original.name).write_bytes(original.read_bytes()[:-100])  # cut short
+    monkeypatch.setattr(group, "SHIPPED_TABLES", damaged)
+    monkeypatch.setattr(group, "_TABLES", {})
+    monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path / "cache"))
+    table = group.group_table(make("wreath_6-6"))
+    err = capsys.readouterr().err
+    assert "the shipped group table of wreath_6-6 is not usable" in err and "unreadable or corrupt" in err
+    assert "building the group table of wreath_6-6" in err
+    assert table.order == 3_628_800  # 10!: the two rings' ten pieces, all arrangements
+    assert (tmp_path / "cache" / "group" / original.name).is_file()
