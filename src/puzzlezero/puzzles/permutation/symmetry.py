@@ -119,8 +119,10 @@ _CUBE_TURNS: dict[str, np.ndarray] = {
 _CUBE_UP = ("", "x", "x2", "x'", "z", "z'")
 _CUBE_ABOUT = ("", "y", "y2", "y'")
 #: the images a search takes first (``--images N`` takes the first N): the mirror, as cube3's
-#: images begin, then half turns and a turned mirror; the others follow in generation order
-_CUBE_FIRST = ("mirror", "y2", "mirror-x2", "x2")
+#: images begin, then half turns; the others follow in generation order. Under cube3's network
+#: (``cube3-view``) the mirror answered one of six states shorter, ``y2`` none, and ``mirror-x2``
+#: gave every state's own answer (docs/permutation-puzzles.md)
+_CUBE_FIRST = ("mirror", "y2", "x2")
 
 
 def _turn(word: str) -> np.ndarray:
