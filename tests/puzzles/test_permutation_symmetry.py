@@ -101,6 +101,7 @@ def test_a_cube_image_turns_the_moves_as_the_hand_turns_the_cube() -> None:
     # the left-right mirror keeps the front face and turns it the other way; a half turn about the
     # vertical puts the back face in front (f2 seen from the back is f0 the other way round)
     assert p.format_moves(p.from_image("mirror", p.parse_moves("f0 r1 d2"))) == ["f0'", "r1", "d2'"]
+    assert p.format_moves(p.from_image("mirror", p.parse_moves("r0 r2"))) == ["r2", "r0"]  # sides swap
     assert p.format_moves(p.from_image("y2", p.parse_moves("f0 r1 d2"))) == ["f2'", "r1'", "d2"]
 
 

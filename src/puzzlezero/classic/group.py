@@ -695,8 +695,8 @@ def _log(message: str) -> None:
 
 
 _TABLES: dict[tuple[str, str], GroupTable] = {}
-#: the tables shipped with the package (the shipped puzzles': seconds to build, 20 s all told, a few
-#: kilobytes each), named as in the cache; read first, checked word by word like a cached one
+#: the tables shipped with the package (the registered puzzles' up to the 6x6x6: seconds to minutes
+#: to build, 1 MB all told), named as in the cache; read first, checked word by word like a cached one
 SHIPPED_TABLES = Path(__file__).resolve().parent.parent / "data" / "group"
 #: the piece order of each set of moves (:func:`piece_base`), by the moves' digest
 _BASES: dict[str, tuple[int, ...]] = {}

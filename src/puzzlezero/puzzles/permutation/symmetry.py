@@ -26,7 +26,9 @@ above and kept only if it holds, so a drawing (data) can never make a wrong imag
   cube notation (``y2``, ``x-y'``: ``x`` first, both as the hand turns the cube), the left-right
   mirror (``mirror``) and the 23 mirrors turned (``mirror-x2``): 47 images of every cube with six
   colours or with every sticker distinct. A rotation carries ``f0`` onto another face's outer
-  slice (``y2``: ``f0`` becomes ``f2'``); a mirror turns every move the other way.
+  slice (``y2``: ``f0`` becomes ``f2'``); the left-right mirror turns the front and top slices the
+  other way and keeps the ``r`` slices' turns, the outer two swapped (``f0`` becomes ``f0'``,
+  ``r0`` becomes ``r2``).
 
 >>> from puzzlezero import make
 >>> p = make("globe_2-6")
@@ -134,7 +136,7 @@ def _turn(word: str) -> np.ndarray:
 def _cube_candidates(drawing: Mapping[str, Any], positions: int) -> list[tuple[str, np.ndarray]]:
     """The cube's 47 other symmetries: 23 whole-cube rotations, the left-right mirror and the 23
     mirrors turned (a rotation's image is the cube turned in the hand, recoloured so that the goal
-    stays the goal; a mirror image turns every move the other way)."""
+    stays the goal; a mirror image is its reflection, likewise recoloured)."""
     size = drawing.get("size")
     if (
         isinstance(size, bool)
