@@ -122,7 +122,7 @@ _CUBE_UP = ("", "x", "x2", "x'", "z", "z'")
 _CUBE_ABOUT = ("", "y", "y2", "y'")
 #: the images a search takes first (``--images N`` takes the first N): the mirror, as cube3's
 #: images begin, then half turns; the others follow in generation order. Under cube3's network
-#: (``cube3-view``) the mirror answered one of six states shorter, ``y2`` none, and ``mirror-x2``
+#: (``cube3-view``) the mirror answered one of twelve states shorter, ``y2`` none, and ``mirror-x2``
 #: gave every state's own answer (docs/permutation-puzzles.md)
 _CUBE_FIRST = ("mirror", "y2", "x2")
 
