@@ -89,6 +89,7 @@ from puzzlezero.errors import DefinitionError
 
 __all__ = [
     "CUBE_GOALS",
+    "CubeGeometry",
     "FAMILIES",
     "FORMAT",
     "GLOBE_BAND_WIDTHS",
@@ -177,7 +178,7 @@ def _quarter_turn(normal: np.ndarray, points: np.ndarray) -> np.ndarray:
     return along - np.cross(normal[None, :], points)
 
 
-class _CubeGeometry:
+class CubeGeometry:
     """A cube's sticker centres with the lookup from a centre back to its sticker."""
 
     def __init__(self, n: int) -> None:
@@ -191,6 +192,10 @@ class _CubeGeometry:
         shifted = points + self.n
         return (shifted[:, 0] * self.side + shifted[:, 1]) * self.side + shifted[:, 2]
 
+    def stickers_at(self, points: np.ndarray) -> np.ndarray:
+        """The stickers whose centres are ``points`` (``int64[P, 3]``, each a sticker's centre)."""
+        return self.lookup[self._keys(points)]
+
     def depth(self, face: str) -> np.ndarray:
         """Each sticker's slice counted from ``face`` (0 = the face's own layer, ``n - 1`` the
         opposite face's)."""
@@ -203,7 +208,7 @@ class _CubeGeometry:
         turn clockwise as seen from ``face``: the sticker at ``p`` goes to ``q``, ``child[q] =
         parent[p]``."""
         moving = np.flatnonzero(np.isin(self.depth(face), layers))
-        dest = self.lookup[self._keys(_quarter_turn(_NORMALS[face], self.points[moving]))]
+        dest = self.stickers_at(_quarter_turn(_NORMALS[face], self.points[moving]))
         perm = np.arange(len(self.points), dtype=np.int64)
         perm[dest] = moving
         return [int(v) for v in perm]
@@ -248,7 +253,7 @@ def _cube_goal(n: int, goal: str) -> list[str]:
 def _cube_definition(
     n: int, goal: str, moves: dict[str, list[int]], base: str, description: str
 ) -> Definition:
-    geometry = _CubeGeometry(n)
+    geometry = CubeGeometry(n)
     return {
         "format": FORMAT,
         "name": _named(base, goal),
@@ -267,7 +272,7 @@ def cube(n: int, goal: str = "standard") -> Definition:
     ``r0`` .., ``d0`` .., then their inverses), ``n`` from 2 to 33."""
     n = _check_size(n, "the cube's size", 2, MAX_CUBE)
     _check_goal(goal, CUBE_GOALS, "cubes")
-    geometry = _CubeGeometry(n)
+    geometry = CubeGeometry(n)
     moves: dict[str, list[int]] = {}
     for family, face in (("f", "F"), ("r", "R"), ("d", "D")):
         for i in range(n):
@@ -292,7 +297,7 @@ def cubers_cube(n: int, goal: str = "standard") -> Definition:
     .. up to half the cube, then their inverses), on the same stickers as :func:`cube`."""
     n = _check_size(n, "the cube's size", 2, MAX_CUBE)
     _check_goal(goal, CUBE_GOALS, "cubes")
-    geometry = _CubeGeometry(n)
+    geometry = CubeGeometry(n)
     moves: dict[str, list[int]] = {}
     for width in range(1, n // 2 + 1):
         for face in ("U", "F", "R", "B", "L", "D"):

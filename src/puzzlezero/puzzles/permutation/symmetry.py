@@ -48,11 +48,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
 
 import numpy as np
 
-from puzzlezero.puzzles.permutation.families import cube_sticker_points
+from puzzlezero.puzzles.permutation.families import CubeGeometry
 
 __all__ = ["Symmetry", "candidates", "symmetries"]
 
@@ -110,7 +111,7 @@ def candidates(drawing: Mapping[str, Any] | None, positions: int) -> list[tuple[
 
 
 #: whole-cube quarter turns, clockwise seen from outside along +x (R), +y (U) and +z (F), as
-#: matrices on a sticker's centre (coordinates as :func:`.families.cube_sticker_points`)
+#: matrices on a sticker's centre (coordinates as :class:`.families.CubeGeometry`'s)
 _CUBE_TURNS: dict[str, np.ndarray] = {
     "x": np.array([[1, 0, 0], [0, 0, 1], [0, -1, 0]]),
     "y": np.array([[0, 0, -1], [0, 1, 0], [1, 0, 0]]),
@@ -145,27 +146,19 @@ def _cube_candidates(drawing: Mapping[str, Any], positions: int) -> list[tuple[s
         or 6 * size * size != positions
     ):
         return []
-    points = cube_sticker_points(size)
-    side = 2 * size + 1
-    keys = ((points[:, 0] + size) * side + points[:, 1] + size) * side + points[:, 2] + size
-    lookup = np.full(side**3, -1, dtype=np.int64)
-    lookup[keys] = np.arange(positions)
-    mirror = np.diag([-1, 1, 1])
+    geometry = CubeGeometry(size)
     found: dict[str, np.ndarray] = {}
-    for mirrored in (False, True):
-        for up in _CUBE_UP:
-            for about in _CUBE_ABOUT:
-                words = ["mirror"] * mirrored + [w for w in (up, about) if w]
-                if not words:
-                    continue
-                matrix = mirror if mirrored else np.eye(3, dtype=np.int64)
-                for word in (up, about):
-                    if word:
-                        matrix = _turn(word) @ matrix
-                # the image's sticker at point q is the state's at matrix^-1 q (matrix^T: orthogonal)
-                back = points @ matrix  # row q -> matrix^T q
-                shifted = back + size
-                found["-".join(words)] = lookup[(shifted[:, 0] * side + shifted[:, 1]) * side + shifted[:, 2]]
+    for mirrored, up, about in product((False, True), _CUBE_UP, _CUBE_ABOUT):
+        words = ["mirror"] * mirrored + [w for w in (up, about) if w]
+        if not words:
+            continue
+        matrix = np.diag([-1, 1, 1]) if mirrored else np.eye(3, dtype=np.int64)
+        for word in (up, about):
+            if word:
+                matrix = _turn(word) @ matrix
+        # the image's sticker at point q is the state's at matrix^-1 q = matrix^T q (orthogonal),
+        # which is row q of points @ matrix
+        found["-".join(words)] = geometry.stickers_at(geometry.points @ matrix)
     first = [name for name in _CUBE_FIRST if name in found]
     return [(name, found[name].astype(np.intp)) for name in first + [n for n in found if n not in first]]
 
