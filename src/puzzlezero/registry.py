@@ -426,7 +426,11 @@ _PERMUTATION_FAMILIES = (
     ("globe_8/25", "globe of 9 rings of 50, 25 flips (Santa 2023)", 300),
 )
 #: the families with a shipped model: their search settings (BWAS with the network); the others
-#: answer with the group solver, which needs no model
+#: answer with the group solver, which needs no model, its answer made shorter by rollouts over it
+#: (``"rollout"``): a beam of 1,000, then of 10,000 (the 4x4x4: about 5 s, then the time limit),
+#: then the shortcut pass with the default bound of a round
+_ROLLOUT_WIDTHS = (1000, 10_000)
+_ROLLOUT_SHORTCUT = 2_000_000
 _PERMUTATION_SEARCH: dict[
     str, tuple[float, int]
 ] = {  # (weight, batch): every benchmark state solved optimally
@@ -470,11 +474,11 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             max_nodes=200_000_000 if _beam else 4_000_000,
             time_limit=60.0,
             max_steps=1000,
-            beam_width=_beam or 1000,
-            # no shipped model: the group solver answers every state
-            search="beam" if _beam else "bwas" if _own else "group",
+            beam_width=_beam or (1000 if _own else _ROLLOUT_WIDTHS),
+            # no shipped model: the group solver answers every state, rollouts shorten its answer
+            search="beam" if _beam else "bwas" if _own else "rollout",
             fallback="group" if _own or _beam else None,
-            shortcut=_GLOBE_SHORTCUT if _beam else 0,
+            shortcut=_GLOBE_SHORTCUT if _beam else 0 if _own else _ROLLOUT_SHORTCUT,
             heuristic=_view[0] if _view else "learned",
             options=(("images", _PERMUTATION_IMAGES[_name]),) if _name in _PERMUTATION_IMAGES else (),
         ),

@@ -1,5 +1,5 @@
 """The group tables shipped with the package: one for every registered puzzle whose default solve is
-or falls back to the group solver, current for its moves (the key in the file's name), loaded with
+the group solver or the rollout over it, or falls back to the group solver, current for its moves (the key in the file's name), loaded with
 no cache and no build (as a web worker, which never builds, loads them); no file left over; a
 damaged one is passed over, named, for the cache or a build."""
 
@@ -17,11 +17,12 @@ from puzzlezero.registry import DEFAULTS
 #: the largest, whose tables take minutes to build (and a few hundred kilobytes to ship each):
 #: built on first use and cached, as a puzzle of one's own
 BUILT_ON_FIRST_USE = {"cube_7-7-7", "wreath_33-33", "globe_6-8", "globe_6-10", "globe_3-33", "globe_8-25"}
-#: the puzzles whose default solve uses the group solver, as search or as fallback
+#: the puzzles whose default solve uses the group solver, as search, as the base of the rollout,
+#: or as fallback
 GROUP_SOLVED = sorted(
     name
     for name, d in DEFAULTS.items()
-    if "group" in (d.search, d.fallback) and name not in BUILT_ON_FIRST_USE
+    if {"group", "rollout"} & {d.search, d.fallback} and name not in BUILT_ON_FIRST_USE
 )
 #: orders of the groups, by hand: the cube's 8! 3^7 12! 2^11 / 2 (cube3, fixed centres), the 2x2x2
 #: with one corner fixed (7! 3^6), and the competition's, whose centres turn too (x 24 orientations)

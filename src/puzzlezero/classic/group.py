@@ -113,10 +113,13 @@ __all__ = [
     "GROUP_TABLE_VERSION",
     "GroupTable",
     "MoveWords",
+    "ROLLOUT_WIDTHS",
     "group_table",
+    "rollout_memory",
     "move_permutations",
     "piece_base",
     "solve_group",
+    "solve_rollout",
     "state_permutation",
 ]
 
@@ -284,6 +287,7 @@ class GroupTable:
         )
         self._premoves: list[tuple[tuple[int, ...], np.ndarray]] | None = None
         self._search: _Arrangements | None = None
+        self._greedy: tuple[np.ndarray, ...] | None = None
 
     @property
     def order(self) -> int:
@@ -414,6 +418,36 @@ class GroupTable:
                 if len(cand) < len(best):
                     best = cand
         return best, done
+
+    def greedy_lengths(self, states: np.ndarray, goal: np.ndarray) -> np.ndarray:
+        """``int64[B]``: for each of ``states[B, N]`` (labels, as the goal's), the length of the
+        greedy sift's word: the backtrack of :meth:`arrangement` without its backtracking, each
+        level taking its shortest entry that puts the goal's labels on the positions it fixes;
+        :data:`~puzzlezero.search.rollout.NO_ANSWER` where that first descent fails (a state that needs the backtrack, or one
+        outside the group). The lengths are of the entries' words as stored, before the reduction
+        at their joins, so the word of :meth:`greedy_word` may be shorter. A numba kernel over the
+        batch (:mod:`._group_kernels`): the rollout's base (:func:`solve_rollout`)."""
+        if self._greedy is None:
+            s = self.arrangements
+            lengths = [len(self.words[i][int(d)]) for i in range(len(s.points)) for d in s.points[i]]
+            self._greedy = (
+                np.cumsum([0] + [len(x) for x in s.points]).astype(np.int64),
+                np.concatenate(s.elements).astype(np.int64),
+                np.asarray(lengths, dtype=np.int64),
+                np.cumsum([0] + [len(f) for f in s.fresh]).astype(np.int64),
+                np.concatenate(s.fresh).astype(np.int64),
+            )
+        from puzzlezero.classic._group_kernels import greedy_sift_lengths  # numba: on first use
+
+        states = np.ascontiguousarray(np.asarray(states).reshape(len(states), -1))
+        goal = np.ascontiguousarray(np.asarray(goal, dtype=states.dtype).ravel())
+        return greedy_sift_lengths(states, goal, *self._greedy)
+
+    def greedy_word(self, state: np.ndarray, goal: np.ndarray) -> tuple[int, ...]:
+        """The reduced word of the greedy sift of ``state`` (:meth:`greedy_lengths`), or of the
+        backtrack's first arrangement where the greedy descent fails."""
+        state, goal = np.asarray(state).ravel(), np.asarray(goal).ravel()
+        return self.reducer.reduce(self._checked_sift(self.arrangement(state, goal)))
 
     def _checked_sift(self, q: np.ndarray) -> list[int]:
         word = self._sift(q)
@@ -868,4 +902,102 @@ def solve_group(
         actions = tuple(puzzle.solved_prefix(state, actions))
     return SearchResult(
         True, actions, sifts, sifts, clock.now() - t0, "solved", cost=puzzle.path_cost(actions)
+    )
+
+
+#: the rollout's beam widths by default, one rollout after the other, each from the best answer
+#: so far (:func:`solve_rollout`)
+ROLLOUT_WIDTHS = (1000, 10_000)
+
+
+def rollout_memory(puzzle: Puzzle, options: Any, instances: int = 1) -> int:
+    """Peak bytes of :func:`solve_rollout` beyond the group table: its widest rollout's
+    (:func:`puzzlezero.search.rollout.memory_estimate`; the states are solved one at a time)."""
+    from puzzlezero.search.rollout import memory_estimate
+
+    width = options.beam_width if isinstance(options.beam_width, int) else max(options.beam_width)
+    return memory_estimate(puzzle, int(width))
+
+
+def solve_rollout(
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    beam_width: int | Sequence[int] = ROLLOUT_WIDTHS,
+    patience: int | None = None,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
+    time_limit: float | None = None,
+    on_improvement: Callable[[tuple[int, ...]], None] | None = None,
+) -> SearchResult:
+    """The group solver's answer (:func:`solve_group`), then made shorter by rollouts
+    (:func:`puzzlezero.search.rollout.rollout`) whose base is the greedy sift
+    (:meth:`GroupTable.greedy_lengths`): a beam of ``beam_width`` states over the puzzle's moves,
+    each child scored by the length of its sift, the best ``moves so far + sift`` kept. With
+    several widths, one rollout after the other, each from the best answer so far (an anytime
+    schedule: a narrow beam answers in seconds, a wide one gains a little more). Bounded by
+    ``max_nodes`` children scored over all the rollouts and by the deadline (``deadline``, or
+    ``time_limit`` seconds from the call, the earlier); every legal state is answered, the group
+    solver's answer at the least. Needs a puzzle whose states are its stickers' labels (those made
+    from a definition: :class:`~puzzlezero.puzzles.permutation.rules.PermutationPuzzle`).
+
+    Measured on 20 random states 100-200 slice turns from the goal (2-core CPU, docs): the 4x4x4
+    from 267 moves to about 175, the 5x5x5 from 504 to about 410, the 1/8 globe from 154 to about
+    125."""
+    from puzzlezero.search.rollout import PATIENCE, Rollout, rollout
+
+    if not isinstance(puzzle, PermutationPuzzle):
+        raise PuzzleError(
+            f"the rollout over the group solver needs a puzzle whose states are its stickers' labels "
+            f"(one made from a definition, such as cube_4-4-4); {puzzle.name} is not one: use --search group"
+        )
+    t0 = clock.now()
+    stop = clock.deadline_after(time_limit, deadline, start=t0)
+    until = None if math.isinf(stop) else stop
+    state = np.asarray(state, dtype=puzzle.dtype).reshape(puzzle.state_shape)
+    first = solve_group(puzzle, state, deadline=until)
+    if not first.actions:
+        return first
+    table = group_table(puzzle)
+    goal = np.asarray(puzzle.goal()).ravel()
+    widths = (beam_width,) if isinstance(beam_width, int) else tuple(int(w) for w in beam_width)
+    best = first.actions
+    improvements = [(clock.now() - t0, len(best))]
+    nodes, steps = first.nodes_generated, 0
+    for width in widths:
+        if until is not None and clock.passed(until):
+            break
+        left = None if max_nodes is None else max_nodes - nodes
+        if left is not None and left <= 0:
+            break
+        r: Rollout = rollout(
+            puzzle,
+            state,
+            lambda states: table.greedy_lengths(states, goal),
+            lambda s: table.greedy_word(s, goal),
+            beam_width=width,
+            patience=PATIENCE if patience is None else patience,
+            max_nodes=left,
+            deadline=until,
+            incumbent=best,
+        )
+        nodes, steps = nodes + r.nodes_generated, steps + r.iterations
+        if len(r.actions) < len(best):
+            best = table.reducer.reduce(r.actions)
+            improvements.append((clock.now() - t0, len(best)))
+            if on_improvement is not None:
+                on_improvement(best)
+    if int(getattr(puzzle, "wildcards", 0) or 0):
+        best = tuple(puzzle.solved_prefix(state, best))
+    if not puzzle.is_goal(puzzle.apply_moves(state, best)[None])[0]:  # pragma: no cover - replayed
+        raise InvalidStateError(f"the rollout's answer does not solve this {puzzle.name} state")
+    return SearchResult(
+        True,
+        tuple(best),
+        nodes,
+        steps,
+        clock.now() - t0,
+        "solved",
+        improvements=tuple(improvements),
+        cost=puzzle.path_cost(best),
     )

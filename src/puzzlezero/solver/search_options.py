@@ -98,6 +98,9 @@ def _option_table() -> dict[str, OptionSpec]:
             "float32 elsewhere), float32 or int8",
             choices=PRECISIONS,
         ),
+        "rollout_patience": OptionSpec(
+            30, int, "rollout: steps in a row without a shorter answer before a rollout stops", low=1
+        ),
         "wcd_depth": OptionSpec(DEPTH, int, "WCD: convolution levels K", low=0, high=MAX_DEPTH),
         "wcd_mu": OptionSpec(MU, float, "WCD: weight mu of a state's own value", low=0.0, high=1.0),
     }

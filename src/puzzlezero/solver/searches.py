@@ -280,6 +280,43 @@ def _run_each(
     return [fn(puzzle, s, max_nodes=o.max_nodes, deadline=deadline) for s in states]
 
 
+def _run_rollout(
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
+) -> Results:
+    """``fn(puzzle, state, beam_width=..., patience=..., max_nodes=..., deadline=...)`` on each
+    state in turn, all to the one deadline; each shorter answer goes to ``on_solution`` as it is
+    found (stage 0: a rollout's schedule is its own)."""
+    from puzzlezero.search.result import SearchResult
+
+    deadline = _deadline(o, deadline)
+    out = []
+    for row, s in enumerate(states):
+
+        def improved(actions: tuple[int, ...], row: int = row) -> None:
+            if on_solution is not None:
+                result = SearchResult(True, actions, 0, 0, 0.0, "solved", cost=puzzle.path_cost(actions))
+                on_solution(row, result, 0)
+
+        out.append(
+            fn(
+                puzzle,
+                s,
+                beam_width=o.beam_width,
+                patience=o.option("rollout_patience"),
+                max_nodes=o.max_nodes,
+                deadline=deadline,
+                on_improvement=improved,
+            )
+        )
+    return out
+
+
 def widest(beam_width: int | tuple[int, ...]) -> int:
     return beam_width if isinstance(beam_width, int) else max(beam_width)
 
@@ -567,6 +604,23 @@ def _register_builtins() -> None:
             description="Schreier-Sims stabilizer chain (permutation puzzles: cubes): any state, long solutions, "
             "no model",
             node_cap=False,
+        ),
+    )
+    register_search(
+        "rollout",
+        SearchSpec(
+            entry="puzzlezero.classic.group:solve_rollout",
+            run=_run_rollout,
+            needs_heuristic=False,
+            description="the group solver's answer made shorter by a rollout (Bertsekas, Tsitsiklis and Wu): a "
+            "beam over the moves, each child scored by the length of its sift, the best moves-so-far + sift "
+            "kept; permutation puzzles made from a definition, no model",
+            settings=("beam_width",),
+            anytime=True,
+            node_cap=False,
+            options=("rollout_patience",),
+            memory="puzzlezero.classic.group:rollout_memory",
+            memory_lower="--beam-width",
         ),
     )
     register_search(
