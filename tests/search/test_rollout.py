@@ -121,3 +121,22 @@ def test_refusals() -> None:
     with pytest.raises(PuzzleError, match="no answer from this puzzle8 state"):
         rollout(P, start, lambda s: np.full(len(s), NO_ANSWER), wanderer)
     assert rollout(P, P.goal(), lengths, wanderer).actions == ()
+
+
+def test_moves_of_different_costs_are_refused() -> None:
+    from puzzlezero.puzzles.permutation import Definition, PermutationPuzzle
+
+    p = PermutationPuzzle(
+        Definition.from_dict(
+            {
+                "format": "puzzlezero-permutation/1",
+                "name": "costly",
+                "positions": 3,
+                "moves": {"a": [1, 2, 0], "b": [1, 0, 2]},
+                "costs": {"a": 1, "b": 2},
+                "goal": "A;B;C",
+            }
+        )
+    )
+    with pytest.raises(PuzzleError, match="moves cost differently"):
+        rollout(p, p.parse("B;A;C"), lambda s: np.zeros(len(s), int), lambda s: ())

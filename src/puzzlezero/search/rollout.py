@@ -23,6 +23,8 @@ answer cut short by their time limit) and :attr:`Rollout.stopped` says why it st
 ``"goal"``, ``"bound"`` (nothing shorter can follow), ``"patience"``, ``"node limit"``,
 ``"time limit"``, ``"step limit"`` or ``"exhausted"``.
 
+It counts moves: a puzzle whose moves cost differently is refused.
+
 **The functions** it takes (it knows nothing of the puzzle beyond ``expand`` and ``hash64``):
 ``base_length(states[M, ...]) -> int[M]`` (the base answer's length from each state; a value of
 :data:`NO_ANSWER` or more where it has none, those children ranked last) and
@@ -123,6 +125,12 @@ def rollout(
         raise PuzzleError(
             f"a rollout needs beam_width >= 1, patience >= 1 and max_steps >= 0; got {beam_width}, "
             f"{patience}, {max_steps}"
+        )
+    costs = np.asarray(puzzle.action_costs, dtype=np.float64)
+    if costs.size and not np.all(costs == costs[0]):
+        raise PuzzleError(
+            f"the rollout counts moves, and {puzzle.name}'s moves cost differently: use a search that "
+            f"weighs their costs (bwas, beam)"
         )
     t0 = clock.now()
     start = np.asarray(start, dtype=puzzle.dtype).reshape(puzzle.state_shape)
