@@ -913,10 +913,10 @@ ROLLOUT_WIDTHS = (1000, 10_000)
 def rollout_memory(puzzle: Puzzle, options: Any, instances: int = 1) -> int:
     """Peak bytes of :func:`solve_rollout` beyond the group table: its widest rollout's
     (:func:`puzzlezero.search.rollout.memory_estimate`; the states are solved one at a time)."""
+    from puzzlezero.budget import widest
     from puzzlezero.search.rollout import memory_estimate
 
-    width = options.beam_width if isinstance(options.beam_width, int) else max(options.beam_width)
-    return memory_estimate(puzzle, int(width))
+    return memory_estimate(puzzle, widest(options.beam_width))
 
 
 def solve_rollout(

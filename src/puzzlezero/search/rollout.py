@@ -66,7 +66,6 @@ CHUNK = 65_536
 
 BaseLength = Callable[[np.ndarray], np.ndarray]
 BaseSolution = Callable[[np.ndarray], Sequence[int]]
-Improvement = Callable[[tuple[int, ...]], None]
 
 
 @dataclass(frozen=True)
@@ -98,7 +97,6 @@ def rollout(
     max_nodes: int | None = None,
     deadline: float | None = None,
     incumbent: Sequence[int] | None = None,
-    on_improvement: Improvement | None = None,
 ) -> Rollout:
     """Rollout with a beam from ``start`` (module docstring).
 
@@ -114,7 +112,6 @@ def rollout(
         deadline: a reading of :func:`.clock.now` after which no step starts (``"time limit"``).
         incumbent: an answer from ``start`` already known (another solver's); the rollout returns
             it unless it finds a shorter one.
-        on_improvement: called with each shorter answer found (the actions), as it is found.
 
     Returns:
         A :class:`Rollout`, solved whenever the base solver answers ``start`` or an
@@ -200,8 +197,6 @@ def rollout(
         if found is not None and len(found) < best_total:  # the base's answer may differ from its length
             best, best_total, stall = found, len(found), 0
             improvements.append((clock.now() - t0, best_total))
-            if on_improvement is not None:
-                on_improvement(best)
             if lengths[0] == 0:
                 stopped = "goal"
                 break

@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from puzzlezero.budget import widest
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.solver.heuristics import HEURISTICS
 from puzzlezero.solver.members import member_options
 from puzzlezero.solver.names import resolve_entry
-from puzzlezero.solver.searches import SEARCHES, SearchSpec, widest
+from puzzlezero.solver.searches import SEARCHES, SearchSpec
 
 if TYPE_CHECKING:
     from puzzlezero.solver.options import SolveOptions

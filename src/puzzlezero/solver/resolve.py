@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
+from puzzlezero.budget import widest
 from puzzlezero.defaults import FALLBACK_DEFAULTS, Defaults
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
@@ -23,7 +24,7 @@ from puzzlezero.solver.memory import cap_within_budget, network_bytes
 from puzzlezero.solver.names import lookup
 from puzzlezero.solver.options import BREADTH_FIRST_NODES, SETTINGS, SolveOptions, SolveSettings
 from puzzlezero.solver.search_options import OPTIONS
-from puzzlezero.solver.searches import SEARCHES, SearchSpec, widest
+from puzzlezero.solver.searches import SEARCHES, SearchSpec
 
 
 def defaults_for(puzzle: Puzzle | str) -> Defaults:

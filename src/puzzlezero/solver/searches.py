@@ -317,10 +317,6 @@ def _run_rollout(
     return out
 
 
-def widest(beam_width: int | tuple[int, ...]) -> int:
-    return beam_width if isinstance(beam_width, int) else max(beam_width)
-
-
 #: the search settings of :class:`~puzzlezero.solver.SolveOptions` a search may read
 #: (:attr:`SearchSpec.settings`); the time limit, node cap and goal reach every search
 SETTINGS: tuple[str, ...] = ("weight", "batch", "stages", "beam_width", "max_steps")
