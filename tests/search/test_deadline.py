@@ -6,6 +6,7 @@ a fake clock (:mod:`tests.clock`) that only the test moves: the searches read
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -292,3 +293,38 @@ def test_the_shortcut_pass_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(clock, "time", FakeClock(start=0.0, tick=1.0))
     both = shortcut(p, start, path, max_states=300_000, time_limit=100.0, deadline=0.5)  # the earlier
     assert both.rounds == 0 and both.actions == tuple(path)
+
+
+def test_a_later_beam_is_narrowed_to_what_the_time_left_buys(fake: FakeClock) -> None:
+    """A beam's time grows as its width times its steps: a schedule's later beam is narrowed to
+    what the seconds left buy at the rate the first beam measured (and ends in time), is run as it
+    is where it fits, and is not run at all where the time left buys too narrow a beam."""
+    p = make("puzzle8")
+    start = p.apply_moves(p.goal(), p.parse_moves("L U R D L D R U L U R D D L U R R D L U"))
+    # a heuristic that takes 0.1 ms of the fake clock a state
+    h = lambda s: (fake.sleep(1e-4 * len(s)), p.manhattan(s).astype(np.float32))[1]  # noqa: E731
+
+    def run(time_limit: float) -> tuple[list[int], SearchResult, float]:
+        widths: list[int] = []
+
+        def recorded(*args: Any, beam_width: int, **kw: Any) -> list[SearchResult]:
+            widths.append(beam_width)
+            return beam(*args, beam_width=beam_width, **kw)
+
+        t0 = clock.now()
+        (r,) = anytime_beam(recorded, p, start, h, [10, 1000], time_limit=time_limit, max_steps=100)
+        return widths, r, clock.now() - t0
+
+    t0 = clock.now()
+    (first,) = beam(p, start, h, beam_width=10, max_steps=100)
+    t1 = clock.now() - t0  # the first beam's seconds
+    assert first.solved and t1 > 0
+
+    widths, r, took = run(1000.0)  # time enough: the schedule as it is
+    assert widths == [10, 1000] and r.solved
+    widths, r, took = run(20 * t1)  # about 19 first beams' time left: narrowed, and in time
+    # each narrowed beam, once run, is fitted again at its full width while that buys one 1.5 times wider
+    assert len(widths) >= 3 and all(1.5 * a <= b < 1000 and b % 10 == 0 for a, b in pairwise(widths))
+    assert r.solved and took <= 20 * t1 and r.length <= first.length
+    widths, r, took = run(1.5 * t1)  # half a first beam's time left: too little to be worth a beam
+    assert widths == [10] and r.solved and r.actions == first.actions and took < 1.5 * t1
