@@ -38,8 +38,8 @@ then loses nothing when its time runs out (:func:`fitted_width`). A beam narrowe
 bounded below its answer, rarely finds a shorter one): the schedule ends and leaves its time to what
 follows it (the solver's shortcut pass). A narrowed beam, once it has run, is fitted again at its full
 width: its answer, shorter than the one before, bounds the steps of the next beam, so the time left
-may buy a wider one (on the 48-puzzle a first answer of 782 moves fits a beam of 2,900 where the
-answer turns out to take 326 steps). Where the machine is fast enough, nothing changes.
+may buy a wider one (on the 48-puzzle a first answer of 782 moves plans for far more steps than the
+wider beam's answer, about 310, takes). Where the machine is fast enough, nothing changes.
 
 >>> stages = [(0.2, 100), (0.5, 1000), (0.6, 3000)]                              # doctest: +SKIP
 >>> (r,) = anytime(bwas, cube, start, h, stages, time_limit=30.0)               # doctest: +SKIP
@@ -277,7 +277,7 @@ def anytime_beam(
 def fitted_width(width: int, rate: float, steps: float, seconds_left: float, widest: int) -> int | None:
     """The width a beam of ``width`` is given with ``seconds_left``: ``width`` where a beam that
     wide, taking ``rate * width * steps`` seconds (``rate``: seconds a width-step, measured by the
-    beams that ran; ``steps``: the steps of all its instances together, at most), ends in time;
+    beams that ran; ``steps``: the steps planned for all its instances together), ends in time;
     else the width that takes :data:`FIT_MARGIN` of the time left, rounded down to two significant
     digits; ``None`` (do not run it) where that is less than :data:`FIT_MIN_GAIN` times ``widest``,
     the widest beam that ran.
@@ -319,8 +319,8 @@ def _steps_ahead(puzzle: Puzzle, bound: np.ndarray, last: np.ndarray, max_steps:
     """The steps a stage of starts with ``bound`` (``max_cost``; ``inf``: none) is planned to take,
     all together: :data:`FIT_STEPS` of the ``bound / cheapest move`` steps a bound allows, an
     unbounded start as many as it took in the last stage, each at most ``max_steps``."""
-    cheapest = float(puzzle.action_costs.min()) if puzzle.uniform_cost is None else float(puzzle.uniform_cost)
-    ahead = np.where(np.isinf(bound), last, FIT_STEPS * np.floor(bound / max(cheapest, 1e-9) + 1e-6))
+    cheapest = float(puzzle.action_costs.min())  # positive: every move costs something
+    ahead = np.where(np.isinf(bound), last, FIT_STEPS * np.floor(bound / cheapest + 1e-6))
     if max_steps is not None:
         ahead = np.minimum(ahead, max_steps)
     return float(ahead.sum())
