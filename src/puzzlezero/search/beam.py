@@ -33,6 +33,14 @@ Costs: with unequal action costs (``puzzle.uniform_cost is None``) step 5 ranks 
 the step; with equal costs every child of a step has the same ``g`` and the rules above are
 unchanged. ``SearchResult.cost`` is the solution's cost.
 
+**The goal's ball** (``ball``, :mod:`puzzlezero.search.goal_ball`): the states within ``r`` moves
+of the goal, each with its exact distance. In step 3 a child inside it gives a solution at once, its
+path cost plus its distance, down the ball; the cheapest of an instance's step is kept, and the
+instance ends after that step, since a child outside the ball is more than ``r`` moves from the
+goal. The beam's choices up to that step are the same as without the ball, so its solution is never
+longer, and it ends up to ``r`` steps sooner. A start inside the ball is solved at once, optimally.
+An instance stopped by a limit keeps a solution found down the ball.
+
 **Q-beam** (:func:`qbeam`): with a network that has a Q head (the cost-to-go after each action,
 its cost included; :mod:`puzzlezero.search.qstar`) step 4 becomes ONE call of the Q function on
 the beam states being expanded, before their children exist, and a child ``A(s, a)`` is ranked by
@@ -60,8 +68,12 @@ from collections.abc import Callable
 import numpy as np
 
 from puzzlezero.budget import SearchSettings, guises, state_bytes, widest
+from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search import clock
+from puzzlezero.search.goal_ball import GoalBall, walk_home
+from puzzlezero.search.goal_ball import check_puzzle as check_ball_puzzle
+from puzzlezero.search.goal_ball import memory_estimate as ball_bytes
 from puzzlezero.search.result import SearchResult, SearchStats, as_batch, check_positive, evaluate, evaluate_q
 
 __all__ = ["beam", "memory_estimate", "pbeam", "qbeam"]
@@ -101,6 +113,7 @@ def beam(
     is_goal: str | GoalTest | None = None,
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
+    ball: GoalBall | None = None,
 ) -> list[SearchResult]:
     """Beam search from every state of ``starts[B, *state_shape]`` (or one state) to a goal.
 
@@ -123,12 +136,15 @@ def beam(
         deadline: when the search must stop, a reading of :func:`.clock.now` (``None``: none), for
             a caller whose own time limit this search shares; with ``time_limit`` too, the earlier
             one ends it. Status ``"time limit"``.
+        ball: the states near the goal (:mod:`puzzlezero.search.goal_ball`; ``None``: none): a
+            child inside it ends its instance's search once no later step can reach the goal
+            more cheaply than down the ball from it (see the module's "The goal's ball").
 
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
     limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
-    return _checked(puzzle, starts, heuristic, limits, mode="value").run()
+    return _checked(puzzle, starts, heuristic, limits, mode="value", ball=ball).run()
 
 
 def qbeam(
@@ -144,12 +160,13 @@ def qbeam(
     is_goal: str | GoalTest | None = None,
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
+    ball: GoalBall | None = None,
 ) -> list[SearchResult]:
     """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
     arguments and the results are those of :func:`beam`."""
     limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
-    return _checked(puzzle, starts, q_function, limits, mode="q").run()
+    return _checked(puzzle, starts, q_function, limits, mode="q", ball=ball).run()
 
 
 def pbeam(
@@ -165,13 +182,14 @@ def pbeam(
     is_goal: str | GoalTest | None = None,
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
+    ball: GoalBall | None = None,
 ) -> list[SearchResult]:
     """Beam search that keeps the ``beam_width`` most probable paths under a policy
     ``states[M, *state_shape] -> float32[M, A]`` (move probabilities), called once on the beam
     states expanded in a step (see the module's "Policy beam"); the other arguments and the
     results are those of :func:`beam`."""
     limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
-    return _checked(puzzle, starts, policy, limits, mode="policy").run()
+    return _checked(puzzle, starts, policy, limits, mode="policy", ball=ball).run()
 
 
 #: bytes a child takes in a step beyond three copies of its state (the children, those kept, the
@@ -198,7 +216,8 @@ def memory_estimate(puzzle: Puzzle, options: SearchSettings, instances: int = 1)
         steps = min(steps, max(1, (options.max_nodes - 1) // (a * width)))
     step = b * width * a * (3 * s + CHILD_BYTES)
     kept = b * width * steps * KEPT_BYTES
-    return step + kept
+    ball = int(options.option("goal_ball") or 0)
+    return step + kept + (ball_bytes(puzzle, ball) if ball else 0)
 
 
 def max_nodes_within(puzzle: Puzzle, options: SearchSettings, nbytes: int, instances: int = 1) -> int:
@@ -232,6 +251,7 @@ def _checked(
     limits: _Limits,
     *,
     mode: str,
+    ball: GoalBall | None = None,
 ) -> _Beam:
     """The search of :func:`beam`'s (``mode="value"``), :func:`qbeam`'s (``"q"``) or
     :func:`pbeam`'s (``"policy"``) arguments, checked (bad values raise :class:`PuzzleError`);
@@ -259,7 +279,18 @@ def _checked(
         bound,
         mode=mode,
         deadline=deadline,
+        ball=_checked_ball(puzzle, ball),
     )
+
+
+def _checked_ball(puzzle: Puzzle, ball: GoalBall | None) -> GoalBall | None:
+    """``ball`` where it applies: a ball of this puzzle, whose moves all cost the same."""
+    if ball is None:
+        return None
+    if ball.puzzle != puzzle.name:
+        raise PuzzleError(f"a ball around {ball.puzzle}'s goal cannot guide a search of {puzzle.name}")
+    check_ball_puzzle(puzzle)
+    return ball
 
 
 def _mix(hashes: np.ndarray, inst: np.ndarray) -> np.ndarray:
@@ -286,8 +317,10 @@ class _Beam:
         *,
         mode: str = "value",
         deadline: float | None = None,
+        ball: GoalBall | None = None,
     ) -> None:
         self.p, self.heuristic, self.stats, self.is_goal = puzzle, heuristic, stats, is_goal
+        self.ball = ball
         self.mode, self.max_cost = mode, max_cost
         self.W, self.max_steps, self.max_nodes = beam_width, max_steps, max_nodes
         self.t0 = clock.now()
@@ -308,12 +341,23 @@ class _Beam:
         self.parents: list[np.ndarray] = [np.full(b, -1, np.int64)]  # per step: index in previous beam
         self.actions: list[np.ndarray] = [np.full(b, -1, np.int16)]  # per step: action from the parent
         self.visited = np.sort(_mix(puzzle.hash64(starts), self.beam_inst))
+        # the cheapest solution down the goal's ball found so far, per instance
+        self.ball_cost = np.full(b, np.inf)
+        self.ball_path: list[tuple[int, ...] | None] = [None] * b
         stats.nodes_generated += b
         with stats.timer("goal_test"):
             for i in np.flatnonzero(is_goal(starts)):
                 self._finish(int(i), "solved")
+        if ball is not None:  # a start inside the ball: its depth is its distance, the optimum
+            zero = np.zeros(b)
+            self._meet(starts, np.arange(b), np.full(b, -1), np.full(b, -1), zero, step=0)
+            for i in np.flatnonzero(self._active() & np.isfinite(self.ball_cost)):
+                self.solution[int(i)] = self.ball_path[int(i)]  # type: ignore[assignment]
+                self._finish(int(i), "solved")
 
     def _finish(self, i: int, status: str) -> None:
+        if status != "solved" and self.ball_path[i] is not None:  # a limit: the ball's solution
+            status, self.solution[i] = "solved", self.ball_path[i]  # type: ignore[assignment]
         self.status[i] = status
         self.seconds[i] = clock.now() - self.t0
 
@@ -351,6 +395,9 @@ class _Beam:
                     c_h = out - self.action_costs[c_action]
                 else:  # the path's -log probability
                     c_h = self.score[c_parent] - np.log(np.maximum(out.astype(np.float64), _MIN_PROB))
+            if self.ball is not None:
+                with st.timer("goal_test"):
+                    self._meet(children, c_inst, c_parent, c_action, c_g, step=step, hashes=c_hash)
             with st.timer("goal_test"):
                 goal = self.is_goal(children) if children.shape[0] else np.zeros(0, bool)
             if goal.any():
@@ -368,6 +415,8 @@ class _Beam:
             else:
                 h = np.zeros(0, np.float32)
             self._select(children, c_inst, c_parent, c_action, c_hash, c_g, h)
+            if self.ball is not None:
+                self._finish_met()
         for i in np.flatnonzero(self._active()):
             self._finish(int(i), "step limit")
         st.total += clock.now() - self.t0
@@ -423,9 +472,61 @@ class _Beam:
         where = where[np.lexsort((c_g[where], c_inst[where]))]  # stable: beam order among equals
         solved, first = np.unique(c_inst[where], return_index=True)
         for i, k in zip(solved, where[first], strict=True):
-            self.solution[int(i)] = self._path(step, int(c_parent[k]), int(c_action[k]))
+            if self.ball_cost[i] < c_g[k]:  # the ball's solution is cheaper
+                self.solution[int(i)] = self.ball_path[int(i)]  # type: ignore[assignment]
+            else:
+                self.solution[int(i)] = self._path(step, int(c_parent[k]), int(c_action[k]))
             self._finish(int(i), "solved")
         return solved
+
+    def _meet(
+        self,
+        children: np.ndarray,
+        c_inst: np.ndarray,
+        c_parent: np.ndarray,
+        c_action: np.ndarray,
+        c_g: np.ndarray,
+        *,
+        step: int,
+        hashes: np.ndarray | None = None,
+    ) -> None:
+        """Children inside the goal's ball: per instance the cheapest ``g + depth`` (within the
+        bound), kept where cheaper than the instance's solution down the ball so far."""
+        assert self.ball is not None
+        if not children.shape[0]:
+            return
+        depth = self.ball.depth_of(self.p.hash64(children) if hashes is None else hashes)
+        inside = np.flatnonzero(depth > 0)  # depth 0: a goal, which the goal test takes
+        if not inside.size:
+            return
+        cost = c_g[inside] + depth[inside] * float(self.p.uniform_cost or 1.0)
+        if self.max_cost is not None:
+            ok = cost <= self.max_cost[c_inst[inside]]
+            inside, cost = inside[ok], cost[ok]
+        order = np.lexsort((cost, c_inst[inside]))  # per instance, cheapest first (beam order)
+        inside, cost = inside[order], cost[order]
+        insts, first = np.unique(c_inst[inside], return_index=True)
+        for i, k, c in zip(insts, inside[first], cost[first], strict=True):
+            i = int(i)
+            if self.status[i] is not None or c >= self.ball_cost[i]:
+                continue
+            home = walk_home(self.p, self.ball, children[k])
+            if home is None:  # a hash collision: no way down from this child
+                continue
+            head = () if step == 0 else self._path(step, int(c_parent[k]), int(c_action[k]))
+            self.ball_cost[i], self.ball_path[i] = float(c), head + home
+
+    def _finish_met(self) -> None:
+        """Finish every instance whose solution down the ball no later step can beat. The ball's
+        depths are exact distances, so a beam state outside it is more than its radius from the
+        goal: the first step whose children touch the ball ends the instance."""
+        assert self.ball is not None
+        step_cost = float(self.p.uniform_cost or 1.0)
+        beyond = np.full(len(self.status), np.inf)
+        np.minimum.at(beyond, self.beam_inst, self.g + (self.ball.radius + 1) * step_cost)
+        for i in np.flatnonzero(self._active() & (self.ball_cost <= beyond)):
+            self.solution[int(i)] = self.ball_path[int(i)]  # type: ignore[assignment]
+            self._finish(int(i), "solved")
 
     def _path(self, step: int, parent: int, action: int) -> tuple[int, ...]:
         """Actions from the start to a child (``action`` from ``parent`` of the beam of ``step - 1``)."""

@@ -55,6 +55,7 @@ class OptionSpec:
 def _option_table() -> dict[str, OptionSpec]:
     # NumPy only (the network runtime's names without onnxruntime): the defaults live with the algorithms
     from puzzlezero.nn.runtime import PRECISIONS
+    from puzzlezero.search.goal_ball import MAX_STATES
     from puzzlezero.search.mcts import LEAVES, MAX_VALUE, VIRTUAL_LOSS, C
     from puzzlezero.search.wcd import DEPTH, MAX_DEPTH, MU
 
@@ -90,6 +91,16 @@ def _option_table() -> dict[str, OptionSpec]:
             "instances of one search (beam search, one BWAS or Q* setting; images made from the "
             "state alone); 0: the state alone",
             low=0,
+        ),
+        "goal_ball": OptionSpec(
+            0,
+            int,
+            "beam searches: the states within as many moves of the goal as this many states hold, "
+            "found breadth first once (kept for the next solve of the puzzle); a beam that generates "
+            "one of them ends there, down the ball's shortest way (puzzles whose moves all have an "
+            "inverse and cost the same); 0: no ball",
+            low=0,
+            high=MAX_STATES,
         ),
         "precision": OptionSpec(
             "auto",

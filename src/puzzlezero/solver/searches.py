@@ -190,6 +190,10 @@ def _run_beam(
     on_solution: SolutionHook | None = None,
 ) -> Results:
     deadline = _deadline(o, deadline)
+    if o.option("goal_ball"):
+        from puzzlezero.search.goal_ball import cached_goal_ball
+
+        fn = partial(fn, ball=cached_goal_ball(puzzle, o.option("goal_ball"), deadline=deadline))
     if isinstance(o.beam_width, int):
         return _imaged(fn, puzzle, states, h, o, deadline, beam_width=o.beam_width, max_steps=o.max_steps)
     from puzzlezero.search.anytime import anytime_beam
@@ -557,7 +561,7 @@ def _register_builtins() -> None:
                 goals=True,
                 memory=beam_memory,
                 memory_lower="--beam-width",
-                options=() if kind == "policy" else images,
+                options=("goal_ball",) if kind == "policy" else (*images, "goal_ball"),
                 **extra,
             ),
         )
