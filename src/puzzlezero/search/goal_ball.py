@@ -23,21 +23,24 @@ states as solved too (wildcards), its depths are upper bounds and its solutions 
 solution through that state is then not taken.
 
 **Bounds.** The ball is grown a whole layer at a time and stops before the layer that would take it
-past ``max_states`` (its :attr:`GoalBall.radius` is the last whole layer), or at the ``deadline``;
-it takes 9 bytes a state (hash and depth) once grown, and while it grows at most the states of one
-layer and the children of one batch besides (:func:`memory_estimate`). A solver keeps the last
-ball it grew for each puzzle (:func:`cached_goal_ball`), so a bench grows it once.
+past ``max_states`` (its :attr:`GoalBall.radius` is the last whole layer; a layer whose new states,
+counted batch by batch before the repeats between batches are dropped, pass twice the room left is
+not finished either), or at the ``deadline``;
+it takes 9 bytes a state (hash and depth) once grown, and while it grows the states of the layer
+it grows from and of the one it makes (three times ``max_states`` at most) and the children of one
+batch besides (:func:`memory_estimate`). A process keeps the last two balls it grew
+(:func:`cached_goal_ball`), so a bench grows its puzzle's once.
 
 >>> from puzzlezero import make
 >>> p = make("puzzle8")
 >>> ball = goal_ball(p, 1_000)
->>> ball.radius, len(ball)
-(11, 807)
->>> start = p.apply_moves(p.goal(), p.parse_moves("U L D"))
+>>> ball.radius, len(ball)  # every board within 10 moves of the goal
+(10, 706)
+>>> start = p.apply_moves(p.goal(), p.parse_moves("D R U"))
 >>> int(ball.depth_of(p.hash64(start[None]))[0])
 3
 >>> p.format_moves(walk_home(p, ball, start))
-['U', 'R', 'D']
+['D', 'L', 'U']
 """
 
 from __future__ import annotations
@@ -105,10 +108,11 @@ def check_puzzle(puzzle: Puzzle) -> None:
 
 def memory_estimate(puzzle: Puzzle, max_states: int) -> int:
     """Peak bytes of :func:`goal_ball`: the ball (:data:`ENTRY_BYTES` a state, twice while a layer
-    is merged in), a layer's states (at most the whole ball) and one batch's children."""
+    is merged in), the states of the layer grown from and of the one being made (three times the
+    ball at most) and one batch's children."""
     state = int(np.prod(puzzle.state_shape)) * np.dtype(puzzle.dtype).itemsize
     children = _BATCH * puzzle.num_actions * (state + 16)
-    return int(max_states) * (2 * ENTRY_BYTES + state) + children
+    return int(max_states) * (2 * ENTRY_BYTES + 3 * state) + children
 
 
 def goal_ball(puzzle: Puzzle, max_states: int, *, deadline: float | None = None) -> GoalBall:
