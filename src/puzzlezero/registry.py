@@ -460,7 +460,7 @@ _GLOBE_SHORTCUT = 16_000_000
 #: state within 5 moves of the 3x3x3's goal, 774,132, grown in about 2 s)
 _PERMUTATION_OPTIONS: dict[str, tuple[tuple[str, int], ...]] = {
     "globe_6-4": (("images", 1),),
-    "cube_3-3-3": (("goal_ball", 2_000_000),),  # 24.1 -> 23.6 moves, median 44.7 -> 34.2 s
+    "cube_3-3-3": (("goal_ball", 2_000_000),),  # ids 0-39: 23.75 -> 23.4 moves, median 44.3 -> 34.8 s
     "globe_2-6": (("goal_ball", 2_000_000),),  # within 5 moves: 443,588 states
 }
 #: the families guided by another puzzle's network (a heuristic of :mod:`puzzlezero.solver` that
