@@ -524,7 +524,7 @@ class _Beam:
         step_cost = float(self.p.uniform_cost or 1.0)
         beyond = np.full(len(self.status), np.inf)
         np.minimum.at(beyond, self.beam_inst, self.g + (self.ball.radius + 1) * step_cost)
-        for i in np.flatnonzero(self._active() & (self.ball_cost <= beyond)):
+        for i in np.flatnonzero(self._active() & np.isfinite(self.ball_cost) & (self.ball_cost <= beyond)):
             self.solution[int(i)] = self.ball_path[int(i)]  # type: ignore[assignment]
             self._finish(int(i), "solved")
 
