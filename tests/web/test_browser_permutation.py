@@ -227,6 +227,10 @@ def test_a_wreath_defined_as_data_plays_solves_and_shows_its_rings(
     # a globe: its rings as rows of labelled cells, many moves grouped by name
     page.select_option("#puzzle", "webtest-globe")
     page.wait_for_function("() => window.pz.snapshot().puzzle === 'webtest-globe'", timeout=10_000)
+    # the board is drawn after the snapshot names the puzzle: wait for its cells, then count them
+    page.wait_for_function(
+        "() => document.querySelectorAll('#board svg rect[data-position]').length > 0", timeout=10_000
+    )
     assert page.eval_on_selector_all("#moves .move-group", "gs => gs.map(g => g.dataset.group)") == ["r", "f"]
     assert page.locator("#board svg rect[data-position]").count() == 32
     assert page.errors == []
