@@ -340,7 +340,8 @@ class _Beam:
         self.action_costs = puzzle.action_costs
         self.parents: list[np.ndarray] = [np.full(b, -1, np.int64)]  # per step: index in previous beam
         self.actions: list[np.ndarray] = [np.full(b, -1, np.int16)]  # per step: action from the parent
-        self.visited = np.sort(_mix(puzzle.hash64(starts), self.beam_inst))
+        start_hashes = puzzle.hash64(starts)
+        self.visited = np.sort(_mix(start_hashes, self.beam_inst))
         # the cheapest solution down the goal's ball found so far, per instance
         self.ball_cost = np.full(b, np.inf)
         self.ball_path: list[tuple[int, ...] | None] = [None] * b
@@ -349,11 +350,9 @@ class _Beam:
             for i in np.flatnonzero(is_goal(starts)):
                 self._finish(int(i), "solved")
         if ball is not None:  # a start inside the ball: its depth is its distance, the optimum
-            zero = np.zeros(b)
-            self._meet(starts, np.arange(b), np.full(b, -1), np.full(b, -1), zero, step=0)
-            for i in np.flatnonzero(self._active() & np.isfinite(self.ball_cost)):
-                self.solution[int(i)] = self.ball_path[int(i)]  # type: ignore[assignment]
-                self._finish(int(i), "solved")
+            none = np.full(b, -1)
+            self._meet(starts, np.arange(b), none, none, self.g, start_hashes, step=0)
+            self._finish_met()
 
     def _finish(self, i: int, status: str) -> None:
         if status != "solved" and self.ball_path[i] is not None:  # a limit: the ball's solution
@@ -397,7 +396,7 @@ class _Beam:
                     c_h = self.score[c_parent] - np.log(np.maximum(out.astype(np.float64), _MIN_PROB))
             if self.ball is not None:
                 with st.timer("goal_test"):
-                    self._meet(children, c_inst, c_parent, c_action, c_g, step=step, hashes=c_hash)
+                    self._meet(children, c_inst, c_parent, c_action, c_g, c_hash, step=step)
             with st.timer("goal_test"):
                 goal = self.is_goal(children) if children.shape[0] else np.zeros(0, bool)
             if goal.any():
@@ -486,16 +485,16 @@ class _Beam:
         c_parent: np.ndarray,
         c_action: np.ndarray,
         c_g: np.ndarray,
+        c_hash: np.ndarray,
         *,
         step: int,
-        hashes: np.ndarray | None = None,
     ) -> None:
         """Children inside the goal's ball: per instance the cheapest ``g + depth`` (within the
         bound), kept where cheaper than the instance's solution down the ball so far."""
         assert self.ball is not None
         if not children.shape[0]:
             return
-        depth = self.ball.depth_of(self.p.hash64(children) if hashes is None else hashes)
+        depth = self.ball.depth_of(c_hash)
         inside = np.flatnonzero(depth > 0)  # depth 0: a goal, which the goal test takes
         if not inside.size:
             return

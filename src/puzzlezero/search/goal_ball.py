@@ -51,6 +51,7 @@ from threading import Lock
 
 import numpy as np
 
+from puzzlezero.budget import state_bytes
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
@@ -110,7 +111,7 @@ def memory_estimate(puzzle: Puzzle, max_states: int) -> int:
     """Peak bytes of :func:`goal_ball`: the ball (:data:`ENTRY_BYTES` a state, twice while a layer
     is merged in), the states of the layer grown from and of the one being made (three times the
     ball at most) and one batch's children."""
-    state = int(np.prod(puzzle.state_shape)) * np.dtype(puzzle.dtype).itemsize
+    state = state_bytes(puzzle)
     children = _BATCH * puzzle.num_actions * (state + 16)
     return int(max_states) * (2 * ENTRY_BYTES + 3 * state) + children
 
@@ -134,8 +135,9 @@ def goal_ball(puzzle: Puzzle, max_states: int, *, deadline: float | None = None)
             break
         layer, new = grown
         radius += 1
-        order = np.argsort(np.concatenate([hashes, new]), kind="stable")
-        hashes = np.concatenate([hashes, new])[order]
+        hashes = np.concatenate([hashes, new])
+        order = np.argsort(hashes, kind="stable")
+        hashes = hashes[order]
         depths = np.concatenate([depths, np.full(new.size, radius, np.uint8)])[order]
     return GoalBall(puzzle.name, hashes, depths, radius, int(max_states))
 
