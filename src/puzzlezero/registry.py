@@ -468,11 +468,15 @@ _PERMUTATION_OPTIONS: dict[str, tuple[tuple[str, int], ...]] = {
 _PERMUTATION_VIEWS: dict[str, tuple[str, tuple[int, ...]]] = {
     "cube_3-3-3": ("cube3-view", (1000, 20_000)),  # 20,000: about 35 s a state
 }
+#: the families solved by reduction to the 3x3x3 (puzzlezero.classic.cube_reduction), with the
+#: group solver as the fallback
+_PERMUTATION_REDUCED = frozenset({"cube_4-4-4"})
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
     _own = _PERMUTATION_SEARCH.get(_name)
     _view = _PERMUTATION_VIEWS.get(_name)
     _beam = _view[1] if _view else _PERMUTATION_BEAMS.get(_name)
+    _reduced = _name in _PERMUTATION_REDUCED
     register(
         _name,
         "puzzlezero.puzzles.permutation:family_puzzle",
@@ -485,8 +489,8 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             max_steps=1000,
             beam_width=_beam or (1000 if _own else _ROLLOUT_WIDTHS),
             # no shipped model: the group solver answers every state, rollouts shorten its answer
-            search="beam" if _beam else "bwas" if _own else "rollout",
-            fallback="group" if _own or _beam else None,
+            search="beam" if _beam else "bwas" if _own else "cube-reduction" if _reduced else "rollout",
+            fallback="group" if _own or _beam or _reduced else None,
             shortcut=_GLOBE_SHORTCUT if _beam else 0 if _own else _ROLLOUT_SHORTCUT,
             heuristic=_view[0] if _view else "learned",
             options=_PERMUTATION_OPTIONS.get(_name, ()),

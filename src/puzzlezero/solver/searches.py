@@ -624,6 +624,19 @@ def _register_builtins() -> None:
         ),
     )
     register_search(
+        "cube-reduction",
+        SearchSpec(
+            entry="puzzlezero.solver.reduced:solve_reduced",
+            run=_run_each,
+            needs_heuristic=False,
+            description="the 4x4x4 brought to a 3x3x3 (centres by breadth-first tables, edges paired by a "
+            "beam, the parity fixed), then solved by the 3x3x3's own solve (cube3's network); no model of "
+            "its own",
+            node_cap=False,
+            memory="puzzlezero.classic.cube_reduction:memory_estimate",
+        ),
+    )
+    register_search(
         "reduction",
         SearchSpec(
             entry="puzzlezero.classic.reduction:solve_reduction",

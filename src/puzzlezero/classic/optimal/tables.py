@@ -190,8 +190,8 @@ def concat_huge(arrays: list[np.ndarray]) -> np.ndarray:
 #: what ``puzzlezero pdb build --kind`` builds: the pattern databases of the puzzle's ``pdb``
 #: heuristic and optimal solver (sliding puzzles: the additive databases; cube3 and cube3htm: Korf's
 #: corner and edge databases; cube2: the exact distance table), the group table of ``--search
-#: group``, or both
-TABLE_KINDS = ("pdb", "group", "all")
+#: group``, the centres' tables of the 4x4x4's reduction (``--search cube-reduction``), or all
+TABLE_KINDS = ("pdb", "group", "reduction", "all")
 
 
 def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
@@ -232,4 +232,18 @@ def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
             lines.append(
                 f"{puzzle.name}: group table, order {table.order:,}, ready in {time.perf_counter() - t0:,.1f} s"
             )
-    return lines or [f"{puzzle.name}: no pattern database and no group table (nothing to build)"]
+    if kind in ("reduction", "all"):
+        from puzzlezero.classic.cube_reduction import build_reduction_tables
+
+        t0 = time.perf_counter()
+        try:
+            sizes = build_reduction_tables(puzzle)
+        except PuzzleError:
+            if kind == "reduction":
+                raise
+        else:
+            lines.append(
+                f"{puzzle.name}: reduction tables, {len(sizes)} of {sum(sizes):,} arrangements in all, "
+                f"ready in {time.perf_counter() - t0:,.1f} s"
+            )
+    return lines or [f"{puzzle.name}: no pattern database, group table or reduction table (nothing to build)"]

@@ -1,0 +1,951 @@
+"""Reduction of the 4x4x4 cube to a 3x3x3: the centres by tables, the edges paired by a beam, then a 3x3x3 solve.
+
+How big cubes are solved by hand and by the strongest classical programs: first the centres (each
+face's four centre stickers one colour), then the edges paired (the two wing pieces of each edge
+side by side), and what is left turns like a 3x3x3 whose centres are the 4x4x4's and whose edges
+are the pairs. The 3x3x3 is then solved by the 3x3x3's own solver, its moves turned into the
+4x4x4's (a 3x3x3 face turn is the 4x4x4's outer layer; a middle slice, its two inner slices).
+
+**Centres, three phases, each optimal** (the subgroup method of Thistlethwaite's 3x3x3 algorithm,
+here on the centres alone). Phase 1 brings the centre stickers of one axis's two colours onto that
+axis's two faces, with every move (``C(24, 8)`` = 735,471 arrangements); phase 2 those of a second
+axis onto theirs with the moves that keep the first axis's faces as they are (quarter turns about
+that axis, half turns about the others: 12,870 arrangements, times the wing parity below); phase 3
+each colour onto its own face, with the outer layers' quarter turns and the inner slices' half
+turns (``70^3`` = 343,000 arrangements). Each phase's space is grown once, breadth first from its
+goal with each move's cost (a half turn is two of the competition's moves), and a state's phase is
+solved by walking down the table: the shortest solution *of that phase* with its moves. The six
+orders of the three axes are tried and the shortest sum kept.
+
+**The wing parity.** Each wing piece shows its two colours in one order wherever it goes (a wing
+cannot be flipped in place), so the 24 wings are told apart and their permutation has a parity;
+an inner slice's quarter turn changes it, nothing else does. A reduced cube with an odd wing
+permutation has one edge pair flipped, which no 3x3x3 can have (the "OLL parity" of 4x4x4
+solvers); phase 2 makes the parity even while it moves the centres, at no cost most of the time,
+and nothing after it changes it.
+
+**Edges, a beam.** The centres solved, the edges are paired by a beam search over the 24 moves
+whose children are ranked by the unpaired edges and a lower bound of the moves the centres need to
+come back (:func:`pair_edges`); it keeps the wing parity even and ends at the first cube with every
+edge paired and every centre home. A reduced cube whose edge pairs are an odd permutation of the
+corners' parity cannot be a 3x3x3 either (the "PLL parity"): it is fixed by the one sequence that
+swaps two edge pairs and nothing else (``r2 U2 r2 Uw2 r2 Uw2`` in cubers' notation, found among
+the cube's slices by :func:`pll_parity_fix` and checked by its effect).
+
+>>> import numpy as np
+>>> from puzzlezero import make
+>>> p = make("cube_4-4-4")
+>>> start = p.scramble(np.random.default_rng(0), 1, 60)[0]
+>>> r = reduce_cube(p, start)
+>>> bool(is_reduced(CubeGeometry.of(p), p.apply_moves(start, r.actions)))
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from threading import Lock
+
+import numpy as np
+
+from puzzlezero.errors import InvalidStateError, PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
+from puzzlezero.storage import build_once, cache_dir, load_npz, save_npz
+
+__all__ = [
+    "CubeGeometry",
+    "Reduction",
+    "is_reduced",
+    "memory_estimate",
+    "pair_edges",
+    "pll_parity_fix",
+    "reduce_cube",
+    "build_reduction_tables",
+    "solve_centres",
+    "to_3x3x3",
+]
+
+#: the version of the tables' files
+TABLE_VERSION = 1
+#: the beam's width while it pairs the edges
+PAIR_BEAM = 1000
+#: the most steps the pairing beam takes
+PAIR_MAX_STEPS = 200
+
+
+# --------------------------------------------------------------------------------------------
+# the cube's pieces, read from its moves
+
+
+@dataclass(frozen=True)
+class CubeGeometry:
+    """The 4x4x4's pieces and moves as they appear in its definition: stickers face by face
+    (``16 * face + 4 * row + column``), every slice quarter turn a move."""
+
+    #: the puzzle's name
+    name: str
+    #: ``int[24]``: the centre stickers' positions, face by face
+    centres: np.ndarray
+    #: ``int[24]``: each centre position's face
+    centre_face: np.ndarray
+    #: ``int[6]``: each face's axis (0, 1, 2)
+    face_axis: np.ndarray
+    #: ``int[6]``: each face's centre label in the goal
+    face_label: np.ndarray
+    #: ``int[24, 2]``: each wing piece's two stickers (the one of the first wing orbit first)
+    wings: np.ndarray
+    #: ``int[12, 4]``: each edge's two wings' stickers as (x1, x2, y1, y2): x on one face, y on the other
+    slots: np.ndarray
+    #: ``int[8, 3]``: each corner's stickers
+    corners: np.ndarray
+    #: ``uint8[24]`` per move: its effect on the wing parity (an inner slice's quarter turn: 1)
+    wing_odd: np.ndarray
+    #: ``int[24]`` per move: its axis
+    move_axis: np.ndarray
+    #: ``bool[24]`` per move: does it turn an outer layer?
+    outer: np.ndarray
+    #: ``int[24, 24]``: each move as a permutation of the centre positions (``child = parent[perm]``)
+    centre_perms: np.ndarray
+    #: the goal's wing readings (``label(x) * L + label(y)``) -> wing number
+    wing_ids: dict[int, int] = field(repr=False)
+    #: the number of labels
+    num_labels: int = 6
+
+    @staticmethod
+    def of(puzzle: Puzzle) -> CubeGeometry:
+        """The geometry of a 4x4x4 in the competition's layout, or a :class:`PuzzleError` naming
+        what does not fit (another size, another layout, a goal whose colours repeat otherwise)."""
+        return _geometry(puzzle)
+
+
+def _geometry(puzzle: Puzzle) -> CubeGeometry:
+    key = (puzzle.name, _perms(puzzle).tobytes(), np.asarray(puzzle.goal()).tobytes())
+    with _LOCK:
+        got = _GEOMETRIES.get(key)
+    if got is None:
+        got = _build_geometry(puzzle)
+        with _LOCK:
+            _GEOMETRIES[key] = got
+    return got
+
+
+_LOCK = Lock()
+_GEOMETRIES: dict[tuple, CubeGeometry] = {}
+
+
+def _perms(puzzle: Puzzle) -> np.ndarray:
+    perms = getattr(puzzle, "perms", None)
+    if perms is None:
+        raise PuzzleError(f"the cube reduction needs a permutation puzzle; {puzzle.name} is not one")
+    return np.asarray(perms)
+
+
+def _build_geometry(puzzle: Puzzle) -> CubeGeometry:
+    perms = _perms(puzzle)
+    goal = np.asarray(puzzle.goal()).reshape(-1)
+    what = f"the cube reduction solves the 4x4x4 (96 stickers, 24 slice quarter turns); {puzzle.name}"
+    if perms.shape != (24, 96) or goal.shape != (96,):
+        raise PuzzleError(f"{what} has {perms.shape[1]} positions and {perms.shape[0]} moves")
+    ident = np.arange(96)
+    moved = perms != ident  # [move, position]
+    # pieces: the stickers moved by the same moves
+    pieces: dict[bytes, list[int]] = {}
+    for i in range(96):
+        pieces.setdefault(moved[:, i].tobytes(), []).append(i)
+    by_size: dict[int, list[list[int]]] = {}
+    for stickers in pieces.values():
+        by_size.setdefault(len(stickers), []).append(stickers)
+    if sorted((k, len(v)) for k, v in by_size.items()) != [(1, 24), (2, 24), (3, 8)]:
+        raise PuzzleError(f"{what}'s pieces are not a 4x4x4's 24 centres, 24 wings and 8 corners")
+    face = ident // 16
+    centres = np.array(sorted(s[0] for s in by_size[1]))
+    centre_face = face[centres]
+    if np.any(np.bincount(centre_face, minlength=6) != 4):
+        raise PuzzleError(f"{what}'s centres are not four on each face")
+    face_label = np.array([goal[centres[centre_face == f]][0] for f in range(6)])
+    for f in range(6):
+        if np.any(goal[face == f] != face_label[f]):
+            raise PuzzleError(
+                f"{what}'s goal is not one colour on each face (the reduction needs the six colours)"
+            )
+    if len(set(face_label.tolist())) != 6:
+        raise PuzzleError(f"{what}'s goal repeats a face's colour")
+    # the sticker orbits: a wing's two stickers lie in two different orbits
+    parent = list(range(96))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for row in perms:
+        for i in range(96):
+            a, b = find(i), find(int(row[i]))
+            if a != b:
+                parent[a] = b
+    orbit = np.array([find(i) for i in range(96)])
+    wing_stickers = [s for s in by_size[2]]
+    first_orbit = orbit[wing_stickers[0][0]]
+    wings = np.array([s if orbit[s[0]] == first_orbit else s[::-1] for s in wing_stickers])
+    if np.any(orbit[wings[:, 0]] == orbit[wings[:, 1]]) or len(set(orbit[wings[:, 0]].tolist())) != 1:
+        raise PuzzleError(f"{what}'s wings can be flipped in place: not a 4x4x4")
+    order = np.lexsort((wings[:, 1], wings[:, 0]))
+    wings = wings[order]
+    labels = int(goal.max()) + 1
+    readings = goal[wings[:, 0]] * labels + goal[wings[:, 1]]
+    if len(set(readings.tolist())) != 24:
+        raise PuzzleError(f"{what}'s wings are not told apart by their colours")
+    wing_ids = {int(r): i for i, r in enumerate(readings)}
+    # edges: the two wings between the same two faces
+    by_faces: dict[tuple[int, int], list[int]] = {}
+    for w, (a, b) in enumerate(wings):
+        by_faces.setdefault(tuple(sorted((int(face[a]), int(face[b])))), []).append(w)
+    slots = []
+    for (fx, _fy), ws in sorted(by_faces.items()):
+        if len(ws) != 2:
+            raise PuzzleError(f"{what}'s edges are not two wings each")
+        x = [int(a) if face[a] == fx else int(b) for a, b in (wings[w] for w in ws)]
+        y = [int(b) if face[a] == fx else int(a) for a, b in (wings[w] for w in ws)]
+        slots.append((x[0], x[1], y[0], y[1]))
+    corners = np.array(sorted(by_size[3]))
+    # moves: the centre positions' permutation, the axis, outer or inner
+    index = np.full(96, -1)
+    index[centres] = np.arange(24)
+    centre_perms = index[perms[:, centres]]
+    if np.any(centre_perms < 0):
+        raise PuzzleError(f"{what}'s moves take centres to other pieces")
+    outer = moved[:, corners.reshape(-1)].any(axis=1)
+    # an outer move turns one face's centres among themselves; an inner one, four faces'
+    turned_faces = [set(centre_face[centre_perms[a] != np.arange(24)].tolist()) for a in range(24)]
+    face_axis = np.full(6, -1)
+    move_axis = np.full(24, -1)
+    axes: list[frozenset[int]] = []
+    for a in range(24):
+        if not outer[a]:
+            faces_not = frozenset(range(6)) - frozenset(turned_faces[a])
+            if len(faces_not) != 2:
+                raise PuzzleError(f"{what}'s inner slices do not turn four faces' centres")
+            if faces_not not in axes:
+                axes.append(faces_not)
+            move_axis[a] = axes.index(faces_not)
+    if len(axes) != 3:
+        raise PuzzleError(f"{what}'s slices are not about three axes")
+    for k, pair in enumerate(axes):
+        for f in pair:
+            face_axis[f] = k
+    for a in range(24):
+        if outer[a]:
+            (f,) = turned_faces[a] if len(turned_faces[a]) == 1 else (None,)
+            if f is None:
+                raise PuzzleError(f"{what}'s outer moves do not turn one face")
+            move_axis[a] = face_axis[f]
+    wing_odd = np.array(
+        [_parity(_wing_perm(wings, perms[a], wing_ids, goal, labels)) for a in range(24)], dtype=np.uint8
+    )
+    return CubeGeometry(
+        name=puzzle.name,
+        centres=centres,
+        centre_face=centre_face,
+        face_axis=face_axis,
+        face_label=face_label,
+        wings=wings,
+        slots=np.array(slots),
+        corners=corners,
+        wing_odd=wing_odd,
+        move_axis=move_axis,
+        outer=outer,
+        centre_perms=centre_perms,
+        wing_ids=wing_ids,
+        num_labels=labels,
+    )
+
+
+def _wing_perm(
+    wings: np.ndarray, perm: np.ndarray, wing_ids: dict[int, int], goal: np.ndarray, labels: int
+) -> np.ndarray:
+    state = goal[perm]
+    return wing_permutation(state, wings, wing_ids, labels)
+
+
+def wing_permutation(
+    state: np.ndarray, wings: np.ndarray, wing_ids: dict[int, int], labels: int
+) -> np.ndarray:
+    """Which wing stands at each wing position (``int[24]``), read from the colours."""
+    readings = state[wings[:, 0]].astype(np.int64) * labels + state[wings[:, 1]]
+    try:
+        return np.array([wing_ids[int(r)] for r in readings])
+    except KeyError as e:
+        raise InvalidStateError("this 4x4x4 state shows a wing whose colours no wing has") from e
+
+
+def _parity(perm: np.ndarray) -> int:
+    seen = np.zeros(len(perm), bool)
+    swaps = 0
+    for i in range(len(perm)):
+        j, n = i, 0
+        while not seen[j]:
+            seen[j] = True
+            j = int(perm[j])
+            n += 1
+        swaps += max(n - 1, 0)
+    return swaps & 1
+
+
+# --------------------------------------------------------------------------------------------
+# the centres: three phases, each a table grown breadth first from its goal
+
+
+@dataclass(frozen=True)
+class Macro:
+    """A phase's move: one move, or a move turned twice (a half turn, two of the competition's moves)."""
+
+    actions: tuple[int, ...]
+    #: ``int[24]``: its permutation of the centre positions
+    centre_perm: np.ndarray
+    #: its effect on the wing parity
+    odd: int
+
+    @property
+    def cost(self) -> int:
+        return len(self.actions)
+
+
+@dataclass(frozen=True)
+class PhaseTable:
+    """Every arrangement of a phase's classes of centre stickers (and the wing parity, where it
+    counts) that the phase's moves reach from its goal, with its distance."""
+
+    #: ``uint64[M]``, sorted: the arrangements' keys (:meth:`keys`)
+    keys_sorted: np.ndarray
+    #: ``uint8[M]``: their distances from the phase's goal
+    depths: np.ndarray
+    #: the phase's moves
+    macros: tuple[Macro, ...]
+    #: ``int[labels]``: each label's class
+    classes: np.ndarray
+    #: does the key hold the wing parity?
+    parity: bool
+
+    def __len__(self) -> int:
+        return len(self.keys_sorted)
+
+    def keys(self, centre_labels: np.ndarray, parity: np.ndarray | None = None) -> np.ndarray:
+        """The keys of ``centre_labels`` (``[k, 24]`` labels of the centre positions)."""
+        return _pack(self.classes[centre_labels], parity if self.parity else None)
+
+    def depth_of(self, keys: np.ndarray) -> np.ndarray:
+        """Each key's distance, -1 where the phase's moves cannot reach its goal from it."""
+        at = np.minimum(np.searchsorted(self.keys_sorted, keys), len(self.keys_sorted) - 1)
+        return np.where(self.keys_sorted[at] == keys, self.depths[at].astype(np.int64), -1)
+
+
+def _pack(classes: np.ndarray, parity: np.ndarray | None) -> np.ndarray:
+    shifts = np.arange(classes.shape[-1], dtype=np.uint64) * np.uint64(2)
+    keys = (classes.astype(np.uint64) << shifts).sum(axis=-1, dtype=np.uint64)
+    if parity is not None:
+        keys |= parity.astype(np.uint64) << np.uint64(60)
+    return keys
+
+
+def _grow(goal_classes: np.ndarray, macros: Sequence[Macro], parity: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Breadth first from the goal, each macro costing its length: the sorted keys and depths."""
+    perms = [(m.cost, m.centre_perm, m.odd) for m in macros]
+    longest = max(c for c, _, _ in perms)
+    layers: dict[int, tuple[np.ndarray, np.ndarray]] = {
+        0: (goal_classes[None].astype(np.uint8), np.zeros(1, np.uint8))
+    }
+    seen = _pack(goal_classes[None], np.zeros(1, np.uint8) if parity else None)
+    all_keys, all_depths = [seen], [np.zeros(1, np.uint8)]
+    d = 0
+    while any(d - k in layers for k in range(longest)):
+        d += 1
+        kids, kid_par = [], []
+        for cost, perm, odd in perms:
+            src = layers.get(d - cost)
+            if src is None:
+                continue
+            kids.append(src[0][:, perm])
+            kid_par.append(src[1] ^ np.uint8(odd) if parity else src[1])
+        layers.pop(d - longest, None)
+        if not kids:
+            continue
+        states, par = np.concatenate(kids), np.concatenate(kid_par)
+        keys = _pack(states, par if parity else None)
+        keys, first = np.unique(keys, return_index=True)
+        at = np.minimum(np.searchsorted(seen, keys), len(seen) - 1)
+        new = seen[at] != keys
+        if not new.any():
+            continue
+        keys, first = keys[new], first[new]
+        layers[d] = (states[first], par[first])
+        seen = np.union1d(seen, keys)
+        all_keys.append(keys)
+        all_depths.append(np.full(len(keys), d, np.uint8))
+    keys = np.concatenate(all_keys)
+    depths = np.concatenate(all_depths)
+    order = np.argsort(keys)
+    return keys[order], depths[order]
+
+
+def _macro_pool(puzzle: Puzzle, geo: CubeGeometry) -> list[Macro]:
+    """Every single move, and every move turned twice (once for a move and its inverse)."""
+    perms = _perms(puzzle)
+    inverse = np.asarray(puzzle.inverse_action)
+    pool = [Macro((a,), geo.centre_perms[a], int(geo.wing_odd[a])) for a in range(24)]
+    for a in range(24):
+        if inverse[a] < a:
+            continue
+        cp = geo.centre_perms[a][geo.centre_perms[a]]
+        if np.array_equal(perms[a][perms[a]], np.arange(96)):
+            continue
+        pool.append(Macro((a, a), cp, 0))
+    return pool
+
+
+def _keeps(m: Macro, cells: np.ndarray) -> bool:
+    """Does the macro keep the set of centre positions ``cells`` (bool[24]) as a set?"""
+    return bool(np.array_equal(cells[m.centre_perm], cells))
+
+
+@dataclass(frozen=True)
+class CentrePhases:
+    """The three tables of one order of the axes."""
+
+    axes: tuple[int, int, int]
+    tables: tuple[PhaseTable, PhaseTable, PhaseTable]
+
+
+def _label_face(geo: CubeGeometry) -> np.ndarray:
+    out = np.zeros(geo.num_labels, np.int64)
+    out[geo.face_label] = np.arange(6)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _phase1(puzzle: Puzzle, axis: int) -> PhaseTable:
+    geo = _geometry(puzzle)
+    label_axis = geo.face_axis[_label_face(geo)]
+    classes = (label_axis == axis).astype(np.uint8)
+    macros = tuple(m for m in _macro_pool(puzzle, geo) if m.cost == 1)
+    return _cached(puzzle, f"phase1-axis{axis}", classes, macros, parity=False)
+
+
+@lru_cache(maxsize=8)
+def _phase2(puzzle: Puzzle, first: int, second: int) -> PhaseTable:
+    geo = _geometry(puzzle)
+    label_axis = geo.face_axis[_label_face(geo)]
+    classes = np.where(label_axis == first, 1, np.where(label_axis == second, 2, 0)).astype(np.uint8)
+    on_first = geo.face_axis[geo.centre_face] == first
+    macros = tuple(m for m in _macro_pool(puzzle, geo) if _keeps(m, on_first))
+    return _cached(puzzle, f"phase2-axes{first}{second}", classes, macros, parity=True)
+
+
+@lru_cache(maxsize=2)
+def _phase3(puzzle: Puzzle) -> PhaseTable:
+    geo = _geometry(puzzle)
+    label_face = _label_face(geo)
+    axis_faces = [np.flatnonzero(geo.face_axis == k) for k in range(3)]
+    low = np.array(
+        [
+            int(label_face[lab] == axis_faces[geo.face_axis[label_face[lab]]][0])
+            for lab in range(geo.num_labels)
+        ]
+    )
+    classes = low.astype(np.uint8)
+    cell_axis = geo.face_axis[geo.centre_face]
+    macros = tuple(m for m in _macro_pool(puzzle, geo) if all(_keeps(m, cell_axis == k) for k in range(3)))
+    return _cached(puzzle, "phase3", classes, macros, parity=False)
+
+
+def _cached(
+    puzzle: Puzzle, phase: str, classes: np.ndarray, macros: tuple[Macro, ...], *, parity: bool
+) -> PhaseTable:
+    """A phase's table from ``cache_dir("cube-reduction")``, else grown and saved (atomically, under
+    its lock; where builds are forbidden, :class:`MissingTableError` names the command that builds
+    it). The cube's moves and goal, the phase and the version key the file."""
+    geo = _geometry(puzzle)
+    digest = hashlib.sha256(np.ascontiguousarray(_perms(puzzle), dtype=np.int64).tobytes())
+    digest.update(np.asarray(puzzle.goal(), dtype=np.int64).tobytes())
+    digest.update(f"{phase} {TABLE_VERSION}".encode())
+    key = digest.hexdigest()[:16]
+    path = cache_dir("cube-reduction") / f"{puzzle.name}-{phase}-{key}.npz"
+    meta = {"kind": "cube reduction table", "version": TABLE_VERSION, "key": key}
+
+    def load() -> PhaseTable:
+        arrays = load_npz(path, meta)
+        return PhaseTable(arrays["keys"], arrays["depths"], macros, classes, parity)
+
+    def build() -> PhaseTable:
+        keys, depths = _grow(classes[geo.face_label[geo.centre_face]], macros, parity=parity)
+        save_npz(path, meta, keys=keys, depths=depths)
+        return PhaseTable(keys, depths, macros, classes, parity)
+
+    return build_once(
+        path,
+        load,
+        build,
+        what=f"the reduction table {phase} of {puzzle.name}",
+        command=f"puzzlezero pdb build {puzzle.name} --kind reduction",
+    )
+
+
+def build_reduction_tables(puzzle: Puzzle) -> list[int]:
+    """Every table of the centres' phases (the six orders of the axes), built or loaded: their sizes."""
+    sizes = [len(_phase1(puzzle, a)) for a in range(3)]
+    sizes += [len(_phase2(puzzle, a, b)) for a, b in itertools.permutations(range(3), 2)]
+    sizes.append(len(_phase3(puzzle)))
+    return sizes
+
+
+def _descend(table: PhaseTable, centre_labels: np.ndarray, parity: int, what: str) -> tuple[list[int], int]:
+    """The phase's shortest solution from these centres: its moves and the parity after them."""
+    perms = np.stack([m.centre_perm for m in table.macros])
+    costs = np.array([m.cost for m in table.macros])
+    odds = np.array([m.odd for m in table.macros], np.uint8)
+    labels = centre_labels.copy()
+    par = np.uint8(parity)
+    d = int(table.depth_of(table.keys(labels[None], np.array([par])))[0])
+    if d < 0:
+        raise InvalidStateError(
+            f"this 4x4x4 state's centres cannot be brought to {what} by the phase's moves"
+        )
+    actions: list[int] = []
+    while d > 0:
+        kids = labels[perms]
+        kid_par = par ^ odds
+        depth = table.depth_of(table.keys(kids, kid_par))
+        ok = np.flatnonzero(depth == d - costs)
+        if len(ok) == 0:  # pragma: no cover - a table is consistent by construction
+            raise InvalidStateError(f"the table of {what} has no way down")
+        k = int(ok[0])
+        actions.extend(table.macros[k].actions)
+        labels, par, d = kids[k], kid_par[k], d - int(costs[k])
+    return actions, int(par)
+
+
+def solve_centres(puzzle: Puzzle, state: np.ndarray) -> list[int]:
+    """The centres home (each face its colour) with an even wing parity: the shortest of the six
+    orders of the axes, each phase's solution optimal for its phase."""
+    geo = _geometry(puzzle)
+    start = np.asarray(state).reshape(-1)
+    parity = _parity(wing_permutation(start, geo.wings, geo.wing_ids, geo.num_labels))
+    best: list[int] | None = None
+    for a, b, _c in itertools.permutations(range(3)):
+        labels, par = start[geo.centres], parity
+        actions: list[int] = []
+        for table, what in (
+            (_phase1(puzzle, a), "their axis"),
+            (_phase2(puzzle, a, b), "their axes"),
+            (_phase3(puzzle), "their faces"),
+        ):
+            moves, par = _descend(table, labels, par, what)
+            labels = labels[_compose_centres(geo, moves)]
+            actions.extend(moves)
+        if best is None or len(actions) < len(best):
+            best = actions
+    assert best is not None
+    return best
+
+
+def _compose_centres(geo: CubeGeometry, actions: Sequence[int]) -> np.ndarray:
+    perm = np.arange(24)
+    for a in actions:
+        perm = perm[geo.centre_perms[a]]
+    return perm
+
+
+# --------------------------------------------------------------------------------------------
+# the edges: a beam that pairs them and brings the centres back
+
+
+def paired(geo: CubeGeometry, states: np.ndarray) -> np.ndarray:
+    """``bool[k, 12]``: is each edge's pair of wings one edge's, side by side?"""
+    s = states.reshape(len(states), -1)
+    x1, x2, y1, y2 = (geo.slots[:, i] for i in range(4))
+    return (s[:, x1] == s[:, x2]) & (s[:, y1] == s[:, y2])
+
+
+def centres_home(geo: CubeGeometry, states: np.ndarray) -> np.ndarray:
+    """``int[k]``: how many centre stickers are not on their face."""
+    s = states.reshape(len(states), -1)
+    return (s[:, geo.centres] != geo.face_label[geo.centre_face]).sum(axis=1)
+
+
+def _centre_bound(puzzle: Puzzle, geo: CubeGeometry, states: np.ndarray) -> np.ndarray:
+    """A lower bound of the moves that bring every centre home: the phase-1 distances of the three
+    axes (exact for each axis's two colours, every move allowed), and a quarter turn moving at most
+    eight centre stickers."""
+    s = states.reshape(len(states), -1)
+    labels = s[:, geo.centres]
+    bound = -(-centres_home(geo, states) // 8)
+    for axis in range(3):
+        t = _phase1(puzzle, axis)
+        bound = np.maximum(bound, t.depth_of(t.keys(labels)))
+    return bound
+
+
+@dataclass(frozen=True)
+class PairMoves:
+    """The pairing beam's moves: the outer layers' quarter turns, and every ``s X s'`` that brings
+    the centres back (``s`` an inner slice's quarter turn, or an outer layer's with an inner slice
+    of its axis; ``X`` one to three outer turns), one of each effect."""
+
+    #: each move's actions
+    actions: tuple[tuple[int, ...], ...]
+    #: ``int[M, 96]``: each move's permutation of the stickers
+    perms: np.ndarray
+    #: ``int[M]``: each move's cost
+    costs: np.ndarray
+
+
+@lru_cache(maxsize=2)
+def pair_moves(puzzle: Puzzle, reach: int = 3) -> PairMoves:
+    """The :class:`PairMoves` of this cube (``X`` of at most ``reach`` outer turns)."""
+    geo = _geometry(puzzle)
+    perms = _perms(puzzle)
+    inverse = np.asarray(puzzle.inverse_action)
+    outer = [int(a) for a in np.flatnonzero(geo.outer)]
+    inner = [int(a) for a in np.flatnonzero(~geo.outer)]
+    slices: list[tuple[int, ...]] = [(a,) for a in inner]
+    for a in outer:
+        for b in inner:
+            if geo.move_axis[a] == geo.move_axis[b]:
+                slices.append((a, b))
+    xs: list[tuple[int, ...]] = [()]
+    frontier: list[tuple[int, ...]] = [()]
+    for _ in range(reach):
+        frontier = [(*x, a) for x in frontier for a in outer if not x or a != inverse[x[-1]]]
+        xs.extend(frontier)
+    goal_home = geo.face_label[geo.centre_face]
+    ident = np.arange(96)
+
+    def effect(seq: Sequence[int]) -> np.ndarray:
+        perm = ident
+        for a in seq:
+            perm = perm[perms[a]]
+        return perm
+
+    chosen: dict[bytes, tuple[int, ...]] = {}
+    for a in outer:
+        chosen.setdefault(perms[a].tobytes(), (a,))
+    outer_effects = {effect(x).tobytes() for x in xs}
+    for s in slices:
+        undo = tuple(int(inverse[a]) for a in reversed(s))
+        for x in xs[1:]:
+            seq = (*s, *x, *undo)
+            perm = effect(seq)
+            if not np.array_equal(goal_home[_index_centres(geo, perm)], goal_home):
+                continue
+            key = perm.tobytes()
+            if key in outer_effects:
+                continue
+            if key not in chosen or len(seq) < len(chosen[key]):
+                chosen[key] = seq
+    actions = tuple(chosen.values())
+    return PairMoves(actions, np.stack([effect(a) for a in actions]), np.array([len(a) for a in actions]))
+
+
+@lru_cache(maxsize=2)
+def finish_moves(puzzle: Puzzle, reach: int = 5) -> PairMoves:
+    """The last edges' moves: ``s X s'`` for an inner slice's quarter turn ``s`` and every ``X`` of
+    four to ``reach`` outer turns that turns each face ``s`` disturbs back to where it was (so the
+    centres come back), one of each effect. The last two edges need such longer ``X`` (cubers'
+    ``Uw' R U R' F R' F' R Uw`` is one)."""
+    geo = _geometry(puzzle)
+    perms = _perms(puzzle)
+    inverse = np.asarray(puzzle.inverse_action)
+    outer = np.flatnonzero(geo.outer)
+    inner = np.flatnonzero(~geo.outer)
+    face_of = np.full(24, -1)
+    turn = np.zeros(24, np.int64)
+    for a in outer:
+        face_of[a] = int(geo.centre_face[geo.centre_perms[a] != np.arange(24)][0])
+        turn[a] = 1 if a < inverse[a] else -1  # a move and its inverse: +1 and -1
+    chosen: dict[bytes, tuple[int, ...]] = {}
+    for length in range(4, reach + 1):
+        seqs = np.array(list(itertools.product(outer, repeat=length)))
+        ok = np.ones(len(seqs), bool)
+        for i in range(length - 1):
+            ok &= seqs[:, i + 1] != inverse[seqs[:, i]]
+        seqs = seqs[ok]
+        rot = np.zeros((len(seqs), 6), np.int64)
+        for i in range(length):
+            np.add.at(rot, (np.arange(len(seqs)), face_of[seqs[:, i]]), turn[seqs[:, i]])
+        rot %= 4
+        for sl in inner:
+            side = [f for f in range(6) if geo.face_axis[f] != geo.move_axis[sl]]
+            keep = seqs[(rot[:, side] == 0).all(axis=1)]
+            effect = perms[keep[:, 0]]
+            for i in range(1, length):
+                effect = np.take_along_axis(effect, perms[keep[:, i]], axis=1)
+            effect = perms[sl][effect][:, perms[inverse[sl]]]
+            for row, x in zip(effect, keep, strict=True):
+                chosen.setdefault(row.tobytes(), (int(sl), *(int(a) for a in x), int(inverse[sl])))
+    actions = tuple(chosen.values())
+    return PairMoves(
+        actions,
+        np.frombuffer(b"".join(chosen), dtype=perms.dtype).reshape(len(actions), 96),
+        np.array([len(a) for a in actions]),
+    )
+
+
+def _index_centres(geo: CubeGeometry, perm: np.ndarray) -> np.ndarray:
+    index = np.full(96, -1)
+    index[geo.centres] = np.arange(24)
+    return index[perm[geo.centres]]
+
+
+def pair_edges(
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    width: int = PAIR_BEAM,
+    max_steps: int = PAIR_MAX_STEPS,
+    pair_weight: float = 4.0,
+    finish_width: int = 4,
+    deadline: float | None = None,
+) -> list[int] | None:
+    """Moves that pair every edge, from a state whose centres are home and whose wing parity is
+    even (:func:`solve_centres`), keeping both: a beam of ``width`` over :func:`pair_moves`, each
+    path ranked by its cost plus ``pair_weight`` times its unpaired edges; the cheapest path of the
+    first step that pairs every edge. ``None`` if ``max_steps`` or the deadline pass first."""
+    geo = _geometry(puzzle)
+    moves = pair_moves(puzzle)
+    finish = finish_moves(puzzle)
+    start = np.asarray(state).reshape(1, -1)
+    if paired(geo, start).all():
+        return []
+    m = len(moves.actions)
+    beam = start
+    g = np.zeros(1, np.int64)
+    paths: list[tuple[int, ...]] = [()]
+    for _ in range(max_steps):
+        if deadline is not None and clock.now() > deadline:
+            return None
+        n = len(beam)
+        kids = beam[:, moves.perms].reshape(n * m, -1)
+        kid_g = (g[:, None] + moves.costs[None, :]).reshape(-1)
+        parent = np.repeat(np.arange(n), m)
+        move = np.tile(np.arange(m), n)
+        order = np.lexsort((kid_g, puzzle.hash64(kids)))
+        hashes = puzzle.hash64(kids)[order]
+        first = order[np.r_[True, hashes[1:] != hashes[:-1]]]
+        kids, kid_g, parent, move = kids[first], kid_g[first], parent[first], move[first]
+        unpaired = 12 - paired(geo, kids).sum(axis=1)
+        if unpaired.min() <= 2:
+            # the last edges: the beam's best few states by the longer moves as well
+            best = np.argsort(kid_g + pair_weight * unpaired, kind="stable")[:finish_width]
+            fin = kids[best][:, finish.perms].reshape(len(best) * len(finish.actions), -1)
+            fin_paired = paired(geo, fin).all(axis=1)
+            if fin_paired.any():
+                fin_g = (kid_g[best][:, None] + finish.costs[None, :]).reshape(-1)
+                k = int(np.flatnonzero(fin_paired)[np.argmin(fin_g[fin_paired])])
+                j, f = best[k // len(finish.actions)], k % len(finish.actions)
+                path = [a for i in (*paths[int(parent[j])], int(move[j])) for a in moves.actions[i]]
+                finished = [*path, *finish.actions[f]]
+            else:
+                finished = None
+        else:
+            finished = None
+        done = np.flatnonzero(unpaired == 0)
+        if len(done):
+            k = int(done[np.argmin(kid_g[done])])
+            path = [a for i in (*paths[int(parent[k])], int(move[k])) for a in moves.actions[i]]
+            return path if finished is None or len(path) <= len(finished) else finished
+        if finished is not None:
+            return finished
+        score = kid_g + pair_weight * unpaired
+        keep = np.argsort(score, kind="stable")[:width]
+        beam, g = kids[keep], kid_g[keep]
+        paths = [(*paths[int(parent[k])], int(move[k])) for k in keep]
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# the reduced cube: its parity, and the 3x3x3 it turns like
+
+
+def _corner_ids(geo: CubeGeometry, states: np.ndarray) -> np.ndarray:
+    s = states.reshape(len(states), -1)
+    cols = np.sort(s[:, geo.corners], axis=2).astype(np.int64)
+    return (cols[..., 0] * geo.num_labels + cols[..., 1]) * geo.num_labels + cols[..., 2]
+
+
+def _edge_ids(geo: CubeGeometry, states: np.ndarray) -> np.ndarray:
+    s = states.reshape(len(states), -1)
+    a, b = s[:, geo.slots[:, 0]].astype(np.int64), s[:, geo.slots[:, 2]].astype(np.int64)
+    return np.minimum(a, b) * geo.num_labels + np.maximum(a, b)
+
+
+def _perm_parity(ids: np.ndarray, goal_ids: np.ndarray) -> int:
+    where = {int(v): i for i, v in enumerate(goal_ids)}
+    return _parity(np.array([where[int(v)] for v in ids]))
+
+
+def pll_parity(puzzle: Puzzle, state: np.ndarray) -> bool:
+    """Does this reduced cube's permutation of edge pairs differ in parity from its corners'
+    (a state no 3x3x3 has)?"""
+    geo = _geometry(puzzle)
+    s = np.asarray(state).reshape(1, -1)
+    goal = np.asarray(puzzle.goal()).reshape(1, -1)
+    corners = _perm_parity(_corner_ids(geo, s)[0], _corner_ids(geo, goal)[0])
+    edges = _perm_parity(_edge_ids(geo, s)[0], _edge_ids(geo, goal)[0])
+    return corners != edges
+
+
+@lru_cache(maxsize=2)
+def pll_parity_fix(puzzle: Puzzle) -> tuple[int, ...]:
+    """The moves that swap two edge pairs and change nothing else a reduced cube shows: cubers'
+    ``r2 U2 r2 Uw2 r2 u2`` (an inner slice ``r``, an outer layer ``U`` about another axis, ``u``
+    its inner neighbour, ``Uw`` the two), each half turn two moves: 14 moves. Found among the
+    cube's slices by its effect on the goal: the shortest of the form."""
+    geo = _geometry(puzzle)
+    perms = _perms(puzzle)
+    goal = np.asarray(puzzle.goal()).reshape(-1)
+    inverse = np.asarray(puzzle.inverse_action)
+    outer = [int(a) for a in np.flatnonzero(geo.outer) if a < inverse[a]]
+    inner = [int(a) for a in np.flatnonzero(~geo.outer) if a < inverse[a]]
+    found: list[tuple[int, ...]] = []
+    for r in inner:
+        for u in outer:
+            if geo.move_axis[u] == geo.move_axis[r]:
+                continue
+            for w in inner:
+                if geo.move_axis[w] != geo.move_axis[u]:
+                    continue
+                for wide1, wide2 in itertools.product(((u, u, w, w), (w, w)), repeat=2):
+                    seq = (r, r, u, u, r, r, *wide1, r, r, *wide2)
+                    s = goal
+                    for a in seq:
+                        s = s[perms[a]]
+                    one = s[None]
+                    if (
+                        centres_home(geo, one)[0] == 0
+                        and paired(geo, one).all()
+                        and np.array_equal(s[geo.corners], goal[geo.corners])
+                        and pll_parity(puzzle, s)
+                    ):
+                        found.append(seq)
+    if found:
+        return min(found, key=len)
+    raise PuzzleError(f"{puzzle.name} has no two-edge swap of the form r2 U2 r2 Uw2 r2 u2")
+
+
+def is_reduced(geo: CubeGeometry, state: np.ndarray) -> bool:
+    """Centres home, edges paired: a state that turns like a 3x3x3 (parity aside)."""
+    one = np.asarray(state).reshape(1, -1)
+    return bool(centres_home(geo, one)[0] == 0 and paired(geo, one).all())
+
+
+def _turns_like(geo: CubeGeometry, state: np.ndarray) -> bool:
+    """Edges paired and each face's centres one colour (a middle slice moves them to another face)."""
+    one = np.asarray(state).reshape(1, -1)
+    centres = one[0, geo.centres].reshape(6, 4)
+    return bool(paired(geo, one).all() and np.all(centres == centres[:, :1]))
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A 4x4x4 state brought to a 3x3x3's: the moves, and the state they reach."""
+
+    actions: tuple[int, ...]
+    state: np.ndarray
+    #: moves of each part: centres, edges, the parity fix
+    parts: tuple[int, int, int]
+
+
+def reduce_cube(
+    puzzle: Puzzle, state: np.ndarray, *, width: int = PAIR_BEAM, deadline: float | None = None
+) -> Reduction:
+    """The centres (:func:`solve_centres`), the edges (:func:`pair_edges`) and the PLL parity
+    (:func:`pll_parity_fix`) of a 4x4x4 state; an :class:`InvalidStateError` if the pairing beam
+    runs past its steps (or ``deadline``: a :class:`TimeoutError`)."""
+    start = np.asarray(state).reshape(-1)
+    centres = solve_centres(puzzle, start)
+    s = puzzle.apply_moves(start, centres)
+    edges = pair_edges(puzzle, s, width=width, deadline=deadline)
+    if edges is None:
+        if deadline is not None and clock.now() > deadline:
+            raise TimeoutError("the time limit passed while the edges were paired")
+        raise InvalidStateError("the pairing beam found no way to pair this 4x4x4's edges")
+    s = puzzle.apply_moves(s, edges)
+    fix = pll_parity_fix(puzzle) if pll_parity(puzzle, s) else ()
+    s = puzzle.apply_moves(s, fix)
+    return Reduction((*centres, *edges, *fix), s, (len(centres), len(edges), len(fix)))
+
+
+#: the 3x3x3's rows and columns on the 4x4x4's faces
+_ROWS = (0, 1, 3)
+
+
+@lru_cache(maxsize=2)
+def _view_positions(puzzle: Puzzle) -> np.ndarray:
+    return np.array([16 * f + 4 * r + c for f in range(6) for r in _ROWS for c in _ROWS])
+
+
+def to_3x3x3(puzzle: Puzzle, state: np.ndarray) -> np.ndarray:
+    """The 3x3x3 a reduced 4x4x4 turns like: its corners, one wing of each edge pair, one centre
+    sticker of each face, in the 3x3x3's sticker order (``16 * face + 4 * row + column`` with rows
+    and columns 0, 1, 3)."""
+    return np.asarray(state).reshape(-1)[_view_positions(puzzle)]
+
+
+@lru_cache(maxsize=2)
+def moves_of_3x3x3(puzzle: Puzzle, cube3: Puzzle) -> tuple[tuple[int, ...], ...]:
+    """Each move of the 3x3x3 (``cube3``, the competition's) as the 4x4x4's moves that turn a
+    reduced 4x4x4 the same way: an outer layer for an outer layer, both inner slices for the middle
+    one; checked on reduced states."""
+    geo = _geometry(puzzle)
+    perms4 = _perms(puzzle)
+    perms3 = _perms(cube3)
+    goal4 = np.asarray(puzzle.goal()).reshape(-1)
+    inner = np.flatnonzero(~geo.outer)
+    candidates = [(int(a),) for a in np.flatnonzero(geo.outer)]
+    candidates += [
+        (int(a), int(b)) for a in inner for b in inner if a < b and geo.move_axis[a] == geo.move_axis[b]
+    ]
+    rng = np.random.default_rng(0)
+    tests = [goal4]
+    for _ in range(3):
+        s = goal4
+        for a in rng.choice([c[0] for c in candidates if len(c) == 1], 12):
+            s = s[perms4[a]]
+        tests.append(s)
+    out = []
+    for j in range(len(perms3)):
+        for c in candidates:
+            ok = True
+            for s in tests:
+                t = s
+                for a in c:
+                    t = t[perms4[a]]
+                if not (
+                    _turns_like(geo, t)
+                    and np.array_equal(to_3x3x3(puzzle, t), to_3x3x3(puzzle, s)[perms3[j]])
+                ):
+                    ok = False
+                    break
+            if ok:
+                out.append(c)
+                break
+        else:
+            raise PuzzleError(f"{cube3.name}'s move {j} has no counterpart on {puzzle.name}")
+    return tuple(out)
+
+
+def memory_estimate(puzzle: Puzzle, options: object = None, instances: int = 1) -> int:
+    """Peak bytes of a reduction (one state at a time): the pairing beam's children
+    (``PAIR_BEAM`` states times the 1,548 pairing moves, 96 bytes and their hashes each, twice while
+    they are sorted), the finishing moves' (28,702 moves of 96 stickers at 8 bytes), and the
+    tables (three of 735,471 arrangements and one of 343,000, 9 bytes each, 96-byte states while
+    one grows)."""
+    pairing = 2 * PAIR_BEAM * 1548 * (96 + 8 + 8 * 4)
+    finish = 28_702 * 96 * 8 * 2
+    tables = 4 * 735_471 * 9 + 735_471 * 24 * 2
+    return pairing + finish + tables

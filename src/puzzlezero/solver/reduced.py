@@ -1,0 +1,77 @@
+"""The 4x4x4 by reduction: brought to a 3x3x3, then solved by cube3's own solve.
+
+:func:`puzzlezero.classic.cube_reduction.reduce_cube` brings every centre home, pairs the edges and
+fixes the parity, with no model; what is left turns like the competition's 3x3x3
+(``cube_3-3-3``) with its centres home, that is like cube3 (DeepCubeA's cube: the twelve face
+quarter turns, centres fixed), whose own solve (its defaults: BWAS with its network) then answers
+in the time left. Its face turns are the 4x4x4's outer layers' turns, one move each (the
+competition's 3x3x3 would also turn middle slices, two of the 4x4x4's moves each). The answer is
+replayed on the start state before it is returned.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from puzzlezero.classic.cube_reduction import moves_of_3x3x3, reduce_cube, to_3x3x3
+from puzzlezero.errors import InvalidStateError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.cube.frames import Cube3View
+from puzzlezero.registry import make
+from puzzlezero.search import clock
+from puzzlezero.search.result import SearchResult
+from puzzlezero.solver.run import solve
+
+__all__ = ["THREE", "solve_reduced"]
+
+#: the puzzle a reduced 4x4x4 turns like, and the one that solves it (its centres home)
+THREE = "cube_3-3-3"
+FACES = "cube3"
+#: the least time cube3's solve is given, seconds
+MIN_THREE_SECONDS = 5.0
+
+
+def solve_reduced(
+    puzzle: Puzzle, state: np.ndarray, *, max_nodes: int | None = None, deadline: float | None = None
+) -> SearchResult:
+    """Reduce ``state`` (:func:`~puzzlezero.classic.cube_reduction.reduce_cube`), solve the 3x3x3
+    it turns like with cube3's defaults in the time left before ``deadline`` (at least
+    :data:`MIN_THREE_SECONDS`), and return the whole answer in the 4x4x4's moves. A state the
+    reduction leaves (its beam's steps or the deadline) comes back unsolved, for the fallback."""
+    t0 = clock.now()
+    start = np.asarray(state).reshape(-1)
+    try:
+        reduction = reduce_cube(puzzle, start, deadline=deadline)
+    except TimeoutError:
+        return SearchResult(False, (), 0, 1, clock.now() - t0, "time limit")
+    three3 = make(THREE)
+    view = _view(three3)
+    read, frame = view.cube3(to_3x3x3(puzzle, reduction.state)[None])
+    if int(frame[0]) != 0:  # pragma: no cover - the reduction brings every centre home
+        raise InvalidStateError("the reduced 4x4x4's centres are not home")
+    left = MIN_THREE_SECONDS if deadline is None else max(deadline - clock.now(), MIN_THREE_SECONDS)
+    three = solve(FACES, read[0], time_limit=left)
+    if not three.solved:
+        return SearchResult(False, (), three.nodes_generated, 1, clock.now() - t0, three.status)
+    moves = moves_of_3x3x3(puzzle, three3)
+    turn_of = {int(b): a for a, b in enumerate(view.face_turns[0]) if b >= 0}
+    actions = (*reduction.actions, *(a for j in three.actions for a in moves[turn_of[int(j)]]))
+    end = puzzle.apply_moves(start, list(actions))
+    if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):
+        raise InvalidStateError(f"the reduction's answer does not solve this {puzzle.name} state")
+    return SearchResult(
+        True,
+        actions,
+        three.nodes_generated,
+        1,
+        clock.now() - t0,
+        "solved",
+        cost=puzzle.path_cost(actions),
+    )
+
+
+@lru_cache(maxsize=1)
+def _view(three: Puzzle) -> Cube3View:
+    return Cube3View(three)

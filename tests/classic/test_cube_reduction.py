@@ -1,0 +1,151 @@
+"""The 4x4x4's reduction to a 3x3x3: its pieces read from the moves, the centres' tables against
+their counted sizes, the edges paired, the parity fixes by their effect, the 3x3x3's moves, and a
+whole solve replayed."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from puzzlezero import make
+from puzzlezero.classic import cube_reduction as cr
+from puzzlezero.errors import MissingTableError, PuzzleError
+from puzzlezero.puzzles.cube.frames import Cube3View
+from puzzlezero.storage import forbid_table_builds
+
+
+@pytest.fixture(scope="module")
+def cube4():
+    return make("cube_4-4-4")
+
+
+@pytest.fixture(scope="module")
+def geo(cube4):
+    return cr.CubeGeometry.of(cube4)
+
+
+def _deep(cube4, seed: int) -> np.ndarray:
+    return cube4.scramble(np.random.default_rng(seed), 1, 150)[0]
+
+
+def test_the_pieces_are_read_from_the_moves(cube4, geo):
+    assert len(geo.centres) == 24 and geo.wings.shape == (24, 2) and geo.slots.shape == (12, 4)
+    assert geo.corners.shape == (8, 3)
+    names = cube4.action_names
+    # an inner slice's quarter turn is a 4-cycle of wings (odd); an outer layer's, two (even)
+    for a, name in enumerate(names):
+        inner = name.rstrip("'")[1] in "12"
+        assert bool(geo.wing_odd[a]) == inner
+        assert bool(geo.outer[a]) == (not inner)
+    # the three axes are the three letters
+    for a, name in enumerate(names):
+        assert geo.move_axis[a] == geo.move_axis[names.index(name[0] + "0")]
+    goal = np.asarray(cube4.goal())[None]
+    assert cr.paired(geo, goal).all() and cr.centres_home(geo, goal)[0] == 0
+
+
+def test_other_puzzles_are_refused_by_name():
+    with pytest.raises(PuzzleError, match="4x4x4"):
+        cr.CubeGeometry.of(make("cube_3-3-3"))
+    with pytest.raises(PuzzleError, match="4x4x4"):
+        cr.CubeGeometry.of(make("cube_5-5-5"))
+
+
+def test_the_centre_tables_hold_every_arrangement(cube4):
+    # phase 1: 8 of the 24 centre positions; phase 2: 8 of the 16 left, times the wing parity;
+    # phase 3: each axis's 8 positions split 4 and 4
+    assert [len(cr._phase1(cube4, a)) for a in range(3)] == [comb(24, 8)] * 3
+    assert len(cr._phase2(cube4, 0, 1)) == 2 * comb(16, 8)
+    assert len(cr._phase3(cube4)) == comb(8, 4) ** 3
+    # one inner slice's quarter turn from the goal: one move from phase 1's goal for the two axes
+    # it disturbs, none for its own
+    a = cube4.action_names.index("d1")
+    state = np.asarray(cube4.goal())[np.asarray(cube4.perms)[a]]
+    geo = cr.CubeGeometry.of(cube4)
+    depths = [int(t.depth_of(t.keys(state[geo.centres][None]))[0]) for t in (cr._phase1(cube4, k) for k in range(3))]
+    assert sorted(depths) == [0, 1, 1]
+
+
+def test_the_centres_come_home_with_an_even_wing_parity(cube4, geo):
+    for seed in range(3):
+        start = _deep(cube4, seed)
+        moves = cr.solve_centres(cube4, start)
+        end = cube4.apply_moves(start, moves)
+        assert cr.centres_home(geo, end[None])[0] == 0
+        assert cr._parity(cr.wing_permutation(end, geo.wings, geo.wing_ids, geo.num_labels)) == 0
+        assert len(moves) <= 30
+    # outer turns never move a centre sticker to another face
+    start = cube4.apply_moves(np.asarray(cube4.goal()), cube4.parse_moves("f0 r3 d0' f3"))
+    assert cr.solve_centres(cube4, start) == []
+
+
+def test_the_parity_fix_swaps_two_edge_pairs_and_nothing_else(cube4, geo):
+    fix = cr.pll_parity_fix(cube4)
+    assert len(fix) == 14
+    goal = np.asarray(cube4.goal())
+    end = cube4.apply_moves(goal, list(fix))
+    assert cr.is_reduced(geo, end) and np.array_equal(end[geo.corners], goal[geo.corners])
+    moved = {int(k) for k in np.flatnonzero((end[geo.slots] != goal[geo.slots]).any(axis=1))}
+    assert len(moved) == 2
+    assert cr.pll_parity(cube4, end) and not cr.pll_parity(cube4, goal)
+
+
+def test_the_3x3x3_moves_turn_a_reduced_cube_alike(cube4):
+    cube3 = make("cube_3-3-3")
+    moves = cr.moves_of_3x3x3(cube4, cube3)
+    assert sorted(len(m) for m in moves) == [1] * 12 + [2] * 6
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        seq = rng.integers(0, 18, 25)
+        three = cube3.apply_moves(np.asarray(cube3.goal()), list(seq))
+        four = cube4.apply_moves(np.asarray(cube4.goal()), [a for j in seq for a in moves[j]])
+        assert np.array_equal(cr.to_3x3x3(cube4, four), three)
+
+
+def test_a_deep_state_is_reduced_to_a_3x3x3(cube4, geo):
+    view = Cube3View(make("cube_3-3-3"))
+    for seed in (10, 11):
+        start = _deep(cube4, seed)
+        r = cr.reduce_cube(cube4, start, width=200)
+        end = cube4.apply_moves(start, list(r.actions))
+        assert np.array_equal(end, r.state)
+        assert cr.is_reduced(geo, end) and not cr.pll_parity(cube4, end)
+        assert cr._parity(cr.wing_permutation(end, geo.wings, geo.wing_ids, geo.num_labels)) == 0
+        assert sum(r.parts) == len(r.actions) and r.parts[2] in (0, 14)
+        # a 3x3x3 with its centres home: cube3 reads it in its own frame, and it is solvable
+        _, frame = view.cube3(cr.to_3x3x3(cube4, end)[None])
+        assert int(frame[0]) == 0
+
+
+def test_the_pairing_beam_stops_at_its_deadline(cube4):
+    start = _deep(cube4, 5)
+    centred = cube4.apply_moves(start, cr.solve_centres(cube4, start))
+    assert cr.pair_edges(cube4, centred, deadline=-1.0) is None
+    with pytest.raises(TimeoutError):
+        cr.reduce_cube(cube4, start, deadline=-1.0)
+
+
+def test_a_missing_table_names_its_command(cube4, monkeypatch, tmp_path):
+    monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path))
+    cr._phase1.cache_clear()
+    forbid_table_builds(True)
+    try:
+        with pytest.raises(MissingTableError, match="puzzlezero pdb build cube_4-4-4 --kind reduction"):
+            cr._phase1(cube4, 0)
+    finally:
+        forbid_table_builds(False)
+        cr._phase1.cache_clear()
+
+
+def test_the_default_solve_reduces_then_solves_the_3x3x3():
+    from puzzlezero.solver import solve
+
+    cube4 = make("cube_4-4-4")
+    start = _deep(cube4, 7)
+    r = solve(cube4, start, time_limit=60)
+    assert r.solved and r.search == "cube-reduction" and r.fallback is None
+    end = cube4.apply_moves(start, list(r.actions))
+    assert bool(cube4.is_goal(np.asarray(end)[None])[0])
+    assert r.length is not None and r.length < 130
