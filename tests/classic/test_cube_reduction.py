@@ -149,3 +149,23 @@ def test_the_default_solve_reduces_then_solves_the_3x3x3():
     end = cube4.apply_moves(start, list(r.actions))
     assert bool(cube4.is_goal(np.asarray(end)[None])[0])
     assert r.length is not None and r.length < 130
+
+
+def test_a_pairing_that_gives_up_leaves_the_state_to_the_fallback(monkeypatch):
+    from puzzlezero.solver import solve
+
+    cube4 = make("cube_4-4-4")
+    calls = []
+
+    def gives_up(*args, **kwargs):
+        calls.append(kwargs)
+        return None
+
+    monkeypatch.setattr(cr, "pair_edges", gives_up)
+    start = _deep(cube4, 8)
+    r = solve(cube4, start, time_limit=30)
+    # every (weight, finishing width) is tried before the reduction gives the state up
+    assert len(calls) == len(cr.PAIR_TRIES)
+    assert r.solved and r.fallback == "group"
+    end = cube4.apply_moves(start, list(r.actions))
+    assert bool(cube4.is_goal(np.asarray(end)[None])[0])

@@ -74,6 +74,14 @@ __all__ = [
 TABLE_VERSION = 1
 #: the beam's width while it pairs the edges
 PAIR_BEAM = 1000
+#: the pairing beam's (pair weight, finishing width), tried in turn until one pairs every edge
+PAIR_TRIES = ((4.0, 4), (5.0, 16), (3.0, 64))
+#: the cheapest ways to pair every edge whose parity the pairing beam weighs at its last step
+_CANDIDATES = 64
+#: steps the pairing beam goes on after a pairing that leaves the PLL parity, for one without it
+PARITY_STEPS = 3
+#: steps in a row without fewer unpaired edges after which the pairing beam gives up
+PAIR_PATIENCE = 12
 #: the most steps the pairing beam takes
 PAIR_MAX_STEPS = 200
 
@@ -529,24 +537,92 @@ def _descend(table: PhaseTable, centre_labels: np.ndarray, parity: int, what: st
     return actions, int(par)
 
 
+#: phase 1's solutions longer than the shortest by up to this many moves are weighed too
+SLACK = 1
+#: the most end states of a phase's shortest solutions kept (:func:`_ends`)
+MAX_ENDS = 2000
+
+
+def _ends(
+    table: PhaseTable,
+    labels: np.ndarray,
+    parity: np.ndarray,
+    paths: list[tuple[int, ...]],
+    limit: int = MAX_ENDS,
+) -> tuple[np.ndarray, np.ndarray, list[tuple[int, ...]]]:
+    """The states where the phase's shortest solutions from each of these end (one path to each,
+    at most ``limit``): the phase's table walked down by every move that keeps to a shortest
+    solution, the arrangements one cost level at a time."""
+    perms = np.stack([m.centre_perm for m in table.macros])
+    costs = np.array([m.cost for m in table.macros])
+    odds = np.array([m.odd for m in table.macros], np.uint8)
+    depth = table.depth_of(table.keys(labels, parity))
+    buckets: dict[int, tuple[np.ndarray, np.ndarray, list[tuple[int, ...]]]] = {}
+    for d in np.unique(depth):
+        at = np.flatnonzero(depth == d)
+        buckets[int(d)] = (labels[at], parity[at], [paths[i] for i in at])
+    top = int(depth.max())
+    for d in range(top, 0, -1):
+        if d not in buckets:
+            continue
+        lab, par, pths = buckets.pop(d)
+        kids = lab[:, perms]  # [n, M, 24]
+        kid_par = par[:, None] ^ odds[None, :]
+        kid_depth = table.depth_of(table.keys(kids.reshape(-1, 24), kid_par.reshape(-1))).reshape(
+            len(lab), -1
+        )
+        for cost in np.unique(costs):
+            rows, cols = np.nonzero((kid_depth == d - cost) & (costs[None, :] == cost))
+            if len(rows) == 0:
+                continue
+            new_lab = kids[rows, cols]
+            new_par = kid_par[rows, cols]
+            new_paths = [(*pths[r], *table.macros[c].actions) for r, c in zip(rows, cols, strict=True)]
+            target = d - int(cost)
+            if target in buckets:
+                old_lab, old_par, old_paths = buckets[target]
+                new_lab = np.concatenate([old_lab, new_lab])
+                new_par = np.concatenate([old_par, new_par])
+                new_paths = old_paths + new_paths
+            whole = np.concatenate([new_lab, new_par[:, None]], axis=1)
+            _, first = np.unique(whole, axis=0, return_index=True)
+            first = np.sort(first)[:limit]
+            buckets[target] = (new_lab[first], new_par[first], [new_paths[i] for i in first])
+    return buckets[0]
+
+
 def solve_centres(puzzle: Puzzle, state: np.ndarray) -> list[int]:
-    """The centres home (each face its colour) with an even wing parity: the shortest of the six
-    orders of the axes, each phase's solution optimal for its phase."""
+    """The centres home (each face its colour) with an even wing parity: for each of the six
+    orders of the axes, the shortest solutions of phase 1, of them those whose phase 2 is
+    shortest, the shortest solutions of that phase from each, and of their ends those whose
+    phase 3 is shortest; the shortest of all."""
     geo = _geometry(puzzle)
     start = np.asarray(state).reshape(-1)
     parity = _parity(wing_permutation(start, geo.wings, geo.wing_ids, geo.num_labels))
     best: list[int] | None = None
     for a, b, _c in itertools.permutations(range(3)):
-        labels, par = start[geo.centres], parity
-        actions: list[int] = []
-        for table, what in (
-            (_phase1(puzzle, a), "their axis"),
-            (_phase2(puzzle, a, b), "their axes"),
-            (_phase3(puzzle), "their faces"),
-        ):
-            moves, par = _descend(table, labels, par, what)
-            labels = labels[_compose_centres(geo, moves)]
-            actions.extend(moves)
+        labels, par, paths = start[geo.centres][None], np.array([parity], np.uint8), [()]
+        t1, t2, t3 = _phase1(puzzle, a), _phase2(puzzle, a, b), _phase3(puzzle)
+        if t1.depth_of(t1.keys(labels))[0] < 0:
+            raise InvalidStateError("this 4x4x4 state's centres cannot be brought to their axis")
+        # phase 1 up to SLACK moves longer as well: from every state those moves reach
+        frontier_lab, frontier_par, frontier_paths = labels, par, paths
+        for _ in range(SLACK):
+            n = len(frontier_lab)
+            frontier_lab = frontier_lab[:, geo.centre_perms].reshape(n * 24, 24)
+            frontier_par = (frontier_par[:, None] ^ geo.wing_odd[None, :]).reshape(-1)
+            frontier_paths = [(*p, a) for p in frontier_paths for a in range(24)]
+            labels = np.concatenate([labels, frontier_lab])
+            par = np.concatenate([par, frontier_par])
+            paths = paths + frontier_paths
+        labels, par, paths = _ends(t1, labels, par, paths)
+        cost = np.array([len(p) for p in paths]) + t2.depth_of(t2.keys(labels, par))
+        keep = np.flatnonzero(cost == cost.min())
+        labels, par, paths = _ends(t2, labels[keep], par[keep], [paths[i] for i in keep])
+        d3 = np.array([len(p) for p in paths]) + t3.depth_of(t3.keys(labels))
+        k = int(np.argmin(d3))
+        moves, _ = _descend(t3, labels[k], int(par[k]), "their faces")
+        actions = [*paths[k], *moves]
         if best is None or len(actions) < len(best):
             best = actions
     assert best is not None
@@ -713,8 +789,9 @@ def pair_edges(
 ) -> list[int] | None:
     """Moves that pair every edge, from a state whose centres are home and whose wing parity is
     even (:func:`solve_centres`), keeping both: a beam of ``width`` over :func:`pair_moves`, each
-    path ranked by its cost plus ``pair_weight`` times its unpaired edges; the cheapest path of the
-    first step that pairs every edge. ``None`` if ``max_steps`` or the deadline pass first."""
+    path ranked by its cost plus ``pair_weight`` times its unpaired edges; at the first step that
+    pairs every edge, the cheapest of its ways, one that leaves the PLL parity counted with its fix
+    (:func:`pll_parity_fix`). ``None`` if ``max_steps`` or the deadline pass first."""
     geo = _geometry(puzzle)
     moves = pair_moves(puzzle)
     finish = finish_moves(puzzle)
@@ -725,9 +802,12 @@ def pair_edges(
     beam = start
     g = np.zeros(1, np.int64)
     paths: list[tuple[int, ...]] = [()]
+    fewest, since = 12, 0
+    answer: tuple[int, list[int]] | None = None  # (cost with the parity's fix, moves)
+    extra = 0
     for _ in range(max_steps):
         if deadline is not None and clock.now() > deadline:
-            return None
+            return None if answer is None else answer[1]
         n = len(beam)
         kids = beam[:, moves.perms].reshape(n * m, -1)
         kid_g = (g[:, None] + moves.costs[None, :]).reshape(-1)
@@ -738,33 +818,49 @@ def pair_edges(
         first = order[np.r_[True, hashes[1:] != hashes[:-1]]]
         kids, kid_g, parent, move = kids[first], kid_g[first], parent[first], move[first]
         unpaired = 12 - paired(geo, kids).sum(axis=1)
+
+        # (cost, state, the beam child, the finishing move or -1) of each way found to pair every
+        # edge: the cheapest few
+        found: list[tuple[int, np.ndarray, int, int]] = []
         if unpaired.min() <= 2:
             # the last edges: the beam's best few states by the longer moves as well
             best = np.argsort(kid_g + pair_weight * unpaired, kind="stable")[:finish_width]
             fin = kids[best][:, finish.perms].reshape(len(best) * len(finish.actions), -1)
-            fin_paired = paired(geo, fin).all(axis=1)
-            if fin_paired.any():
-                fin_g = (kid_g[best][:, None] + finish.costs[None, :]).reshape(-1)
-                k = int(np.flatnonzero(fin_paired)[np.argmin(fin_g[fin_paired])])
-                j, f = best[k // len(finish.actions)], k % len(finish.actions)
-                path = [a for i in (*paths[int(parent[j])], int(move[j])) for a in moves.actions[i]]
-                finished = [*path, *finish.actions[f]]
-            else:
-                finished = None
-        else:
-            finished = None
+            fin_g = (kid_g[best][:, None] + finish.costs[None, :]).reshape(-1)
+            ok = np.flatnonzero(paired(geo, fin).all(axis=1))
+            for k in ok[np.argsort(fin_g[ok], kind="stable")][:_CANDIDATES]:
+                found.append(
+                    (int(fin_g[k]), fin[k], int(best[k // len(finish.actions)]), int(k % len(finish.actions)))
+                )
         done = np.flatnonzero(unpaired == 0)
-        if len(done):
-            k = int(done[np.argmin(kid_g[done])])
-            path = [a for i in (*paths[int(parent[k])], int(move[k])) for a in moves.actions[i]]
-            return path if finished is None or len(path) <= len(finished) else finished
-        if finished is not None:
-            return finished
+        for k in done[np.argsort(kid_g[done], kind="stable")][:_CANDIDATES]:
+            found.append((int(kid_g[k]), kids[k], int(k), -1))
+        if found:
+            # a pairing that leaves the PLL parity costs the fix as well
+            fix = len(pll_parity_fix(puzzle))
+            total, _, k, f = min(
+                ((c[0] + fix * pll_parity(puzzle, c[1]), *c[1:]) for c in found), key=lambda c: c[0]
+            )
+            if answer is None or total < answer[0]:
+                path = [a for i in (*paths[int(parent[k])], int(move[k])) for a in moves.actions[i]]
+                answer = (total, path if f < 0 else [*path, *finish.actions[f]])
+        if answer is not None:
+            # with the parity to fix, a few steps more may pair every edge without it for less
+            extra += 1
+            if (
+                extra > PARITY_STEPS
+                or answer[0] <= int(kid_g.min()) + moves.costs.min()
+                or answer[0] == len(answer[1])
+            ):
+                return answer[1]
+        fewest, since = (int(unpaired.min()), 0) if unpaired.min() < fewest else (fewest, since + 1)
+        if since >= PAIR_PATIENCE:
+            return None if answer is None else answer[1]
         score = kid_g + pair_weight * unpaired
         keep = np.argsort(score, kind="stable")[:width]
         beam, g = kids[keep], kid_g[keep]
         paths = [(*paths[int(parent[k])], int(move[k])) for k in keep]
-    return None
+    return None if answer is None else answer[1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -869,7 +965,13 @@ def reduce_cube(
     start = np.asarray(state).reshape(-1)
     centres = solve_centres(puzzle, start)
     s = puzzle.apply_moves(start, centres)
-    edges = pair_edges(puzzle, s, width=width, deadline=deadline)
+    edges = None
+    for weight, finish_width in PAIR_TRIES:
+        edges = pair_edges(
+            puzzle, s, width=width, pair_weight=weight, finish_width=finish_width, deadline=deadline
+        )
+        if edges is not None or (deadline is not None and clock.now() > deadline):
+            break
     if edges is None:
         if deadline is not None and clock.now() > deadline:
             raise TimeoutError("the time limit passed while the edges were paired")

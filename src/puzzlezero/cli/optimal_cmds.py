@@ -8,6 +8,7 @@ second waits and loads it. Examples::
     puzzlezero pdb build puzzle15            # the 7-8 additive databases (about a minute, 0.5 GB)
     puzzlezero pdb build cube3               # Korf's corner and 2x6 edge databases (minutes)
     puzzlezero pdb build cube2 cube3 --kind group      # the group tables of --search group
+    puzzlezero pdb build cube_4-4-4 --kind reduction   # the 4x4x4's centre tables (about 30 s)
     puzzlezero pdb build cube2 --kind all
 """
 
@@ -38,7 +39,8 @@ def build_cmd(
             "--kind",
             help="pdb: the pattern databases of --heuristic pdb and the optimal solver (sliding "
             "puzzles' additive databases, the cube's corner and edge databases, the cube2 distance "
-            "table); group: the group table of --search group; all: both.",
+            "table); group: the group table of --search group; reduction: the centre tables of "
+            "--search cube-reduction (the 4x4x4); all: every one the puzzle has.",
         ),
     ] = "pdb",
 ) -> None:

@@ -46,6 +46,8 @@ def solve_reduced(
         reduction = reduce_cube(puzzle, start, deadline=deadline)
     except TimeoutError:
         return SearchResult(False, (), 0, 1, clock.now() - t0, "time limit")
+    except InvalidStateError:  # the pairing beam gave up: the fallback answers
+        return SearchResult(False, (), 0, 1, clock.now() - t0, "exhausted")
     three3 = make(THREE)
     view = _view(three3)
     read, frame = view.cube3(to_3x3x3(puzzle, reduction.state)[None])
