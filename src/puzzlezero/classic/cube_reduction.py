@@ -65,7 +65,6 @@ __all__ = [
     "pair_edges",
     "pll_parity_fix",
     "reduce_cube",
-    "beam_moves",
     "build_reduction_tables",
     "solve_centres",
     "to_3x3x3",
@@ -74,7 +73,7 @@ __all__ = [
 #: the version of the tables' files
 TABLE_VERSION = 1
 #: the beam's width while it pairs the edges
-PAIR_BEAM = 300
+PAIR_BEAM = 1000
 #: the pairing beam's (pair weight, finishing width), tried in turn until one pairs every edge
 PAIR_TRIES = ((4.0, 4), (5.0, 16), (3.0, 64))
 #: the cheapest ways to pair every edge whose parity the pairing beam weighs at its last step
@@ -772,19 +771,6 @@ def finish_moves(puzzle: Puzzle, reach: int = 5) -> PairMoves:
     )
 
 
-@lru_cache(maxsize=2)
-def beam_moves(puzzle: Puzzle) -> PairMoves:
-    """The pairing beam's moves: :func:`pair_moves` and the :func:`finish_moves` whose ``X`` is four
-    outer turns (5,602 moves on the 4x4x4; with them a beam of 300 pairs in 2.2 fewer moves than one
-    of 1,000 without, in the same time)."""
-    base, four = pair_moves(puzzle), finish_moves(puzzle, reach=4)
-    return PairMoves(
-        base.actions + four.actions,
-        np.concatenate([base.perms, four.perms]),
-        np.concatenate([base.costs, four.costs]),
-    )
-
-
 def _index_centres(geo: CubeGeometry, perm: np.ndarray) -> np.ndarray:
     index = np.full(96, -1)
     index[geo.centres] = np.arange(24)
@@ -802,12 +788,12 @@ def pair_edges(
     deadline: float | None = None,
 ) -> list[int] | None:
     """Moves that pair every edge, from a state whose centres are home and whose wing parity is
-    even (:func:`solve_centres`), keeping both: a beam of ``width`` over :func:`beam_moves`, each
+    even (:func:`solve_centres`), keeping both: a beam of ``width`` over :func:`pair_moves`, each
     path ranked by its cost plus ``pair_weight`` times its unpaired edges; at the first step that
     pairs every edge, the cheapest of its ways, one that leaves the PLL parity counted with its fix
     (:func:`pll_parity_fix`). ``None`` if ``max_steps`` or the deadline pass first."""
     geo = _geometry(puzzle)
-    moves = beam_moves(puzzle)
+    moves = pair_moves(puzzle)
     finish = finish_moves(puzzle)
     start = np.asarray(state).reshape(1, -1)
     if paired(geo, start).all():
@@ -1057,11 +1043,11 @@ def moves_of_3x3x3(puzzle: Puzzle, cube3: Puzzle) -> tuple[tuple[int, ...], ...]
 
 def memory_estimate(puzzle: Puzzle, options: object = None, instances: int = 1) -> int:
     """Peak bytes of a reduction (one state at a time): the pairing beam's children
-    (``PAIR_BEAM`` states times its 5,602 moves, 96 bytes and their hashes each, twice while
+    (``PAIR_BEAM`` states times the 1,548 pairing moves, 96 bytes and their hashes each, twice while
     they are sorted), the finishing moves' (28,702 moves of 96 stickers at 8 bytes), and the
     tables (three of 735,471 arrangements and one of 343,000, 9 bytes each, 96-byte states while
     one grows)."""
-    pairing = 2 * PAIR_BEAM * 5602 * (96 + 8 + 8 * 4)
+    pairing = 2 * PAIR_BEAM * 1548 * (96 + 8 + 8 * 4)
     finish = 28_702 * 96 * 8 * 2
     tables = 4 * 735_471 * 9 + 735_471 * 24 * 2
     return pairing + finish + tables
