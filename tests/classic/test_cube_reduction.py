@@ -64,7 +64,9 @@ def test_the_centre_tables_hold_every_arrangement(cube4):
     a = cube4.action_names.index("d1")
     state = np.asarray(cube4.goal())[np.asarray(cube4.perms)[a]]
     geo = cr.CubeGeometry.of(cube4)
-    depths = [int(t.depth_of(t.keys(state[geo.centres][None]))[0]) for t in (cr._phase1(cube4, k) for k in range(3))]
+    depths = [
+        int(t.depth_of(t.keys(state[geo.centres][None]))[0]) for t in (cr._phase1(cube4, k) for k in range(3))
+    ]
     assert sorted(depths) == [0, 1, 1]
 
 

@@ -89,7 +89,11 @@ def test_a_puzzle_not_made_from_a_definition_is_refused() -> None:
 
 
 def test_the_rollout_is_the_default_of_the_families_without_a_model() -> None:
-    p = pz.make("cube_4-4-4")
+    # the 4x4x4 has its reduction (tests/classic/test_cube_reduction.py); the 5x5x5 the rollout
+    from puzzlezero.solver import defaults_for
+
+    assert defaults_for("cube_4-4-4").search == "cube-reduction"
+    p = pz.make("cube_5-5-5")
     s = p.scramble(np.random.default_rng(8), 1, 120)[0]
     r = pz.solve(p, s, time_limit=8, beam_width=(200,))
     assert r.solved and replays(p, s, r.actions) and r.search == "rollout"

@@ -13,9 +13,11 @@ axis onto theirs with the moves that keep the first axis's faces as they are (qu
 that axis, half turns about the others: 12,870 arrangements, times the wing parity below); phase 3
 each colour onto its own face, with the outer layers' quarter turns and the inner slices' half
 turns (``70^3`` = 343,000 arrangements). Each phase's space is grown once, breadth first from its
-goal with each move's cost (a half turn is two of the competition's moves), and a state's phase is
-solved by walking down the table: the shortest solution *of that phase* with its moves. The six
-orders of the three axes are tried and the shortest sum kept.
+goal with each move's cost (a half turn is two of the competition's moves; cached on disk), and a
+state's phase is solved by walking down the table. For each of the six orders of the axes, every
+shortest solution of phase 1 (and of phase 1 one move longer) is weighed by its phase 2, every
+shortest solution of phase 2 from the best of those by its phase 3 (:func:`solve_centres`); the
+shortest in all is kept.
 
 **The wing parity.** Each wing piece shows its two colours in one order wherever it goes (a wing
 cannot be flipped in place), so the 24 wings are told apart and their permutation has a parity;
@@ -24,13 +26,14 @@ permutation has one edge pair flipped, which no 3x3x3 can have (the "OLL parity"
 solvers); phase 2 makes the parity even while it moves the centres, at no cost most of the time,
 and nothing after it changes it.
 
-**Edges, a beam.** The centres solved, the edges are paired by a beam search over the 24 moves
-whose children are ranked by the unpaired edges and a lower bound of the moves the centres need to
-come back (:func:`pair_edges`); it keeps the wing parity even and ends at the first cube with every
-edge paired and every centre home. A reduced cube whose edge pairs are an odd permutation of the
-corners' parity cannot be a 3x3x3 either (the "PLL parity"): it is fixed by the one sequence that
-swaps two edge pairs and nothing else (``r2 U2 r2 Uw2 r2 Uw2`` in cubers' notation, found among
-the cube's slices by :func:`pll_parity_fix` and checked by its effect).
+**Edges, a beam.** The centres solved, the edges are paired by a beam search over moves that bring
+every centre back (:func:`pair_moves`: the outer turns, and ``s X s'`` for an inner slice's turn
+``s`` and a few outer turns ``X``), ranked by cost plus the unpaired edges (:func:`pair_edges`), the
+last two edges also by longer such moves (:func:`finish_moves`). A reduced cube whose edge pairs
+are an odd permutation of the corners' parity cannot be a 3x3x3 either (the "PLL parity"): the
+pairing weighs it, and it is fixed by the one sequence that swaps two edge pairs and nothing else
+(``r2 U2 r2 Uw2 r2 u2`` in cubers' notation, found among the cube's slices by
+:func:`pll_parity_fix` and checked by its effect).
 
 >>> import numpy as np
 >>> from puzzlezero import make
@@ -213,7 +216,8 @@ def _build_geometry(puzzle: Puzzle) -> CubeGeometry:
     # edges: the two wings between the same two faces
     by_faces: dict[tuple[int, int], list[int]] = {}
     for w, (a, b) in enumerate(wings):
-        by_faces.setdefault(tuple(sorted((int(face[a]), int(face[b])))), []).append(w)
+        fa, fb = int(face[a]), int(face[b])
+        by_faces.setdefault((min(fa, fb), max(fa, fb)), []).append(w)
     slots = []
     for (fx, _fy), ws in sorted(by_faces.items()):
         if len(ws) != 2:
@@ -249,9 +253,9 @@ def _build_geometry(puzzle: Puzzle) -> CubeGeometry:
             face_axis[f] = k
     for a in range(24):
         if outer[a]:
-            (f,) = turned_faces[a] if len(turned_faces[a]) == 1 else (None,)
-            if f is None:
+            if len(turned_faces[a]) != 1:
                 raise PuzzleError(f"{what}'s outer moves do not turn one face")
+            (f,) = turned_faces[a]
             move_axis[a] = face_axis[f]
     wing_odd = np.array(
         [_parity(_wing_perm(wings, perms[a], wing_ids, goal, labels)) for a in range(24)], dtype=np.uint8
@@ -601,12 +605,14 @@ def solve_centres(puzzle: Puzzle, state: np.ndarray) -> list[int]:
     parity = _parity(wing_permutation(start, geo.wings, geo.wing_ids, geo.num_labels))
     best: list[int] | None = None
     for a, b, _c in itertools.permutations(range(3)):
-        labels, par, paths = start[geo.centres][None], np.array([parity], np.uint8), [()]
+        labels, par = start[geo.centres][None], np.array([parity], np.uint8)
+        paths: list[tuple[int, ...]] = [()]
         t1, t2, t3 = _phase1(puzzle, a), _phase2(puzzle, a, b), _phase3(puzzle)
         if t1.depth_of(t1.keys(labels))[0] < 0:
             raise InvalidStateError("this 4x4x4 state's centres cannot be brought to their axis")
         # phase 1 up to SLACK moves longer as well: from every state those moves reach
-        frontier_lab, frontier_par, frontier_paths = labels, par, paths
+        frontier_lab, frontier_par = labels, par
+        frontier_paths: list[tuple[int, ...]] = paths
         for _ in range(SLACK):
             n = len(frontier_lab)
             frontier_lab = frontier_lab[:, geo.centre_perms].reshape(n * 24, 24)
@@ -1008,7 +1014,7 @@ def moves_of_3x3x3(puzzle: Puzzle, cube3: Puzzle) -> tuple[tuple[int, ...], ...]
     perms3 = _perms(cube3)
     goal4 = np.asarray(puzzle.goal()).reshape(-1)
     inner = np.flatnonzero(~geo.outer)
-    candidates = [(int(a),) for a in np.flatnonzero(geo.outer)]
+    candidates: list[tuple[int, ...]] = [(int(a),) for a in np.flatnonzero(geo.outer)]
     candidates += [
         (int(a), int(b)) for a in inner for b in inner if a < b and geo.move_axis[a] == geo.move_axis[b]
     ]

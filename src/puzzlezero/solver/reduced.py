@@ -56,7 +56,9 @@ def solve_reduced(
     left = MIN_THREE_SECONDS if deadline is None else max(deadline - clock.now(), MIN_THREE_SECONDS)
     three = solve(FACES, read[0], time_limit=left)
     if not three.solved:
-        return SearchResult(False, (), three.nodes_generated, 1, clock.now() - t0, three.status)
+        if three.status == "time limit":
+            return SearchResult(False, (), three.nodes_generated, 1, clock.now() - t0, "time limit")
+        return SearchResult(False, (), three.nodes_generated, 1, clock.now() - t0, "exhausted")
     moves = moves_of_3x3x3(puzzle, three3)
     turn_of = {int(b): a for a, b in enumerate(view.face_turns[0]) if b >= 0}
     actions = (*reduction.actions, *(a for j in three.actions for a in moves[turn_of[int(j)]]))
