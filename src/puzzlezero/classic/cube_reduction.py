@@ -68,6 +68,7 @@ __all__ = [
     "pair_edges",
     "pll_parity_fix",
     "reduce_cube",
+    "beam_moves",
     "build_reduction_tables",
     "solve_centres",
     "to_3x3x3",
@@ -77,8 +78,10 @@ __all__ = [
 TABLE_VERSION = 1
 #: the beam's width while it pairs the edges
 PAIR_BEAM = 1000
-#: the pairing beam's (pair weight, finishing width), tried in turn until one pairs every edge
-PAIR_TRIES = ((4.0, 4), (5.0, 16), (3.0, 64))
+#: the pairing beam's settings, tried in turn until one pairs every edge:
+#: (moves' ``X`` up to this many outer turns, width, pair weight, finishing width, patience): the first, with
+#: the four-turn moves, pairs in fewer moves; the others pair the states where it stalls
+PAIR_TRIES = ((4, 300, 4.0, 4, 6), (3, 1000, 4.0, 4, 12), (3, 1000, 5.0, 16, 12), (3, 1000, 3.0, 64, 12))
 #: the cheapest ways to pair every edge whose parity the pairing beam weighs at its last step
 _CANDIDATES = 64
 #: steps the pairing beam goes on after a pairing that leaves the PLL parity, for one without it
@@ -777,6 +780,18 @@ def finish_moves(puzzle: Puzzle, reach: int = 5) -> PairMoves:
     )
 
 
+@lru_cache(maxsize=2)
+def beam_moves(puzzle: Puzzle) -> PairMoves:
+    """:func:`pair_moves` and the :func:`finish_moves` whose ``X`` is four outer turns (5,602 moves
+    on the 4x4x4): the first pairing beam's."""
+    base, four = pair_moves(puzzle), finish_moves(puzzle, reach=4)
+    return PairMoves(
+        base.actions + four.actions,
+        np.concatenate([base.perms, four.perms]),
+        np.concatenate([base.costs, four.costs]),
+    )
+
+
 def _index_centres(geo: CubeGeometry, perm: np.ndarray) -> np.ndarray:
     index = np.full(96, -1)
     index[geo.centres] = np.arange(24)
@@ -791,6 +806,8 @@ def pair_edges(
     max_steps: int = PAIR_MAX_STEPS,
     pair_weight: float = 4.0,
     finish_width: int = 4,
+    reach: int = 3,
+    patience: int = PAIR_PATIENCE,
     deadline: float | None = None,
 ) -> list[int] | None:
     """Moves that pair every edge, from a state whose centres are home and whose wing parity is
@@ -799,7 +816,7 @@ def pair_edges(
     pairs every edge, the cheapest of its ways, one that leaves the PLL parity counted with its fix
     (:func:`pll_parity_fix`). ``None`` if ``max_steps`` or the deadline pass first."""
     geo = _geometry(puzzle)
-    moves = pair_moves(puzzle)
+    moves = pair_moves(puzzle) if reach <= 3 else beam_moves(puzzle)
     finish = finish_moves(puzzle)
     start = np.asarray(state).reshape(1, -1)
     if paired(geo, start).all():
@@ -860,7 +877,7 @@ def pair_edges(
             ):
                 return answer[1]
         fewest, since = (int(unpaired.min()), 0) if unpaired.min() < fewest else (fewest, since + 1)
-        if since >= PAIR_PATIENCE:
+        if since >= patience:
             return None if answer is None else answer[1]
         score = kid_g + pair_weight * unpaired
         keep = np.argsort(score, kind="stable")[:width]
@@ -963,7 +980,7 @@ class Reduction:
 
 
 def reduce_cube(
-    puzzle: Puzzle, state: np.ndarray, *, width: int = PAIR_BEAM, deadline: float | None = None
+    puzzle: Puzzle, state: np.ndarray, *, width: int | None = None, deadline: float | None = None
 ) -> Reduction:
     """The centres (:func:`solve_centres`), the edges (:func:`pair_edges`) and the PLL parity
     (:func:`pll_parity_fix`) of a 4x4x4 state; an :class:`InvalidStateError` if the pairing beam
@@ -972,9 +989,16 @@ def reduce_cube(
     centres = solve_centres(puzzle, start)
     s = puzzle.apply_moves(start, centres)
     edges = None
-    for weight, finish_width in PAIR_TRIES:
+    for reach, beam_width, weight, finish_width, patience in PAIR_TRIES:
         edges = pair_edges(
-            puzzle, s, width=width, pair_weight=weight, finish_width=finish_width, deadline=deadline
+            puzzle,
+            s,
+            width=beam_width if width is None else width,
+            pair_weight=weight,
+            finish_width=finish_width,
+            reach=reach,
+            patience=patience,
+            deadline=deadline,
         )
         if edges is not None or (deadline is not None and clock.now() > deadline):
             break
@@ -1049,11 +1073,11 @@ def moves_of_3x3x3(puzzle: Puzzle, cube3: Puzzle) -> tuple[tuple[int, ...], ...]
 
 def memory_estimate(puzzle: Puzzle, options: object = None, instances: int = 1) -> int:
     """Peak bytes of a reduction (one state at a time): the pairing beam's children
-    (``PAIR_BEAM`` states times the 1,548 pairing moves, 96 bytes and their hashes each, twice while
+    (300 states times 5,602 moves, or ``PAIR_BEAM`` times 1,548, 96 bytes and their hashes each, twice while
     they are sorted), the finishing moves' (28,702 moves of 96 stickers at 8 bytes), and the
     tables (three of 735,471 arrangements and one of 343,000, 9 bytes each, 96-byte states while
     one grows)."""
-    pairing = 2 * PAIR_BEAM * 1548 * (96 + 8 + 8 * 4)
+    pairing = 2 * max(300 * 5602, PAIR_BEAM * 1548) * (96 + 8 + 8 * 4)
     finish = 28_702 * 96 * 8 * 2
     tables = 4 * 735_471 * 9 + 735_471 * 24 * 2
     return pairing + finish + tables
