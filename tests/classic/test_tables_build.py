@@ -146,7 +146,9 @@ def test_pdb_build_command_builds_loads_and_refuses_by_name(cache, capsys, monke
     assert (cache / "tables" / "cube2_qtm.npz").is_file()
     assert not list((cache / "group").glob("cube2-*.npz"))  # its group table ships with the package
     assert main(["pdb", "build", "cube2", "--kind", "nosuch"]) == 2
-    assert "error: unknown --kind 'nosuch'; the kinds are pdb, group, reduction, all" in capsys.readouterr().err
+    assert (
+        "error: unknown --kind 'nosuch'; the kinds are pdb, group, reduction, all" in capsys.readouterr().err
+    )
     assert main(["pdb", "build", "lightsout7", "--kind", "group"]) == 2
     assert "error: the group solver needs a permutation puzzle" in capsys.readouterr().err
     assert main(["pdb", "build", "sokoban", "--kind", "all"]) == 0  # what serve --build-tables asks
