@@ -57,6 +57,8 @@ import numpy as np
 
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.cube.rules import permutation_parity
+from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 from puzzlezero.search import clock
 from puzzlezero.storage import build_once, cache_dir, load_npz, save_npz
 
@@ -163,6 +165,8 @@ def _build_geometry(puzzle: Puzzle) -> CubeGeometry:
     perms = _perms(puzzle)
     goal = np.asarray(puzzle.goal()).reshape(-1)
     what = f"the cube reduction solves the 4x4x4 (96 stickers, 24 slice quarter turns); {puzzle.name}"
+    if not isinstance(puzzle, PermutationPuzzle):
+        raise PuzzleError(f"{what} is not a permutation puzzle made from a definition")
     if perms.shape != (24, 96) or goal.shape != (96,):
         raise PuzzleError(f"{what} has {perms.shape[1]} positions and {perms.shape[0]} moves")
     ident = np.arange(96)
@@ -190,20 +194,9 @@ def _build_geometry(puzzle: Puzzle) -> CubeGeometry:
     if len(set(face_label.tolist())) != 6:
         raise PuzzleError(f"{what}'s goal repeats a face's colour")
     # the sticker orbits: a wing's two stickers lie in two different orbits
-    parent = list(range(96))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for row in perms:
-        for i in range(96):
-            a, b = find(i), find(int(row[i]))
-            if a != b:
-                parent[a] = b
-    orbit = np.array([find(i) for i in range(96)])
+    orbit = np.full(96, -1)
+    for k, members in enumerate(puzzle.orbits):
+        orbit[members] = k
     wing_stickers = [s for s in by_size[2]]
     first_orbit = orbit[wing_stickers[0][0]]
     wings = np.array([s if orbit[s[0]] == first_orbit else s[::-1] for s in wing_stickers])
@@ -261,7 +254,8 @@ def _build_geometry(puzzle: Puzzle) -> CubeGeometry:
             (f,) = turned_faces[a]
             move_axis[a] = face_axis[f]
     wing_odd = np.array(
-        [_parity(_wing_perm(wings, perms[a], wing_ids, goal, labels)) for a in range(24)], dtype=np.uint8
+        [permutation_parity(_wing_perm(wings, perms[a], wing_ids, goal, labels)) for a in range(24)],
+        dtype=np.uint8,
     )
     return CubeGeometry(
         name=puzzle.name,
@@ -297,19 +291,6 @@ def wing_permutation(
         return np.array([wing_ids[int(r)] for r in readings])
     except KeyError as e:
         raise InvalidStateError("this 4x4x4 state shows a wing whose colours no wing has") from e
-
-
-def _parity(perm: np.ndarray) -> int:
-    seen = np.zeros(len(perm), bool)
-    swaps = 0
-    for i in range(len(perm)):
-        j, n = i, 0
-        while not seen[j]:
-            seen[j] = True
-            j = int(perm[j])
-            n += 1
-        swaps += max(n - 1, 0)
-    return swaps & 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -426,14 +407,6 @@ def _macro_pool(puzzle: Puzzle, geo: CubeGeometry) -> list[Macro]:
 def _keeps(m: Macro, cells: np.ndarray) -> bool:
     """Does the macro keep the set of centre positions ``cells`` (bool[24]) as a set?"""
     return bool(np.array_equal(cells[m.centre_perm], cells))
-
-
-@dataclass(frozen=True)
-class CentrePhases:
-    """The three tables of one order of the axes."""
-
-    axes: tuple[int, int, int]
-    tables: tuple[PhaseTable, PhaseTable, PhaseTable]
 
 
 def _label_face(geo: CubeGeometry) -> np.ndarray:
@@ -605,7 +578,7 @@ def solve_centres(puzzle: Puzzle, state: np.ndarray) -> list[int]:
     phase 3 is shortest; the shortest of all."""
     geo = _geometry(puzzle)
     start = np.asarray(state).reshape(-1)
-    parity = _parity(wing_permutation(start, geo.wings, geo.wing_ids, geo.num_labels))
+    parity = permutation_parity(wing_permutation(start, geo.wings, geo.wing_ids, geo.num_labels))
     best: list[int] | None = None
     for a, b, _c in itertools.permutations(range(3)):
         labels, par = start[geo.centres][None], np.array([parity], np.uint8)
@@ -638,13 +611,6 @@ def solve_centres(puzzle: Puzzle, state: np.ndarray) -> list[int]:
     return best
 
 
-def _compose_centres(geo: CubeGeometry, actions: Sequence[int]) -> np.ndarray:
-    perm = np.arange(24)
-    for a in actions:
-        perm = perm[geo.centre_perms[a]]
-    return perm
-
-
 # --------------------------------------------------------------------------------------------
 # the edges: a beam that pairs them and brings the centres back
 
@@ -660,19 +626,6 @@ def centres_home(geo: CubeGeometry, states: np.ndarray) -> np.ndarray:
     """``int[k]``: how many centre stickers are not on their face."""
     s = states.reshape(len(states), -1)
     return (s[:, geo.centres] != geo.face_label[geo.centre_face]).sum(axis=1)
-
-
-def _centre_bound(puzzle: Puzzle, geo: CubeGeometry, states: np.ndarray) -> np.ndarray:
-    """A lower bound of the moves that bring every centre home: the phase-1 distances of the three
-    axes (exact for each axis's two colours, every move allowed), and a quarter turn moving at most
-    eight centre stickers."""
-    s = states.reshape(len(states), -1)
-    labels = s[:, geo.centres]
-    bound = -(-centres_home(geo, states) // 8)
-    for axis in range(3):
-        t = _phase1(puzzle, axis)
-        bound = np.maximum(bound, t.depth_of(t.keys(labels)))
-    return bound
 
 
 @dataclass(frozen=True)
@@ -811,10 +764,12 @@ def pair_edges(
     deadline: float | None = None,
 ) -> list[int] | None:
     """Moves that pair every edge, from a state whose centres are home and whose wing parity is
-    even (:func:`solve_centres`), keeping both: a beam of ``width`` over :func:`pair_moves`, each
+    even (:func:`solve_centres`), keeping both: a beam of ``width`` over :func:`pair_moves` of
+    ``reach`` (:func:`beam_moves` for a ``reach`` of 4), each
     path ranked by its cost plus ``pair_weight`` times its unpaired edges; at the first step that
     pairs every edge, the cheapest of its ways, one that leaves the PLL parity counted with its fix
-    (:func:`pll_parity_fix`). ``None`` if ``max_steps`` or the deadline pass first."""
+    (:func:`pll_parity_fix`). ``None`` if ``max_steps`` or the deadline pass first, or ``patience``
+    steps bring no edge more."""
     geo = _geometry(puzzle)
     moves = pair_moves(puzzle) if reach <= 3 else beam_moves(puzzle)
     finish = finish_moves(puzzle)
@@ -836,8 +791,9 @@ def pair_edges(
         kid_g = (g[:, None] + moves.costs[None, :]).reshape(-1)
         parent = np.repeat(np.arange(n), m)
         move = np.tile(np.arange(m), n)
-        order = np.lexsort((kid_g, puzzle.hash64(kids)))
-        hashes = puzzle.hash64(kids)[order]
+        hashes = puzzle.hash64(kids)
+        order = np.lexsort((kid_g, hashes))
+        hashes = hashes[order]
         first = order[np.r_[True, hashes[1:] != hashes[:-1]]]
         kids, kid_g, parent, move = kids[first], kid_g[first], parent[first], move[first]
         unpaired = 12 - paired(geo, kids).sum(axis=1)
@@ -904,7 +860,7 @@ def _edge_ids(geo: CubeGeometry, states: np.ndarray) -> np.ndarray:
 
 def _perm_parity(ids: np.ndarray, goal_ids: np.ndarray) -> int:
     where = {int(v): i for i, v in enumerate(goal_ids)}
-    return _parity(np.array([where[int(v)] for v in ids]))
+    return permutation_parity(np.array([where[int(v)] for v in ids]))
 
 
 def pll_parity(puzzle: Puzzle, state: np.ndarray) -> bool:
@@ -1073,11 +1029,12 @@ def moves_of_3x3x3(puzzle: Puzzle, cube3: Puzzle) -> tuple[tuple[int, ...], ...]
 
 def memory_estimate(puzzle: Puzzle, options: object = None, instances: int = 1) -> int:
     """Peak bytes of a reduction (one state at a time): the pairing beam's children
-    (300 states times 5,602 moves, or ``PAIR_BEAM`` times 1,548, 96 bytes and their hashes each, twice while
+    (the widest of :data:`PAIR_TRIES`: its width times 5,602 moves, or 1,548, 96 bytes and their hashes each, twice while
     they are sorted), the finishing moves' (28,702 moves of 96 stickers at 8 bytes), and the
     tables (three of 735,471 arrangements and one of 343,000, 9 bytes each, 96-byte states while
     one grows)."""
-    pairing = 2 * max(300 * 5602, PAIR_BEAM * 1548) * (96 + 8 + 8 * 4)
+    widest = max(w * (1548 if reach <= 3 else 5602) for reach, w, *_ in PAIR_TRIES)
+    pairing = 2 * widest * (96 + 8 + 8 * 4)
     finish = 28_702 * 96 * 8 * 2
     tables = 4 * 735_471 * 9 + 735_471 * 24 * 2
     return pairing + finish + tables

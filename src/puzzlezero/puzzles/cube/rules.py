@@ -66,6 +66,7 @@ __all__ = [
     "corner_cubies",
     "corner_stickers",
     "edge_cubies",
+    "permutation_parity",
 ]
 
 _FACE_SET = frozenset(FACES)
@@ -188,7 +189,7 @@ _BASE_EDGES = ("DF", "DR", "DB", "DL", "FR", "FL", "BL", "BR", "UF", "UR", "UB",
 # ---- validation messages -------------------------------------------------------------------------
 
 
-def _parity(perm: np.ndarray) -> int:
+def permutation_parity(perm: np.ndarray) -> int:
     """0 for an even permutation, 1 for odd."""
     seen, swaps = np.zeros(len(perm), bool), 0
     for i in range(len(perm)):
@@ -263,7 +264,7 @@ def _validate_colours(colours: np.ndarray, n: int) -> None:
     _check_orientation("corner", CORNER_NAMES, co[0], 3)
     if n == 3:
         _check_orientation("edge", EDGE_NAMES, eo[0], 2)
-        pc, pe = _parity(cp[0]), _parity(ep[0])
+        pc, pe = permutation_parity(cp[0]), permutation_parity(ep[0])
         if pc != pe:
             parity = ("even", "odd")
             raise InvalidStateError(
