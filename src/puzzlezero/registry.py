@@ -469,8 +469,9 @@ _PERMUTATION_VIEWS: dict[str, tuple[str, tuple[int, ...]]] = {
     "cube_3-3-3": ("cube3-view", (1000, 20_000)),  # 20,000: about 35 s a state
 }
 #: the families solved by reduction to the 3x3x3 (puzzlezero.classic.cube_reduction, then cube3's
-#: solve), with the group solver as the fallback: the 4x4x4, 68.1 moves on ids 0-19 in 60 s
-_PERMUTATION_REDUCED = frozenset({"cube_4-4-4"})
+#: solve), with the group solver as the fallback, and their time limits: the 4x4x4's edges are
+#: paired from as many centre solutions as leave cube3's 30 s
+_PERMUTATION_REDUCED = {"cube_4-4-4": 120.0}
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
     _own = _PERMUTATION_SEARCH.get(_name)
@@ -485,7 +486,7 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             weight=_own[0] if _own else 0.6,
             batch=_own[1] if _own else 1000,
             max_nodes=200_000_000 if _beam else 4_000_000,
-            time_limit=60.0,
+            time_limit=_PERMUTATION_REDUCED.get(_name, 60.0),
             max_steps=1000,
             beam_width=_beam or (1000 if _own else _ROLLOUT_WIDTHS),
             # no shipped model: the group solver answers every state, rollouts shorten its answer

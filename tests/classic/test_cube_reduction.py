@@ -11,7 +11,7 @@ import pytest
 
 from puzzlezero import make
 from puzzlezero.classic import cube_reduction as cr
-from puzzlezero.errors import MissingTableError, PuzzleError
+from puzzlezero.errors import InvalidStateError, MissingTableError, PuzzleError
 from puzzlezero.puzzles.cube.frames import Cube3View
 from puzzlezero.puzzles.cube.rules import permutation_parity
 from puzzlezero.storage import forbid_table_builds
@@ -122,6 +122,62 @@ def test_a_deep_state_is_reduced_to_a_3x3x3(cube4, geo):
         assert int(frame[0]) == 0
 
 
+def test_the_centre_solutions_are_distinct_and_of_the_fewest_moves(cube4, geo):
+    start = _deep(cube4, 9)
+    ways = cr.centre_solutions(cube4, start, 12)
+    assert ways[0] == cr.solve_centres(cube4, start) and len(ways) > 1
+    assert len({len(w) for w in ways}) == 1
+    ends = [cube4.apply_moves(start, w) for w in ways]
+    assert len({e.tobytes() for e in ends}) == len(ways)
+    for end in ends:
+        assert cr.centres_home(geo, end[None])[0] == 0
+        assert permutation_parity(cr.wing_permutation(end, geo.wings, geo.wing_ids, geo.num_labels)) == 0
+
+
+def test_another_centre_solution_is_paired_only_while_time_allows(cube4, fake, monkeypatch):
+    calls = []
+    real = cr.pair_edges
+
+    def slow_give_up(*args, **kwargs):  # each beam takes 10 s and pairs nothing
+        calls.append(kwargs["deadline"])
+        fake.sleep(10.0)
+        return None
+
+    monkeypatch.setattr(cr, "pair_edges", slow_give_up)
+    start = _deep(cube4, 8)
+    tries = len(cr.PAIR_TRIES)
+    # until a start pairs, every start is tried (while the deadline allows)
+    with pytest.raises(InvalidStateError):
+        cr.reduce_cube(cube4, start, starts=3, deadline=fake.now + 1000, more_until=fake.now + 1)
+    assert len(calls) == 3 * tries
+    # the deadline passed during the second start: no third
+    calls.clear()
+    with pytest.raises(TimeoutError):
+        cr.reduce_cube(cube4, start, starts=3, deadline=fake.now + 10 * tries + 5)
+    assert len(calls) == tries + 1
+
+    # once a start has paired, another begins only if it would end by more_until
+    monkeypatch.setattr(cr, "pair_edges", _timed(real, fake, 10.0, calls))
+    calls.clear()
+    t0 = fake.now
+    one = cr.reduce_cube(cube4, start, width=100, starts=3, deadline=t0 + 1000, more_until=t0 + 15)
+    assert len(calls) == 1  # the first took 10 s: a second would end at 20 s, after 15
+    calls.clear()
+    more = cr.reduce_cube(cube4, start, width=100, starts=3, deadline=fake.now + 1000)
+    assert len(calls) == 3 and len(more.actions) <= len(one.actions)
+    end = cube4.apply_moves(start, list(more.actions))
+    assert cr.is_reduced(cr.CubeGeometry.of(cube4), end) and not cr.pll_parity(cube4, end)
+
+
+def _timed(fn, fake, seconds, calls):
+    def timed(*args, **kwargs):
+        calls.append(kwargs["deadline"])
+        fake.sleep(seconds)
+        return fn(*args, **kwargs)
+
+    return timed
+
+
 def test_the_pairing_beam_stops_at_its_deadline(cube4):
     start = _deep(cube4, 5)
     centred = cube4.apply_moves(start, cr.solve_centres(cube4, start))
@@ -155,7 +211,7 @@ def test_the_default_solve_reduces_then_solves_the_3x3x3():
 
 
 def test_a_pairing_that_gives_up_leaves_the_state_to_the_fallback(monkeypatch):
-    from puzzlezero.solver import solve
+    from puzzlezero.solver import reduced, solve
 
     cube4 = make("cube_4-4-4")
     calls = []
@@ -167,8 +223,10 @@ def test_a_pairing_that_gives_up_leaves_the_state_to_the_fallback(monkeypatch):
     monkeypatch.setattr(cr, "pair_edges", gives_up)
     start = _deep(cube4, 8)
     r = solve(cube4, start, time_limit=30)
-    # every (weight, finishing width) is tried before the reduction gives the state up
-    assert len(calls) == len(cr.PAIR_TRIES)
+    # every (weight, finishing width) from every centre solution is tried before the reduction
+    # gives the state up
+    starts = len(cr.centre_solutions(cube4, start, reduced.PAIR_STARTS))
+    assert starts > 1 and len(calls) == len(cr.PAIR_TRIES) * starts
     assert r.solved and r.fallback == "group"
     end = cube4.apply_moves(start, list(r.actions))
     assert bool(cube4.is_goal(np.asarray(end)[None])[0])

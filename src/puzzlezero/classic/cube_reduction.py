@@ -73,6 +73,7 @@ __all__ = [
     "beam_moves",
     "build_reduction_tables",
     "solve_centres",
+    "centre_solutions",
     "to_3x3x3",
 ]
 
@@ -83,7 +84,7 @@ PAIR_BEAM = 1000
 #: the pairing beam's settings, tried in turn until one pairs every edge:
 #: (moves' ``X`` up to this many outer turns, width, pair weight, finishing width, patience): the first, with
 #: the four-turn moves, pairs in fewer moves; the others pair the states where it stalls
-PAIR_TRIES = ((4, 300, 4.0, 4, 6), (3, 1000, 4.0, 4, 12), (3, 1000, 5.0, 16, 12), (3, 1000, 3.0, 64, 12))
+PAIR_TRIES = ((4, 600, 4.0, 4, 6), (3, 1000, 4.0, 4, 12), (3, 1000, 5.0, 16, 12), (3, 1000, 3.0, 64, 12))
 #: the cheapest ways to pair every edge whose parity the pairing beam weighs at its last step
 _CANDIDATES = 64
 #: steps the pairing beam goes on after a pairing that leaves the PLL parity, for one without it
@@ -491,30 +492,30 @@ def build_reduction_tables(puzzle: Puzzle) -> list[int]:
     return sizes
 
 
-def _descend(table: PhaseTable, centre_labels: np.ndarray, parity: int, what: str) -> tuple[list[int], int]:
-    """The phase's shortest solution from these centres: its moves and the parity after them."""
+def _descents(table: PhaseTable, centre_labels: np.ndarray, parity: int, limit: int) -> list[tuple[int, ...]]:
+    """Up to ``limit`` of the phase's shortest solutions from these centres (every way down the
+    table, depth first, in the macros' order)."""
     perms = np.stack([m.centre_perm for m in table.macros])
     costs = np.array([m.cost for m in table.macros])
     odds = np.array([m.odd for m in table.macros], np.uint8)
-    labels = centre_labels.copy()
-    par = np.uint8(parity)
-    d = int(table.depth_of(table.keys(labels[None], np.array([par])))[0])
-    if d < 0:
-        raise InvalidStateError(
-            f"this 4x4x4 state's centres cannot be brought to {what} by the phase's moves"
-        )
-    actions: list[int] = []
-    while d > 0:
+    out: list[tuple[int, ...]] = []
+
+    def down(labels: np.ndarray, par: int, d: int, path: tuple[int, ...]) -> None:
+        if d == 0:
+            out.append(path)
+            return
         kids = labels[perms]
-        kid_par = par ^ odds
+        kid_par = np.uint8(par) ^ odds
         depth = table.depth_of(table.keys(kids, kid_par))
-        ok = np.flatnonzero(depth == d - costs)
-        if len(ok) == 0:  # pragma: no cover - a table is consistent by construction
-            raise InvalidStateError(f"the table of {what} has no way down")
-        k = int(ok[0])
-        actions.extend(table.macros[k].actions)
-        labels, par, d = kids[k], kid_par[k], d - int(costs[k])
-    return actions, int(par)
+        for k in np.flatnonzero(depth == d - costs):
+            if len(out) >= limit:
+                return
+            down(kids[k], int(kid_par[k]), d - int(costs[k]), (*path, *table.macros[k].actions))
+
+    d = int(table.depth_of(table.keys(centre_labels[None], np.array([np.uint8(parity)])))[0])
+    if d >= 0:
+        down(centre_labels, parity, d, ())
+    return out
 
 
 #: phase 1's solutions longer than the shortest by up to this many moves are weighed too
@@ -572,14 +573,21 @@ def _ends(
 
 
 def solve_centres(puzzle: Puzzle, state: np.ndarray) -> list[int]:
-    """The centres home (each face its colour) with an even wing parity: for each of the six
-    orders of the axes, the shortest solutions of phase 1, of them those whose phase 2 is
-    shortest, the shortest solutions of that phase from each, and of their ends those whose
-    phase 3 is shortest; the shortest of all."""
+    """The shortest of :func:`centre_solutions`: the centres home with an even wing parity."""
+    return centre_solutions(puzzle, state)[0]
+
+
+def centre_solutions(puzzle: Puzzle, state: np.ndarray, count: int = 1) -> list[list[int]]:
+    """Up to ``count`` ways to bring the centres home (each face its colour) with an even wing
+    parity, all of the fewest moves found: for each of the six orders of the axes, the shortest
+    solutions of phase 1 (and those :data:`SLACK` longer), of them those whose phase 2 is shortest,
+    the shortest solutions of that phase from each, and of their ends those whose phase 3 is
+    shortest, each with a shortest phase 3. Ways of equal length leave the edges differently, so
+    the pairing may start from several."""
     geo = _geometry(puzzle)
     start = np.asarray(state).reshape(-1)
     parity = permutation_parity(wing_permutation(start, geo.wings, geo.wing_ids, geo.num_labels))
-    best: list[int] | None = None
+    found: list[tuple[int, int, PhaseTable, np.ndarray, int, tuple[int, ...]]] = []
     for a, b, _c in itertools.permutations(range(3)):
         labels, par = start[geo.centres][None], np.array([parity], np.uint8)
         paths: list[tuple[int, ...]] = [()]
@@ -602,13 +610,29 @@ def solve_centres(puzzle: Puzzle, state: np.ndarray) -> list[int]:
         keep = np.flatnonzero(cost == cost.min())
         labels, par, paths = _ends(t2, labels[keep], par[keep], [paths[i] for i in keep])
         d3 = np.array([len(p) for p in paths]) + t3.depth_of(t3.keys(labels))
-        k = int(np.argmin(d3))
-        moves, _ = _descend(t3, labels[k], int(par[k]), "their faces")
-        actions = [*paths[k], *moves]
-        if best is None or len(actions) < len(best):
-            best = actions
-    assert best is not None
-    return best
+        for k in np.argsort(d3, kind="stable")[: max(count, 1)]:
+            found.append((int(d3[k]), len(found), t3, labels[k], int(par[k]), paths[k]))
+    fewest = min(f[0] for f in found)
+    # the first way down of each, then the second of each, ...: phase 1 and 2's choices differ more
+    # than phase 3's
+    ways = [
+        [(*path, *moves) for moves in _descents(t3, lab, par_k, 8 * count)]
+        for _, _, t3, lab, par_k, path in sorted((f for f in found if f[0] == fewest), key=lambda f: f[:2])
+    ]
+    out: list[list[int]] = []
+    ends: set[bytes] = set()
+    for actions in itertools.chain.from_iterable(itertools.zip_longest(*ways)):
+        if actions is None:
+            continue
+        end = puzzle.apply_moves(start, list(actions)).tobytes()
+        if end not in ends:
+            ends.add(end)
+            out.append(list(actions))
+        if len(out) >= count:
+            break
+    if not out:  # pragma: no cover - phase 2's ends are in phase 3's table by construction
+        raise InvalidStateError("this 4x4x4 state's centres cannot be brought to their faces")
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -936,36 +960,58 @@ class Reduction:
 
 
 def reduce_cube(
-    puzzle: Puzzle, state: np.ndarray, *, width: int | None = None, deadline: float | None = None
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    width: int | None = None,
+    deadline: float | None = None,
+    starts: int = 1,
+    more_until: float | None = None,
 ) -> Reduction:
-    """The centres (:func:`solve_centres`), the edges (:func:`pair_edges`) and the PLL parity
-    (:func:`pll_parity_fix`) of a 4x4x4 state; an :class:`InvalidStateError` if the pairing beam
-    runs past its steps (or ``deadline``: a :class:`TimeoutError`)."""
+    """The centres (:func:`centre_solutions`: up to ``starts`` ways of the fewest moves), then from
+    each in turn the edges (:func:`pair_edges` with the settings of :data:`PAIR_TRIES` until one
+    pairs them; ``width`` for every beam if given) and the PLL parity (:func:`pll_parity_fix`): the
+    shortest of these reductions. A start after the first begins only if, as long as the longest
+    so far, it would end by ``more_until`` (by default ``deadline``). An
+    :class:`InvalidStateError` if no start's edges pair (every beam gave up), a
+    :class:`TimeoutError` if ``deadline`` passes before any do."""
     start = np.asarray(state).reshape(-1)
-    centres = solve_centres(puzzle, start)
-    s = puzzle.apply_moves(start, centres)
-    edges = None
-    for reach, beam_width, weight, finish_width, patience in PAIR_TRIES:
-        edges = pair_edges(
-            puzzle,
-            s,
-            width=beam_width if width is None else width,
-            pair_weight=weight,
-            finish_width=finish_width,
-            reach=reach,
-            patience=patience,
-            deadline=deadline,
-        )
-        if edges is not None or (deadline is not None and clock.now() > deadline):
+    more_until = deadline if more_until is None else more_until
+    best: Reduction | None = None
+    longest = 0.0
+    for centres in centre_solutions(puzzle, start, starts):
+        began = clock.now()
+        if best is not None and more_until is not None and began + longest > more_until:
             break
-    if edges is None:
+        s = puzzle.apply_moves(start, centres)
+        edges = None
+        for reach, beam_width, weight, finish_width, patience in PAIR_TRIES:
+            edges = pair_edges(
+                puzzle,
+                s,
+                width=beam_width if width is None else width,
+                pair_weight=weight,
+                finish_width=finish_width,
+                reach=reach,
+                patience=patience,
+                deadline=deadline,
+            )
+            if edges is not None or (deadline is not None and clock.now() > deadline):
+                break
+        longest = max(longest, clock.now() - began)
+        if edges is not None:
+            s = puzzle.apply_moves(s, edges)
+            fix = pll_parity_fix(puzzle) if pll_parity(puzzle, s) else ()
+            s = puzzle.apply_moves(s, fix)
+            if best is None or len(centres) + len(edges) + len(fix) < len(best.actions):
+                best = Reduction((*centres, *edges, *fix), s, (len(centres), len(edges), len(fix)))
+        if deadline is not None and clock.now() > deadline:
+            break
+    if best is None:
         if deadline is not None and clock.now() > deadline:
             raise TimeoutError("the time limit passed while the edges were paired")
         raise InvalidStateError("the pairing beam found no way to pair this 4x4x4's edges")
-    s = puzzle.apply_moves(s, edges)
-    fix = pll_parity_fix(puzzle) if pll_parity(puzzle, s) else ()
-    s = puzzle.apply_moves(s, fix)
-    return Reduction((*centres, *edges, *fix), s, (len(centres), len(edges), len(fix)))
+    return best
 
 
 #: the 3x3x3's rows and columns on the 4x4x4's faces

@@ -31,19 +31,27 @@ THREE = "cube_3-3-3"
 FACES = "cube3"
 #: the least time cube3's solve is given, seconds
 MIN_THREE_SECONDS = 5.0
+#: the time kept for cube3's solve while the edges are paired from more centre solutions: its
+#: schedule's own time limit, seconds
+THREE_SECONDS = 30.0
+#: the most centre solutions the edges are paired from, one after another while the time allows
+PAIR_STARTS = 8
 
 
 def solve_reduced(
     puzzle: Puzzle, state: np.ndarray, *, max_nodes: int | None = None, deadline: float | None = None
 ) -> SearchResult:
-    """Reduce ``state`` (:func:`~puzzlezero.classic.cube_reduction.reduce_cube`), solve the 3x3x3
-    it turns like with cube3's defaults in the time left before ``deadline`` (at least
-    :data:`MIN_THREE_SECONDS`), and return the whole answer in the 4x4x4's moves. A state the
-    reduction leaves (its beam's steps or the deadline) comes back unsolved, for the fallback."""
+    """Reduce ``state`` (:func:`~puzzlezero.classic.cube_reduction.reduce_cube`: the edges paired
+    from up to :data:`PAIR_STARTS` centre solutions, a next one begun while it would leave
+    :data:`THREE_SECONDS` before ``deadline``), solve the 3x3x3 it turns like with cube3's defaults
+    in the time left (at least :data:`MIN_THREE_SECONDS`), and return the whole answer in the
+    4x4x4's moves. A state the reduction leaves (its beam's steps or the deadline) comes back
+    unsolved, for the fallback."""
     t0 = clock.now()
     start = np.asarray(state).reshape(-1)
+    more_until = None if deadline is None else deadline - THREE_SECONDS
     try:
-        reduction = reduce_cube(puzzle, start, deadline=deadline)
+        reduction = reduce_cube(puzzle, start, deadline=deadline, starts=PAIR_STARTS, more_until=more_until)
     except TimeoutError:
         return SearchResult(False, (), 0, 1, clock.now() - t0, "time limit")
     except InvalidStateError:  # the pairing beam gave up: the fallback answers
