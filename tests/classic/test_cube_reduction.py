@@ -230,3 +230,16 @@ def test_a_pairing_that_gives_up_leaves_the_state_to_the_fallback(monkeypatch):
     assert r.solved and r.fallback == "group"
     end = cube4.apply_moves(start, list(r.actions))
     assert bool(cube4.is_goal(np.asarray(end)[None])[0])
+
+
+def test_the_memory_estimate_covers_the_3x3x3s_solve(cube4):
+    # the reduction's pairing beam, then cube3's solve: the search's estimate is the larger
+    from puzzlezero.solver.memory import memory_estimate
+    from puzzlezero.solver.resolve import resolve_options
+
+    cube3 = make("cube3")
+    o3, o4 = resolve_options(cube3), resolve_options(cube4)
+    assert o4.search == "cube-reduction"
+    estimate = memory_estimate(cube4, o4.search, o4)
+    assert estimate >= cr.memory_estimate(cube4)
+    assert estimate >= min(memory_estimate(cube3, o3.search, o3), 1 << 30)

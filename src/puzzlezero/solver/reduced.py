@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from puzzlezero.classic import cube_reduction
 from puzzlezero.classic.cube_reduction import moves_of_3x3x3, reduce_cube, to_3x3x3
 from puzzlezero.errors import InvalidStateError
 from puzzlezero.puzzles.base import Puzzle
@@ -24,7 +25,7 @@ from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
 from puzzlezero.solver.run import solve
 
-__all__ = ["THREE", "solve_reduced"]
+__all__ = ["THREE", "memory_estimate", "solve_reduced"]
 
 #: the puzzle a reduced 4x4x4 turns like, and the one that solves it (its centres home)
 THREE = "cube_3-3-3"
@@ -87,3 +88,20 @@ def solve_reduced(
 @lru_cache(maxsize=1)
 def _view(three: Puzzle) -> Cube3View:
     return Cube3View(three)
+
+
+def memory_estimate(puzzle: Puzzle, options: object = None, instances: int = 1) -> int:
+    """Peak bytes of a reduced solve, one state at a time: the larger of the reduction's
+    (:func:`puzzlezero.classic.cube_reduction.memory_estimate`, its pairing beam freed when it ends)
+    and cube3's solve after it (its defaults, its node cap lowered to the memory budget as that
+    solve lowers it; the centres' tables it keeps besides take 26 MB)."""
+    from dataclasses import replace
+
+    from puzzlezero.solver.memory import cap_within_budget
+    from puzzlezero.solver.memory import memory_estimate as search_memory
+    from puzzlezero.solver.resolve import resolve_options
+
+    cube3 = make(FACES)
+    o = resolve_options(cube3)
+    o = replace(o, max_nodes=cap_within_budget(cube3, o))
+    return max(cube_reduction.memory_estimate(puzzle), search_memory(cube3, o.search, o))

@@ -633,7 +633,7 @@ def _register_builtins() -> None:
             "beam, the parity fixed), then solved by the 3x3x3's own solve (cube3's network); no model of "
             "its own",
             node_cap=False,
-            memory="puzzlezero.classic.cube_reduction:memory_estimate",
+            memory="puzzlezero.solver.reduced:memory_estimate",
         ),
     )
     register_search(
