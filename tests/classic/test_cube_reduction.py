@@ -227,6 +227,8 @@ def test_a_pairing_that_gives_up_leaves_the_state_to_the_fallback(monkeypatch):
     # gives the state up
     starts = len(cr.centre_solutions(cube4, start, reduced.PAIR_STARTS))
     assert starts > 1 and len(calls) == len(cr.PAIR_TRIES) * starts
+    # each try with its own step bound (the four-turn beam's is short: it pairs in a few or stalls)
+    assert [c["max_steps"] for c in calls[: len(cr.PAIR_TRIES)]] == [t[5] for t in cr.PAIR_TRIES]
     assert r.solved and r.fallback == "group"
     end = cube4.apply_moves(start, list(r.actions))
     assert bool(cube4.is_goal(np.asarray(end)[None])[0])
