@@ -81,17 +81,10 @@ __all__ = [
 TABLE_VERSION = 1
 #: the beam's width while it pairs the edges
 PAIR_BEAM = 1000
-#: the pairing beam's settings, tried in turn until one pairs every edge: (moves' ``X`` up to this
-#: many outer turns, width, pair weight, finishing width, patience, steps): the first, with the
-#: four-turn moves, pairs in fewer moves, in 5-7 steps where it pairs at all (ids 0-9 of the
-#: benchmark cases; 13 on one more), so it stops after 10 (the one that gave up went on 17 steps,
-#: 48 s); the others pair the states where it stalls
-PAIR_TRIES = (
-    (4, 600, 4.0, 4, 6, 10),
-    (3, 1000, 4.0, 4, 12, 200),
-    (3, 1000, 5.0, 16, 12, 200),
-    (3, 1000, 3.0, 64, 12, 200),
-)
+#: the pairing beam's settings, tried in turn until one pairs every edge:
+#: (moves' ``X`` up to this many outer turns, width, pair weight, finishing width, patience): the first, with
+#: the four-turn moves, pairs in fewer moves; the others pair the states where it stalls
+PAIR_TRIES = ((4, 600, 4.0, 4, 6), (3, 1000, 4.0, 4, 12), (3, 1000, 5.0, 16, 12), (3, 1000, 3.0, 64, 12))
 #: the cheapest ways to pair every edge whose parity the pairing beam weighs at its last step
 _CANDIDATES = 64
 #: steps the pairing beam goes on after a pairing that leaves the PLL parity, for one without it
@@ -979,7 +972,8 @@ def reduce_cube(
     each in turn the edges (:func:`pair_edges` with the settings of :data:`PAIR_TRIES` until one
     pairs them; ``width`` for every beam if given) and the PLL parity (:func:`pll_parity_fix`): the
     shortest of these reductions. A start after the first begins only if, as long as the longest
-    so far, it would end by ``more_until`` (by default ``deadline``). An
+    so far, it would end by ``more_until`` (by default ``deadline``), and the first beam of each
+    start ends by ``more_until`` as well (the next pairs where it stopped without a pairing). An
     :class:`InvalidStateError` if no start's edges pair (every beam gave up), a
     :class:`TimeoutError` if ``deadline`` passes before any do."""
     start = np.asarray(state).reshape(-1)
@@ -992,17 +986,18 @@ def reduce_cube(
             break
         s = puzzle.apply_moves(start, centres)
         edges = None
-        for reach, beam_width, weight, finish_width, patience, steps in PAIR_TRIES:
+        for i, (reach, beam_width, weight, finish_width, patience) in enumerate(PAIR_TRIES):
             edges = pair_edges(
                 puzzle,
                 s,
                 width=beam_width if width is None else width,
-                max_steps=steps,
                 pair_weight=weight,
                 finish_width=finish_width,
                 reach=reach,
                 patience=patience,
-                deadline=deadline,
+                # the first beam, the slow one where it stalls, ends by more_until: the others then
+                # pair in the time left
+                deadline=more_until if i == 0 and more_until is not None else deadline,
             )
             if edges is not None or (deadline is not None and clock.now() > deadline):
                 break
