@@ -464,9 +464,11 @@ _PERMUTATION_OPTIONS: dict[str, tuple[tuple[str, int], ...]] = {
     "globe_2-6": (("goal_ball", 2_000_000),),  # within 5 moves: 443,588 states
 }
 #: the families guided by another puzzle's network (a heuristic of :mod:`puzzlezero.solver` that
-#: reads their states as that puzzle's), with their beams: the 3x3x3 by cube3's network
-_PERMUTATION_VIEWS: dict[str, tuple[str, tuple[int, ...]]] = {
-    "cube_3-3-3": ("cube3-view", (1000, 20_000)),  # 20,000: about 35 s a state
+#: reads their states as that puzzle's), with their search and its beams: the 3x3x3 by cube3's
+#: network, a beam (20,000: about 35 s a state alone, fitted here to the time the beam is given)
+#: and then cube3's own solve of its reading (puzzlezero.solver.cube3_route)
+_PERMUTATION_VIEWS: dict[str, tuple[str, str, tuple[int, ...]]] = {
+    "cube_3-3-3": ("cube3-view", "cube3-route", (1000, 20_000)),
 }
 #: the families solved by reduction to the 3x3x3 (puzzlezero.classic.cube_reduction, then cube3's
 #: solve), with the group solver as the fallback, and their time limits: the 4x4x4's edges are
@@ -476,7 +478,7 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
     _own = _PERMUTATION_SEARCH.get(_name)
     _view = _PERMUTATION_VIEWS.get(_name)
-    _beam = _view[1] if _view else _PERMUTATION_BEAMS.get(_name)
+    _beam = _view[2] if _view else _PERMUTATION_BEAMS.get(_name)
     _reduced = _name in _PERMUTATION_REDUCED
     register(
         _name,
@@ -490,7 +492,15 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             max_steps=1000,
             beam_width=_beam or (1000 if _own else _ROLLOUT_WIDTHS),
             # no shipped model: the group solver answers every state, rollouts shorten its answer
-            search="beam" if _beam else "bwas" if _own else "cube-reduction" if _reduced else "rollout",
+            search=_view[1]
+            if _view
+            else "beam"
+            if _beam
+            else "bwas"
+            if _own
+            else "cube-reduction"
+            if _reduced
+            else "rollout",
             fallback="group" if _own or _beam or _reduced else None,
             shortcut=_GLOBE_SHORTCUT if _beam else 0 if _own else _ROLLOUT_SHORTCUT,
             heuristic=_view[0] if _view else "learned",

@@ -284,6 +284,31 @@ def _run_each(
     return [fn(puzzle, s, max_nodes=o.max_nodes, deadline=deadline) for s in states]
 
 
+def _run_composed(
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
+) -> Results:
+    """``fn(puzzle, state, h, o, deadline=..., on_solution=...)`` on each state in turn, all to the
+    one deadline: a search made of other searches, which reads the options itself;
+    ``on_solution(result, stage)`` passes each answer on with its state's row."""
+    deadline = _deadline(o, deadline)
+    out = []
+    for row, s in enumerate(states):
+        hook = None
+        if on_solution is not None:
+
+            def hook(r: Any, stage: int, row: int = row) -> None:
+                on_solution(row, r, stage)
+
+        out.append(fn(puzzle, s, h, o, deadline=deadline, on_solution=hook))
+    return out
+
+
 def _run_rollout(
     fn: Callable,
     puzzle: Puzzle,
@@ -634,6 +659,22 @@ def _register_builtins() -> None:
             "its own",
             node_cap=False,
             memory="puzzlezero.solver.reduced:memory_estimate",
+        ),
+    )
+    register_search(
+        "cube3-route",
+        SearchSpec(
+            entry="puzzlezero.solver.cube3_route:solve_two_routes",
+            run=_run_composed,
+            needs_heuristic=True,
+            description="the competition's 3x3x3: a beam over the slice moves (cube3's network), then "
+            "cube3's own solve of the cube read in its centres' frame, its face turns made the fewest "
+            "slice turns; the shorter answer kept",
+            settings=beams,
+            anytime=True,
+            options=("goal_ball",),
+            memory="puzzlezero.solver.cube3_route:memory_estimate",
+            memory_lower="--beam-width",
         ),
     )
     register_search(

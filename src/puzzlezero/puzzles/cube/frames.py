@@ -14,6 +14,16 @@ recoloured to cube3's colours. Turning the whole cube a quarter turn takes 3 mov
 slices), so :attr:`Cube3View.rotation_moves` is 3 times the fewest quarter turns that make each
 rotation: a state solved up to a rotation is at most that many moves from the goal.
 
+**Cube3's answers in slice turns** (:meth:`Cube3View.slice_answer`). A middle slice's quarter turn
+reads, in the frame, as the two outer faces of its axis turned the other way and the frame turned
+a quarter: ``R L'`` is one slice move and a quarter turn of the whole cube. A cube3 answer groups
+into runs of turns about one axis (they commute); each run can be made by the axis's three slices
+turned ``(t0, t1, t2)`` quarter turns, at ``|t0| + |t1| + |t2|`` moves (a half turn counts 2), the
+middle one turning the frame by ``t1``. A dynamic programme over the runs and the 24 frames finds
+the fewest moves that pass through every view of cube3's answer and end with the frame home: a run
+``R L'`` costs one move instead of two, and the frame the scramble left is turned home inside the
+runs at one or two moves a quarter turn rather than three.
+
 >>> import numpy as np
 >>> from puzzlezero import make
 >>> comp, cube = make("cube_3-3-3"), make("cube3")
@@ -24,9 +34,17 @@ rotation: a state solved up to a rotation is at most that many moves from the go
 3.0
 >>> bool((states == cube.goal()).all())          # ...but the cube3 reading is not solved
 False
+>>> s = comp.apply_moves(comp.goal(), comp.parse_moves("r1"))
+>>> turns = cube.parse_moves("R L'")                # cube3's answer to its reading
+>>> comp.format_moves(view.slice_answer(s, turns))  # one middle-slice turn back
+["r1'"]
 """
 
 from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -39,8 +57,11 @@ __all__ = ["Cube3View"]
 
 #: cube3's centre facelets, face by face in cube3's colour order ``"URFDLB"``
 _CENTRES = np.arange(6) * 9 + 4
+#: the axis of each of cube3's faces (the competition's slices about it: ``d``, ``r``, ``f``)
+_FACE_AXIS = {"U": "d", "D": "d", "R": "r", "L": "r", "F": "f", "B": "f"}
 
 
+@lru_cache(maxsize=1)
 def _cube3_turns() -> np.ndarray:
     """``int64[12, 54]``: cube3's twelve quarter turns as gathers, in its action order."""
     return np.asarray(Cube3().perms, dtype=np.int64)
@@ -65,6 +86,10 @@ class Cube3View:
         names = list(puzzle.action_names)
         #: ``int64[A, 54]``: the puzzle's moves as gathers (``child = state[moves[a]]``)
         self.moves = np.asarray(puzzle.move_permutations(), dtype=np.int64)
+        self._names = names
+        self._inverse = np.asarray(puzzle.inverse_action, dtype=np.int64)
+        self._cube3_names = list(Cube3().action_names)
+        self._runs: tuple[np.ndarray, np.ndarray, list[tuple[int, ...]]] | None = None
         for move, perm in reference["moves"].items():
             if move not in names or list(self.moves[names.index(move)]) != perm:
                 raise PuzzleError(
@@ -146,3 +171,65 @@ class Cube3View:
         k = self.frame(states)
         read = np.take_along_axis(states, self.gathers[k], axis=1)
         return self.colours[read], k
+
+    def _slice_runs(self) -> tuple[np.ndarray, np.ndarray, list[tuple[int, ...]]]:
+        """Every way to turn one axis's three slices, ``(t0, t1, t2)`` quarter turns (not all 0):
+        ``(int64[189, 54] gathers, int64[189] moves, the moves of each)``."""
+        if self._runs is None:
+            names = self._names
+            quarter = (0, 1, 2, 1)
+            gathers, costs, words = [], [], []
+            for axis in "frd":
+                for turns in itertools.product(range(4), repeat=3):
+                    if not any(turns):
+                        continue
+                    word: list[int] = []
+                    for layer, t in enumerate(turns):
+                        move = names.index(f"{axis}{layer}")
+                        word += [int(self._inverse[move])] if t == 3 else [move] * t
+                    g = np.arange(54)
+                    for a in word:
+                        g = g[self.moves[a]]
+                    gathers.append(g)
+                    costs.append(sum(quarter[t] for t in turns))
+                    words.append(tuple(word))
+            self._runs = (np.stack(gathers), np.asarray(costs, dtype=np.int64), words)
+        return self._runs
+
+    def slice_answer(self, state: np.ndarray, turns: Sequence[int]) -> tuple[int, ...]:
+        """The fewest of the puzzle's moves that take ``state`` through the readings that cube3's
+        ``turns`` (an answer to :meth:`cube3`'s reading of ``state``) pass through and end at the
+        goal: each run of turns about one axis made by that axis's three slices, the frame turned
+        home within the runs or, where that costs less, after them (the module's docstring). A
+        :class:`~puzzlezero.errors.PuzzleError` if ``turns`` do not solve the reading."""
+        state = np.asarray(state).reshape(-1)
+        read, frame = self.cube3(state[None])
+        axis = "".join(_FACE_AXIS[name[0]] for name in self._cube3_names)
+        runs: list[list[int]] = []
+        for t in turns:
+            if runs and axis[runs[-1][-1]] == axis[int(t)]:
+                runs[-1].append(int(t))
+            else:
+                runs.append([int(t)])
+        view, targets = read[0], []
+        for run in runs:
+            for t in run:
+                view = view[_cube3_turns()[t]]
+            targets.append(view)
+        goal = np.repeat(np.arange(6, dtype=np.uint8), 9)
+        if not (view == goal).all():
+            raise PuzzleError("these cube3 turns do not solve the state's cube3 reading")
+        gathers, costs, words = self._slice_runs()
+        # frame -> (moves so far, the state, the way there); one state per frame and reading
+        layer: dict[int, tuple[int, np.ndarray, tuple[int, ...]]] = {int(frame[0]): (0, state, ())}
+        for target in [*targets, goal, goal]:  # then up to two turns of the whole cube, frame home
+            step = dict(layer) if target is goal else {}
+            for cost, s, way in layer.values():
+                children = s[gathers]
+                seen, frames = self.cube3(children)
+                for i in np.flatnonzero((seen == target[None]).all(axis=1)):
+                    k, c = int(frames[i]), cost + int(costs[i])
+                    if k not in step or c < step[k][0]:
+                        step[k] = (c, children[i], way + words[i])
+            layer = step
+        return layer[0][2]

@@ -1,0 +1,164 @@
+"""The competition's 3x3x3 by two routes, the shorter answer kept: a beam over its slice moves
+guided by cube3's network, then cube3's own solve of the cube read in its centres' frame, its face
+turns made slice turns.
+
+``cube_3-3-3`` is cube3 seen another way (:mod:`puzzlezero.puzzles.cube.frames`): in the frame that
+puts the centres home a face turn is a cube3 turn, and a middle slice two of them plus a quarter
+turn of the whole cube. Two searches answer it, and each is the shorter on other cubes:
+
+1. **The beam** (``--search beam`` with the ``cube3-view`` heuristic, the options' widths and
+   goal's ball) moves the slices themselves and ranks each child by cube3's estimate of its
+   reading plus the moves that turn its frame home. It answers within seconds.
+2. **Cube3's route**: cube3's own solve of the reading (its defaults: Q\\* with the cube's images,
+   the search that answers cube3 within 1.84 quarter turns of optimal) in the time left, then
+   :meth:`~puzzlezero.puzzles.cube.frames.Cube3View.slice_answer`, the fewest slice moves that pass
+   through the same readings: a middle slice for each ``R L'``, the frame turned home within the
+   runs of turns about one axis.
+
+The beam runs until :data:`ROUTE_SECONDS` before the deadline (its later, wider beams fitted to that
+time), the route in what is left; the shorter answer is returned, each one passed on as it comes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+
+from puzzlezero.errors import InvalidStateError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.cube.frames import Cube3View
+from puzzlezero.registry import make
+from puzzlezero.search import clock
+from puzzlezero.search.result import SearchResult
+from puzzlezero.solver.names import resolve_entry
+from puzzlezero.solver.options import SolveOptions
+from puzzlezero.solver.run import solve
+from puzzlezero.solver.searches import SEARCHES, run_search
+
+__all__ = [
+    "BEAM",
+    "FACES",
+    "MIN_ROUTE_SECONDS",
+    "ROUTE_SECONDS",
+    "memory_estimate",
+    "solve_route",
+    "solve_two_routes",
+]
+
+#: the puzzle whose solve answers the reading, and the search that runs first
+FACES = "cube3"
+BEAM = "beam"
+#: the time kept for cube3's route, seconds (its solve's schedule gives most of its answers by
+#: then: on 40 random states 23.85 moves with 15 s, 23.4 on 20 of them with 28 s)
+ROUTE_SECONDS = 24.0
+#: the least time cube3's solve is given, seconds
+MIN_ROUTE_SECONDS = 2.0
+
+
+@lru_cache(maxsize=4)
+def _view(puzzle: Puzzle) -> Cube3View:
+    return Cube3View(puzzle)
+
+
+def solve_route(
+    puzzle: Puzzle, state: np.ndarray, *, max_nodes: int | None = None, deadline: float | None = None
+) -> SearchResult:
+    """Cube3's route alone: ``state`` read as cube3 (:meth:`Cube3View.cube3`), solved by cube3's
+    defaults until ``deadline`` (at least :data:`MIN_ROUTE_SECONDS`; ``max_nodes`` bounds its
+    nodes where it is below cube3's own cap), the answer made slice moves
+    (:meth:`Cube3View.slice_answer`) and replayed. A :class:`~puzzlezero.errors.PuzzleError` for a
+    puzzle that is not the competition's 3x3x3."""
+    t0 = clock.now()
+    view = _view(puzzle)
+    start = np.asarray(state).reshape(-1)
+    read, _ = view.cube3(start[None])
+    left = MIN_ROUTE_SECONDS if deadline is None else max(deadline - clock.now(), MIN_ROUTE_SECONDS)
+    cap = _faces_cap()
+    faces = solve(
+        FACES, read[0], time_limit=left, max_nodes=cap if max_nodes is None else min(max_nodes, cap)
+    )
+    if not faces.solved:
+        status = "time limit" if faces.status == "time limit" else "node limit"
+        return SearchResult(False, (), faces.nodes_generated, 1, clock.now() - t0, status)
+    actions = view.slice_answer(start, faces.actions)
+    end = puzzle.apply_moves(start, list(actions))
+    if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):  # pragma: no cover - slice_answer ends at the goal
+        raise InvalidStateError(f"cube3's route does not solve this {puzzle.name} state")
+    return SearchResult(
+        True, actions, faces.nodes_generated, 1, clock.now() - t0, "solved", cost=puzzle.path_cost(actions)
+    )
+
+
+@lru_cache(maxsize=1)
+def _faces_cap() -> int:
+    """Cube3's solve's own node cap (its defaults, lowered to the memory budget)."""
+    from puzzlezero.solver.memory import cap_within_budget
+    from puzzlezero.solver.resolve import resolve_options
+
+    cube3 = make(FACES)
+    return int(cap_within_budget(cube3, resolve_options(cube3)))
+
+
+def solve_two_routes(
+    puzzle: Puzzle,
+    state: np.ndarray,
+    h: Callable[[np.ndarray], np.ndarray],
+    o: SolveOptions,
+    *,
+    deadline: float,
+    on_solution: Callable[[SearchResult, int], None] | None = None,
+) -> SearchResult:
+    """The beam (:data:`BEAM` with ``h`` and ``o``'s widths and options) until
+    :data:`ROUTE_SECONDS` before ``deadline``, then cube3's route (:func:`solve_route`) until
+    ``deadline``; the shorter answer, with both routes' nodes and improvements.
+    ``on_solution(result, stage)``: each cheaper answer as it comes (the beam's stages, then the
+    route as the stage after them)."""
+    t0 = clock.now()
+    _view(puzzle)  # another puzzle is refused before anything runs
+    spec = SEARCHES[BEAM]
+    beam_hook = None if on_solution is None else (lambda row, r, k: on_solution(r, k))
+    until = max(clock.now(), deadline - ROUTE_SECONDS)
+    start = np.asarray(state).reshape(1, -1)
+    beam = run_search(
+        spec, resolve_entry(spec.entry, f"search {BEAM!r}"), puzzle, start, h, o, until, beam_hook
+    )[0]
+    route = solve_route(puzzle, start[0], max_nodes=o.max_nodes, deadline=deadline)
+    nodes = beam.nodes_generated + route.nodes_generated
+    seconds = clock.now() - t0
+    if route.solved and (not beam.solved or len(route.actions) < len(beam.actions)):
+        since = seconds - route.seconds
+        improvements = (*beam.improvements, (round(since + route.seconds, 6), len(route.actions)))
+        answer = SearchResult(
+            True,
+            route.actions,
+            nodes,
+            beam.iterations + 1,
+            seconds,
+            "solved",
+            cost=route.cost,
+            improvements=improvements,
+        )
+        if on_solution is not None:
+            n_stages = 1 if isinstance(o.beam_width, int) else len(o.beam_width)
+            on_solution(answer, n_stages)
+        return answer
+    from dataclasses import replace
+
+    return replace(beam, nodes_generated=nodes, seconds=seconds)
+
+
+def memory_estimate(puzzle: Puzzle, options: SolveOptions, instances: int = 1) -> int:
+    """Peak bytes, one state at a time: the larger of the beam's (:data:`BEAM`'s estimate with the
+    same options) and cube3's solve after it (its defaults, its node cap lowered to the memory
+    budget as that solve lowers it)."""
+    from dataclasses import replace
+
+    from puzzlezero.solver.memory import memory_estimate as search_memory
+    from puzzlezero.solver.resolve import resolve_options
+
+    beam = resolve_entry(SEARCHES[BEAM].memory, f"memory estimate of search {BEAM!r}")  # type: ignore[arg-type]
+    cube3 = make(FACES)
+    o = replace(resolve_options(cube3), max_nodes=_faces_cap())
+    return max(int(beam(puzzle, options, 1)), search_memory(cube3, o.search, o))
