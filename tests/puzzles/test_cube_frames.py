@@ -4,6 +4,8 @@ puzzles are refused, and a search in the competition's metric solves with it."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -29,6 +31,8 @@ FACE_TURNS = {
     "d0'": "D'",
     "d2": "U'",
 }
+#: cube3's turn -> the competition's outer-layer move of the same face (centres home)
+_OUTER = {turn: move for move, turn in FACE_TURNS.items()}
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +119,7 @@ def test_cube3s_network_guides_the_competition_cube(comp: PermutationPuzzle, vie
     assert values[0] == 0.0 and values[1] == 3.0
     rng = np.random.default_rng(11)
     s = _walk(comp, list(comp.action_names), rng, 40)
-    r = solve(comp, s, beam_width=2000, time_limit=60, shortcut=0, fallback=False)
+    r = solve(comp, s, search="beam", beam_width=2000, time_limit=60, shortcut=0, fallback=False)
     assert r.solved and r.search == "beam" and r.fallback is None
     assert (comp.apply_moves(s, list(r.actions)) == goal).all()  # replayed
     assert len(r.actions) <= 30  # cube3's network, not a group solver's 70-move answers
@@ -148,9 +152,89 @@ def test_it_is_the_competition_cubes_own_heuristic(comp: PermutationPuzzle) -> N
     from puzzlezero.solver import resolve_options
 
     o = resolve_options(comp)
-    assert (o.search, o.heuristic, o.fallback) == ("beam", "cube3-view", "group")
+    assert (o.search, o.heuristic, o.fallback) == ("cube3-route", "cube3-view", "group")
     assert resolve_options(comp, heuristic="learned").heuristic == "cube3-view"  # no model named
     assert resolve_options(comp, search="qbeam").heuristic == "cube3-view-q"
     assert resolve_options(pz.make("cube3"), search="beam").heuristic == "learned"
     r = value(comp, "r0 r1 r2", optimal=False)  # solved, seen from the side: 3 moves
     assert (r.value, r.model) == (3.0, "cube3")
+
+
+def _slice_turns(comp: PermutationPuzzle, axis: str) -> dict[tuple[int, int, int], list[int]]:
+    """Every way of turning ``axis``'s three slices ``(t0, t1, t2)`` quarter turns, as moves."""
+    out = {}
+    for t in itertools.product(range(4), repeat=3):
+        if any(t):
+            word = [
+                f"{axis}{layer}'" if q == 3 else f"{axis}{layer}"
+                for layer, q in enumerate(t)
+                for _ in range(min(q, 4 - q))
+            ]
+            out[t] = comp.parse_moves(" ".join(word))
+    return out
+
+
+def test_a_middle_slice_comes_back_in_one_move(comp: PermutationPuzzle, view: Cube3View) -> None:
+    cube3 = pz.make("cube3")
+    goal = cube3.goal()
+    for move in ("f1", "r1", "d1", "f1'", "r1'", "d1'"):
+        s = comp.apply_moves(comp.goal(), comp.parse_moves(move))
+        read = view.cube3(s[None])[0][0]
+        # cube3 answers the reading with two face turns (the slice's outer faces)
+        turns = next(
+            [a, b] for a in range(12) for b in range(12) if (cube3.apply_moves(read, [a, b]) == goal).all()
+        )
+        answer = view.slice_answer(s, turns)
+        assert comp.format_moves(answer) == [move[:2] if move.endswith("'") else move + "'"]
+
+
+def test_a_turned_cube_comes_back_by_its_three_slices(comp: PermutationPuzzle, view: Cube3View) -> None:
+    for turn, moves in (("r0 r1 r2", 3), ("d0 d1 d2 d0 d1 d2", 6), ("f0 f1 f2 r0' r1' r2'", 6)):
+        s = comp.apply_moves(comp.goal(), comp.parse_moves(turn))
+        answer = view.slice_answer(s, ())  # the reading is solved already
+        assert len(answer) == moves == view.rotation_moves[view.frame(s[None])[0]]
+        assert (comp.apply_moves(s, list(answer)) == comp.goal()).all()
+
+
+def test_slice_answers_are_the_fewest_moves_through_the_readings(
+    comp: PermutationPuzzle, view: Cube3View
+) -> None:
+    """Against every way of making two runs of turns (about two axes) with their slices, each
+    followed by the whole-cube turn home: the dynamic programme's answer is as short as the best."""
+    cube3 = pz.make("cube3")
+    rng = np.random.default_rng(8)
+    rotations = ["", "r0 r1 r2", "d0' d1' d2'", "f0 f1 f2 f0 f1 f2", "r0 r1 r2 d0 d1 d2"]
+    runs = {"r": ["R L'", "R R", "L", "R' L'"], "d": ["U D'", "D", "U U D"]}
+    by_axis = {axis: _slice_turns(comp, axis) for axis in "frd"}
+    for _ in range(6):
+        first, second = str(rng.choice(runs["r"])), str(rng.choice(runs["d"]))
+        turns = cube3.parse_moves(f"{first} {second}")
+        # the state whose reading these turns solve, turned as a whole
+        outer = [comp.parse_moves(_OUTER[name])[0] for name in cube3.format_moves(turns)]
+        inverse = [int(comp.inverse_action[a]) for a in reversed(outer)]
+        s = comp.apply_moves(
+            comp.apply_moves(comp.goal(), inverse), comp.parse_moves(str(rng.choice(rotations)))
+        )
+        read = view.cube3(s[None])[0][0]
+        mid = cube3.apply_moves(read, cube3.parse_moves(first))
+        best = np.inf
+        for axis_one, axis_two in itertools.permutations("frd", 2):
+            for w1 in by_axis[axis_one].values():
+                a = comp.apply_moves(s, w1)
+                if not (view.cube3(a[None])[0][0] == mid).all():
+                    continue
+                for w2 in by_axis[axis_two].values():
+                    b = comp.apply_moves(a, w2)
+                    seen, frame = view.cube3(b[None])
+                    if (seen[0] == cube3.goal()).all():
+                        best = min(best, len(w1) + len(w2) + view.rotation_moves[frame[0]])
+        answer = view.slice_answer(s, turns)
+        assert (comp.apply_moves(s, list(answer)) == comp.goal()).all()
+        assert len(answer) == best
+        assert len(answer) <= len(turns) + view.rotation_moves[view.frame(s[None])[0]]
+
+
+def test_turns_that_do_not_solve_the_reading_are_refused(comp: PermutationPuzzle, view: Cube3View) -> None:
+    s = comp.apply_moves(comp.goal(), comp.parse_moves("f0 r1"))
+    with pytest.raises(PuzzleError, match="do not solve"):
+        view.slice_answer(s, pz.make("cube3").parse_moves("F"))

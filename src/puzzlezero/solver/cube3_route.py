@@ -13,10 +13,11 @@ turn of the whole cube. Two searches answer it, and each is the shorter on other
    the search that answers cube3 within 1.84 quarter turns of optimal) in the time left, then
    :meth:`~puzzlezero.puzzles.cube.frames.Cube3View.slice_answer`, the fewest slice moves that pass
    through the same readings: a middle slice for each ``R L'``, the frame turned home within the
-   runs of turns about one axis.
+   runs of turns about one axis. Each answer cube3's anytime schedule found is made slice turns,
+   and the fewest kept: a longer one may turn the frame home for less.
 
-The beam runs until :data:`ROUTE_SECONDS` before the deadline (its later, wider beams fitted to that
-time), the route in what is left; the shorter answer is returned, each one passed on as it comes.
+The beam runs until :func:`route_seconds` before the deadline (its later, wider beams fitted to
+that time), the route in what is left; the shorter answer is returned, each one passed on as it comes.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
 from puzzlezero.solver.names import resolve_entry
 from puzzlezero.solver.options import SolveOptions
+from puzzlezero.solver.result import Improvement
 from puzzlezero.solver.run import solve
 from puzzlezero.solver.searches import SEARCHES, run_search
 
@@ -42,6 +44,8 @@ __all__ = [
     "FACES",
     "MIN_ROUTE_SECONDS",
     "ROUTE_SECONDS",
+    "ROUTE_SHARE",
+    "route_seconds",
     "memory_estimate",
     "solve_route",
     "solve_two_routes",
@@ -50,9 +54,11 @@ __all__ = [
 #: the puzzle whose solve answers the reading, and the search that runs first
 FACES = "cube3"
 BEAM = "beam"
-#: the time kept for cube3's route, seconds (its solve's schedule gives most of its answers by
-#: then: on 40 random states 23.85 moves with 15 s, 23.4 on 20 of them with 28 s)
-ROUTE_SECONDS = 24.0
+#: the time kept for cube3's route, seconds: its solve's own schedule of 30 s (on ids 0-19 of the
+#: benchmark states, 23.4 moves with 28 s, 23.9 with 15 s: its later stages need the time) ...
+ROUTE_SECONDS = 28.0
+#: ... or this share of the time left where that is less, so that the beam answers first
+ROUTE_SHARE = 0.6
 #: the least time cube3's solve is given, seconds
 MIN_ROUTE_SECONDS = 2.0
 
@@ -76,13 +82,22 @@ def solve_route(
     read, _ = view.cube3(start[None])
     left = MIN_ROUTE_SECONDS if deadline is None else max(deadline - clock.now(), MIN_ROUTE_SECONDS)
     cap = _faces_cap()
+    found: list[Improvement] = []
     faces = solve(
-        FACES, read[0], time_limit=left, max_nodes=cap if max_nodes is None else min(max_nodes, cap)
+        FACES,
+        read[0],
+        time_limit=left,
+        max_nodes=cap if max_nodes is None else min(max_nodes, cap),
+        on_solution=found.append,
     )
     if not faces.solved:
         status = "time limit" if faces.status == "time limit" else "node limit"
         return SearchResult(False, (), faces.nodes_generated, 1, clock.now() - t0, status)
-    actions = view.slice_answer(start, faces.actions)
+    # each of cube3's answers (its anytime schedule's, the last one the shortest) in slice turns:
+    # one a quarter turn longer may take fewer slice turns
+    cube3 = make(FACES)
+    answers = [tuple(cube3.parse_moves(" ".join(i.solution))) for i in found if i.solution]
+    actions = min((view.slice_answer(start, turns) for turns in (*answers, faces.actions)), key=len)
     end = puzzle.apply_moves(start, list(actions))
     if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):  # pragma: no cover - slice_answer ends at the goal
         raise InvalidStateError(f"cube3's route does not solve this {puzzle.name} state")
@@ -101,6 +116,16 @@ def _faces_cap() -> int:
     return int(cap_within_budget(cube3, resolve_options(cube3)))
 
 
+def route_seconds(left: float) -> float:
+    """The seconds of ``left`` that cube3's route is given: :data:`ROUTE_SECONDS`, or
+    :data:`ROUTE_SHARE` of ``left`` where that is less.
+
+    >>> route_seconds(45.0), route_seconds(20.0)
+    (27.0, 12.0)
+    """
+    return min(ROUTE_SECONDS, ROUTE_SHARE * max(left, 0.0))
+
+
 def solve_two_routes(
     puzzle: Puzzle,
     state: np.ndarray,
@@ -111,7 +136,7 @@ def solve_two_routes(
     on_solution: Callable[[SearchResult, int], None] | None = None,
 ) -> SearchResult:
     """The beam (:data:`BEAM` with ``h`` and ``o``'s widths and options) until
-    :data:`ROUTE_SECONDS` before ``deadline``, then cube3's route (:func:`solve_route`) until
+    :func:`route_seconds` before ``deadline``, then cube3's route (:func:`solve_route`) until
     ``deadline``; the shorter answer, with both routes' nodes and improvements.
     ``on_solution(result, stage)``: each cheaper answer as it comes (the beam's stages, then the
     route as the stage after them)."""
@@ -119,7 +144,7 @@ def solve_two_routes(
     _view(puzzle)  # another puzzle is refused before anything runs
     spec = SEARCHES[BEAM]
     beam_hook = None if on_solution is None else (lambda row, r, k: on_solution(r, k))
-    until = max(clock.now(), deadline - ROUTE_SECONDS)
+    until = deadline - route_seconds(deadline - clock.now())
     start = np.asarray(state).reshape(1, -1)
     beam = run_search(
         spec, resolve_entry(spec.entry, f"search {BEAM!r}"), puzzle, start, h, o, until, beam_hook
