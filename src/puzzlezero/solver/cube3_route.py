@@ -91,8 +91,9 @@ def solve_route(
         on_solution=found.append,
     )
     if not faces.solved:
-        status = "time limit" if faces.status == "time limit" else "node limit"
-        return SearchResult(False, (), faces.nodes_generated, 1, clock.now() - t0, status)
+        if faces.status == "time limit":
+            return SearchResult(False, (), faces.nodes_generated, 1, clock.now() - t0, "time limit")
+        return SearchResult(False, (), faces.nodes_generated, 1, clock.now() - t0, "node limit")
     # each of cube3's answers (its anytime schedule's, the last one the shortest) in slice turns:
     # one a quarter turn longer may take fewer slice turns
     cube3 = make(FACES)
