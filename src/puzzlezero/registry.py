@@ -481,6 +481,12 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _view = _PERMUTATION_VIEWS.get(_name)
     _beam = _view[2] if _view else _PERMUTATION_BEAMS.get(_name)
     _reduced = _name in _PERMUTATION_REDUCED
+    if _view:
+        _search = _view[1]
+    elif _beam:
+        _search = "beam"
+    else:
+        _search = "bwas" if _own else "cube-reduction" if _reduced else "rollout"
     register(
         _name,
         "puzzlezero.puzzles.permutation:family_puzzle",
@@ -493,15 +499,7 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             max_steps=1000,
             beam_width=_beam or (1000 if _own else _ROLLOUT_WIDTHS),
             # no shipped model: the group solver answers every state, rollouts shorten its answer
-            search=_view[1]
-            if _view
-            else "beam"
-            if _beam
-            else "bwas"
-            if _own
-            else "cube-reduction"
-            if _reduced
-            else "rollout",
+            search=_search,
             fallback="group" if _own or _beam or _reduced else None,
             shortcut=0 if _view else _GLOBE_SHORTCUT if _beam else 0 if _own else _ROLLOUT_SHORTCUT,
             heuristic=_view[0] if _view else "learned",

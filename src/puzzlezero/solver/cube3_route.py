@@ -23,6 +23,7 @@ that time), the route in what is left; the shorter answer is returned, each one 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -154,8 +155,7 @@ def solve_two_routes(
     nodes = beam.nodes_generated + route.nodes_generated
     seconds = clock.now() - t0
     if route.solved and (not beam.solved or len(route.actions) < len(beam.actions)):
-        since = seconds - route.seconds
-        improvements = (*beam.improvements, (round(since + route.seconds, 6), len(route.actions)))
+        improvements = (*beam.improvements, (round(seconds, 6), len(route.actions)))
         answer = SearchResult(
             True,
             route.actions,
@@ -170,8 +170,6 @@ def solve_two_routes(
             n_stages = 1 if isinstance(o.beam_width, int) else len(o.beam_width)
             on_solution(answer, n_stages)
         return answer
-    from dataclasses import replace
-
     return replace(beam, nodes_generated=nodes, seconds=seconds)
 
 
@@ -179,8 +177,6 @@ def memory_estimate(puzzle: Puzzle, options: SolveOptions, instances: int = 1) -
     """Peak bytes, one state at a time: the larger of the beam's (:data:`BEAM`'s estimate with the
     same options) and cube3's solve after it (its defaults, its node cap lowered to the memory
     budget as that solve lowers it)."""
-    from dataclasses import replace
-
     from puzzlezero.solver.memory import memory_estimate as search_memory
     from puzzlezero.solver.resolve import resolve_options
 

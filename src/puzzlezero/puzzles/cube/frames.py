@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -88,8 +88,8 @@ class Cube3View:
         self.moves = np.asarray(puzzle.move_permutations(), dtype=np.int64)
         self._names = names
         self._inverse = np.asarray(puzzle.inverse_action, dtype=np.int64)
-        self._cube3_names = list(Cube3().action_names)
-        self._runs: tuple[np.ndarray, np.ndarray, list[tuple[int, ...]]] | None = None
+        #: the competition's axis (``f``, ``r``, ``d``) of each of cube3's turns
+        self._turn_axis = "".join(_FACE_AXIS[name[0]] for name in Cube3().action_names)
         for move, perm in reference["moves"].items():
             if move not in names or list(self.moves[names.index(move)]) != perm:
                 raise PuzzleError(
@@ -172,29 +172,27 @@ class Cube3View:
         read = np.take_along_axis(states, self.gathers[k], axis=1)
         return self.colours[read], k
 
+    @cached_property
     def _slice_runs(self) -> tuple[np.ndarray, np.ndarray, list[tuple[int, ...]]]:
         """Every way to turn one axis's three slices, ``(t0, t1, t2)`` quarter turns (not all 0):
         ``(int64[189, 54] gathers, int64[189] moves, the moves of each)``."""
-        if self._runs is None:
-            names = self._names
-            quarter = (0, 1, 2, 1)
-            gathers, costs, words = [], [], []
-            for axis in "frd":
-                for turns in itertools.product(range(4), repeat=3):
-                    if not any(turns):
-                        continue
-                    word: list[int] = []
-                    for layer, t in enumerate(turns):
-                        move = names.index(f"{axis}{layer}")
-                        word += [int(self._inverse[move])] if t == 3 else [move] * t
-                    g = np.arange(54)
-                    for a in word:
-                        g = g[self.moves[a]]
-                    gathers.append(g)
-                    costs.append(sum(quarter[t] for t in turns))
-                    words.append(tuple(word))
-            self._runs = (np.stack(gathers), np.asarray(costs, dtype=np.int64), words)
-        return self._runs
+        quarter = (0, 1, 2, 1)
+        gathers, costs, words = [], [], []
+        for axis in "frd":
+            for turns in itertools.product(range(4), repeat=3):
+                if not any(turns):
+                    continue
+                word: list[int] = []
+                for layer, t in enumerate(turns):
+                    move = self._names.index(f"{axis}{layer}")
+                    word += [int(self._inverse[move])] if t == 3 else [move] * t
+                g = np.arange(54)
+                for a in word:
+                    g = g[self.moves[a]]
+                gathers.append(g)
+                costs.append(sum(quarter[t] for t in turns))
+                words.append(tuple(word))
+        return np.stack(gathers), np.asarray(costs, dtype=np.int64), words
 
     def slice_answer(self, state: np.ndarray, turns: Sequence[int]) -> tuple[int, ...]:
         """The fewest of the puzzle's moves that take ``state`` through the readings that cube3's
@@ -204,7 +202,7 @@ class Cube3View:
         :class:`~puzzlezero.errors.PuzzleError` if ``turns`` do not solve the reading."""
         state = np.asarray(state).reshape(-1)
         read, frame = self.cube3(state[None])
-        axis = "".join(_FACE_AXIS[name[0]] for name in self._cube3_names)
+        axis = self._turn_axis
         runs: list[list[int]] = []
         for t in turns:
             if runs and axis[runs[-1][-1]] == axis[int(t)]:
@@ -219,7 +217,7 @@ class Cube3View:
         goal = np.repeat(np.arange(6, dtype=np.uint8), 9)
         if not (view == goal).all():
             raise PuzzleError("these cube3 turns do not solve the state's cube3 reading")
-        gathers, costs, words = self._slice_runs()
+        gathers, costs, words = self._slice_runs
         # frame -> (moves so far, the state, the way there); one state per frame and reading
         layer: dict[int, tuple[int, np.ndarray, tuple[int, ...]]] = {int(frame[0]): (0, state, ())}
         for target in [*targets, goal, goal]:  # then up to two turns of the whole cube, frame home
