@@ -147,8 +147,11 @@ def test_pdb_build_command_builds_loads_and_refuses_by_name(cache, capsys, monke
     assert not list((cache / "group").glob("cube2-*.npz"))  # its group table ships with the package
     assert main(["pdb", "build", "cube2", "--kind", "nosuch"]) == 2
     assert (
-        "error: unknown --kind 'nosuch'; the kinds are pdb, group, reduction, all" in capsys.readouterr().err
+        "error: unknown --kind 'nosuch'; the kinds are pdb, group, reduction, two-phase, all"
+        in capsys.readouterr().err
     )
+    assert main(["pdb", "build", "cube2", "--kind", "two-phase"]) == 2
+    assert "error: the two-phase tables are cube3's; cube2 has none" in capsys.readouterr().err
     assert main(["pdb", "build", "lightsout7", "--kind", "group"]) == 2
     assert "error: the group solver needs a permutation puzzle" in capsys.readouterr().err
     assert main(["pdb", "build", "sokoban", "--kind", "all"]) == 0  # what serve --build-tables asks

@@ -7,7 +7,8 @@
   Schreier–Sims stabilizer chain of move words made short by Minkwitz's algorithm (group theory
   beside learning, as in A. Agarwal's look at the cube);
 * :mod:`.reduction`: the sliding-puzzle reduction solver, placing a few tiles at a time by small
-  breadth-first searches.
+  breadth-first searches;
+* :mod:`.two_phase`: Kociemba's two-phase algorithm for cube3 in the quarter-turn metric, anytime.
 
 They are the references the learned solvers are measured against and their fallbacks. Each takes
 ``(puzzle, state, *, time_limit=None, max_nodes=None, deadline=None)`` and returns a
@@ -17,9 +18,13 @@ They are the references the learned solvers are measured against and their fallb
 puzzles, :mod:`puzzlezero.storage` and the search results and clock: never torch.
 """
 
+from typing import Any
+
 from puzzlezero.classic.group import GroupTable, group_table, solve_group
 from puzzlezero.classic.optimal import HEURISTICS, SOLVERS, optimal_length, pdb_heuristic, solve_optimal
+from puzzlezero.classic.optimal import tables as _tables
 from puzzlezero.classic.reduction import solve_reduction
+from puzzlezero.errors import PuzzleError, UnknownNameError
 
 __all__ = [
     "SOLVERS",
@@ -31,4 +36,30 @@ __all__ = [
     "group_table",
     "solve_group",
     "solve_reduction",
+    "TABLE_KINDS",
+    "build_tables",
 ]
+
+#: the kinds of table ``puzzlezero pdb build --kind KIND`` builds: the optimal solvers', the group
+#: solver's and the 4x4x4 reduction's (:data:`.optimal.tables.TABLE_KINDS`), and cube3's two-phase
+#: search's; ``all``: every one a puzzle has
+TABLE_KINDS = (*(k for k in _tables.TABLE_KINDS if k != "all"), "two-phase", "all")
+
+
+def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
+    """Build (or load, where they are built already) the tables of ``kind`` (:data:`TABLE_KINDS`)
+    that ``puzzle`` uses, under their locks; a line per table kind for people
+    (:func:`.optimal.tables.build_tables`, and the two-phase search's tables for cube3). A puzzle
+    without such a table raises :class:`~puzzlezero.errors.PuzzleError`; ``kind="all"`` builds
+    what the puzzle has and skips the rest (what ``serve --build-tables`` wants)."""
+    if kind not in TABLE_KINDS:
+        raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
+    two_phase = puzzle.name == "cube3" and len(puzzle.action_names) == 12
+    if kind == "two-phase" and not two_phase:
+        raise PuzzleError(f"the two-phase tables are cube3's; {puzzle.name} has none")
+    lines = [] if kind == "two-phase" else _tables.build_tables(puzzle, kind)
+    if two_phase and kind in ("two-phase", "all"):
+        from puzzlezero.classic.two_phase import prepare_tables
+
+        lines.append(prepare_tables(puzzle))
+    return lines

@@ -40,12 +40,13 @@ def build_cmd(
             help="pdb: the pattern databases of --heuristic pdb and the optimal solver (sliding "
             "puzzles' additive databases, the cube's corner and edge databases, the cube2 distance "
             "table); group: the group table of --search group; reduction: the centre tables of "
-            "--search cube-reduction (the 4x4x4); all: every one the puzzle has.",
+            "--search cube-reduction (the 4x4x4); two-phase: cube3's tables of --search two-phase (141 MB, "
+            "seconds); all: every one the puzzle has.",
         ),
     ] = "pdb",
 ) -> None:
     """Build the tables of PUZZLES (or load them, where built already), with progress on stderr."""
-    from puzzlezero.classic.optimal.tables import TABLE_KINDS, build_tables
+    from puzzlezero.classic import TABLE_KINDS, build_tables
     from puzzlezero.registry import make
 
     if kind not in TABLE_KINDS:

@@ -284,6 +284,31 @@ def _run_each(
     return [fn(puzzle, s, max_nodes=o.max_nodes, deadline=deadline) for s in states]
 
 
+def _run_anytime_each(
+    fn: Callable,
+    puzzle: Puzzle,
+    states: np.ndarray,
+    h: Heuristic | None,
+    o: SolveOptions,
+    deadline: float | None = None,
+    on_solution: SolutionHook | None = None,
+) -> Results:
+    """``fn(puzzle, state, max_nodes=..., deadline=..., on_solution=...)`` on each state in turn, all
+    to the one deadline: a search without a heuristic that improves its answer with time;
+    ``on_solution(result)`` passes each shorter answer on with its state's row (one stage)."""
+    deadline = _deadline(o, deadline)
+    out = []
+    for row, s in enumerate(states):
+        hook = None
+        if on_solution is not None:
+
+            def hook(r: Any, row: int = row) -> None:
+                on_solution(row, r, 0)
+
+        out.append(fn(puzzle, s, max_nodes=o.max_nodes, deadline=deadline, on_solution=hook))
+    return out
+
+
 def _run_composed(
     fn: Callable,
     puzzle: Puzzle,
@@ -416,6 +441,10 @@ class SearchSpec:
     memory: str | Callable | None = None
     #: the option to lower when that estimate is above the memory budget
     memory_lower: str = "--max-nodes"
+    #: the kind of table it reads (``puzzlezero pdb build --kind KIND``), where a server prepares it
+    #: before its workers start when a served puzzle's default solve runs this search; ``None``:
+    #: none, or one built only on request (the optimal solver's pattern databases)
+    tables: str | None = None
 
     @property
     def weighted(self) -> bool:
@@ -675,6 +704,21 @@ def _register_builtins() -> None:
             options=("goal_ball",),
             memory="puzzlezero.solver.cube3_route:memory_estimate",
             memory_lower="--beam-width",
+        ),
+    )
+    register_search(
+        "two-phase",
+        SearchSpec(
+            entry="puzzlezero.classic.two_phase:solve_two_phase",
+            run=_run_anytime_each,
+            needs_heuristic=False,
+            description="Kociemba's two-phase algorithm in the quarter-turn metric (cube3): phase 1 into "
+            "<U, D, R2, L2, F2, B2> by IDA* on an exact table, phase 2 within it, every phase-1 length "
+            "tried in six guises of the cube, shorter answers with time; no model",
+            anytime=True,
+            node_cap=False,
+            memory="puzzlezero.classic.two_phase:memory_estimate",
+            tables="two-phase",
         ),
     )
     register_search(

@@ -1,0 +1,913 @@
+"""Kociemba's two-phase algorithm in the quarter-turn metric (numba), an anytime cube3 solver.
+
+H. Kociemba's algorithm (Cube Explorer; "Close to God's algorithm", Cubism For Fun 28, 1992)
+splits a solve at the subgroup ``G1 = <U, D, R2, L2, F2, B2>``:
+
+1. **Phase 1** brings the cube into G1 (every corner twist and edge flip 0, the four E-slice edges
+   in the E slice) by IDA* over three coordinates: the corners' twist (3^7), the edges' flip
+   (2^11) and the slice edges' places (12 choose 4). Its heuristic is the largest of three
+   breadth-first tables over the pairs of them (twist x slice, flip x slice, twist x flip).
+2. **Phase 2** solves within G1 with its ten moves, here ``U U' D D'`` (one quarter turn each)
+   and ``R2 L2 F2 B2`` (two each), by IDA* over the corners' permutation (8!), the U/D edges'
+   permutation (8!) and the slice edges' permutation (4!); its heuristic the larger of two tables
+   of quarter-turn distances (corners x slice, edges x slice).
+
+The search does not stop at the first solution: phase 1 enumerates every solution of length
+``L1 = h, h + 1, ...``, and each is completed by the shortest phase 2 that improves on the best
+total so far, until phase 1 alone is as long as the best answer or the time is up. Answers so
+come sooner and shorter with time, and end optimal if the search is let finish (it seldom is).
+Every quarter-turn answer of a cube has the parity of its corner permutation, so each improvement
+is two moves shorter and a phase 2 is searched only at bounds of its own parity.
+
+As in Cube Explorer, the cube is searched in six guises at once, the three that put each axis
+upright and their inverses, phase-1 depth by depth in turn: a good phase 1 of one guise is often
+not of another. Each answer is mapped back, its runs of turns about one axis merged, and replayed.
+
+The tables (about 10 MB) take a second or two to build and stay for the process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import numba as nb
+import numpy as np
+
+from puzzlezero.classic.optimal.cube_ida import cube_actions, cube_pieces
+from puzzlezero.classic.optimal.cube_model import (
+    CORNER_MOVE,
+    EDGE_MOVE,
+    SOLVED,
+    facelets_to_pieces,
+)
+from puzzlezero.errors import PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
+from puzzlezero.search.result import SearchResult, Status, check_positive
+
+__all__ = [
+    "TwoPhaseTables", "two_phase_tables", "solve_two_phase", "merge_axis_runs", "invert_pieces", "memory_estimate",
+    "prepare_tables",
+]  # fmt: skip
+
+N_TWIST, N_FLIP, N_SLICE = 2187, 2048, 495
+N_PERM8, N_PERM4 = 40320, 24
+#: the slice coordinate of the solved cube (the E-slice edges FR FL BL BR in their places)
+SLICE_HOME = 494
+#: phase 2's moves as quarter turns (kernel move ``2 * face + (0 cw, 1 ccw)``, faces ``U R F D L B``):
+#: ``U U' D D'`` one each, ``R2 F2 L2 B2`` two
+P2_TURNS = ((0,), (1,), (6,), (7,), (2, 2), (4, 4), (8, 8), (10, 10))
+P2_FACE = np.array([0, 0, 3, 3, 1, 2, 4, 5], dtype=np.int64)
+P2_COST = np.array([1, 1, 1, 1, 2, 2, 2, 2], dtype=np.int64)
+_MAX_DEPTH = 64
+_CHUNK = 1 << 20  # phase-1 nodes per kernel call, between two readings of the clock
+FOUND, DONE, PAUSED = 1, 0, -1
+
+
+# --- coordinates over position-centric arrays (cp[i]: the piece at position i) ----------------------
+
+
+@nb.njit(cache=True)
+def _perm_rank(p):  # fmt: skip
+    """Lehmer rank of a permutation of ``0..n-1`` (the identity is 0)."""
+    n = p.shape[0]
+    r = 0
+    for i in range(n):
+        smaller = 0
+        for j in range(i + 1, n):
+            if p[j] < p[i]:
+                smaller += 1
+        r = r * (n - i) + smaller
+    return r
+
+
+@nb.njit(cache=True)
+def _perm_unrank(r, n):  # fmt: skip
+    digits = np.empty(n, dtype=np.int64)
+    for i in range(n - 1, -1, -1):
+        base = n - i
+        digits[i] = r % base
+        r //= base
+    free = np.ones(n, dtype=np.bool_)
+    p = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = digits[i]
+        for v in range(n):
+            if free[v]:
+                if k == 0:
+                    p[i] = v
+                    free[v] = False
+                    break
+                k -= 1
+    return p
+
+
+@nb.njit(cache=True)
+def _binom(n, k):  # fmt: skip
+    if k < 0 or k > n:
+        return 0
+    r = 1
+    for i in range(k):
+        r = r * (n - i) // (i + 1)
+    return r
+
+
+@nb.njit(cache=True)
+def _slice_rank(ep):  # fmt: skip
+    """Combination rank of the places of the slice edges (pieces 8-11) among the 12 places."""
+    r, k = 0, 0
+    for pos in range(12):
+        if ep[pos] >= 8:
+            k += 1
+            r += _binom(pos, k)
+    return r
+
+
+@nb.njit(cache=True)
+def _slice_unrank(r):  # fmt: skip
+    """Some edge arrangement with the slice edges at the places of rank ``r``."""
+    ep = np.empty(12, dtype=np.int64)
+    k = 4
+    nxt_slice, nxt_other = 8, 0
+    for pos in range(11, -1, -1):
+        if k > 0 and _binom(pos, k) <= r:
+            r -= _binom(pos, k)
+            k -= 1
+            ep[pos] = nxt_slice
+            nxt_slice += 1
+        else:
+            ep[pos] = nxt_other
+            nxt_other += 1
+    return ep
+
+
+@nb.njit(cache=True)
+def _position_moves(cmove, emove):  # fmt: skip
+    """Position-centric form of the 12 quarter turns: ``cdest[m, i]``, ``ctw[m, i]``: where the corner
+    at position ``i`` goes and the twist it gains; ``edest``, ``efl`` likewise for edges."""
+    cdest = np.empty((12, 8), dtype=np.int64)
+    ctw = np.empty((12, 8), dtype=np.int64)
+    edest = np.empty((12, 12), dtype=np.int64)
+    efl = np.empty((12, 12), dtype=np.int64)
+    for m in range(12):
+        for i in range(8):
+            v = cmove[i * 3, m]
+            cdest[m, i] = v // 3
+            ctw[m, i] = v % 3
+        for i in range(12):
+            v = emove[i * 2, m]
+            edest[m, i] = v // 2
+            efl[m, i] = v % 2
+    return cdest, ctw, edest, efl
+
+
+@nb.njit(cache=True)
+def _phase1_moves(cdest, ctw, edest, efl):  # fmt: skip
+    tw_move = np.empty((N_TWIST, 12), dtype=np.int32)
+    fl_move = np.empty((N_FLIP, 12), dtype=np.int32)
+    sl_move = np.empty((N_SLICE, 12), dtype=np.int32)
+    co = np.empty(8, dtype=np.int64)
+    nco = np.empty(8, dtype=np.int64)
+    for c in range(N_TWIST):
+        r, s = c, 0
+        for i in range(6, -1, -1):
+            co[i] = r % 3
+            s += co[i]
+            r //= 3
+        co[7] = (3 - s % 3) % 3
+        for m in range(12):
+            for i in range(8):
+                nco[cdest[m, i]] = (co[i] + ctw[m, i]) % 3
+            v = 0
+            for i in range(7):
+                v = v * 3 + nco[i]
+            tw_move[c, m] = v
+    eo = np.empty(12, dtype=np.int64)
+    neo = np.empty(12, dtype=np.int64)
+    for c in range(N_FLIP):
+        r, s = c, 0
+        for i in range(10, -1, -1):
+            eo[i] = r % 2
+            s += eo[i]
+            r //= 2
+        eo[11] = s % 2
+        for m in range(12):
+            for i in range(12):
+                neo[edest[m, i]] = (eo[i] + efl[m, i]) % 2
+            v = 0
+            for i in range(11):
+                v = v * 2 + neo[i]
+            fl_move[c, m] = v
+    nep = np.empty(12, dtype=np.int64)
+    for c in range(N_SLICE):
+        ep = _slice_unrank(c)
+        for m in range(12):
+            for i in range(12):
+                nep[edest[m, i]] = ep[i]
+            sl_move[c, m] = _slice_rank(nep)
+    return tw_move, fl_move, sl_move
+
+
+@nb.njit(cache=True)
+def _phase2_moves(cdest, edest):  # fmt: skip
+    """Moves of the three phase-2 permutations under the eight phase-2 moves (:data:`P2_TURNS`)."""
+    turns = np.array([[0, -1], [1, -1], [6, -1], [7, -1], [2, 2], [4, 4], [8, 8], [10, 10]], dtype=np.int64)
+    cp_move = np.empty((N_PERM8, 8), dtype=np.int32)
+    ep_move = np.empty((N_PERM8, 8), dtype=np.int32)
+    sp_move = np.empty((N_PERM4, 8), dtype=np.int32)
+    full = np.empty(12, dtype=np.int64)
+    tmp = np.empty(12, dtype=np.int64)
+    for c in range(N_PERM8):
+        p = _perm_unrank(c, 8)
+        for k in range(8):
+            for i in range(8):
+                full[i] = p[i]
+            for t in range(2):
+                m = turns[k, t]
+                if m < 0:
+                    continue
+                for i in range(8):
+                    tmp[cdest[m, i]] = full[i]
+                for i in range(8):
+                    full[i] = tmp[i]
+            cp_move[c, k] = _perm_rank(full[:8].copy())
+        for k in range(8):  # the U/D edges stay in places 0-7 under phase-2 moves
+            for i in range(8):
+                full[i] = p[i]
+            for i in range(8, 12):
+                full[i] = i
+            for t in range(2):
+                m = turns[k, t]
+                if m < 0:
+                    continue
+                for i in range(12):
+                    tmp[edest[m, i]] = full[i]
+                for i in range(12):
+                    full[i] = tmp[i]
+            ep_move[c, k] = _perm_rank(full[:8].copy())
+    for c in range(N_PERM4):
+        p = _perm_unrank(c, 4)
+        for k in range(8):
+            for i in range(8):
+                full[i] = i
+            for i in range(4):
+                full[8 + i] = 8 + p[i]
+            for t in range(2):
+                m = turns[k, t]
+                if m < 0:
+                    continue
+                for i in range(12):
+                    tmp[edest[m, i]] = full[i]
+                for i in range(12):
+                    full[i] = tmp[i]
+            q = np.empty(4, dtype=np.int64)
+            for i in range(4):
+                q[i] = full[8 + i] - 8
+            sp_move[c, k] = _perm_rank(q)
+    return cp_move, ep_move, sp_move
+
+
+@nb.njit(cache=True)
+def _bfs_pair(a_move, b_move, na, nb_, goal, costs):  # fmt: skip
+    """Distances ``int8[na * nb_]`` from ``goal`` over the pair coordinate ``a * nb_ + b``, each move
+    costing ``costs[m]`` (1 or 2): layer by layer, a layer final before it is expanded."""
+    n = na * nb_
+    dist = np.full(n, -1, dtype=np.int8)
+    dist[goal] = 0
+    nmoves = a_move.shape[1]
+    d, done, left = 0, 0, 1
+    while left > 0:
+        left = 0
+        for x in range(n):
+            if dist[x] != d:
+                continue
+            done += 1
+            a, b = x // nb_, x % nb_
+            for m in range(nmoves):
+                y = np.int64(a_move[a, m]) * nb_ + b_move[b, m]
+                nd = d + costs[m]
+                if dist[y] < 0 or dist[y] > nd:
+                    dist[y] = nd
+        for x in range(n):
+            if dist[x] > d:
+                left += 1
+        d += 1
+    return dist
+
+
+@nb.njit(cache=True)
+def _conjugates(move_a, move_b, nb_, maps, home):  # fmt: skip
+    """``int32[na * nb_, S]``: the pair coordinate ``a * nb_ + b`` of each symmetry's image of a cube
+    (``maps[j, m]``: the move that symmetry ``j`` makes of move ``m``), found by a breadth-first walk
+    from ``home`` (every symmetry's own image): the image of ``x`` turned by ``m`` is the image of
+    ``x`` turned by ``maps[j, m]``. ``nb_ == 1`` with ``move_b`` ignored: a single coordinate.
+    Returns the table and whether every second way to a coordinate agreed (the images are a
+    function of the coordinate)."""
+    na = move_a.shape[0]
+    n = na * nb_
+    ns = maps.shape[0]
+    conj = np.full((n, ns), -1, dtype=np.int32)
+    conj[home, :] = home
+    queue = np.empty(n, dtype=np.int64)
+    queue[0] = home
+    head, tail = 0, 1
+    consistent = True
+    while head < tail:
+        x = queue[head]
+        head += 1
+        a, b = x // nb_, x % nb_
+        for m in range(12):
+            y = np.int64(move_a[a, m]) * nb_ + (move_b[b, m] if nb_ > 1 else 0)
+            fresh = conj[y, 0] < 0
+            for j in range(ns):
+                cx = conj[x, j]
+                ca, cb = cx // nb_, cx % nb_
+                mj = maps[j, m]
+                cy = np.int64(move_a[ca, mj]) * nb_ + (move_b[cb, mj] if nb_ > 1 else 0)
+                if fresh:
+                    conj[y, j] = cy
+                elif conj[y, j] != cy:
+                    consistent = False
+            if fresh:
+                queue[tail] = y
+                tail += 1
+    return conj, consistent
+
+
+@nb.njit(cache=True)
+def _phase1_table(reps, fs_class, fs_sym, stab, tw_move, fl_move, sl_move, twist_conj):  # fmt: skip
+    """Exact phase-1 distances ``int8[classes * 2187]`` over (flip-slice class, twist seen from the
+    class's representative), breadth first: forward while the frontier is small, then backward
+    (each unreached entry looks for a neighbour in the last layer). An entry set also sets the
+    entries its class's own symmetries make of it (``stab``: a bit per symmetry)."""
+    nc = reps.shape[0]
+    n = nc * N_TWIST
+    ns = twist_conj.shape[1]
+    dist = np.full(n, -1, dtype=np.int8)
+    home = fs_class[SLICE_HOME * N_FLIP]
+    dist[home * N_TWIST] = 0
+    filled, d = 1, 0
+    while filled < n:
+        backward = filled > n // 8
+        for idx in range(n):
+            if backward:
+                if dist[idx] >= 0:
+                    continue
+            elif dist[idx] != d:
+                continue
+            c, t = idx // N_TWIST, idx % N_TWIST
+            fs = reps[c]
+            fl, sl = fs % N_FLIP, fs // N_FLIP
+            for m in range(12):
+                fs2 = np.int64(sl_move[sl, m]) * N_FLIP + fl_move[fl, m]
+                c2 = fs_class[fs2]
+                t2 = twist_conj[tw_move[t, m], fs_sym[fs2]]
+                kid = np.int64(c2) * N_TWIST + t2
+                if backward:
+                    if dist[kid] == d:
+                        target_c, target_t = c, t
+                    else:
+                        continue
+                else:
+                    if dist[kid] >= 0:
+                        continue
+                    target_c, target_t = c2, t2
+                bits = stab[target_c]
+                for j in range(ns):
+                    if (bits >> j) & 1:
+                        e = np.int64(target_c) * N_TWIST + twist_conj[target_t, j]
+                        if dist[e] < 0:
+                            dist[e] = d + 1
+                            filled += 1
+                if backward:
+                    break
+        d += 1
+    return dist
+
+
+def _ud_symmetries() -> tuple[np.ndarray, np.ndarray]:
+    """The 16 symmetries of the cube that keep the U-D axis (indices of
+    :func:`~puzzlezero.puzzles.cube.symmetry.cube_symmetries`, the identity first) and
+    ``int64[16, 12]``: the kernel move each makes of each kernel move."""
+    from puzzlezero.puzzles.cube.rules import Cube3
+    from puzzlezero.puzzles.cube.symmetry import cube_symmetries
+
+    cube = Cube3()
+    sym = cube_symmetries(cube)
+    ids = cube_actions(cube)
+    kernel = {a: m for m, a in enumerate(ids)}
+    syms, maps = [], []
+    for k in range(48):
+        mapped = [kernel[int(a)] for a in sym.map_actions(list(ids), k)]
+        if mapped[0] >> 1 in (0, 3):  # U turns to U or D
+            syms.append(k)
+            maps.append(mapped)
+    return np.array(syms, dtype=np.int64), np.array(maps, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class TwoPhaseTables:
+    """The move and pruning tables of both phases (:func:`two_phase_tables`).
+
+    Phase 1's pruning table ``p1`` is exact: the phase-1 distance of every (flip-slice class,
+    twist) pair, the 1,013,760 flip-slice pairs cut to 64,430 classes by the 16 symmetries that keep
+    the U-D axis (``fs_class``, ``fs_sym``: a pair's class and a symmetry that takes it to the
+    class's representative; ``twist_conj``: each twist seen through each symmetry)."""
+
+    tw_move: np.ndarray
+    fl_move: np.ndarray
+    sl_move: np.ndarray
+    fs_class: np.ndarray
+    fs_sym: np.ndarray
+    twist_conj: np.ndarray
+    p1: np.ndarray
+    cp_move: np.ndarray
+    ep_move: np.ndarray
+    sp_move: np.ndarray
+    p2_cs: np.ndarray
+    p2_es: np.ndarray
+
+    @property
+    def args(self) -> tuple[np.ndarray, ...]:
+        return (self.tw_move, self.fl_move, self.sl_move, self.fs_class, self.fs_sym, self.twist_conj, self.p1,
+                self.cp_move, self.ep_move, self.sp_move, self.p2_cs, self.p2_es)  # fmt: skip
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.args)
+
+
+def prepare_tables(puzzle: Puzzle) -> str:
+    """Build (or load) the tables ahead of a solve (``puzzlezero pdb build cube3 --kind two-phase``);
+    a line for people."""
+    t0 = clock.now()
+    tables = two_phase_tables()
+    return (
+        f"{puzzle.name}: two-phase tables, {tables.nbytes / 1e6:,.1f} MB, ready in {clock.now() - t0:,.1f} s"
+    )
+
+
+#: the table file's name in the tables' cache, and what it must say of itself
+TABLE_NAME = "cube3-two-phase"
+TABLE_META = {"kind": "cube3-two-phase", "metric": "quarter-turn", "phase1": "flip-slice classes x twist"}
+
+
+def _build_phase1(tw_move: np.ndarray, fl_move: np.ndarray, sl_move: np.ndarray) -> dict[str, np.ndarray]:
+    _, maps = _ud_symmetries()
+    twist_conj, ok_t = _conjugates(tw_move, tw_move, 1, maps, 0)
+    fs_conj, ok_fs = _conjugates(sl_move, fl_move, N_FLIP, maps, SLICE_HOME * N_FLIP)
+    if not (ok_t and ok_fs and (fs_conj >= 0).all()):  # pragma: no cover - the coordinates' own algebra
+        raise PuzzleError("two-phase tables: a symmetry's image is not a function of the coordinates")
+    rep = fs_conj.min(axis=1)
+    reps, fs_class = np.unique(rep, return_inverse=True)
+    fs_sym = np.argmax(fs_conj == rep[:, None], axis=1)
+    stab = np.zeros(len(reps), dtype=np.int64)
+    for j in range(fs_conj.shape[1]):
+        stab |= (fs_conj[reps, j] == reps).astype(np.int64) << j
+    fs_class = fs_class.astype(np.int32)
+    fs_sym = fs_sym.astype(np.int8)
+    twist_conj = twist_conj.astype(np.int16)
+    p1 = _phase1_table(reps.astype(np.int64), fs_class, fs_sym, stab, tw_move, fl_move, sl_move, twist_conj)
+    return {"fs_class": fs_class, "fs_sym": fs_sym, "twist_conj": twist_conj, "p1": p1}
+
+
+@cache
+def two_phase_tables() -> TwoPhaseTables:
+    """The tables: the move tables and phase 2's built here (a second), phase 1's exact table (141
+    MB, 64,430 x 2,187 entries, about ten seconds) built once and then read from the tables' cache
+    (memory-mapped); ``puzzlezero pdb build cube3 --kind two-phase`` builds it ahead."""
+    from puzzlezero.classic.optimal.tables import load_or_build
+
+    cdest, ctw, edest, efl = _position_moves(CORNER_MOVE, EDGE_MOVE)
+    tw_move, fl_move, sl_move = _phase1_moves(cdest, ctw, edest, efl)
+    cp_move, ep_move, sp_move = _phase2_moves(cdest, edest)
+    phase1 = load_or_build(
+        TABLE_NAME,
+        TABLE_META,
+        lambda: _build_phase1(tw_move, fl_move, sl_move),
+        mmap=True,
+        command="puzzlezero pdb build cube3 --kind two-phase",
+    )
+    expect = {"fs_class": (N_FLIP * N_SLICE,), "fs_sym": (N_FLIP * N_SLICE,), "twist_conj": (N_TWIST, 16)}
+    for key, shape in expect.items():
+        if phase1[key].shape != shape:
+            raise PuzzleError(f"two-phase table {key} has shape {phase1[key].shape}, expected {shape}")
+    if phase1["p1"].shape[0] % N_TWIST or phase1["fs_class"].max() >= phase1["p1"].shape[0] // N_TWIST:
+        raise PuzzleError("two-phase table p1 does not match its flip-slice classes")
+    return TwoPhaseTables(
+        tw_move=tw_move,
+        fl_move=fl_move,
+        sl_move=sl_move,
+        fs_class=phase1["fs_class"],
+        fs_sym=phase1["fs_sym"],
+        twist_conj=phase1["twist_conj"],
+        p1=phase1["p1"],
+        cp_move=cp_move,
+        ep_move=ep_move,
+        sp_move=sp_move,
+        p2_cs=_bfs_pair(cp_move, sp_move, N_PERM8, N_PERM4, 0, P2_COST),
+        p2_es=_bfs_pair(ep_move, sp_move, N_PERM8, N_PERM4, 0, P2_COST),
+    )
+
+
+# --- the search ---------------------------------------------------------------------------------------
+
+
+@nb.njit(cache=True, inline="always")
+def _h1(tw, fl, sl, fs_class, fs_sym, twist_conj, p1):  # fmt: skip
+    """The exact phase-1 distance of (twist, flip, slice)."""
+    fs = sl * N_FLIP + fl
+    return np.int64(p1[np.int64(fs_class[fs]) * N_TWIST + twist_conj[tw, fs_sym[fs]]])
+
+
+@nb.njit(cache=True, inline="always")
+def _allowed1(mv, path, d):  # fmt: skip
+    """Canonical quarter-turn sequences: no move after its inverse, a face at most twice in a row
+    and then only ``X X``, and of two opposite faces the one first in ``U R F D L B`` first."""
+    if d == 0:
+        return True
+    prev = path[d - 1]
+    face, pface = mv >> 1, prev >> 1
+    if face == pface:
+        return mv == prev and (mv & 1) == 0 and (d < 2 or path[d - 2] >> 1 != face)
+    return not (face == (pface + 3) % 6 and face < pface)
+
+
+@nb.njit(cache=True, nogil=True)
+def _phase2(c0, e0, s0, last_face, max_cost, cp_move, ep_move, sp_move, p2_cs, p2_es, p2_face, p2_cost,
+            moves, counter):  # fmt: skip
+    """The cheapest phase 2 from ``(c0, e0, s0)`` costing at most ``max_cost``, its moves written to
+    ``moves``; returns its cost (``-1``: none). ``last_face``: phase 1's last face (not turned
+    first). ``counter[0]`` counts the nodes generated."""
+    h0 = max(np.int64(p2_cs[c0 * N_PERM4 + s0]), np.int64(p2_es[e0 * N_PERM4 + s0]))
+    parity = 0  # the cost of any phase 2 has the parity of its corner permutation
+    p = _perm_unrank(c0, 8)
+    for i in range(8):
+        for j in range(i + 1, 8):
+            if p[j] < p[i]:
+                parity ^= 1
+    bound = h0 if (h0 & 1) == parity else h0 + 1
+    cs = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
+    es = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
+    ss = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
+    gs = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
+    nxt = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
+    path = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
+    while bound <= max_cost:
+        cs[0], es[0], ss[0], gs[0] = c0, e0, s0, 0
+        nxt[0] = 0
+        d = 0
+        if c0 == 0 and e0 == 0 and s0 == 0:
+            return 0
+        while d >= 0:
+            mv = nxt[d]
+            if mv == 8:
+                d -= 1
+                continue
+            nxt[d] = mv + 1
+            face = p2_face[mv]
+            if d == 0:
+                if face == last_face:
+                    continue
+            else:
+                prev = path[d - 1]
+                pface = p2_face[prev]
+                if face == pface:
+                    # only U U or D D (a half turn), and not a third time
+                    if not (
+                        mv == prev and mv < 4 and (mv & 1) == 0 and (d < 2 or p2_face[path[d - 2]] != face)
+                    ):
+                        continue
+                elif face == (pface + 3) % 6 and face < pface:
+                    continue
+            g = gs[d] + p2_cost[mv]
+            c = cp_move[cs[d], mv]
+            e = ep_move[es[d], mv]
+            s = sp_move[ss[d], mv]
+            counter[0] += 1
+            h = max(np.int64(p2_cs[c * N_PERM4 + s]), np.int64(p2_es[e * N_PERM4 + s]))
+            if g + h > bound:
+                continue
+            path[d] = mv
+            d += 1
+            cs[d], es[d], ss[d], gs[d] = c, e, s, g
+            nxt[d] = 0
+            if c == 0 and e == 0 and s == 0:
+                for i in range(d):
+                    moves[i] = path[i]
+                return g
+        bound += 2
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def _complete(v0, path, g, face, best, best_moves, counter, cp_move, ep_move, sp_move, p2_cs, p2_es,
+              p2_face, p2_cost, p2_turns, cmove, emove):  # fmt: skip
+    """Phase 2 after the phase-1 solution ``path[:g]`` (last face ``face``, -1 for none) of the cube
+    ``v0``: where a total shorter than ``best`` exists, the shortest is written to ``best_moves``
+    (kernel quarter turns) and its length returned; else ``-1``."""
+    v = v0.copy()
+    for k in range(g):
+        m = path[k]
+        for i in range(8):
+            v[i] = cmove[v[i], m]
+        for i in range(8, 20):
+            v[i] = emove[v[i], m]
+    cp = np.empty(8, dtype=np.int64)
+    ep = np.empty(12, dtype=np.int64)
+    q = np.empty(4, dtype=np.int64)
+    for p in range(8):
+        cp[v[p] // 3] = p
+    for p in range(12):
+        ep[v[8 + p] // 2] = p
+    for i in range(4):
+        q[i] = ep[8 + i] - 8
+    p2 = np.empty(_MAX_DEPTH, dtype=np.int64)
+    cost = _phase2(_perm_rank(cp), _perm_rank(ep[:8].copy()), _perm_rank(q), face, best - 2 - g,
+                   cp_move, ep_move, sp_move, p2_cs, p2_es, p2_face, p2_cost, p2, counter)  # fmt: skip
+    if cost < 0:
+        return -1
+    n = 0
+    for k in range(g):
+        best_moves[n] = path[k]
+        n += 1
+    k = 0
+    while cost > 0:
+        pm = p2[k]
+        for t in range(2):
+            if p2_turns[pm, t] >= 0:
+                best_moves[n] = p2_turns[pm, t]
+                n += 1
+        cost -= p2_cost[pm]
+        k += 1
+    return n
+
+
+@nb.njit(cache=True, nogil=True)
+def _run(ctx, v0, tws, fls, sls, path, nxt, budget, best_moves,
+         tw_move, fl_move, sl_move, fs_class, fs_sym, twist_conj, p1, cp_move, ep_move, sp_move, p2_cs, p2_es,
+         p2_face, p2_cost, p2_turns, cmove, emove):  # fmt: skip
+    """Resume phase 1 at depth ``ctx[1]`` for about ``budget`` nodes. ``ctx``: ``[depth, L1, nodes,
+    best total, best length in best_moves]``. Returns :data:`FOUND` (a shorter total is in
+    ``best_moves[:ctx[4]]``, kernel quarter turns), :data:`DONE` or :data:`PAUSED`."""
+    d, bound, best = ctx[0], ctx[1], ctx[3]
+    counter = np.zeros(1, dtype=np.int64)
+    code = PAUSED
+    while counter[0] < budget:
+        mv = nxt[d]
+        if mv == 12:
+            if d == 0:
+                code = DONE
+                break
+            d -= 1
+            continue
+        nxt[d] = mv + 1
+        if not _allowed1(mv, path, d):
+            continue
+        tw = tw_move[tws[d], mv]
+        fl = fl_move[fls[d], mv]
+        sl = sl_move[sls[d], mv]
+        counter[0] += 1
+        g = d + 1
+        h = _h1(tw, fl, sl, fs_class, fs_sym, twist_conj, p1)
+        if g + h > bound:
+            continue
+        path[d] = mv
+        d += 1
+        tws[d], fls[d], sls[d] = tw, fl, sl
+        nxt[d] = 0
+        if g < bound:
+            continue
+        # a phase-1 solution of length L1 (h == 0): it must end with a turn that leaves G1 (R F L B)
+        nxt[d] = 12  # a leaf
+        face = mv >> 1
+        if face == 0 or face == 3 or g > best - 2:
+            continue
+        n = _complete(v0, path, g, face, best, best_moves, counter, cp_move, ep_move, sp_move, p2_cs, p2_es,
+                      p2_face, p2_cost, p2_turns, cmove, emove)  # fmt: skip
+        if n < 0:
+            continue
+        best = n
+        ctx[4] = n
+        code = FOUND
+        break
+    ctx[0], ctx[2], ctx[3] = d, ctx[2] + counter[0], best
+    return code
+
+
+# --- the driver ---------------------------------------------------------------------------------------
+
+
+def invert_pieces(v: np.ndarray) -> np.ndarray:
+    """The inverse cube of piece values ``int64[20]`` (the cube that the reversed, inverted moves make)."""
+    v = np.asarray(v, dtype=np.int64)
+    out = np.empty(20, dtype=np.int64)
+    pos, tw = np.divmod(v[:8], 3)
+    out[pos] = np.arange(8) * 3 + (-tw) % 3
+    pos, fl = np.divmod(v[8:], 2)
+    out[8 + pos] = np.arange(12) * 2 + fl
+    return out
+
+
+def merge_axis_runs(moves: list[int]) -> list[int]:
+    """Kernel quarter turns with each run of turns about one axis merged (the two faces of an axis
+    commute): net quarter turns per face, ``X`` / ``X X`` / ``X'`` for 1 / 2 / 3, none for 0.
+
+    >>> merge_axis_runs([0, 6, 1, 2, 2, 2])  # U D U' R R R -> D R'
+    [6, 3]
+    """
+    out: list[int] = []
+    i = 0
+    while i < len(moves):
+        axis = (moves[i] >> 1) % 3
+        net = {f: 0 for f in range(6) if f % 3 == axis}
+        while i < len(moves) and (moves[i] >> 1) % 3 == axis:
+            net[moves[i] >> 1] += 1 if moves[i] & 1 == 0 else -1
+            i += 1
+        for face in sorted(net):
+            turns = net[face] % 4
+            out.extend({1: [2 * face], 2: [2 * face, 2 * face], 3: [2 * face + 1]}.get(turns, []))
+    return out if out == moves else merge_axis_runs(out)
+
+
+_P2_TURNS = np.array([[t[0], t[1] if len(t) > 1 else -1] for t in P2_TURNS], dtype=np.int64)
+
+
+class _Guise:
+    """One of the six cubes searched: the state seen with another axis upright, maybe inverted."""
+
+    def __init__(self, pieces: np.ndarray, sym: int, inverted: bool, tables: TwoPhaseTables) -> None:
+        self.v0 = invert_pieces(pieces) if inverted else np.asarray(pieces, dtype=np.int64)
+        self.sym, self.inverted = sym, inverted
+        t = tables
+        self.ctx = np.zeros(5, dtype=np.int64)
+        self.tws = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
+        self.fls = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
+        self.sls = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
+        self.path = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
+        self.nxt = np.zeros(_MAX_DEPTH + 2, dtype=np.int64)
+        self.best_moves = np.zeros(4 * _MAX_DEPTH, dtype=np.int64)
+        cp, co = np.empty(8, dtype=np.int64), np.empty(8, dtype=np.int64)
+        ep, eo = np.empty(12, dtype=np.int64), np.empty(12, dtype=np.int64)
+        cp[self.v0[:8] // 3], co[self.v0[:8] // 3] = np.arange(8), self.v0[:8] % 3
+        ep[self.v0[8:] // 2], eo[self.v0[8:] // 2] = np.arange(12), self.v0[8:] % 2
+        self.tws[0] = int(np.dot(co[:7], 3 ** np.arange(6, -1, -1)))
+        self.fls[0] = int(np.dot(eo[:11], 2 ** np.arange(10, -1, -1)))
+        self.sls[0] = int(_slice_rank(ep))
+        self.h0 = int(_h1(self.tws[0], self.fls[0], self.sls[0], t.fs_class, t.fs_sym, t.twist_conj, t.p1))
+
+    def start_depth(self, depth: int) -> None:
+        self.ctx[0], self.ctx[1] = 0, depth
+        self.nxt[0] = 0
+
+    def run(self, budget: int, best: int, tables: TwoPhaseTables) -> int:
+        self.ctx[3] = best
+        if self.ctx[1] == 0:  # the cube is in G1: phase 2 alone
+            counter = np.zeros(1, dtype=np.int64)
+            n = _complete(self.v0, self.path, 0, -1, best, self.best_moves, counter, *tables.args[7:],  # type: ignore[call-arg]  # numba Dispatcher stub
+                          P2_FACE, P2_COST, _P2_TURNS, CORNER_MOVE, EDGE_MOVE)  # fmt: skip
+            self.ctx[2] += counter[0]
+            if n >= 0:
+                self.ctx[3] = self.ctx[4] = n
+                self.ctx[1] = -1  # done at this depth
+                return FOUND
+            return DONE
+        if self.ctx[1] < 0:
+            return DONE
+        return int(_run(self.ctx, self.v0, self.tws, self.fls, self.sls, self.path, self.nxt, budget,  # type: ignore[call-arg]  # numba Dispatcher stub
+                        self.best_moves, *tables.args, P2_FACE, P2_COST, _P2_TURNS, CORNER_MOVE, EDGE_MOVE))  # fmt: skip
+
+    def answer(self) -> list[int]:
+        """The found answer as kernel quarter turns of this guise's own cube, inverse undone."""
+        moves = [int(m) for m in self.best_moves[: self.ctx[4]]]
+        return [m ^ 1 for m in reversed(moves)] if self.inverted else moves
+
+
+@cache
+def _axis_symmetries(puzzle: Puzzle) -> tuple[int, int, int]:
+    """The identity and the two rotations about the URF-DBL diagonal (each axis upright once)."""
+    from puzzlezero.puzzles.cube.symmetry import cube_symmetries
+
+    sym = cube_symmetries(puzzle)
+    ids = cube_actions(puzzle)
+    u, r, f = ids[0], ids[2], ids[4]
+    for k in range(1, 24):
+        mapped = [int(x) for x in sym.map_actions([u, r, f], k)]
+        if mapped == [r, f, u]:
+            return 0, k, int(sym.compose[k, k])
+    raise PuzzleError(f"{puzzle.name}: no rotation turns U to R, R to F and F to U")  # pragma: no cover
+
+
+#: the tables' bytes (phase 1's exact table 141 MB, memory-mapped) and the search's own, rounded up
+TABLE_BYTES = 160 << 20
+
+
+def memory_estimate(puzzle: Puzzle, o: object, instances: int = 1) -> int:
+    """Peak bytes of a two-phase solve: its tables (the search itself runs in constant memory)."""
+    return TABLE_BYTES
+
+
+def solve_two_phase(
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    time_limit: float | None = None,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
+    guises: int = 6,
+    on_solution: Callable[[SearchResult], None] | None = None,
+) -> SearchResult:
+    """The shortest quarter-turn answer the two-phase search finds for one cube3 state by
+    ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`) or ``time_limit`` seconds,
+    whichever comes first, or within ``max_nodes`` generated nodes; status "solved" (and
+    ``iterations`` counting the answers found) when it ends with an answer, "exhausted" when the
+    search finished (the answer is then optimal). ``guises``: how many of the six guises to search
+    (1: the state as it is). ``on_solution(result)``: each shorter answer as it comes.
+
+    The puzzle must be cube3 (quarter turns ``U U' R R' ...``); another is refused by name."""
+    check_positive("time_limit", time_limit)
+    check_positive("max_nodes", max_nodes, integer=True)
+    if len(puzzle.action_names) != 12:
+        raise PuzzleError(
+            f"the two-phase search solves cube3 (12 quarter turns); {puzzle.name} has {len(puzzle.action_names)} moves"
+        )
+    if not 1 <= guises <= 6:
+        raise PuzzleError(f"guises is 1 to 6 (the three axes upright, each inverted or not); got {guises}")
+    t0 = clock.now()
+    stop = clock.deadline_after(time_limit, deadline, start=t0)
+    ids = cube_actions(puzzle)
+    start = np.asarray(state).reshape(-1)
+    v = cube_pieces(puzzle, start)[0]
+    if (v == SOLVED).all():
+        return SearchResult(True, (), 1, 0, clock.now() - t0, "solved", cost=0.0)
+    tables = two_phase_tables()
+    from puzzlezero.puzzles.cube.symmetry import cube_symmetries
+
+    sym = cube_symmetries(puzzle)
+    found: list[SearchResult] = []
+    ladder: list[_Guise] = []
+    for k in _axis_symmetries(puzzle):
+        image = facelets_to_pieces(sym.apply(start[None], k))[0]
+        for inverted in (False, True):
+            if len(ladder) < guises:
+                ladder.append(_Guise(image, k, inverted, tables))
+    best, nodes, answer = _MAX_DEPTH, 0, None
+
+    def take(g: _Guise) -> None:
+        nonlocal best, answer
+        moves = merge_axis_runs(g.answer())
+        actions = [int(a) for a in sym.map_actions([ids[m] for m in moves], int(sym.inverse[g.sym]))]
+        end = puzzle.apply_moves(start, actions)
+        if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):  # pragma: no cover - a kernel fault
+            raise PuzzleError("the two-phase answer does not solve the cube")
+        best = min(best, g.ctx[3], len(actions))
+        if answer is None or len(actions) < len(answer):
+            answer = tuple(actions)
+            r = SearchResult(True, answer, nodes + 1, len(found) + 1, clock.now() - t0, "solved",
+                             cost=float(len(answer)))  # fmt: skip
+            found.append(r)
+            if on_solution is not None:
+                on_solution(r)
+
+    depth = min(g.h0 for g in ladder)
+    status: Status = "exhausted"
+    while depth < best:
+        for g in ladder:
+            if depth < g.h0:
+                continue
+            g.start_depth(depth)
+            while True:
+                budget = _CHUNK if max_nodes is None else min(_CHUNK, max_nodes - nodes)
+                if budget <= 0:
+                    status = "node limit"
+                    break
+                before = int(g.ctx[2])
+                code = g.run(budget, best, tables)
+                nodes += int(g.ctx[2]) - before
+                if code == FOUND:
+                    take(g)
+                if clock.passed(stop):
+                    status = "time limit"
+                    break
+                if code == DONE:
+                    break
+            if status != "exhausted":
+                break
+        if status != "exhausted":
+            break
+        depth += 1
+    seconds = clock.now() - t0
+    if answer is None:
+        return SearchResult(False, (), nodes + 1, 0, seconds, status)
+    return SearchResult(
+        True,
+        answer,
+        nodes + 1,
+        len(found),
+        seconds,
+        "solved",  # "exhausted" before the time limit: the answer is optimal
+        cost=float(len(answer)),
+        improvements=tuple((r.seconds, len(r.actions)) for r in found),
+    )
