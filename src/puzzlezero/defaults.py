@@ -11,11 +11,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Defaults", "FALLBACK_DEFAULTS", "HEURISTIC_MEMBER", "check_defaults", "member_heuristic"]
+__all__ = [
+    "Defaults", "FALLBACK_DEFAULTS", "HEURISTIC_MEMBER", "SEARCH_MEMBER", "check_defaults", "member_heuristic",
+    "member_search",
+]  # fmt: skip
 
 #: how an ensemble member names a registered network-free heuristic instead of a model:
 #: ``"heuristic:manhattan"`` (in ``--models`` and :attr:`Defaults.models`)
 HEURISTIC_MEMBER = "heuristic:"
+#: how an ensemble member names a registered search that needs no heuristic, run beside the
+#: others in the same time limit: ``"search:two-phase"``
+SEARCH_MEMBER = "search:"
 _HEURISTIC_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -31,6 +37,21 @@ def member_heuristic(member: str) -> str | None:
         raise ValueError(
             f"ensemble member {member!r}: {HEURISTIC_MEMBER}NAME names a registered heuristic "
             "(letters, digits, - and _)"
+        )
+    return name
+
+
+def member_search(member: str) -> str | None:
+    """The search an ensemble member names (``"search:NAME"`` -> ``"NAME"``), ``None`` for any other
+    member. ``ValueError`` where the part after the prefix is not a search's name; whether it is
+    registered, and needs no heuristic, is the solver's to check."""
+    if not member.startswith(SEARCH_MEMBER):
+        return None
+    name = member[len(SEARCH_MEMBER) :]
+    if not _HEURISTIC_NAME.fullmatch(name):
+        raise ValueError(
+            f"ensemble member {member!r}: {SEARCH_MEMBER}NAME names a registered search that needs no "
+            "heuristic (letters, digits, - and _)"
         )
     return name
 
@@ -70,8 +91,9 @@ class Defaults:
     #: (:data:`puzzlezero.classic.optimal.WINDOW_SOLVERS`); 0: off
     windows: int = 0
     #: an ensemble the puzzle's own search runs by default (:mod:`puzzlezero.search.ensemble`):
-    #: two or more members, each a shipped model name or a network-free heuristic
-    #: (``"heuristic:manhattan"``, :data:`HEURISTIC_MEMBER`), searched side by side, the shortest
+    #: two or more members, each a shipped model name, a network-free heuristic
+    #: (``"heuristic:manhattan"``, :data:`HEURISTIC_MEMBER`) or a search that needs no heuristic
+    #: (``"search:two-phase"``, :data:`SEARCH_MEMBER`), searched side by side, the shortest
     #: solution kept; empty: the puzzle's one model
     models: tuple[str, ...] = ()
 
@@ -116,6 +138,7 @@ def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:
         for m in models:
             try:
                 member_heuristic(m)
+                member_search(m)
             except ValueError as exc:
                 raise ValueError(f"puzzle {name!r}: defaults models: {exc}") from None
         out["models"] = tuple(models)

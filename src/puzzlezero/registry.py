@@ -249,6 +249,7 @@ register(
         stages=_CUBE_STAGES,  # lambda 0.1 first (it alone solves the hardest cubes), then stronger
         fallback="group",  # answers any cube in about 0.25 s
         options=(("images", 3),),  # later stages also search the inverse, mirror and inverse-mirror
+        models=("cube3", "search:two-phase"),  # Kociemba's two-phase beside the network, the shorter kept
     ),
 )
 register(

@@ -266,7 +266,7 @@ def test_node_cap_and_shortcut_and_images_are_checked() -> None:
             solver.check_memory(cube, solver.resolve_options(cube, search="bwas", max_nodes=20_000_000))
         with pytest.raises(MemoryBudgetError, match=r"^mcts search of 20,000,000 nodes on cube3 "):
             solver.check_memory(cube, solver.resolve_options(cube, search="mcts", max_nodes=20_000_000))
-        with pytest.raises(MemoryBudgetError, match=r"\(4 guises a state\)"):
+        with pytest.raises(MemoryBudgetError, match=r"\(4 guises a state, an ensemble of 2 members\)"):
             solver.check_memory(cube, solver.resolve_options(cube, max_nodes=3_000_000))
         with pytest.raises(MemoryBudgetError, match=r"\(16 states a call\)"):
             solver.check_memory(cube, solver.resolve_options(cube, search="gbfs", max_steps=100_000), 16)

@@ -18,13 +18,14 @@ from puzzlezero import make
 from puzzlezero.bench import run_bench
 from puzzlezero.case_files import Case
 from puzzlezero.cli.main import main
-from puzzlezero.defaults import check_defaults, member_heuristic
+from puzzlezero.defaults import check_defaults, member_heuristic, member_search
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.registry import DEFAULTS
 from puzzlezero.solver import HeuristicSpec, memory_estimate, register_heuristic, resolve_options, solve_many
 from puzzlezero.solver.heuristics import HEURISTICS
 from puzzlezero.solver.members import check_member, member_options, member_width
 from puzzlezero.solver.result import verify
+from puzzlezero.solver.searches import SEARCHES
 from tests.conftest import ROOT
 
 P15 = make("puzzle15")
@@ -114,11 +115,14 @@ def test_a_puzzles_default_members_are_data_checked(monkeypatch: pytest.MonkeyPa
         resolve_options(P15)
 
 
-def test_every_shipped_default_member_is_a_registered_network_free_heuristic() -> None:
+def test_every_shipped_default_member_is_a_registered_network_free_heuristic_or_search() -> None:
     for name, d in DEFAULTS.items():
         for m in d.models:
             free = check_member(m)
-            assert free is None or not HEURISTICS[free].uses_model, (name, m)
+            if member_search(m) is not None:
+                assert not SEARCHES[free].needs_heuristic, (name, m)
+            else:
+                assert free is None or not HEURISTICS[free].uses_model, (name, m)
 
 
 def test_member_width_is_declared_data() -> None:

@@ -535,7 +535,7 @@ def test_serve_prepares_the_default_solves_tables_and_those_asked_for_before_the
     """Workers never build a table, so ``serve`` builds the group tables the cubes' default solves
     fall back to, and with ``--build-tables`` every table of the puzzles named; an unknown name is
     refused before anything is built."""
-    import puzzlezero.classic.optimal.tables as tables
+    import puzzlezero.classic as tables
     from puzzlezero.cli.serve_cmds import prepare_tables
     from puzzlezero.errors import UnknownNameError
     from puzzlezero.web.config import ServerConfig
@@ -551,6 +551,7 @@ def test_serve_prepares_the_default_solves_tables_and_those_asked_for_before_the
     assert "cube3" in groups and "puzzle15" not in groups
     assert [(n, k) for n, k in built if k == "all"] == [("puzzle15", "all"), ("cube2", "all")]
     assert ("cube2", "group") not in built  # its "all" build includes the group table
+    assert ("cube3", "two-phase") in built  # its default solve runs the two-phase search beside its network
 
 
 def test_a_refused_body_is_not_sent_back() -> None:

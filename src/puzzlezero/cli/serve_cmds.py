@@ -148,15 +148,23 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     """Before the workers start (they never build a table): the group tables of the served puzzles
     whose default solve falls back to the group solver (seconds each), and every table of the
     puzzles in ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
-    from puzzlezero.classic.optimal.tables import build_tables
+    from puzzlezero.classic import build_tables
+    from puzzlezero.defaults import member_search
     from puzzlezero.registry import make
+    from puzzlezero.solver.searches import SEARCHES
     from puzzlezero.web.worker import warm_options
 
     wanted = [make(name) for name in dict.fromkeys(build)]  # an unknown name fails before any build
     lines: list[str] = []
     for name, opts in warm_options(config):  # what the workers load, the fallback's table included
-        if opts.fallback == "group" and name not in build:
+        if name in build:
+            continue
+        if opts.fallback == "group":
             lines += build_tables(make(name), "group")
+        searches = [opts.search, *(s for s in map(member_search, opts.models) if s)]
+        kinds = [SEARCHES[s].tables for s in searches]
+        for kind in dict.fromkeys(k for k in kinds if k is not None):
+            lines += build_tables(make(name), kind)  # a search member's (cube3's two-phase)
     for p in wanted:
         lines += build_tables(p, "all")
     return lines
@@ -508,8 +516,8 @@ def serve(
             "requests for the optimal solver or the pdb heuristic can be answered (repeatable; minutes "
             "and gigabytes for the big ones, see `puzzlezero pdb build`). Requests never build tables: "
             "one that needs a missing table is answered 503 with the command that builds it. The small "
-            "tables the served puzzles' default solves need (the cubes' group tables) are always "
-            "prepared at start.",
+            "tables the served puzzles' default solves need (the cubes' group tables, cube3's two-phase "
+            "tables) are always prepared at start.",
         ),
     ] = None,
     log_level: Annotated[str, typer.Option(rich_help_panel="Network", help="uvicorn log level.")] = "info",

@@ -39,9 +39,10 @@ ModelsOpt = Annotated[
         "--models",
         help="An ensemble: two or more model names or folders, A,B,C (or an ensemble folder, whose "
         "ensemble.json names its members), or heuristic:NAME, a registered heuristic without a "
-        "network (heuristic:manhattan), which searches a wider beam; each guides its own search, "
-        "side by side within the one time limit, and each state's shortest solution is kept "
-        "(default: the puzzle's, `puzzlezero defaults PUZZLE`, for its own search).",
+        "network (heuristic:manhattan), which searches a wider beam, or search:NAME, a registered "
+        "search that needs no heuristic (search:two-phase, cube3's classical solver); each runs its "
+        "own search, side by side within the one time limit, and each state's shortest solution is "
+        "kept (default: the puzzle's, `puzzlezero defaults PUZZLE`, for its own search).",
         show_default=False,
         rich_help_panel=SEARCH_PANEL,
     ),

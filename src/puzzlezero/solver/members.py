@@ -1,8 +1,10 @@
 """The members of an ensemble (:attr:`SolveOptions.models`): each a model, guiding the search with
 the solve's heuristic, or a registered heuristic without a network, written ``heuristic:NAME``
 (:data:`~puzzlezero.defaults.HEURISTIC_MEMBER`), guiding the same search with that heuristic
-instead. Such a member makes no network calls, so the same time buys it a wider beam: its beam
-widths and node cap are its heuristic's ``member_width`` times the solve's
+instead, or a registered search that needs no heuristic, written ``search:NAME``
+(:data:`~puzzlezero.defaults.SEARCH_MEMBER`; a classical solver such as cube3's two-phase), run
+as it is beside the others. A heuristic member makes no network calls, so the same time buys it a
+wider beam: its beam widths and node cap are its heuristic's ``member_width`` times the solve's
 (:attr:`~puzzlezero.solver.heuristics.HeuristicSpec.member_width`).
 
 >>> from puzzlezero import make
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from puzzlezero.defaults import HEURISTIC_MEMBER, member_heuristic
+from puzzlezero.defaults import HEURISTIC_MEMBER, SEARCH_MEMBER, member_heuristic, member_search
 from puzzlezero.errors import PuzzleError
 from puzzlezero.solver.heuristics import HEURISTICS
 from puzzlezero.solver.names import lookup
@@ -40,13 +42,23 @@ def read_models(text: str) -> tuple[str, ...]:
 
 
 def check_member(member: str) -> str | None:
-    """The heuristic a member names (``heuristic:NAME``), checked against the registry: a
-    registered heuristic (an unknown name is an :class:`~puzzlezero.errors.UnknownNameError`
-    listing them) that reads no model (a network's member is its model); ``None`` for a model."""
+    """The heuristic or search a member names (``heuristic:NAME``, ``search:NAME``), checked
+    against the registry: a registered heuristic that reads no model (a network's member is its
+    model), or a registered search that needs no heuristic (an unknown name is an
+    :class:`~puzzlezero.errors.UnknownNameError` listing them); ``None`` for a model."""
     try:
         name = member_heuristic(member)
+        search = member_search(member)
     except ValueError as exc:
         raise PuzzleError(str(exc)) from None
+    if search is not None:
+        if lookup(SEARCHES, search, "search").needs_heuristic:
+            raise PuzzleError(
+                f"ensemble member {member!r}: search {search} is guided by a heuristic; "
+                f"{SEARCH_MEMBER}NAME is for a search that needs none (the others take the ensemble's "
+                "heuristics: name models or heuristic:NAME members instead)"
+            )
+        return search
     if name is None:
         return None
     spec = lookup(HEURISTICS, name, "heuristic")
@@ -59,8 +71,8 @@ def check_member(member: str) -> str | None:
 
 
 def model_members(models: Sequence[str]) -> list[str]:
-    """The members that are models (not ``heuristic:NAME``), in order."""
-    return [m for m in models if member_heuristic(m) is None]
+    """The members that are models (not ``heuristic:NAME`` or ``search:NAME``), in order."""
+    return [m for m in models if member_heuristic(m) is None and member_search(m) is None]
 
 
 def member_width(o: SolveOptions, member: str) -> int:
@@ -68,7 +80,7 @@ def member_width(o: SolveOptions, member: str) -> int:
     heuristic's ``member_width`` where it names one and the search has a beam width, else 1."""
     name = member_heuristic(member)
     spec: SearchSpec = SEARCHES[o.search]
-    if name is None or not spec.reads("beam_width"):
+    if name is None or not spec.reads("beam_width"):  # a model's, or a search member's
         return 1
     return HEURISTICS[name].member_width
 
@@ -76,7 +88,12 @@ def member_width(o: SolveOptions, member: str) -> int:
 def member_options(o: SolveOptions, member: str) -> SolveOptions:
     """The options ``member``'s search runs with: ``o`` with that model, or, for
     ``heuristic:NAME``, with that heuristic and no model, its beam widths and node cap times
-    :func:`member_width`; never an ensemble."""
+    :func:`member_width`, or, for ``search:NAME``, with that search, no heuristic and no model;
+    never an ensemble."""
+    search = member_search(member)
+    if search is not None:  # its own bounds: a search without a node cap runs to the time limit
+        cap = o.max_nodes if SEARCHES[search].node_cap else None
+        return replace(o, search=search, heuristic=None, model=None, models=(), max_nodes=cap)
     name = member_heuristic(member)
     if name is None:
         return replace(o, model=member, models=())

@@ -62,7 +62,8 @@ def memory_estimate(p: Puzzle, search: str, o: SolveOptions, instances: int = 1)
     from puzzlezero import budget
 
     if o.models:
-        return sum(memory_estimate(p, search, member_options(o, m), instances) for m in o.models)
+        members = [member_options(o, m) for m in o.models]  # a search:NAME member runs its own search
+        return sum(memory_estimate(p, mo.search, mo, instances) for mo in members)
 
     spec = SEARCHES[search]
     if spec.memory is not None:

@@ -50,8 +50,9 @@ class SolveOptions:
     shortcut: int = 0
     #: the window re-solving pass's window, in moves (:attr:`Defaults.windows`); 0: off
     windows: int = 0
-    #: an ensemble: two or more members, each a model name or folder or ``heuristic:NAME`` (a
-    #: registered heuristic without a network, :mod:`puzzlezero.solver.members`), searched side by
+    #: an ensemble: two or more members, each a model name or folder, ``heuristic:NAME`` (a
+    #: registered heuristic without a network) or ``search:NAME`` (a registered search that needs
+    #: no heuristic, :mod:`puzzlezero.solver.members`), searched side by
     #: side, each state's cheapest solution kept (:mod:`puzzlezero.search.ensemble`); empty: the
     #: one ``model``
     models: tuple[str, ...] = ()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from puzzlezero.budget import widest
-from puzzlezero.defaults import FALLBACK_DEFAULTS, Defaults
+from puzzlezero.defaults import FALLBACK_DEFAULTS, SEARCH_MEMBER, Defaults, member_search
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.registry import DEFAULTS, spec
@@ -90,7 +90,7 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     shortcut = given.get("shortcut")
     windows = given.get("windows")
     models = given.get("models")
-    named_heuristic = heuristic is not None
+    named_heuristic = heuristic not in (None, "learned")  # the CLI's default names "learned"
     d = defaults_for(puzzle)
     heuristic = own_heuristic(puzzle, heuristic, model if model is not None else models)
     search = d.search if search is None else search
@@ -264,6 +264,13 @@ def _check_ensemble(
             expanded.append(name)
     if len(dict.fromkeys(expanded)) != len(expanded):
         raise PuzzleError(f"--models names a member twice: {', '.join(expanded)}")
+    if opts.macros and any(member_search(m) for m in expanded):
+        if named:
+            raise PuzzleError(
+                f"--macros: a {SEARCH_MEMBER}NAME member searches the puzzle's own moves; leave it out of "
+                "--models or drop --macros"
+            )
+        expanded = [m for m in expanded if member_search(m) is None]  # the default's, without it
     nets = model_members(expanded)
     if len(expanded) <= 1 and (nets or not expanded):
         return replace(opts, model=expanded[0] if expanded else opts.model, models=())

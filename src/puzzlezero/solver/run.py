@@ -130,21 +130,23 @@ def solve_many(
         from puzzlezero.puzzles.macros import MacroPuzzle
 
         sp = MacroPuzzle(p, opts.macros)
-    guides: list[tuple[Any, list[tuple[str, Heuristic]]]] = []
+    guides: list[tuple[Any, list[tuple[str, Heuristic | None]]]] = []
 
-    def guided() -> tuple[Any, list[tuple[str, Heuristic]]]:
+    def guided() -> tuple[Any, list[tuple[str, Heuristic | None]]]:
         """The heuristic (or the ensemble's members), built and warmed up when a search first
         needs one: not at all when the breadth-first pass answers every state."""
         if guides:
             return guides[0]
         h: Any = None
-        members: list[tuple[str, Heuristic]] = []
+        members: list[tuple[str, Heuristic | None]] = []
         if spec.needs_heuristic and opts.heuristic and spec.per_goal:
             h = stage_heuristics(p, opts.heuristic, opts.model, spec.heuristic_kind)
         elif spec.needs_heuristic and opts.heuristic and opts.models:
-            for m in opts.models:  # a model with the solve's heuristic, or heuristic:NAME's own
+            for m in opts.models:  # a model with the solve's heuristic, heuristic:NAME's own, or none
                 mo = member_options(opts, m)
-                assert mo.heuristic is not None
+                if mo.heuristic is None:  # search:NAME, a search that needs no heuristic
+                    members.append((m, None))
+                    continue
                 members.append(
                     (m, get_heuristic(p, mo.heuristic, mo.model, spec.heuristic_kind, mo.goal, mo.options))
                 )
@@ -153,7 +155,8 @@ def solve_many(
         if h is not None:
             _warm_up(spec, fn, sp, arr[:1], h, opts)
         for m, hm in members:
-            _warm_up(spec, fn, sp, arr[:1], hm, member_options(opts, m))
+            mo = member_options(opts, m)
+            _warm_up(*_member_search(spec, fn, mo), sp, arr[:1], hm, mo)
         guides.append((h, members))
         return h, members
 
@@ -275,7 +278,7 @@ _WARM: set[tuple[Any, ...]] = set()
 
 
 def _warm_up(
-    spec: SearchSpec, fn: Callable, p: Puzzle, start: np.ndarray, h: Heuristic, o: SolveOptions
+    spec: SearchSpec, fn: Callable, p: Puzzle, start: np.ndarray, h: Heuristic | None, o: SolveOptions
 ) -> None:
     """Once per process and setting, run one expansion untimed, so that one-time costs (numba
     kernels loaded from their cache, tables or networks loaded lazily by the heuristic) are not
@@ -316,7 +319,7 @@ def _run_with_fallback(
     *,
     deadline: float | None = None,
     report: _Reporter | None = None,
-    members: Sequence[tuple[str, Heuristic]] = (),
+    members: Sequence[tuple[str, Heuristic | None]] = (),
 ) -> tuple[Results, list[str | None], list[str | None]]:
     """Run the search (on ``sp``, the puzzle with options, where given; its results come back in
     ``p``'s moves) until ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`; default:
@@ -369,7 +372,7 @@ def _ensemble(
     fn: Callable,
     sp: Puzzle,
     states: np.ndarray,
-    members: Sequence[tuple[str, Heuristic]],
+    members: Sequence[tuple[str, Heuristic | None]],
     o: SolveOptions,
     deadline: float,
     report: _Reporter | None,
@@ -387,9 +390,10 @@ def _ensemble(
     turns = -(-len(members) // workers)
     start = clock.now()
 
-    def member(i: int, model: str, h: Heuristic) -> Member:
+    def member(i: int, model: str, h: Heuristic | None) -> Member:
         ends = deadline if turns == 1 else start + (deadline - start) * (i // workers + 1) / turns
-        return partial(run_search, spec, fn, sp, states, h, member_options(o, model), ends)
+        mo = member_options(o, model)
+        return partial(run_search, *_member_search(spec, fn, mo), sp, states, h, mo, ends)
 
     hooks = [] if report is None else [report.stage_hook(sp, f"{Path(m).name} ") for m, _ in members]
     found, winners = ensemble(
@@ -400,6 +404,14 @@ def _ensemble(
         on_solution=None if report is None else lambda i, row, r, stage: hooks[i](row, r, stage),
     )
     return found, [None if w is None else members[w][0] for w in winners]
+
+
+def _member_search(spec: SearchSpec, fn: Callable, mo: SolveOptions) -> tuple[SearchSpec, Callable]:
+    """The search a member runs and its function: the solve's, or a ``search:NAME`` member's own."""
+    if SEARCHES[mo.search] is spec:
+        return spec, fn
+    own = SEARCHES[mo.search]
+    return own, resolve_entry(own.entry, f"search {mo.search!r}")
 
 
 def _shortened(
