@@ -646,17 +646,36 @@ def _complete(v0, path, g, face, best, best_moves, counter, cp_move, ep_move, sp
 
 
 @nb.njit(cache=True, nogil=True)
-def _run(ctx, v0, tws, fls, sls, path, nxt, budget, best_moves,
+def _run(ctx, v0, tws, fls, sls, kids, path, nxt, budget, best_moves,
          tw_move, fl_move, sl_move, fs_class, fs_sym, twist_conj, p1, cp_move, ep_move, sp_move, p2_cs, p2_es,
          p2_face, p2_cost, p2_turns, cmove, emove):  # fmt: skip
     """Resume phase 1 at depth ``ctx[1]`` for about ``budget`` nodes. ``ctx``: ``[depth, L1, nodes,
     best total, best length in best_moves]``. Returns :data:`FOUND` (a shorter total is in
-    ``best_moves[:ctx[4]]``, kernel quarter turns), :data:`DONE` or :data:`PAUSED`."""
+    ``best_moves[:ctx[4]]``, kernel quarter turns), :data:`DONE` or :data:`PAUSED`.
+
+    A node's children are made all at once when it is entered (``kids[d, m]``: twist, flip,
+    slice and distance, ``-1`` for a move that is not canonical there): first their table
+    indices, then the reads of the large table, independent of each other so that their cache
+    misses overlap."""
     d, bound, best = ctx[0], ctx[1], ctx[3]
     counter = np.zeros(1, dtype=np.int64)
+    idx = np.empty(12, dtype=np.int64)
     code = PAUSED
     while counter[0] < budget:
         mv = nxt[d]
+        if mv == 0:
+            for m in range(12):
+                if not _allowed1(m, path, d):
+                    idx[m] = -1
+                    continue
+                tw = tw_move[tws[d], m]
+                fl = fl_move[fls[d], m]
+                sl = sl_move[sls[d], m]
+                kids[d, m, 0], kids[d, m, 1], kids[d, m, 2] = tw, fl, sl
+                fs = sl * N_FLIP + fl
+                idx[m] = np.int64(fs_class[fs]) * N_TWIST + twist_conj[tw, fs_sym[fs]]
+            for m in range(12):
+                kids[d, m, 3] = -1 if idx[m] < 0 else p1[idx[m]]
         if mv == 12:
             if d == 0:
                 code = DONE
@@ -664,17 +683,15 @@ def _run(ctx, v0, tws, fls, sls, path, nxt, budget, best_moves,
             d -= 1
             continue
         nxt[d] = mv + 1
-        if not _allowed1(mv, path, d):
+        h = kids[d, mv, 3]
+        if h < 0:
             continue
-        tw = tw_move[tws[d], mv]
-        fl = fl_move[fls[d], mv]
-        sl = sl_move[sls[d], mv]
         counter[0] += 1
         g = d + 1
-        h = _h1(tw, fl, sl, fs_class, fs_sym, twist_conj, p1)
         if g + h > bound:
             continue
         path[d] = mv
+        tw, fl, sl = kids[d, mv, 0], kids[d, mv, 1], kids[d, mv, 2]
         d += 1
         tws[d], fls[d], sls[d] = tw, fl, sl
         nxt[d] = 0
@@ -746,6 +763,7 @@ class _Guise:
         self.tws = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
         self.fls = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
         self.sls = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
+        self.kids = np.zeros((_MAX_DEPTH + 1, 12, 4), dtype=np.int64)
         self.path = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
         self.nxt = np.zeros(_MAX_DEPTH + 2, dtype=np.int64)
         self.best_moves = np.zeros(4 * _MAX_DEPTH, dtype=np.int64)
@@ -776,7 +794,7 @@ class _Guise:
             return DONE
         if self.ctx[1] < 0:
             return DONE
-        return int(_run(self.ctx, self.v0, self.tws, self.fls, self.sls, self.path, self.nxt, budget,  # type: ignore[call-arg]  # numba Dispatcher stub
+        return int(_run(self.ctx, self.v0, self.tws, self.fls, self.sls, self.kids, self.path, self.nxt, budget,  # type: ignore[call-arg]  # numba Dispatcher stub
                         self.best_moves, *tables.args, P2_FACE, P2_COST, _P2_TURNS, CORNER_MOVE, EDGE_MOVE))  # fmt: skip
 
     def answer(self) -> list[int]:

@@ -9,8 +9,8 @@ turn of the whole cube. Two searches answer it, and each is the shorter on other
 1. **The beam** (``--search beam`` with the ``cube3-view`` heuristic, the options' widths and
    goal's ball) moves the slices themselves and ranks each child by cube3's estimate of its
    reading plus the moves that turn its frame home. It answers within seconds.
-2. **Cube3's route**: cube3's own solve of the reading (its defaults: Q\\* with the cube's images,
-   the search that answers cube3 within 1.84 quarter turns of optimal) in the time left, then
+2. **Cube3's route**: cube3's own solve of the reading (its defaults: Q\\* with the cube's images
+   beside Kociemba's two-phase search, the shorter kept) in the time left, then
    :meth:`~puzzlezero.puzzles.cube.frames.Cube3View.slice_answer`, the fewest slice moves that pass
    through the same readings: a middle slice for each ``R L'``, the frame turned home within the
    runs of turns about one axis. Each answer cube3's anytime schedule found is made slice turns,
