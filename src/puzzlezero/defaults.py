@@ -30,29 +30,24 @@ def member_heuristic(member: str) -> str | None:
     model (a name or a folder). ``ValueError`` where the part after the prefix is not a heuristic's
     name (letters, digits, - and _: a registered name, never ``module:factory``); whether it is
     registered is the solver's to check."""
-    if not member.startswith(HEURISTIC_MEMBER):
-        return None
-    name = member[len(HEURISTIC_MEMBER) :]
-    if not _HEURISTIC_NAME.fullmatch(name):
-        raise ValueError(
-            f"ensemble member {member!r}: {HEURISTIC_MEMBER}NAME names a registered heuristic "
-            "(letters, digits, - and _)"
-        )
-    return name
+    return _named(member, HEURISTIC_MEMBER, "a registered heuristic")
 
 
 def member_search(member: str) -> str | None:
     """The search an ensemble member names (``"search:NAME"`` -> ``"NAME"``), ``None`` for any other
     member. ``ValueError`` where the part after the prefix is not a search's name; whether it is
     registered, and needs no heuristic, is the solver's to check."""
-    if not member.startswith(SEARCH_MEMBER):
+    return _named(member, SEARCH_MEMBER, "a registered search that needs no heuristic")
+
+
+def _named(member: str, prefix: str, what: str) -> str | None:
+    """The name after ``prefix`` in ``member`` (``None`` without the prefix), checked to be a
+    registered thing's name: letters, digits, - and _, never ``module:factory``."""
+    if not member.startswith(prefix):
         return None
-    name = member[len(SEARCH_MEMBER) :]
+    name = member[len(prefix) :]
     if not _HEURISTIC_NAME.fullmatch(name):
-        raise ValueError(
-            f"ensemble member {member!r}: {SEARCH_MEMBER}NAME names a registered search that needs no "
-            "heuristic (letters, digits, - and _)"
-        )
+        raise ValueError(f"ensemble member {member!r}: {prefix}NAME names {what} (letters, digits, - and _)")
     return name
 
 

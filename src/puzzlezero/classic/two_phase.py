@@ -35,7 +35,7 @@ from functools import cache
 import numba as nb
 import numpy as np
 
-from puzzlezero.classic.optimal.cube_ida import cube_actions, cube_pieces
+from puzzlezero.classic.optimal.cube_ida import _allowed, cube_actions, cube_pieces  # canonical quarter turns
 from puzzlezero.classic.optimal.cube_model import (
     CORNER_MOVE,
     EDGE_MOVE,
@@ -211,6 +211,18 @@ def _phase1_moves(cdest, ctw, edest, efl):  # fmt: skip
 
 
 @nb.njit(cache=True)
+def _turned(full, turns, dest, n):  # fmt: skip
+    """``full[:n]`` (the piece at each place) after the quarter turns ``turns`` (``-1``: none)."""
+    tmp = np.empty(n, dtype=np.int64)
+    for m in turns:
+        if m < 0:
+            continue
+        for i in range(n):
+            tmp[dest[m, i]] = full[i]
+        full[:n] = tmp
+
+
+@nb.njit(cache=True)
 def _phase2_moves(cdest, edest):  # fmt: skip
     """Moves of the three phase-2 permutations under the eight phase-2 moves (:data:`P2_TURNS`)."""
     turns = np.array([[0, -1], [1, -1], [6, -1], [7, -1], [2, 2], [4, 4], [8, 8], [10, 10]], dtype=np.int64)
@@ -218,54 +230,24 @@ def _phase2_moves(cdest, edest):  # fmt: skip
     ep_move = np.empty((N_PERM8, 8), dtype=np.int32)
     sp_move = np.empty((N_PERM4, 8), dtype=np.int32)
     full = np.empty(12, dtype=np.int64)
-    tmp = np.empty(12, dtype=np.int64)
     for c in range(N_PERM8):
         p = _perm_unrank(c, 8)
         for k in range(8):
-            for i in range(8):
-                full[i] = p[i]
-            for t in range(2):
-                m = turns[k, t]
-                if m < 0:
-                    continue
-                for i in range(8):
-                    tmp[cdest[m, i]] = full[i]
-                for i in range(8):
-                    full[i] = tmp[i]
+            full[:8] = p
+            _turned(full, turns[k], cdest, 8)
             cp_move[c, k] = _perm_rank(full[:8].copy())
         for k in range(8):  # the U/D edges stay in places 0-7 under phase-2 moves
-            for i in range(8):
-                full[i] = p[i]
-            for i in range(8, 12):
-                full[i] = i
-            for t in range(2):
-                m = turns[k, t]
-                if m < 0:
-                    continue
-                for i in range(12):
-                    tmp[edest[m, i]] = full[i]
-                for i in range(12):
-                    full[i] = tmp[i]
+            full[:8] = p
+            full[8:] = np.arange(8, 12)
+            _turned(full, turns[k], edest, 12)
             ep_move[c, k] = _perm_rank(full[:8].copy())
     for c in range(N_PERM4):
         p = _perm_unrank(c, 4)
         for k in range(8):
-            for i in range(8):
-                full[i] = i
-            for i in range(4):
-                full[8 + i] = 8 + p[i]
-            for t in range(2):
-                m = turns[k, t]
-                if m < 0:
-                    continue
-                for i in range(12):
-                    tmp[edest[m, i]] = full[i]
-                for i in range(12):
-                    full[i] = tmp[i]
-            q = np.empty(4, dtype=np.int64)
-            for i in range(4):
-                q[i] = full[8 + i] - 8
-            sp_move[c, k] = _perm_rank(q)
+            full[:8] = np.arange(8)
+            full[8:] = 8 + p
+            _turned(full, turns[k], edest, 12)
+            sp_move[c, k] = _perm_rank(full[8:] - 8)
     return cp_move, ep_move, sp_move
 
 
@@ -522,19 +504,6 @@ def _h1(tw, fl, sl, fs_class, fs_sym, twist_conj, p1):  # fmt: skip
     return np.int64(p1[np.int64(fs_class[fs]) * N_TWIST + twist_conj[tw, fs_sym[fs]]])
 
 
-@nb.njit(cache=True, inline="always")
-def _allowed1(mv, path, d):  # fmt: skip
-    """Canonical quarter-turn sequences: no move after its inverse, a face at most twice in a row
-    and then only ``X X``, and of two opposite faces the one first in ``U R F D L B`` first."""
-    if d == 0:
-        return True
-    prev = path[d - 1]
-    face, pface = mv >> 1, prev >> 1
-    if face == pface:
-        return mv == prev and (mv & 1) == 0 and (d < 2 or path[d - 2] >> 1 != face)
-    return not (face == (pface + 3) % 6 and face < pface)
-
-
 @nb.njit(cache=True, nogil=True)
 def _phase2(c0, e0, s0, last_face, max_cost, cp_move, ep_move, sp_move, p2_cs, p2_es, p2_face, p2_cost,
             moves, counter):  # fmt: skip
@@ -665,7 +634,7 @@ def _run(ctx, v0, tws, fls, sls, kids, path, nxt, budget, best_moves,
         mv = nxt[d]
         if mv == 0:
             for m in range(12):
-                if not _allowed1(m, path, d):
+                if not _allowed(m, path, d):
                     idx[m] = -1
                     continue
                 tw = tw_move[tws[d], m]
