@@ -5,8 +5,9 @@ splits a solve at the subgroup ``G1 = <U, D, R2, L2, F2, B2>``:
 
 1. **Phase 1** brings the cube into G1 (every corner twist and edge flip 0, the four E-slice edges
    in the E slice) by IDA* over three coordinates: the corners' twist (3^7), the edges' flip
-   (2^11) and the slice edges' places (12 choose 4). Its heuristic is the largest of three
-   breadth-first tables over the pairs of them (twist x slice, flip x slice, twist x flip).
+   (2^11) and the slice edges' places (12 choose 4). Its heuristic is exact: a breadth-first table
+   of the phase-1 distance of every (flip-slice class, twist), the flip-slice pairs cut to 64,430
+   classes by the 16 symmetries that keep the U-D axis (141 MB, cached like the pattern databases).
 2. **Phase 2** solves within G1 with its ten moves, here ``U U' D D'`` (one quarter turn each)
    and ``R2 L2 F2 B2`` (two each), by IDA* over the corners' permutation (8!), the U/D edges'
    permutation (8!) and the slice edges' permutation (4!); its heuristic the larger of two tables
@@ -23,7 +24,8 @@ As in Cube Explorer, the cube is searched in six guises at once, the three that 
 upright and their inverses, phase-1 depth by depth in turn: a good phase 1 of one guise is often
 not of another. Each answer is mapped back, its runs of turns about one axis merged, and replayed.
 
-The tables (about 10 MB) take a second or two to build and stay for the process.
+Phase 1's table takes about ten seconds to build, once; the others (about 10 MB) are built in a
+fraction of a second in each process.
 """
 
 from __future__ import annotations
@@ -498,25 +500,27 @@ def two_phase_tables() -> TwoPhaseTables:
 
 
 @nb.njit(cache=True, inline="always")
+def _p1_index(tw, fl, sl, fs_class, fs_sym, twist_conj):  # fmt: skip
+    """Where (twist, flip, slice) stands in phase 1's table: its flip-slice class, and its twist
+    seen through the symmetry that takes its flip-slice pair to the class's representative."""
+    fs = sl * N_FLIP + fl
+    return np.int64(fs_class[fs]) * N_TWIST + twist_conj[tw, fs_sym[fs]]
+
+
+@nb.njit(cache=True, inline="always")
 def _h1(tw, fl, sl, fs_class, fs_sym, twist_conj, p1):  # fmt: skip
     """The exact phase-1 distance of (twist, flip, slice)."""
-    fs = sl * N_FLIP + fl
-    return np.int64(p1[np.int64(fs_class[fs]) * N_TWIST + twist_conj[tw, fs_sym[fs]]])
+    return np.int64(p1[_p1_index(tw, fl, sl, fs_class, fs_sym, twist_conj)])
 
 
 @nb.njit(cache=True, nogil=True)
-def _phase2(c0, e0, s0, last_face, max_cost, cp_move, ep_move, sp_move, p2_cs, p2_es, p2_face, p2_cost,
+def _phase2(c0, e0, s0, parity, last_face, max_cost, cp_move, ep_move, sp_move, p2_cs, p2_es, p2_face, p2_cost,
             moves, counter):  # fmt: skip
     """The cheapest phase 2 from ``(c0, e0, s0)`` costing at most ``max_cost``, its moves written to
-    ``moves``; returns its cost (``-1``: none). ``last_face``: phase 1's last face (not turned
-    first). ``counter[0]`` counts the nodes generated."""
+    ``moves``; returns its cost (``-1``: none). ``parity``: the corner permutation's, which every
+    phase 2's cost has. ``last_face``: phase 1's last face (not turned first). ``counter[0]``
+    counts the nodes generated."""
     h0 = max(np.int64(p2_cs[c0 * N_PERM4 + s0]), np.int64(p2_es[e0 * N_PERM4 + s0]))
-    parity = 0  # the cost of any phase 2 has the parity of its corner permutation
-    p = _perm_unrank(c0, 8)
-    for i in range(8):
-        for j in range(i + 1, 8):
-            if p[j] < p[i]:
-                parity ^= 1
     bound = h0 if (h0 & 1) == parity else h0 + 1
     cs = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
     es = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
@@ -586,15 +590,17 @@ def _complete(v0, path, g, face, best, best_moves, counter, cp_move, ep_move, sp
             v[i] = emove[v[i], m]
     cp = np.empty(8, dtype=np.int64)
     ep = np.empty(12, dtype=np.int64)
-    q = np.empty(4, dtype=np.int64)
     for p in range(8):
         cp[v[p] // 3] = p
     for p in range(12):
         ep[v[8 + p] // 2] = p
-    for i in range(4):
-        q[i] = ep[8 + i] - 8
+    parity = 0
+    for i in range(8):
+        for j in range(i + 1, 8):
+            if cp[j] < cp[i]:
+                parity ^= 1
     p2 = np.empty(_MAX_DEPTH, dtype=np.int64)
-    cost = _phase2(_perm_rank(cp), _perm_rank(ep[:8].copy()), _perm_rank(q), face, best - 2 - g,
+    cost = _phase2(_perm_rank(cp), _perm_rank(ep[:8].copy()), _perm_rank(ep[8:] - 8), parity, face, best - 2 - g,
                    cp_move, ep_move, sp_move, p2_cs, p2_es, p2_face, p2_cost, p2, counter)  # fmt: skip
     if cost < 0:
         return -1
@@ -641,8 +647,7 @@ def _run(ctx, v0, tws, fls, sls, kids, path, nxt, budget, best_moves,
                 fl = fl_move[fls[d], m]
                 sl = sl_move[sls[d], m]
                 kids[d, m, 0], kids[d, m, 1], kids[d, m, 2] = tw, fl, sl
-                fs = sl * N_FLIP + fl
-                idx[m] = np.int64(fs_class[fs]) * N_TWIST + twist_conj[tw, fs_sym[fs]]
+                idx[m] = _p1_index(tw, fl, sl, fs_class, fs_sym, twist_conj)
             for m in range(12):
                 kids[d, m, 3] = -1 if idx[m] < 0 else p1[idx[m]]
         if mv == 12:
@@ -809,8 +814,8 @@ def solve_two_phase(
     """The shortest quarter-turn answer the two-phase search finds for one cube3 state by
     ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`) or ``time_limit`` seconds,
     whichever comes first, or within ``max_nodes`` generated nodes; status "solved" (and
-    ``iterations`` counting the answers found) when it ends with an answer, "exhausted" when the
-    search finished (the answer is then optimal). ``guises``: how many of the six guises to search
+    ``iterations`` counting the answers found) when it ends with an answer (optimal where the
+    search finished before its limits), else the limit that stopped it. ``guises``: how many of the six guises to search
     (1: the state as it is). ``on_solution(result)``: each shorter answer as it comes.
 
     The puzzle must be cube3 (quarter turns ``U U' R R' ...``); another is refused by name."""

@@ -408,10 +408,8 @@ def _ensemble(
 
 def _member_search(spec: SearchSpec, fn: Callable, mo: SolveOptions) -> tuple[SearchSpec, Callable]:
     """The search a member runs and its function: the solve's, or a ``search:NAME`` member's own."""
-    if SEARCHES[mo.search] is spec:
-        return spec, fn
     own = SEARCHES[mo.search]
-    return own, resolve_entry(own.entry, f"search {mo.search!r}")
+    return (spec, fn) if own is spec else (own, resolve_entry(own.entry, f"search {mo.search!r}"))
 
 
 def _shortened(

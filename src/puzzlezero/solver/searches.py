@@ -294,19 +294,17 @@ def _run_anytime_each(
     on_solution: SolutionHook | None = None,
 ) -> Results:
     """``fn(puzzle, state, max_nodes=..., deadline=..., on_solution=...)`` on each state in turn, all
-    to the one deadline: a search without a heuristic that improves its answer with time;
-    ``on_solution(result)`` passes each shorter answer on with its state's row (one stage)."""
-    deadline = _deadline(o, deadline)
-    out = []
-    for row, s in enumerate(states):
-        hook = None
-        if on_solution is not None:
+    to the one deadline (:func:`_run_composed`): a search without a heuristic that improves its
+    answer with time; ``on_solution(result)`` passes each shorter answer on with its state's row
+    (one stage)."""
 
-            def hook(r: Any, row: int = row) -> None:
-                on_solution(row, r, 0)
+    def one(
+        puzzle: Puzzle, s: np.ndarray, h: Any, o: SolveOptions, *, deadline: float, on_solution: Any
+    ) -> Any:
+        hook = None if on_solution is None else (lambda r: on_solution(r, 0))
+        return fn(puzzle, s, max_nodes=o.max_nodes, deadline=deadline, on_solution=hook)
 
-        out.append(fn(puzzle, s, max_nodes=o.max_nodes, deadline=deadline, on_solution=hook))
-    return out
+    return _run_composed(one, puzzle, states, h, o, deadline, on_solution)
 
 
 def _run_composed(
