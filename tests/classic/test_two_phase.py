@@ -67,7 +67,7 @@ def test_phase1_table_is_the_exact_distance_near_the_goal(tables: tp.TwoPhaseTab
     seen = set(layer)
     for depth in range(6):
         for tw, fl, sl in layer:
-            assert tp._h1(tw, fl, sl, t.fs_class, t.fs_sym, t.twist_conj, t.p1) == depth
+            assert tp._h1(tw, fl, sl, 0, t.fs_class, t.fs_sym, t.twist_conj, t.p1, t.ce_h1) == depth
         nxt = set()
         for tw, fl, sl in layer:
             for m in range(12):
@@ -86,12 +86,20 @@ def test_phase1_table_is_symmetric_and_consistent(tables: tp.TwoPhaseTables) -> 
     for _ in range(300):
         v = apply_moves(SOLVED, rng.integers(0, 12, 40))
         tw, fl, sl = coordinates(v)
-        h = tp._h1(tw, fl, sl, t.fs_class, t.fs_sym, t.twist_conj, t.p1)
+        h = tp._h1(tw, fl, sl, 0, t.fs_class, t.fs_sym, t.twist_conj, t.p1, t.ce_h1)
         assert (h == 0) == (tw == 0 and fl == 0 and sl == tp.SLICE_HOME)
         assert 0 <= h <= 13
         kids = [
             tp._h1(
-                t.tw_move[tw, m], t.fl_move[fl, m], t.sl_move[sl, m], t.fs_class, t.fs_sym, t.twist_conj, t.p1
+                t.tw_move[tw, m],
+                t.fl_move[fl, m],
+                t.sl_move[sl, m],
+                0,
+                t.fs_class,
+                t.fs_sym,
+                t.twist_conj,
+                t.p1,
+                t.ce_h1,
             )
             for m in range(12)
         ]
@@ -101,10 +109,10 @@ def test_phase1_table_is_symmetric_and_consistent(tables: tp.TwoPhaseTables) -> 
 def test_phase2_tables_count_half_turns_twice(tables: tp.TwoPhaseTables) -> None:
     t = tables
     # one quarter turn of U is 1; R2 is 2 (and nothing in G1 is closer)
-    u = tp.P2_TURNS.index((0,))
-    r2 = tp.P2_TURNS.index((2, 2))
+    u = tables.phase2_moves.index((0,))
+    r2 = tables.phase2_moves.index((2, 2))
     for mv, cost in ((u, 1), (r2, 2)):
-        c, s = int(t.cp_move[0, mv]), int(t.sp_move[0, mv])
+        c, s = int(t.cp_move[0, mv]), int(t.sc_move[0, mv])
         e = int(t.ep_move[0, mv])
         assert max(t.p2_cs[c * tp.N_PERM4 + s], t.p2_es[e * tp.N_PERM4 + s]) == cost
 

@@ -31,13 +31,14 @@ fraction of a second in each process.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
+from typing import Any
 
 import numba as nb
 import numpy as np
 
-from puzzlezero.classic.optimal.cube_ida import _allowed, cube_actions, cube_pieces  # canonical quarter turns
+from puzzlezero.classic.optimal.cube_ida import cube_actions, cube_pieces
 from puzzlezero.classic.optimal.cube_model import (
     CORNER_MOVE,
     EDGE_MOVE,
@@ -58,11 +59,6 @@ N_TWIST, N_FLIP, N_SLICE = 2187, 2048, 495
 N_PERM8, N_PERM4 = 40320, 24
 #: the slice coordinate of the solved cube (the E-slice edges FR FL BL BR in their places)
 SLICE_HOME = 494
-#: phase 2's moves as quarter turns (kernel move ``2 * face + (0 cw, 1 ccw)``, faces ``U R F D L B``):
-#: ``U U' D D'`` one each, ``R2 F2 L2 B2`` two
-P2_TURNS = ((0,), (1,), (6,), (7,), (2, 2), (4, 4), (8, 8), (10, 10))
-P2_FACE = np.array([0, 0, 3, 3, 1, 2, 4, 5], dtype=np.int64)
-P2_COST = np.array([1, 1, 1, 1, 2, 2, 2, 2], dtype=np.int64)
 _MAX_DEPTH = 64
 _CHUNK = 1 << 20  # phase-1 nodes per kernel call, between two readings of the clock
 FOUND, DONE, PAUSED = 1, 0, -1
@@ -147,13 +143,15 @@ def _slice_unrank(r):  # fmt: skip
 
 @nb.njit(cache=True)
 def _position_moves(cmove, emove):  # fmt: skip
-    """Position-centric form of the 12 quarter turns: ``cdest[m, i]``, ``ctw[m, i]``: where the corner
-    at position ``i`` goes and the twist it gains; ``edest``, ``efl`` likewise for edges."""
-    cdest = np.empty((12, 8), dtype=np.int64)
-    ctw = np.empty((12, 8), dtype=np.int64)
-    edest = np.empty((12, 12), dtype=np.int64)
-    efl = np.empty((12, 12), dtype=np.int64)
-    for m in range(12):
+    """Position-centric form of the moves of the piece tables ``cmove``, ``emove`` (value ->
+    value, a column a move): ``cdest[m, i]``, ``ctw[m, i]``: where the corner at position ``i``
+    goes and the twist it gains; ``edest``, ``efl`` likewise for edges."""
+    nm = cmove.shape[1]
+    cdest = np.empty((nm, 8), dtype=np.int64)
+    ctw = np.empty((nm, 8), dtype=np.int64)
+    edest = np.empty((nm, 12), dtype=np.int64)
+    efl = np.empty((nm, 12), dtype=np.int64)
+    for m in range(nm):
         for i in range(8):
             v = cmove[i * 3, m]
             cdest[m, i] = v // 3
@@ -167,9 +165,10 @@ def _position_moves(cmove, emove):  # fmt: skip
 
 @nb.njit(cache=True)
 def _phase1_moves(cdest, ctw, edest, efl):  # fmt: skip
-    tw_move = np.empty((N_TWIST, 12), dtype=np.int32)
-    fl_move = np.empty((N_FLIP, 12), dtype=np.int32)
-    sl_move = np.empty((N_SLICE, 12), dtype=np.int32)
+    nm = cdest.shape[0]
+    tw_move = np.empty((N_TWIST, nm), dtype=np.int32)
+    fl_move = np.empty((N_FLIP, nm), dtype=np.int32)
+    sl_move = np.empty((N_SLICE, nm), dtype=np.int32)
     co = np.empty(8, dtype=np.int64)
     nco = np.empty(8, dtype=np.int64)
     for c in range(N_TWIST):
@@ -179,7 +178,7 @@ def _phase1_moves(cdest, ctw, edest, efl):  # fmt: skip
             s += co[i]
             r //= 3
         co[7] = (3 - s % 3) % 3
-        for m in range(12):
+        for m in range(nm):
             for i in range(8):
                 nco[cdest[m, i]] = (co[i] + ctw[m, i]) % 3
             v = 0
@@ -195,7 +194,7 @@ def _phase1_moves(cdest, ctw, edest, efl):  # fmt: skip
             s += eo[i]
             r //= 2
         eo[11] = s % 2
-        for m in range(12):
+        for m in range(nm):
             for i in range(12):
                 neo[edest[m, i]] = (eo[i] + efl[m, i]) % 2
             v = 0
@@ -205,7 +204,7 @@ def _phase1_moves(cdest, ctw, edest, efl):  # fmt: skip
     nep = np.empty(12, dtype=np.int64)
     for c in range(N_SLICE):
         ep = _slice_unrank(c)
-        for m in range(12):
+        for m in range(nm):
             for i in range(12):
                 nep[edest[m, i]] = ep[i]
             sl_move[c, m] = _slice_rank(nep)
@@ -225,27 +224,28 @@ def _turned(full, turns, dest, n):  # fmt: skip
 
 
 @nb.njit(cache=True)
-def _phase2_moves(cdest, edest):  # fmt: skip
-    """Moves of the three phase-2 permutations under the eight phase-2 moves (:data:`P2_TURNS`)."""
-    turns = np.array([[0, -1], [1, -1], [6, -1], [7, -1], [2, 2], [4, 4], [8, 8], [10, 10]], dtype=np.int64)
-    cp_move = np.empty((N_PERM8, 8), dtype=np.int32)
-    ep_move = np.empty((N_PERM8, 8), dtype=np.int32)
-    sp_move = np.empty((N_PERM4, 8), dtype=np.int32)
+def _phase2_moves(cdest, edest, turns):  # fmt: skip
+    """Moves of the three phase-2 permutations under the phase-2 moves ``turns`` (``int64[n, 2]``:
+    each one or two of the moves of ``cdest``, ``edest``; ``-1``: none)."""
+    n2 = turns.shape[0]
+    cp_move = np.empty((N_PERM8, n2), dtype=np.int32)
+    ep_move = np.empty((N_PERM8, n2), dtype=np.int32)
+    sp_move = np.empty((N_PERM4, n2), dtype=np.int32)
     full = np.empty(12, dtype=np.int64)
     for c in range(N_PERM8):
         p = _perm_unrank(c, 8)
-        for k in range(8):
+        for k in range(n2):
             full[:8] = p
             _turned(full, turns[k], cdest, 8)
             cp_move[c, k] = _perm_rank(full[:8].copy())
-        for k in range(8):  # the U/D edges stay in places 0-7 under phase-2 moves
+        for k in range(n2):  # the U/D edges stay in places 0-7 under phase-2 moves
             full[:8] = p
             full[8:] = np.arange(8, 12)
             _turned(full, turns[k], edest, 12)
             ep_move[c, k] = _perm_rank(full[:8].copy())
     for c in range(N_PERM4):
         p = _perm_unrank(c, 4)
-        for k in range(8):
+        for k in range(n2):
             full[:8] = np.arange(8)
             full[8:] = 8 + p
             _turned(full, turns[k], edest, 12)
@@ -344,7 +344,7 @@ def _phase1_table(reps, fs_class, fs_sym, stab, tw_move, fl_move, sl_move, twist
             c, t = idx // N_TWIST, idx % N_TWIST
             fs = reps[c]
             fl, sl = fs % N_FLIP, fs // N_FLIP
-            for m in range(12):
+            for m in range(tw_move.shape[1]):
                 fs2 = np.int64(sl_move[sl, m]) * N_FLIP + fl_move[fl, m]
                 c2 = fs_class[fs2]
                 t2 = twist_conj[tw_move[t, m], fs_sym[fs2]]
@@ -392,13 +392,53 @@ def _ud_symmetries() -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """The moves a two-phase search turns and what each costs (one), as kernel moves
+    ``2 * layer + (0, 1)``: a move and its inverse, the layers numbered axis by axis.
+
+    ``cmove``, ``emove``: the corners' and edges' piece tables (``int64[24, M]``, value -> value,
+    a column a move: :data:`~puzzlezero.classic.optimal.cube_model.CORNER_MOVE`'s layout);
+    ``axis``, ``layer``: each move's axis and its layer's place along it (moves of one axis commute
+    and are searched in the order of their layers); ``ce_move``: the centres' arrangements
+    (``int64[C, M]``, arrangement 0 home; one arrangement where the centres stay) and
+    ``ce_parity`` each one's permutation parity, which with the corners' fixes every answer's
+    parity."""
+
+    name: str
+    cmove: np.ndarray
+    emove: np.ndarray
+    axis: np.ndarray
+    layer: np.ndarray
+    ce_move: np.ndarray
+    ce_parity: np.ndarray
+
+
+def quarter_turn_metric() -> Metric:
+    """Cube3's twelve quarter turns, kernel order ``U U' R R' F F' D D' L L' B B'``, centres fixed."""
+    faces = np.arange(12) >> 1
+    return Metric(
+        name="quarter-turn",
+        cmove=CORNER_MOVE,
+        emove=EDGE_MOVE,
+        axis=faces % 3,
+        layer=np.where(faces < 3, 0, 2),
+        ce_move=np.zeros((1, 12), dtype=np.int64),
+        ce_parity=np.zeros(1, dtype=np.int64),
+    )
+
+
+@dataclass(frozen=True)
 class TwoPhaseTables:
-    """The move and pruning tables of both phases (:func:`two_phase_tables`).
+    """The move and pruning tables of both phases in one metric (:func:`two_phase_tables`).
 
     Phase 1's pruning table ``p1`` is exact: the phase-1 distance of every (flip-slice class,
     twist) pair, the 1,013,760 flip-slice pairs cut to 64,430 classes by the 16 symmetries that keep
     the U-D axis (``fs_class``, ``fs_sym``: a pair's class and a symmetry that takes it to the
-    class's representative; ``twist_conj``: each twist seen through each symmetry)."""
+    class's representative; ``twist_conj``: each twist seen through each symmetry); where the
+    centres move, ``ce_h1`` is each arrangement's distance to those that phase 2 keeps. Phase 2's
+    moves (``p2_turns``: one or two kernel moves each, ``p2_cost`` moves) are those that keep G1;
+    its tables count the corners' (``p2_cs``) or U/D edges' (``p2_es``) permutation with the slice
+    edges' permutation and the centres (``sc``: ``slice * len(centres kept) + centres``)."""
 
     tw_move: np.ndarray
     fl_move: np.ndarray
@@ -407,20 +447,40 @@ class TwoPhaseTables:
     fs_sym: np.ndarray
     twist_conj: np.ndarray
     p1: np.ndarray
+    ce_move: np.ndarray
+    ce_h1: np.ndarray
+    m_axis: np.ndarray
+    m_layer: np.ndarray
+    m_last: np.ndarray
+    m_follow: np.ndarray
     cp_move: np.ndarray
     ep_move: np.ndarray
-    sp_move: np.ndarray
+    sc_move: np.ndarray
     p2_cs: np.ndarray
     p2_es: np.ndarray
+    p2_axis: np.ndarray
+    p2_layer: np.ndarray
+    p2_rep: np.ndarray
+    p2_cost: np.ndarray
+    p2_turns: np.ndarray
+    cmove: np.ndarray
+    emove: np.ndarray
+    ce_parity: np.ndarray
+    ce_p2: np.ndarray
 
     @property
     def args(self) -> tuple[np.ndarray, ...]:
-        return (self.tw_move, self.fl_move, self.sl_move, self.fs_class, self.fs_sym, self.twist_conj, self.p1,
-                self.cp_move, self.ep_move, self.sp_move, self.p2_cs, self.p2_es)  # fmt: skip
+        """The arrays the kernels take, in their order."""
+        return tuple(getattr(self, f.name) for f in fields(self))
 
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.args)
+
+    @property
+    def phase2_moves(self) -> list[tuple[int, ...]]:
+        """Phase 2's moves as kernel moves (one, or the same twice)."""
+        return [tuple(int(t) for t in row if t >= 0) for row in self.p2_turns]
 
 
 def prepare_tables(puzzle: Puzzle) -> str:
@@ -438,7 +498,9 @@ TABLE_NAME = "cube3-two-phase"
 TABLE_META = {"kind": "cube3-two-phase", "metric": "quarter-turn", "phase1": "flip-slice classes x twist"}
 
 
-def _build_phase1(tw_move: np.ndarray, fl_move: np.ndarray, sl_move: np.ndarray) -> dict[str, np.ndarray]:
+def _symmetry_classes(tw_move: np.ndarray, fl_move: np.ndarray, sl_move: np.ndarray) -> dict[str, np.ndarray]:
+    """The flip-slice classes under the 16 symmetries that keep the U-D axis (walked over cube3's
+    quarter turns: the move tables' columns in kernel order)."""
     _, maps = _ud_symmetries()
     twist_conj, ok_t = _conjugates(tw_move, tw_move, 1, maps, 0)
     fs_conj, ok_fs = _conjugates(sl_move, fl_move, N_FLIP, maps, SLICE_HOME * N_FLIP)
@@ -450,29 +512,119 @@ def _build_phase1(tw_move: np.ndarray, fl_move: np.ndarray, sl_move: np.ndarray)
     stab = np.zeros(len(reps), dtype=np.int64)
     for j in range(fs_conj.shape[1]):
         stab |= (fs_conj[reps, j] == reps).astype(np.int64) << j
-    fs_class = fs_class.astype(np.int32)
-    fs_sym = fs_sym.astype(np.int8)
-    twist_conj = twist_conj.astype(np.int16)
-    p1 = _phase1_table(reps.astype(np.int64), fs_class, fs_sym, stab, tw_move, fl_move, sl_move, twist_conj)
-    return {"fs_class": fs_class, "fs_sym": fs_sym, "twist_conj": twist_conj, "p1": p1}
+    return {
+        "reps": reps.astype(np.int64),
+        "stab": stab,
+        "fs_class": fs_class.astype(np.int32),
+        "fs_sym": fs_sym.astype(np.int8),
+        "twist_conj": twist_conj.astype(np.int16),
+    }
 
 
 @cache
-def two_phase_tables() -> TwoPhaseTables:
-    """The tables: the move tables and phase 2's built here (a second), phase 1's exact table (141
-    MB, 64,430 x 2,187 entries, about ten seconds) built once and then read from the tables' cache
-    (memory-mapped); ``puzzlezero pdb build cube3 --kind two-phase`` builds it ahead."""
+def _quarter_turn_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Phase 1's move tables under cube3's twelve quarter turns (kernel order)."""
+    return _phase1_moves(*_position_moves(CORNER_MOVE, EDGE_MOVE))  # type: ignore[no-any-return]
+
+
+def _build_phase1(tw_move: np.ndarray, fl_move: np.ndarray, sl_move: np.ndarray) -> dict[str, np.ndarray]:
+    """The exact phase-1 table over the moves of the move tables' columns; the flip-slice classes
+    are the same in every metric whose moves the symmetries keep (found over cube3's quarter turns)."""
+    c = _symmetry_classes(*_quarter_turn_moves())
+    p1 = _phase1_table(
+        c["reps"], c["fs_class"], c["fs_sym"], c["stab"], tw_move, fl_move, sl_move, c["twist_conj"]
+    )
+    return {"fs_class": c["fs_class"], "fs_sym": c["fs_sym"], "twist_conj": c["twist_conj"], "p1": p1}
+
+
+def _followers(axis: np.ndarray, layer: np.ndarray) -> np.ndarray:
+    """``int64[M + 1]``: for each move (after the first entry, for none) the bit mask of the moves
+    that may follow it (:func:`_canonical`, the third turn of a layer left to the kernel)."""
+    nm = len(axis)
+    out = np.zeros(nm + 1, dtype=np.int64)
+    out[0] = (1 << nm) - 1
+    for prev in range(nm):
+        for m in range(nm):
+            path = np.array([prev], dtype=np.int64)
+            if _canonical(m, path, 1, axis.astype(np.int64), layer.astype(np.int64)):
+                out[prev + 1] |= 1 << m
+    return out
+
+
+def _keeps_g1(tw_move: np.ndarray, fl_move: np.ndarray, sl_move: np.ndarray, turns: tuple[int, ...]) -> bool:
+    tw, fl, sl = 0, 0, SLICE_HOME
+    for t in turns:
+        tw, fl, sl = tw_move[tw, t], fl_move[fl, t], sl_move[sl, t]
+    return bool(tw == 0 and fl == 0 and sl == SLICE_HOME)
+
+
+def _centre_tables(ce_move: np.ndarray, turns: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray, int]:
+    """The centres' arrangements that phase 2's ``turns`` reach from home (``ce_p2``: each
+    arrangement's index among them, ``-1`` for the others), each arrangement's distance to them in
+    moves (``ce_h1``), and how many they are."""
+    nce = ce_move.shape[0]
+    ce_p2 = np.full(nce, -1, dtype=np.int64)
+    ce_p2[0], kept = 0, [0]
+    for c in kept:
+        for turn in turns:
+            x = c
+            for t in turn:
+                x = int(ce_move[x, t])
+            if ce_p2[x] < 0:
+                ce_p2[x] = len(kept)
+                kept.append(x)
+    ce_h1 = np.full(nce, -1, dtype=np.int64)
+    ce_h1[kept] = 0
+    frontier, d = list(kept), 0
+    while frontier:
+        d += 1
+        nxt = []
+        for c in frontier:
+            for x in ce_move[c]:
+                if ce_h1[x] < 0:
+                    ce_h1[x] = d
+                    nxt.append(int(x))
+        frontier = nxt
+    if (ce_h1 < 0).any():  # pragma: no cover - the arrangements are those the moves reach
+        raise PuzzleError("two-phase tables: a centre arrangement the moves do not reach")
+    return ce_p2, ce_h1, len(kept)
+
+
+def build_tables(metric: Metric, table_name: str, table_meta: dict[str, str], command: str) -> TwoPhaseTables:
+    """The tables of ``metric``: the move tables and phase 2's built here (seconds), phase 1's
+    exact table built once and then read from the tables' cache under ``table_name`` (memory-mapped)."""
     from puzzlezero.classic.optimal.tables import load_or_build
 
-    cdest, ctw, edest, efl = _position_moves(CORNER_MOVE, EDGE_MOVE)
+    cdest, ctw, edest, efl = _position_moves(metric.cmove, metric.emove)
     tw_move, fl_move, sl_move = _phase1_moves(cdest, ctw, edest, efl)
-    cp_move, ep_move, sp_move = _phase2_moves(cdest, edest)
+    nm = tw_move.shape[1]
+    # phase 2's moves: each quarter turn that keeps G1, else its half turn where that does
+    quarters: list[tuple[int, ...]] = []
+    halves: list[tuple[int, ...]] = []
+    for m in range(0, nm, 2):
+        if _keeps_g1(tw_move, fl_move, sl_move, (m,)):
+            quarters += [(m,), (m + 1,)]
+        elif _keeps_g1(tw_move, fl_move, sl_move, (m, m)):
+            halves.append((m, m))
+    turns = quarters + halves
+    p2_turns = np.array([[t[0], t[1] if len(t) > 1 else -1] for t in turns], dtype=np.int64)
+    first = p2_turns[:, 0]
+    cp_move, ep_move, sp_move = _phase2_moves(cdest, edest, p2_turns)
+    ce_p2, ce_h1, nkept = _centre_tables(metric.ce_move, turns)
+    kept = np.flatnonzero(ce_p2 >= 0)[np.argsort(ce_p2[ce_p2 >= 0])]
+    ce2_move = np.empty((nkept, len(turns)), dtype=np.int64)
+    for k, turn in enumerate(turns):
+        x = kept.copy()
+        for t in turn:
+            x = metric.ce_move[x, t]
+        ce2_move[:, k] = ce_p2[x]
+    sc_move = (sp_move[:, None, :].astype(np.int64) * nkept + ce2_move[None, :, :]).reshape(
+        N_PERM4 * nkept, -1
+    )
+    p2_cost = np.array([len(t) for t in turns], dtype=np.int64)
+    m_last = np.array([not any(m in t for t in quarters) for m in range(nm)], dtype=np.int64)
     phase1 = load_or_build(
-        TABLE_NAME,
-        TABLE_META,
-        lambda: _build_phase1(tw_move, fl_move, sl_move),
-        mmap=True,
-        command="puzzlezero pdb build cube3 --kind two-phase",
+        table_name, table_meta, lambda: _build_phase1(tw_move, fl_move, sl_move), mmap=True, command=command
     )
     expect = {"fs_class": (N_FLIP * N_SLICE,), "fs_sym": (N_FLIP * N_SLICE,), "twist_conj": (N_TWIST, 16)}
     for key, shape in expect.items():
@@ -488,11 +640,37 @@ def two_phase_tables() -> TwoPhaseTables:
         fs_sym=phase1["fs_sym"],
         twist_conj=phase1["twist_conj"],
         p1=phase1["p1"],
+        ce_move=np.ascontiguousarray(metric.ce_move, dtype=np.int64),
+        ce_h1=ce_h1,
+        m_axis=np.asarray(metric.axis, dtype=np.int64),
+        m_layer=np.asarray(metric.layer, dtype=np.int64),
+        m_last=m_last,
+        m_follow=_followers(np.asarray(metric.axis), np.asarray(metric.layer)),
         cp_move=cp_move,
         ep_move=ep_move,
-        sp_move=sp_move,
-        p2_cs=_bfs_pair(cp_move, sp_move, N_PERM8, N_PERM4, 0, P2_COST),
-        p2_es=_bfs_pair(ep_move, sp_move, N_PERM8, N_PERM4, 0, P2_COST),
+        sc_move=np.ascontiguousarray(sc_move, dtype=np.int32),
+        p2_cs=_bfs_pair(cp_move, sc_move, N_PERM8, N_PERM4 * nkept, 0, p2_cost),
+        p2_es=_bfs_pair(ep_move, sc_move, N_PERM8, N_PERM4 * nkept, 0, p2_cost),
+        p2_axis=np.asarray(metric.axis, dtype=np.int64)[first],
+        p2_layer=np.asarray(metric.layer, dtype=np.int64)[first],
+        p2_rep=np.array([len(t) == 1 and t[0] % 2 == 0 for t in turns], dtype=np.int64),
+        p2_cost=p2_cost,
+        p2_turns=p2_turns,
+        cmove=np.ascontiguousarray(metric.cmove, dtype=np.int64),
+        emove=np.ascontiguousarray(metric.emove, dtype=np.int64),
+        ce_parity=np.asarray(metric.ce_parity, dtype=np.int64),
+        ce_p2=ce_p2,
+    )
+
+
+@cache
+def two_phase_tables() -> TwoPhaseTables:
+    """Cube3's tables in the quarter-turn metric: the move tables and phase 2's built here (a
+    second), phase 1's exact table (141 MB, 64,430 x 2,187 entries, about ten seconds) built once
+    and then read from the tables' cache (memory-mapped); ``puzzlezero pdb build cube3 --kind
+    two-phase`` builds it ahead."""
+    return build_tables(
+        quarter_turn_metric(), TABLE_NAME, TABLE_META, command="puzzlezero pdb build cube3 --kind two-phase"
     )
 
 
@@ -508,19 +686,37 @@ def _p1_index(tw, fl, sl, fs_class, fs_sym, twist_conj):  # fmt: skip
 
 
 @nb.njit(cache=True, inline="always")
-def _h1(tw, fl, sl, fs_class, fs_sym, twist_conj, p1):  # fmt: skip
-    """The exact phase-1 distance of (twist, flip, slice)."""
-    return np.int64(p1[_p1_index(tw, fl, sl, fs_class, fs_sym, twist_conj)])
+def _h1(tw, fl, sl, ce, fs_class, fs_sym, twist_conj, p1, ce_h1):  # fmt: skip
+    """Phase 1's heuristic of (twist, flip, slice, centres): the exact distance of the pieces'
+    coordinates, or the centres' where that is more."""
+    return max(np.int64(p1[_p1_index(tw, fl, sl, fs_class, fs_sym, twist_conj)]), np.int64(ce_h1[ce]))
+
+
+@nb.njit(cache=True, inline="always")
+def _canonical(mv, path, d, m_axis, m_layer):  # fmt: skip
+    """Whether ``mv`` may follow ``path[:d]``: moves of one axis commute, so they come in the
+    order of their layers, and a layer is turned twice only as a half turn (two clockwise quarter
+    turns), never three times."""
+    if d == 0:
+        return True
+    prev = path[d - 1]
+    if m_axis[mv] != m_axis[prev]:
+        return True
+    if m_layer[mv] == m_layer[prev]:
+        return mv == prev and (mv & 1) == 0 and (d < 2 or (path[d - 2] >> 1) != (mv >> 1))
+    return m_layer[mv] > m_layer[prev]
 
 
 @nb.njit(cache=True, nogil=True)
-def _phase2(c0, e0, s0, parity, last_face, max_cost, cp_move, ep_move, sp_move, p2_cs, p2_es, p2_face, p2_cost,
-            moves, counter):  # fmt: skip
+def _phase2(c0, e0, s0, parity, last, max_cost, moves, counter, m_axis, m_layer, cp_move, ep_move, sc_move,
+            p2_cs, p2_es, p2_axis, p2_layer, p2_rep, p2_cost):  # fmt: skip
     """The cheapest phase 2 from ``(c0, e0, s0)`` costing at most ``max_cost``, its moves written to
-    ``moves``; returns its cost (``-1``: none). ``parity``: the corner permutation's, which every
-    phase 2's cost has. ``last_face``: phase 1's last face (not turned first). ``counter[0]``
-    counts the nodes generated."""
-    h0 = max(np.int64(p2_cs[c0 * N_PERM4 + s0]), np.int64(p2_es[e0 * N_PERM4 + s0]))
+    ``moves``; returns its cost (``-1``: none). ``parity``: the one every phase 2's cost has.
+    ``last``: phase 1's last kernel move (its layer is not turned first; ``-1``: none).
+    ``counter[0]`` counts the nodes generated."""
+    nsc = sc_move.shape[0]
+    n2 = p2_cost.shape[0]
+    h0 = max(np.int64(p2_cs[c0 * nsc + s0]), np.int64(p2_es[e0 * nsc + s0]))
     bound = h0 if (h0 & 1) == parity else h0 + 1
     cs = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
     es = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
@@ -528,39 +724,41 @@ def _phase2(c0, e0, s0, parity, last_face, max_cost, cp_move, ep_move, sp_move, 
     gs = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
     nxt = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
     path = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
+    if c0 == 0 and e0 == 0 and s0 == 0:
+        return 0
     while bound <= max_cost:
         cs[0], es[0], ss[0], gs[0] = c0, e0, s0, 0
         nxt[0] = 0
         d = 0
-        if c0 == 0 and e0 == 0 and s0 == 0:
-            return 0
         while d >= 0:
             mv = nxt[d]
-            if mv == 8:
+            if mv == n2:
                 d -= 1
                 continue
             nxt[d] = mv + 1
-            face = p2_face[mv]
+            ax, ly = p2_axis[mv], p2_layer[mv]
             if d == 0:
-                if face == last_face:
+                if last >= 0 and ax == m_axis[last] and ly == m_layer[last]:
                     continue
             else:
                 prev = path[d - 1]
-                pface = p2_face[prev]
-                if face == pface:
-                    # only U U or D D (a half turn), and not a third time
-                    if not (
-                        mv == prev and mv < 4 and (mv & 1) == 0 and (d < 2 or p2_face[path[d - 2]] != face)
-                    ):
+                if ax == p2_axis[prev]:
+                    if ly == p2_layer[prev]:
+                        # only a quarter turn twice (a half turn), and not a third time
+                        if not (
+                            mv == prev
+                            and p2_rep[mv] == 1
+                            and (d < 2 or p2_layer[path[d - 2]] != ly or p2_axis[path[d - 2]] != ax)
+                        ):
+                            continue
+                    elif ly < p2_layer[prev]:
                         continue
-                elif face == (pface + 3) % 6 and face < pface:
-                    continue
             g = gs[d] + p2_cost[mv]
             c = cp_move[cs[d], mv]
             e = ep_move[es[d], mv]
-            s = sp_move[ss[d], mv]
+            s = sc_move[ss[d], mv]
             counter[0] += 1
-            h = max(np.int64(p2_cs[c * N_PERM4 + s]), np.int64(p2_es[e * N_PERM4 + s]))
+            h = max(np.int64(p2_cs[c * nsc + s]), np.int64(p2_es[e * nsc + s]))
             if g + h > bound:
                 continue
             path[d] = mv
@@ -576,32 +774,39 @@ def _phase2(c0, e0, s0, parity, last_face, max_cost, cp_move, ep_move, sp_move, 
 
 
 @nb.njit(cache=True, nogil=True)
-def _complete(v0, path, g, face, best, best_moves, counter, cp_move, ep_move, sp_move, p2_cs, p2_es,
-              p2_face, p2_cost, p2_turns, cmove, emove):  # fmt: skip
-    """Phase 2 after the phase-1 solution ``path[:g]`` (last face ``face``, -1 for none) of the cube
-    ``v0``: where a total shorter than ``best`` exists, the shortest is written to ``best_moves``
-    (kernel quarter turns) and its length returned; else ``-1``."""
+def _complete(v0, ce0, path, g, best, best_moves, counter, tw_move, fl_move, sl_move, fs_class, fs_sym, twist_conj,
+              p1, ce_move, ce_h1, m_axis, m_layer, m_last, m_follow, cp_move, ep_move, sc_move, p2_cs, p2_es,
+              p2_axis, p2_layer, p2_rep, p2_cost, p2_turns, cmove, emove, ce_parity, ce_p2):  # fmt: skip
+    """Phase 2 after the phase-1 solution ``path[:g]`` of the cube ``v0`` (centres ``ce0``): where
+    a total shorter than ``best`` exists, the shortest is written to ``best_moves`` (kernel moves)
+    and its length returned; else ``-1``."""
     v = v0.copy()
+    ce = ce0
     for k in range(g):
         m = path[k]
         for i in range(8):
             v[i] = cmove[v[i], m]
         for i in range(8, 20):
             v[i] = emove[v[i], m]
+        ce = ce_move[ce, m]
     cp = np.empty(8, dtype=np.int64)
     ep = np.empty(12, dtype=np.int64)
     for p in range(8):
         cp[v[p] // 3] = p
     for p in range(12):
         ep[v[8 + p] // 2] = p
-    parity = 0
+    parity = ce_parity[ce]
     for i in range(8):
         for j in range(i + 1, 8):
             if cp[j] < cp[i]:
                 parity ^= 1
     p2 = np.empty(_MAX_DEPTH, dtype=np.int64)
-    cost = _phase2(_perm_rank(cp), _perm_rank(ep[:8].copy()), _perm_rank(ep[8:] - 8), parity, face, best - 2 - g,
-                   cp_move, ep_move, sp_move, p2_cs, p2_es, p2_face, p2_cost, p2, counter)  # fmt: skip
+    nkept = sc_move.shape[0] // N_PERM4
+    sc = _perm_rank(ep[8:] - 8) * nkept + ce_p2[ce]
+    last = path[g - 1] if g > 0 else -1
+    cost = _phase2(_perm_rank(cp), _perm_rank(ep[:8].copy()), sc, parity, last, best - 2 - g, p2, counter,
+                   m_axis, m_layer, cp_move, ep_move, sc_move, p2_cs, p2_es, p2_axis, p2_layer, p2_rep,
+                   p2_cost)  # fmt: skip
     if cost < 0:
         return -1
     n = 0
@@ -621,43 +826,63 @@ def _complete(v0, path, g, face, best, best_moves, counter, cp_move, ep_move, sp
 
 
 @nb.njit(cache=True, nogil=True)
-def _run(ctx, v0, tws, fls, sls, kids, path, nxt, budget, best_moves,
-         tw_move, fl_move, sl_move, fs_class, fs_sym, twist_conj, p1, cp_move, ep_move, sp_move, p2_cs, p2_es,
-         p2_face, p2_cost, p2_turns, cmove, emove):  # fmt: skip
+def _run(ctx, v0, ce0, tws, fls, sls, ces, kids, path, nxt, budget, best_moves, tw_move, fl_move, sl_move,
+         fs_class, fs_sym, twist_conj, p1, ce_move, ce_h1, m_axis, m_layer, m_last, m_follow, cp_move, ep_move,
+         sc_move, p2_cs, p2_es, p2_axis, p2_layer, p2_rep, p2_cost, p2_turns, cmove, emove, ce_parity, ce_p2):  # fmt: skip
     """Resume phase 1 at depth ``ctx[1]`` for about ``budget`` nodes. ``ctx``: ``[depth, L1, nodes,
     best total, best length in best_moves]``. Returns :data:`FOUND` (a shorter total is in
-    ``best_moves[:ctx[4]]``, kernel quarter turns), :data:`DONE` or :data:`PAUSED`.
+    ``best_moves[:ctx[4]]``, kernel moves), :data:`DONE` or :data:`PAUSED`.
 
     A node's children are made all at once when it is entered (``kids[d, m]``: twist, flip,
-    slice and distance, ``-1`` for a move that is not canonical there): first their table
-    indices, then the reads of the large table, independent of each other so that their cache
-    misses overlap."""
+    slice, centres and heuristic, ``-1`` for a move that is not canonical there): first their
+    table indices, then the reads of the large table, independent of each other so that their
+    cache misses overlap."""
     d, bound, best = ctx[0], ctx[1], ctx[3]
+    nm = tw_move.shape[1]
+    centres = ce_move.shape[0] > 1  # else the centres stay (cube3): no reads for them
     counter = np.zeros(1, dtype=np.int64)
-    idx = np.empty(12, dtype=np.int64)
+    idx = np.empty(nm, dtype=np.int64)
     code = PAUSED
     while counter[0] < budget:
         mv = nxt[d]
         if mv == 0:
-            for m in range(12):
-                if not _allowed(m, path, d):
+            tw0, fl0, sl0 = tws[d], fls[d], sls[d]
+            # the canonical moves here (as _canonical says): the last move's mask of followers
+            allowed = m_follow[0]
+            if d > 0:
+                prev = path[d - 1]
+                allowed = m_follow[prev + 1]
+                if d > 1 and (path[d - 2] >> 1) == (prev >> 1):
+                    allowed &= ~(np.int64(1) << prev)  # a layer turned a third time
+            for m in range(nm):
+                if not (allowed >> m) & 1:
                     idx[m] = -1
                     continue
-                tw = tw_move[tws[d], m]
-                fl = fl_move[fls[d], m]
-                sl = sl_move[sls[d], m]
+                tw = tw_move[tw0, m]
+                fl = fl_move[fl0, m]
+                sl = sl_move[sl0, m]
                 kids[d, m, 0], kids[d, m, 1], kids[d, m, 2] = tw, fl, sl
                 idx[m] = _p1_index(tw, fl, sl, fs_class, fs_sym, twist_conj)
-            for m in range(12):
-                kids[d, m, 3] = -1 if idx[m] < 0 else p1[idx[m]]
-        if mv == 12:
+            if centres:
+                for m in range(nm):
+                    if idx[m] >= 0:
+                        ce = ce_move[ces[d], m]
+                        kids[d, m, 3] = ce
+                        kids[d, m, 4] = max(np.int64(p1[idx[m]]), np.int64(ce_h1[ce]))
+                    else:
+                        kids[d, m, 4] = -1
+            else:
+                for m in range(nm):
+                    kids[d, m, 3] = 0
+                    kids[d, m, 4] = -1 if idx[m] < 0 else p1[idx[m]]
+        if mv == nm:
             if d == 0:
                 code = DONE
                 break
             d -= 1
             continue
         nxt[d] = mv + 1
-        h = kids[d, mv, 3]
+        h = kids[d, mv, 4]
         if h < 0:
             continue
         counter[0] += 1
@@ -665,19 +890,19 @@ def _run(ctx, v0, tws, fls, sls, kids, path, nxt, budget, best_moves,
         if g + h > bound:
             continue
         path[d] = mv
-        tw, fl, sl = kids[d, mv, 0], kids[d, mv, 1], kids[d, mv, 2]
+        tw, fl, sl, ce = kids[d, mv, 0], kids[d, mv, 1], kids[d, mv, 2], kids[d, mv, 3]
         d += 1
-        tws[d], fls[d], sls[d] = tw, fl, sl
+        tws[d], fls[d], sls[d], ces[d] = tw, fl, sl, ce
         nxt[d] = 0
         if g < bound:
             continue
-        # a phase-1 solution of length L1 (h == 0): it must end with a turn that leaves G1 (R F L B)
-        nxt[d] = 12  # a leaf
-        face = mv >> 1
-        if face == 0 or face == 3 or g > best - 2:
+        # a phase-1 solution of length L1 (h == 0): it must end with a move that leaves G1
+        nxt[d] = nm  # a leaf
+        if m_last[mv] == 0 or g > best - 2:
             continue
-        n = _complete(v0, path, g, face, best, best_moves, counter, cp_move, ep_move, sp_move, p2_cs, p2_es,
-                      p2_face, p2_cost, p2_turns, cmove, emove)  # fmt: skip
+        n = _complete(v0, ce0, path, g, best, best_moves, counter, tw_move, fl_move, sl_move, fs_class, fs_sym,
+                      twist_conj, p1, ce_move, ce_h1, m_axis, m_layer, m_last, m_follow, cp_move, ep_move, sc_move,
+                      p2_cs, p2_es, p2_axis, p2_layer, p2_rep, p2_cost, p2_turns, cmove, emove, ce_parity, ce_p2)  # fmt: skip
         if n < 0:
             continue
         best = n
@@ -702,42 +927,46 @@ def invert_pieces(v: np.ndarray) -> np.ndarray:
     return out
 
 
-def merge_axis_runs(moves: list[int]) -> list[int]:
-    """Kernel quarter turns with each run of turns about one axis merged (the two faces of an axis
-    commute): net quarter turns per face, ``X`` / ``X X`` / ``X'`` for 1 / 2 / 3, none for 0.
+def merge_axis_runs(moves: list[int], axis: np.ndarray | None = None) -> list[int]:
+    """Kernel moves with each run of moves about one axis merged (they commute): net quarter
+    turns per layer, in the order of the layers, ``X`` / ``X X`` / ``X'`` for 1 / 2 / 3, none for
+    0. ``axis``: each kernel move's axis (cube3's quarter turns where not given).
 
     >>> merge_axis_runs([0, 6, 1, 2, 2, 2])  # U D U' R R R -> D R'
     [6, 3]
     """
+    axes = quarter_turn_metric().axis if axis is None else axis
     out: list[int] = []
     i = 0
     while i < len(moves):
-        axis = (moves[i] >> 1) % 3
-        net = {f: 0 for f in range(6) if f % 3 == axis}
-        while i < len(moves) and (moves[i] >> 1) % 3 == axis:
-            net[moves[i] >> 1] += 1 if moves[i] & 1 == 0 else -1
+        a = axes[moves[i]]
+        net: dict[int, int] = {}
+        while i < len(moves) and axes[moves[i]] == a:
+            net[moves[i] >> 1] = net.get(moves[i] >> 1, 0) + (1 if moves[i] & 1 == 0 else -1)
             i += 1
-        for face in sorted(net):
-            turns = net[face] % 4
-            out.extend({1: [2 * face], 2: [2 * face, 2 * face], 3: [2 * face + 1]}.get(turns, []))
-    return out if out == moves else merge_axis_runs(out)
+        for layer in sorted(net):
+            turns = net[layer] % 4
+            out.extend({1: [2 * layer], 2: [2 * layer, 2 * layer], 3: [2 * layer + 1]}.get(turns, []))
+    return out if out == moves else merge_axis_runs(out, axes)
 
 
-_P2_TURNS = np.array([[t[0], t[1] if len(t) > 1 else -1] for t in P2_TURNS], dtype=np.int64)
+class Guise:
+    """One cube searched: piece values ``int64[20]`` and centres ``ce`` (an arrangement of the
+    tables' metric), tagged by the caller (the symmetry it was seen through, whether inverted)."""
 
-
-class _Guise:
-    """One of the six cubes searched: the state seen with another axis upright, maybe inverted."""
-
-    def __init__(self, pieces: np.ndarray, sym: int, inverted: bool, tables: TwoPhaseTables) -> None:
-        self.v0 = invert_pieces(pieces) if inverted else np.asarray(pieces, dtype=np.int64)
-        self.sym, self.inverted = sym, inverted
+    def __init__(
+        self, pieces: np.ndarray, ce: int, tag: Any, inverted: bool, tables: TwoPhaseTables
+    ) -> None:
+        self.v0 = np.asarray(pieces, dtype=np.int64)
+        self.ce0 = int(ce)
+        self.tag, self.inverted = tag, inverted
         t = tables
         self.ctx = np.zeros(5, dtype=np.int64)
         self.tws = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
         self.fls = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
         self.sls = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
-        self.kids = np.zeros((_MAX_DEPTH + 1, 12, 4), dtype=np.int64)
+        self.ces = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
+        self.kids = np.zeros((_MAX_DEPTH + 1, t.tw_move.shape[1], 5), dtype=np.int64)
         self.path = np.zeros(_MAX_DEPTH + 1, dtype=np.int64)
         self.nxt = np.zeros(_MAX_DEPTH + 2, dtype=np.int64)
         self.best_moves = np.zeros(4 * _MAX_DEPTH, dtype=np.int64)
@@ -748,7 +977,9 @@ class _Guise:
         self.tws[0] = int(np.dot(co[:7], 3 ** np.arange(6, -1, -1)))
         self.fls[0] = int(np.dot(eo[:11], 2 ** np.arange(10, -1, -1)))
         self.sls[0] = int(_slice_rank(ep))
-        self.h0 = int(_h1(self.tws[0], self.fls[0], self.sls[0], t.fs_class, t.fs_sym, t.twist_conj, t.p1))
+        self.ces[0] = self.ce0
+        self.h0 = int(_h1(self.tws[0], self.fls[0], self.sls[0], self.ce0, t.fs_class, t.fs_sym, t.twist_conj, t.p1,
+                          t.ce_h1))  # fmt: skip
 
     def start_depth(self, depth: int) -> None:
         self.ctx[0], self.ctx[1] = 0, depth
@@ -758,8 +989,7 @@ class _Guise:
         self.ctx[3] = best
         if self.ctx[1] == 0:  # the cube is in G1: phase 2 alone
             counter = np.zeros(1, dtype=np.int64)
-            n = _complete(self.v0, self.path, 0, -1, best, self.best_moves, counter, *tables.args[7:],  # type: ignore[call-arg]  # numba Dispatcher stub
-                          P2_FACE, P2_COST, _P2_TURNS, CORNER_MOVE, EDGE_MOVE)  # fmt: skip
+            n = _complete(self.v0, self.ce0, self.path, 0, best, self.best_moves, counter, *tables.args)  # type: ignore[call-arg]  # numba Dispatcher stub
             self.ctx[2] += counter[0]
             if n >= 0:
                 self.ctx[3] = self.ctx[4] = n
@@ -768,13 +998,56 @@ class _Guise:
             return DONE
         if self.ctx[1] < 0:
             return DONE
-        return int(_run(self.ctx, self.v0, self.tws, self.fls, self.sls, self.kids, self.path, self.nxt, budget,  # type: ignore[call-arg]  # numba Dispatcher stub
-                        self.best_moves, *tables.args, P2_FACE, P2_COST, _P2_TURNS, CORNER_MOVE, EDGE_MOVE))  # fmt: skip
+        return int(_run(self.ctx, self.v0, self.ce0, self.tws, self.fls, self.sls, self.ces, self.kids, self.path,  # type: ignore[call-arg]  # numba Dispatcher stub
+                        self.nxt, budget, self.best_moves, *tables.args))  # fmt: skip
 
     def answer(self) -> list[int]:
-        """The found answer as kernel quarter turns of this guise's own cube, inverse undone."""
+        """The found answer as kernel moves of this guise's own cube, inverse undone."""
         moves = [int(m) for m in self.best_moves[: self.ctx[4]]]
         return [m ^ 1 for m in reversed(moves)] if self.inverted else moves
+
+
+def search_guises(
+    ladder: list[Guise],
+    tables: TwoPhaseTables,
+    take: Callable[[Guise, int], int],
+    stop: float,
+    max_nodes: int | None,
+) -> tuple[Status, int]:
+    """Every phase-1 length in turn, each guise of ``ladder`` searched at it, until phase 1 alone
+    is as long as the best answer, ``stop`` (a reading of the clock) passes or ``max_nodes`` are
+    generated. ``take(guise, nodes)`` is called with each guise that found a shorter answer (and
+    the nodes so far) and returns the best length so far. Returns the status ("exhausted" where the search finished: the best
+    answer is optimal) and the nodes generated."""
+    best, nodes = _MAX_DEPTH, 0
+    depth = min(g.h0 for g in ladder)
+    status: Status = "exhausted"
+    while depth < best:
+        for g in ladder:
+            if depth < g.h0:
+                continue
+            g.start_depth(depth)
+            while True:
+                budget = _CHUNK if max_nodes is None else min(_CHUNK, max_nodes - nodes)
+                if budget <= 0:
+                    status = "node limit"
+                    break
+                before = int(g.ctx[2])
+                code = g.run(budget, best, tables)
+                nodes += int(g.ctx[2]) - before
+                if code == FOUND:
+                    best = min(best, int(g.ctx[3]), take(g, nodes))
+                if clock.passed(stop):
+                    status = "time limit"
+                    break
+                if code == DONE:
+                    break
+            if status != "exhausted":
+                break
+        if status != "exhausted":
+            break
+        depth += 1
+    return status, nodes
 
 
 @cache
@@ -839,22 +1112,21 @@ def solve_two_phase(
 
     sym = cube_symmetries(puzzle)
     found: list[SearchResult] = []
-    ladder: list[_Guise] = []
+    ladder: list[Guise] = []
     for k in _axis_symmetries(puzzle):
         image = facelets_to_pieces(sym.apply(start[None], k))[0]
         for inverted in (False, True):
             if len(ladder) < guises:
-                ladder.append(_Guise(image, k, inverted, tables))
-    best, nodes, answer = _MAX_DEPTH, 0, None
+                ladder.append(Guise(invert_pieces(image) if inverted else image, 0, k, inverted, tables))
+    answer: tuple[int, ...] | None = None
 
-    def take(g: _Guise) -> None:
-        nonlocal best, answer
+    def take(g: Guise, nodes: int) -> int:
+        nonlocal answer
         moves = merge_axis_runs(g.answer())
-        actions = [int(a) for a in sym.map_actions([ids[m] for m in moves], int(sym.inverse[g.sym]))]
+        actions = [int(a) for a in sym.map_actions([ids[m] for m in moves], int(sym.inverse[g.tag]))]
         end = puzzle.apply_moves(start, actions)
         if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):  # pragma: no cover - a kernel fault
             raise PuzzleError("the two-phase answer does not solve the cube")
-        best = min(best, g.ctx[3], len(actions))
         if answer is None or len(actions) < len(answer):
             answer = tuple(actions)
             r = SearchResult(True, answer, nodes + 1, len(found) + 1, clock.now() - t0, "solved",
@@ -862,34 +1134,9 @@ def solve_two_phase(
             found.append(r)
             if on_solution is not None:
                 on_solution(r)
+        return len(answer)
 
-    depth = min(g.h0 for g in ladder)
-    status: Status = "exhausted"
-    while depth < best:
-        for g in ladder:
-            if depth < g.h0:
-                continue
-            g.start_depth(depth)
-            while True:
-                budget = _CHUNK if max_nodes is None else min(_CHUNK, max_nodes - nodes)
-                if budget <= 0:
-                    status = "node limit"
-                    break
-                before = int(g.ctx[2])
-                code = g.run(budget, best, tables)
-                nodes += int(g.ctx[2]) - before
-                if code == FOUND:
-                    take(g)
-                if clock.passed(stop):
-                    status = "time limit"
-                    break
-                if code == DONE:
-                    break
-            if status != "exhausted":
-                break
-        if status != "exhausted":
-            break
-        depth += 1
+    status, nodes = search_guises(ladder, tables, take, stop, max_nodes)
     seconds = clock.now() - t0
     if answer is None:
         return SearchResult(False, (), nodes + 1, 0, seconds, status)

@@ -141,11 +141,14 @@ _EDGE_BY_COLOURS[EDGE_COLOURS[:, 0] * 6 + EDGE_COLOURS[:, 1]] = np.arange(12) * 
 _EDGE_BY_COLOURS[EDGE_COLOURS[:, 1] * 6 + EDGE_COLOURS[:, 0]] = np.arange(12) * 2 + 1
 
 
-def facelets_to_pieces(codes: np.ndarray) -> np.ndarray:
+def facelets_to_pieces(codes: np.ndarray, *, centres_fixed: bool = True) -> np.ndarray:
     """Colour codes ``[B, 54]`` -> piece values ``int64[B, 20]``, checking that each is a legal cube.
 
     Raises :class:`InvalidStateError` naming the first problem (centres, an impossible sticker
     combination, a missing piece, twist, flip or permutation parity) and the batch row.
+    ``centres_fixed=False``: the centres may have moved (a cube whose middle slices turn), so
+    neither they nor the corners' and edges' permutation parities (which the centres' then
+    decide) are checked.
     """
     f = np.asarray(codes, dtype=np.int64).reshape(-1, 54)
     b = f.shape[0]
@@ -155,7 +158,8 @@ def facelets_to_pieces(codes: np.ndarray) -> np.ndarray:
         if bad.any():
             raise InvalidStateError(f"not a legal cube (state {int(np.argmax(bad))} of {b}): {what}")
 
-    fail("the centres are not U R F D L B in place", (f[:, 4::9] != np.arange(6)).any(axis=1))
+    if centres_fixed:
+        fail("the centres are not U R F D L B in place", (f[:, 4::9] != np.arange(6)).any(axis=1))
     corner_st = f[:, CORNER_FACELETS]  # [B, 8, 3]
     is_ud = (corner_st == 0) | (corner_st == 3)
     fail("a corner without exactly one U or D sticker", is_ud.sum(axis=2) != 1)
@@ -176,8 +180,9 @@ def facelets_to_pieces(codes: np.ndarray) -> np.ndarray:
     fail("an edge appears twice (another is missing)", (pieces[:, 8:] < 0).any(axis=1))
     fail("the corners are twisted (twist sum not 0 mod 3)", twist.sum(axis=1) % 3 != 0)
     fail("an edge is flipped (flip sum odd)", (edge % 2).sum(axis=1) % 2 != 0)
-    fail("two pieces are swapped (corner and edge permutation parities differ)",
-         _parity(corner) != _parity(edge // 2))  # fmt: skip
+    if centres_fixed:
+        fail("two pieces are swapped (corner and edge permutation parities differ)",
+             _parity(corner) != _parity(edge // 2))  # fmt: skip
     return pieces
 
 
