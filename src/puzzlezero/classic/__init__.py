@@ -8,7 +8,8 @@
   beside learning, as in A. Agarwal's look at the cube);
 * :mod:`.reduction`: the sliding-puzzle reduction solver, placing a few tiles at a time by small
   breadth-first searches;
-* :mod:`.two_phase`: Kociemba's two-phase algorithm for cube3 in the quarter-turn metric, anytime.
+* :mod:`.two_phase`: Kociemba's two-phase algorithm for cube3 in the quarter-turn metric, anytime;
+  :mod:`.two_phase_slice` runs it in the slice quarter-turn metric of the competition's 3x3x3.
 
 They are the references the learned solvers are measured against and their fallbacks. Each takes
 ``(puzzle, state, *, time_limit=None, max_nodes=None, deadline=None)`` and returns a
@@ -41,25 +42,44 @@ __all__ = [
 ]
 
 #: the kinds of table ``puzzlezero pdb build --kind KIND`` builds: the optimal solvers', the group
-#: solver's and the 4x4x4 reduction's (:data:`.optimal.tables.TABLE_KINDS`), and cube3's two-phase
-#: search's; ``all``: every one a puzzle has
+#: solver's and the 4x4x4 reduction's (:data:`.optimal.tables.TABLE_KINDS`), and the two-phase
+#: searches' (cube3's, the competition 3x3x3's); ``all``: every one a puzzle has
 TABLE_KINDS = (*(k for k in _tables.TABLE_KINDS if k != "all"), "two-phase", "all")
 
 
 def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
     """Build (or load, where they are built already) the tables of ``kind`` (:data:`TABLE_KINDS`)
     that ``puzzle`` uses, under their locks; a line per table kind for people
-    (:func:`.optimal.tables.build_tables`, and the two-phase search's tables for cube3). A puzzle
+    (:func:`.optimal.tables.build_tables`, and the two-phase search's tables for cube3 and the
+    competition's 3x3x3). A puzzle
     without such a table raises :class:`~puzzlezero.errors.PuzzleError`; ``kind="all"`` builds
     what the puzzle has and skips the rest (what ``serve --build-tables`` wants)."""
     if kind not in TABLE_KINDS:
         raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
-    two_phase = puzzle.name == "cube3" and len(puzzle.action_names) == 12
-    if kind == "two-phase" and not two_phase:
-        raise PuzzleError(f"the two-phase tables are cube3's; {puzzle.name} has none")
+    prepare = _two_phase_tables(puzzle)
+    if kind == "two-phase" and prepare is None:
+        raise PuzzleError(
+            f"the two-phase tables are cube3's and the competition's 3x3x3's; {puzzle.name} has none"
+        )
     lines = [] if kind == "two-phase" else _tables.build_tables(puzzle, kind)
-    if two_phase and kind in ("two-phase", "all"):
-        from puzzlezero.classic.two_phase import prepare_tables
-
-        lines.append(prepare_tables(puzzle))
+    if prepare is not None and kind in ("two-phase", "all"):
+        lines.append(prepare(puzzle))
     return lines
+
+
+def _two_phase_tables(puzzle: Any) -> Any:
+    """The function that prepares ``puzzle``'s two-phase tables (cube3's quarter turns, or the
+    competition 3x3x3's slice turns), or ``None`` for a puzzle without them."""
+    if puzzle.name == "cube3" and len(puzzle.action_names) == 12:
+        from puzzlezero.classic import two_phase
+
+        return two_phase.prepare_tables
+    if len(puzzle.action_names) == 18:
+        from puzzlezero.classic import two_phase_slice
+
+        try:
+            two_phase_slice.slice_cube(puzzle)
+        except PuzzleError:
+            return None
+        return two_phase_slice.prepare_tables
+    return None

@@ -40,8 +40,8 @@ def build_cmd(
             help="pdb: the pattern databases of --heuristic pdb and the optimal solver (sliding "
             "puzzles' additive databases, the cube's corner and edge databases, the cube2 distance "
             "table); group: the group table of --search group; reduction: the centre tables of "
-            "--search cube-reduction (the 4x4x4); two-phase: cube3's tables of --search two-phase (141 MB, "
-            "seconds); all: every one the puzzle has.",
+            "--search cube-reduction (the 4x4x4); two-phase: the tables of --search two-phase (cube3) or "
+            "two-phase-slice (cube_3-3-3), 141 MB, seconds; all: every one the puzzle has.",
         ),
     ] = "pdb",
 ) -> None:

@@ -696,7 +696,8 @@ def _register_builtins() -> None:
             needs_heuristic=True,
             description="the competition's 3x3x3: a beam over the slice moves (cube3's network), then "
             "cube3's own solve of the cube read in its centres' frame, its face turns made the fewest "
-            "slice turns; the shorter answer kept",
+            "slice turns; beside both, the two-phase search in the slice metric (two-phase-slice); the "
+            "shortest answer kept",
             settings=beams,
             anytime=True,
             options=("goal_ball",),
@@ -716,6 +717,21 @@ def _register_builtins() -> None:
             anytime=True,
             node_cap=False,
             memory="puzzlezero.classic.two_phase:memory_estimate",
+            tables="two-phase",
+        ),
+    )
+    register_search(
+        "two-phase-slice",
+        SearchSpec(
+            entry="puzzlezero.classic.two_phase_slice:solve_two_phase_slice",
+            run=_run_anytime_each,
+            needs_heuristic=False,
+            description="Kociemba's two-phase algorithm in the slice quarter-turn metric of the competition's "
+            "3x3x3 (cube_3-3-3): centres as pieces, middle slices as moves, the cube and its inverse, "
+            "shorter answers with time; no model",
+            anytime=True,
+            node_cap=False,
+            memory="puzzlezero.classic.two_phase_slice:memory_estimate",
             tables="two-phase",
         ),
     )
