@@ -38,10 +38,26 @@ def test_cube3s_route_answers_in_slice_turns(comp):
     assert len(r.actions) <= 30  # cube3's network, not a group solver's 70-move answers
 
 
-def _fake_routes(monkeypatch, comp, beam_length, route_length, fake):
-    """The beam and cube3's route replaced by answers of the given lengths (moves that undo a
-    scramble of that length, padded), each recording the deadline it was given."""
+def _fake_routes(monkeypatch, comp, beam_length, route_length, fake, slice_length=None):
+    """The beam, cube3's route and the two-phase search beside them replaced by answers of the
+    given lengths (``None``: no answer), each recording the deadline it was given."""
     given = {}
+
+    class Beside:
+        offset = 0.0
+
+        def __init__(self, puzzle, state, deadline, max_nodes):
+            given["slice"] = (deadline, max_nodes)
+
+        def first(self, timeout):
+            return None if slice_length is None else self.result()
+
+        def result(self):
+            if slice_length is None:
+                return SearchResult(False, (), 10, 0, 12.0, "time limit")
+            return SearchResult(
+                True, (2,) * slice_length, 10, 1, 12.0, "solved", improvements=((0.5, slice_length),)
+            )
 
     def beam(spec, fn, puzzle, states, h, o, deadline, on_solution=None):
         given["beam"] = deadline
@@ -60,6 +76,7 @@ def _fake_routes(monkeypatch, comp, beam_length, route_length, fake):
 
     monkeypatch.setattr(cube3_route, "run_search", beam)
     monkeypatch.setattr(cube3_route, "solve_route", route)
+    monkeypatch.setattr(cube3_route, "_Beside", Beside)
     return given
 
 
@@ -82,14 +99,32 @@ def test_the_shorter_answer_is_kept_and_passed_on(comp, monkeypatch, fake, beam_
     )
     # the beam ends the route's seconds before the deadline (27 s of 45); the route has the rest
     assert given["beam"] == pytest.approx(deadline - 27.0)
-    assert given["route"] == deadline
-    assert r.nodes_generated == 150 and r.seconds == pytest.approx(12.0)
+    assert given["route"] == deadline and given["slice"] == (deadline, o.max_nodes)
+    assert r.nodes_generated == 160 and r.seconds == pytest.approx(12.0)
     if winner == "route":
         assert len(r.actions) == route_length and r.actions == (1,) * route_length
         assert told == [(beam_length, 0), (route_length, 2)]  # the route is the stage after the beam's two
         assert r.improvements == ((1.0, beam_length), (12.0, route_length))
     else:
         assert len(r.actions) == beam_length and told == [(beam_length, 0)]
+
+
+def test_the_two_phase_search_beside_answers_first_and_wins_where_shorter(comp, monkeypatch, fake):
+    _fake_routes(monkeypatch, comp, 24, 23, fake, slice_length=22)
+    told = []
+    r = cube3_route.solve_two_routes(
+        comp,
+        comp.goal(),
+        None,
+        resolve_options(comp),
+        deadline=clock.now() + 45.0,
+        on_solution=lambda res, stage: told.append((len(res.actions), stage)),
+    )
+    assert r.actions == (2,) * 22 and r.nodes_generated == 160
+    # its first answer passed on before the beam's, then the shortest as the stage after the beam's
+    assert told == [(22, 0), (24, 0), (22, 2)]
+    # one clock for all: the two-phase answer at 0.5 s is the shortest from then on
+    assert r.improvements == ((0.5, 22),)
 
 
 def test_other_puzzles_are_refused(monkeypatch):

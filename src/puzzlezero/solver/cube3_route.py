@@ -1,10 +1,11 @@
-"""The competition's 3x3x3 by two routes, the shorter answer kept: a beam over its slice moves
-guided by cube3's network, then cube3's own solve of the cube read in its centres' frame, its face
-turns made slice turns.
+"""The competition's 3x3x3 by two routes and a classical search beside them, the shortest answer
+kept: a beam over its slice moves guided by cube3's network, then cube3's own solve of the cube
+read in its centres' frame, its face turns made slice turns; and all the while Kociemba's
+two-phase search in the competition's own metric.
 
 ``cube_3-3-3`` is cube3 seen another way (:mod:`puzzlezero.puzzles.cube.frames`): in the frame that
 puts the centres home a face turn is a cube3 turn, and a middle slice two of them plus a quarter
-turn of the whole cube. Two searches answer it, and each is the shorter on other cubes:
+turn of the whole cube. Three searches answer it, and each is the shortest on other cubes:
 
 1. **The beam** (``--search beam`` with the ``cube3-view`` heuristic, the options' widths and
    goal's ball) moves the slices themselves and ranks each child by cube3's estimate of its
@@ -15,13 +16,19 @@ turn of the whole cube. Two searches answer it, and each is the shorter on other
    through the same readings: a middle slice for each ``R L'``, the frame turned home within the
    runs of turns about one axis. Each answer cube3's anytime schedule found is made slice turns,
    and the fewest kept: a longer one may turn the frame home for less.
+3. **The two-phase search in the slice metric**
+   (:func:`~puzzlezero.classic.two_phase_slice.solve_two_phase_slice`, no network) on a thread of
+   its own from the start to the deadline: its numba kernel releases the GIL, so it takes a core
+   while the beam and the route share the other's network.
 
 The beam runs until :func:`route_seconds` before the deadline (its later, wider beams fitted to
-that time), the route in what is left; the shorter answer is returned, each one passed on as it comes.
+that time), the route in what is left; the shortest answer is returned, the beam's and the route's
+passed on as they come.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
@@ -139,7 +146,8 @@ def solve_two_routes(
 ) -> SearchResult:
     """The beam (:data:`BEAM` with ``h`` and ``o``'s widths and options) until
     :func:`route_seconds` before ``deadline``, then cube3's route (:func:`solve_route`) until
-    ``deadline``; the shorter answer, with both routes' nodes and improvements.
+    ``deadline``, the two-phase search in the slice metric beside both; the shortest answer, with
+    all three searches' nodes and the routes' improvements.
     ``on_solution(result, stage)``: each cheaper answer as it comes (the beam's stages, then the
     route as the stage after them)."""
     t0 = clock.now()
@@ -148,39 +156,110 @@ def solve_two_routes(
     beam_hook = None if on_solution is None else (lambda row, r, k: on_solution(r, k))
     until = deadline - route_seconds(deadline - clock.now())
     start = np.asarray(state).reshape(1, -1)
+    beside = _Beside(puzzle, start[0], deadline, o.max_nodes)
+    first = beside.first(FIRST_WAIT)
+    if first is not None and on_solution is not None:
+        on_solution(first, 0)
+    beam_start = clock.now() - t0
     beam = run_search(
         spec, resolve_entry(spec.entry, f"search {BEAM!r}"), puzzle, start, h, o, until, beam_hook
     )[0]
     route = solve_route(puzzle, start[0], max_nodes=o.max_nodes, deadline=deadline)
-    nodes = beam.nodes_generated + route.nodes_generated
+    route_end = clock.now() - t0
+    two_phase = beside.result()
+    nodes = beam.nodes_generated + route.nodes_generated + two_phase.nodes_generated
     seconds = clock.now() - t0
-    if route.solved and (not beam.solved or len(route.actions) < len(beam.actions)):
-        improvements = (*beam.improvements, (round(seconds, 6), len(route.actions)))
-        answer = SearchResult(
-            True,
-            route.actions,
-            nodes,
-            beam.iterations + 1,
-            seconds,
-            "solved",
-            cost=route.cost,
-            improvements=improvements,
-        )
-        if on_solution is not None:
-            n_stages = 1 if isinstance(o.beam_width, int) else len(o.beam_width)
-            on_solution(answer, n_stages)
-        return answer
-    return replace(beam, nodes_generated=nodes, seconds=seconds)
+    # each search's answers on one clock, and the shortest so far at each time
+    events = [(t + beam_start, n) for t, n in beam.improvements]
+    events += [(t + beside.offset, n) for t, n in two_phase.improvements]
+    if route.solved:
+        events.append((route_end, len(route.actions)))
+    improvements: list[tuple[float, int]] = []
+    for t, n in sorted(events):
+        if not improvements or n < improvements[-1][1]:
+            improvements.append((round(t, 6), n))
+    best = min((r for r in (beam, route, two_phase) if r.solved), key=lambda r: len(r.actions), default=beam)
+    if best is beam:
+        return replace(beam, nodes_generated=nodes, seconds=seconds, improvements=tuple(improvements))
+    answer = SearchResult(
+        True,
+        best.actions,
+        nodes,
+        beam.iterations + 1,
+        seconds,
+        "solved",
+        cost=best.cost,
+        improvements=tuple(improvements),
+    )
+    if on_solution is not None:
+        n_stages = 1 if isinstance(o.beam_width, int) else len(o.beam_width)
+        on_solution(answer, n_stages)
+    return answer
+
+
+#: how long a solve waits for the two-phase search's first answer (it comes within milliseconds)
+#: before the beam starts, so that an answer is passed on at once
+FIRST_WAIT = 1.0
+
+
+class _Beside:
+    """The two-phase search in the competition's own metric
+    (:func:`~puzzlezero.classic.two_phase_slice.solve_two_phase_slice`) on a thread of its own
+    (its kernel releases the GIL) until ``deadline`` or ``max_nodes``, beside the two routes."""
+
+    def __init__(self, puzzle: Puzzle, state: np.ndarray, deadline: float, max_nodes: int | None) -> None:
+        from puzzlezero.classic.two_phase_slice import solve_two_phase_slice
+
+        self._out: list[SearchResult | BaseException] = []
+        self._first: list[SearchResult] = []
+        self._found = threading.Event()
+        #: seconds from the caller's start to the search's own (its answers' times are its own)
+        self.offset = 0.0
+        t0 = clock.now()
+
+        def found(r: SearchResult) -> None:
+            if not self._first:
+                self._first.append(r)
+                self._found.set()
+
+        def run() -> None:
+            self.offset = clock.now() - t0
+            try:
+                r = solve_two_phase_slice(
+                    puzzle, state, deadline=deadline, max_nodes=max_nodes, on_solution=found
+                )
+                self._out.append(r)
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+                self._out.append(e)
+            self._found.set()
+
+        self._thread = threading.Thread(target=run, name="two-phase-slice", daemon=True)
+        self._thread.start()
+
+    def first(self, timeout: float) -> SearchResult | None:
+        """The search's first answer, waited for up to ``timeout`` seconds (``None``: none yet)."""
+        self._found.wait(timeout)
+        return self._first[0] if self._first else None
+
+    def result(self) -> SearchResult:
+        self._thread.join()
+        out = self._out[0]
+        if isinstance(out, BaseException):
+            raise out
+        return out
 
 
 def memory_estimate(puzzle: Puzzle, options: SolveOptions, instances: int = 1) -> int:
     """Peak bytes, one state at a time: the larger of the beam's (:data:`BEAM`'s estimate with the
     same options) and cube3's solve after it (its defaults, its node cap lowered to the memory
-    budget as that solve lowers it)."""
+    budget as that solve lowers it), and the two-phase search's tables beside them."""
     from puzzlezero.solver.memory import memory_estimate as search_memory
     from puzzlezero.solver.resolve import resolve_options
 
     beam = resolve_entry(SEARCHES[BEAM].memory, f"memory estimate of search {BEAM!r}")  # type: ignore[arg-type]
     cube3 = make(FACES)
     o = replace(resolve_options(cube3), max_nodes=_faces_cap())
-    return max(int(beam(puzzle, options, 1)), search_memory(cube3, o.search, o))
+    from puzzlezero.classic.two_phase_slice import memory_estimate as beside_memory
+
+    route = max(int(beam(puzzle, options, 1)), search_memory(cube3, o.search, o))
+    return route + beside_memory(puzzle, options)
