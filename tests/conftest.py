@@ -40,11 +40,15 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Tables built by tests go to a per-session cache unless PUZZLEZERO_CACHE is set already."""
     if "PUZZLEZERO_CACHE" not in os.environ:
         os.environ["PUZZLEZERO_CACHE"] = str(tmp_path_factory.mktemp("pz-cache"))
-    # cube3's default solve runs the two-phase search beside its network: its table (about 10 s
-    # to build, once) is built here, so that no timed solve pays for it, whatever the test order
+    # cube3's default solve runs the two-phase search beside its network, cube_3-3-3's its own
+    # beside its routes: their tables (about 10 s each to build, once) are built here, so that no
+    # timed solve pays for them, whatever the test order
     from puzzlezero.classic.two_phase import two_phase_tables
+    from puzzlezero.classic.two_phase_slice import slice_tables
+    from puzzlezero.registry import make
 
     two_phase_tables()
+    slice_tables(make("cube_3-3-3"))
 
 
 def needs(path: Path, what: str) -> Path:

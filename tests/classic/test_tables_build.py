@@ -151,7 +151,10 @@ def test_pdb_build_command_builds_loads_and_refuses_by_name(cache, capsys, monke
         in capsys.readouterr().err
     )
     assert main(["pdb", "build", "cube2", "--kind", "two-phase"]) == 2
-    assert "error: the two-phase tables are cube3's and the competition's 3x3x3's; cube2 has none" in capsys.readouterr().err
+    assert (
+        "error: the two-phase tables are cube3's and the competition's 3x3x3's; cube2 has none"
+        in capsys.readouterr().err
+    )
     assert main(["pdb", "build", "lightsout7", "--kind", "group"]) == 2
     assert "error: the group solver needs a permutation puzzle" in capsys.readouterr().err
     assert main(["pdb", "build", "sokoban", "--kind", "all"]) == 0  # what serve --build-tables asks

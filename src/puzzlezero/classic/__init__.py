@@ -19,6 +19,8 @@ They are the references the learned solvers are measured against and their fallb
 puzzles, :mod:`puzzlezero.storage` and the search results and clock: never torch.
 """
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from puzzlezero.classic.group import GroupTable, group_table, solve_group
@@ -57,29 +59,30 @@ def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
     if kind not in TABLE_KINDS:
         raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
     prepare = _two_phase_tables(puzzle)
-    if kind == "two-phase" and prepare is None:
+    if kind == "two-phase" and not prepare:
         raise PuzzleError(
             f"the two-phase tables are cube3's and the competition's 3x3x3's; {puzzle.name} has none"
         )
     lines = [] if kind == "two-phase" else _tables.build_tables(puzzle, kind)
-    if prepare is not None and kind in ("two-phase", "all"):
-        lines.append(prepare(puzzle))
+    if kind in ("two-phase", "all"):
+        lines += [build() for build in prepare]
     return lines
 
 
-def _two_phase_tables(puzzle: Any) -> Any:
-    """The function that prepares ``puzzle``'s two-phase tables (cube3's quarter turns, or the
-    competition 3x3x3's slice turns), or ``None`` for a puzzle without them."""
-    if puzzle.name == "cube3" and len(puzzle.action_names) == 12:
-        from puzzlezero.classic import two_phase
+def _two_phase_tables(puzzle: Any) -> list[Callable[[], str]]:
+    """What prepares ``puzzle``'s two-phase tables: cube3's (quarter turns); the competition
+    3x3x3's (slice turns), with cube3's, which its solve's route runs too; none for the others."""
+    from puzzlezero.classic import two_phase
 
-        return two_phase.prepare_tables
+    if puzzle.name == "cube3" and len(puzzle.action_names) == 12:
+        return [partial(two_phase.prepare_tables, puzzle)]
     if len(puzzle.action_names) == 18:
         from puzzlezero.classic import two_phase_slice
+        from puzzlezero.puzzles.cube.rules import Cube3
 
         try:
             two_phase_slice.slice_cube(puzzle)
         except PuzzleError:
-            return None
-        return two_phase_slice.prepare_tables
-    return None
+            return []
+        return [partial(two_phase_slice.prepare_tables, puzzle), partial(two_phase.prepare_tables, Cube3())]
+    return []

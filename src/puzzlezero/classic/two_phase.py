@@ -954,9 +954,7 @@ class Guise:
     """One cube searched: piece values ``int64[20]`` and centres ``ce`` (an arrangement of the
     tables' metric), tagged by the caller (the symmetry it was seen through, whether inverted)."""
 
-    def __init__(
-        self, pieces: np.ndarray, ce: int, tag: Any, inverted: bool, tables: TwoPhaseTables
-    ) -> None:
+    def __init__(self, pieces: np.ndarray, ce: int, tag: Any, inverted: bool, tables: TwoPhaseTables) -> None:
         self.v0 = np.asarray(pieces, dtype=np.int64)
         self.ce0 = int(ce)
         self.tag, self.inverted = tag, inverted

@@ -703,6 +703,7 @@ def _register_builtins() -> None:
             options=("goal_ball",),
             memory="puzzlezero.solver.cube3_route:memory_estimate",
             memory_lower="--beam-width",
+            tables="two-phase",
         ),
     )
     register_search(
