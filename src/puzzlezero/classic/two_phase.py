@@ -52,7 +52,7 @@ from puzzlezero.search.result import SearchResult, Status, check_positive
 
 __all__ = [
     "TwoPhaseTables", "two_phase_tables", "solve_two_phase", "merge_axis_runs", "invert_pieces", "memory_estimate",
-    "prepare_tables",
+    "prepare_tables", "Metric", "Guise", "Answers", "search_guises", "build_tables", "quarter_turn_metric",
 ]  # fmt: skip
 
 N_TWIST, N_FLIP, N_SLICE = 2187, 2048, 495
@@ -1005,6 +1005,56 @@ class Guise:
         return [m ^ 1 for m in reversed(moves)] if self.inverted else moves
 
 
+class Answers:
+    """A two-phase search's answers to one state ``start`` of ``puzzle``: each guise's answer made
+    the puzzle's moves by ``to_actions(guise)``, replayed, and kept where shorter (passed on to
+    ``on_solution`` as it comes); :meth:`take` is :func:`search_guises`'s ``take``."""
+
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        start: np.ndarray,
+        t0: float,
+        to_actions: Callable[[Guise], list[int]],
+        on_solution: Callable[[SearchResult], None] | None,
+    ) -> None:
+        self.puzzle, self.start, self.t0 = puzzle, start, t0
+        self.to_actions, self.on_solution = to_actions, on_solution
+        self.best: tuple[int, ...] | None = None
+        self.found: list[SearchResult] = []
+
+    def take(self, g: Guise, nodes: int) -> int:
+        actions = self.to_actions(g)
+        end = self.puzzle.apply_moves(self.start, actions)
+        if not bool(self.puzzle.is_goal(np.asarray(end)[None])[0]):  # pragma: no cover - a kernel fault
+            raise PuzzleError("the two-phase answer does not solve the cube")
+        if self.best is None or len(actions) < len(self.best):
+            self.best = tuple(actions)
+            r = SearchResult(True, self.best, nodes + 1, len(self.found) + 1, clock.now() - self.t0, "solved",
+                             cost=float(len(self.best)))  # fmt: skip
+            self.found.append(r)
+            if self.on_solution is not None:
+                self.on_solution(r)
+        return len(self.best)
+
+    def result(self, status: Status, nodes: int) -> SearchResult:
+        """The search's result: its shortest answer ("solved"; optimal where ``status`` says the
+        search was exhausted), else ``status``, the limit that stopped it."""
+        seconds = clock.now() - self.t0
+        if self.best is None:
+            return SearchResult(False, (), nodes + 1, 0, seconds, status)
+        return SearchResult(
+            True,
+            self.best,
+            nodes + 1,
+            len(self.found),
+            seconds,
+            "solved",
+            cost=float(len(self.best)),
+            improvements=tuple((r.seconds, len(r.actions)) for r in self.found),
+        )
+
+
 def search_guises(
     ladder: list[Guise],
     tables: TwoPhaseTables,
@@ -1109,42 +1159,17 @@ def solve_two_phase(
     from puzzlezero.puzzles.cube.symmetry import cube_symmetries
 
     sym = cube_symmetries(puzzle)
-    found: list[SearchResult] = []
     ladder: list[Guise] = []
     for k in _axis_symmetries(puzzle):
         image = facelets_to_pieces(sym.apply(start[None], k))[0]
         for inverted in (False, True):
             if len(ladder) < guises:
                 ladder.append(Guise(invert_pieces(image) if inverted else image, 0, k, inverted, tables))
-    answer: tuple[int, ...] | None = None
 
-    def take(g: Guise, nodes: int) -> int:
-        nonlocal answer
+    def to_actions(g: Guise) -> list[int]:
         moves = merge_axis_runs(g.answer())
-        actions = [int(a) for a in sym.map_actions([ids[m] for m in moves], int(sym.inverse[g.tag]))]
-        end = puzzle.apply_moves(start, actions)
-        if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):  # pragma: no cover - a kernel fault
-            raise PuzzleError("the two-phase answer does not solve the cube")
-        if answer is None or len(actions) < len(answer):
-            answer = tuple(actions)
-            r = SearchResult(True, answer, nodes + 1, len(found) + 1, clock.now() - t0, "solved",
-                             cost=float(len(answer)))  # fmt: skip
-            found.append(r)
-            if on_solution is not None:
-                on_solution(r)
-        return len(answer)
+        return [int(a) for a in sym.map_actions([ids[m] for m in moves], int(sym.inverse[g.tag]))]
 
-    status, nodes = search_guises(ladder, tables, take, stop, max_nodes)
-    seconds = clock.now() - t0
-    if answer is None:
-        return SearchResult(False, (), nodes + 1, 0, seconds, status)
-    return SearchResult(
-        True,
-        answer,
-        nodes + 1,
-        len(found),
-        seconds,
-        "solved",  # "exhausted" before the time limit: the answer is optimal
-        cost=float(len(answer)),
-        improvements=tuple((r.seconds, len(r.actions)) for r in found),
-    )
+    answers = Answers(puzzle, start, t0, to_actions, on_solution)
+    status, nodes = search_guises(ladder, tables, answers.take, stop, max_nodes)
+    return answers.result(status, nodes)  # "exhausted" before the time limit: the answer is optimal

@@ -41,10 +41,12 @@ import numpy as np
 
 from puzzlezero.classic.optimal.cube_model import CORNER_MOVE, EDGE_MOVE, MOVE_NAMES, facelets_to_pieces
 from puzzlezero.classic.two_phase import (
+    Answers,
     Guise,
     Metric,
     TwoPhaseTables,
     build_tables,
+    memory_estimate,
     merge_axis_runs,
     search_guises,
 )
@@ -74,8 +76,6 @@ TABLE_META = {
 READING = (("U",), ("U", "D'"), ("D",), ("R",), ("R", "L'"), ("L",), ("F",), ("F", "B'"), ("B",))
 #: the competition's slices in the same order, for merging runs of its moves about one axis
 LAYERS = ("d0", "d1", "d2", "r0", "r1", "r2", "f0", "f1", "f2")
-#: the tables' bytes (phase 1's exact table 141 MB, memory-mapped) and the search's own, rounded up
-TABLE_BYTES = 180 << 20
 
 
 @dataclass(frozen=True)
@@ -209,11 +209,6 @@ def prepare_tables(puzzle: Puzzle) -> str:
     )
 
 
-def memory_estimate(puzzle: Puzzle, o: object, instances: int = 1) -> int:
-    """Peak bytes of a solve: its tables (the search itself runs in constant memory)."""
-    return TABLE_BYTES
-
-
 def solve_two_phase_slice(
     puzzle: Puzzle,
     state: np.ndarray,
@@ -244,8 +239,6 @@ def solve_two_phase_slice(
     if bool(puzzle.is_goal(start[None])[0]):
         return SearchResult(True, (), 1, 0, clock.now() - t0, "solved", cost=0.0)
     tables = slice_tables(puzzle)
-    found: list[SearchResult] = []
-    answer: tuple[int, ...] | None = None
     names = list(puzzle.action_names)
     inverse = np.asarray(puzzle.inverse_action, dtype=np.int64)
     merge_ids = [names.index(n) for layer in LAYERS for n in (layer, names[inverse[names.index(layer)]])]
@@ -253,28 +246,18 @@ def solve_two_phase_slice(
     def invert(moves: list[int]) -> list[int]:
         return [int(inverse[a]) for a in reversed(moves)]
 
-    def take(g: Guise, nodes: int) -> int:
-        nonlocal answer
-        turns, inverted = g.tag  # type: ignore[misc]
+    def to_actions(g: Guise) -> list[int]:
+        turns, inverted = g.tag
         moves = cube.moves(g.ce0, g.answer())
         moves = [int(cube.renamings[(3 - turns) % 3, a]) for a in (invert(moves) if inverted else moves)]
         merged = merge_axis_runs([merge_ids.index(a) for a in moves], np.arange(18) // 6)
-        actions = [merge_ids[m] for m in merged]
-        end = puzzle.apply_moves(start, actions)
-        if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):  # pragma: no cover - a kernel fault
-            raise PuzzleError("the two-phase answer does not solve the cube")
-        if answer is None or len(actions) < len(answer):
-            answer = tuple(actions)
-            r = SearchResult(True, answer, nodes + 1, len(found) + 1, clock.now() - t0, "solved",
-                             cost=float(len(answer)))  # fmt: skip
-            found.append(r)
-            if on_solution is not None:
-                on_solution(r)
-        return len(answer)
+        return [merge_ids[m] for m in merged]
+
+    answers = Answers(puzzle, start, t0, to_actions, on_solution)
 
     # the cube as it is, until its first answer: the other guises are made from it
     def first(g: Guise, nodes: int) -> int:
-        take(g, nodes)
+        answers.take(g, nodes)
         return 0  # the search stops here
 
     first_nodes = 0
@@ -283,6 +266,7 @@ def solve_two_phase_slice(
             [Guise(v, frame, (0, False), False, tables)], tables, first, stop, max_nodes
         )
     ladder = [Guise(v, frame, (0, False), False, tables)]
+    answer = answers.best
     if answer is not None:
         goal = np.asarray(puzzle.goal()).reshape(-1)
         for turns in range(3):
@@ -297,18 +281,5 @@ def solve_two_phase_slice(
                 ladder.append(Guise(gv, gframe, (turns, inverted), False, tables))
     if max_nodes is not None:
         max_nodes = max(max_nodes - first_nodes, 1)
-    status, nodes = search_guises(ladder, tables, take, stop, max_nodes)
-    nodes += first_nodes
-    seconds = clock.now() - t0
-    if answer is None:
-        return SearchResult(False, (), nodes + 1, 0, seconds, status)
-    return SearchResult(
-        True,
-        answer,
-        nodes + 1,
-        len(found),
-        seconds,
-        "solved",
-        cost=float(len(answer)),
-        improvements=tuple((r.seconds, len(r.actions)) for r in found),
-    )
+    status, nodes = search_guises(ladder, tables, answers.take, stop, max_nodes)
+    return answers.result(status, nodes + first_nodes)
