@@ -13,6 +13,7 @@ from puzzlezero.classic import two_phase_slice as ts
 from puzzlezero.classic.optimal.cube_model import CORNER_FACELETS, CORNER_MOVE, EDGE_MOVE, MOVE_NAMES, SOLVED
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.search.goal_ball import cached_goal_ball
+from puzzlezero.search.result import SearchResult
 
 CUBE = make("cube_3-3-3")
 
@@ -66,13 +67,13 @@ def test_pieces_follow_the_puzzles_own_moves(cube: ts.SliceCube) -> None:
                 np.asarray(state)[cube.view.stickers[4::9]]
                 == np.asarray(CUBE.goal())[cube.view.stickers[4::9]]
             ).all()
-        )  # type: ignore[attr-defined]
+        )
 
 
 def test_phase2_keeps_g1_with_its_own_moves(tables: tp.TwoPhaseTables) -> None:
     # U, D and the E slice (U D') a quarter turn; the others' half turns
-    quarters = [(m,) for m in range(6)]
-    halves = [(m, m) for m in range(6, 18, 2)]
+    quarters: list[tuple[int, ...]] = [(m,) for m in range(6)]
+    halves: list[tuple[int, ...]] = [(m, m) for m in range(6, 18, 2)]
     assert sorted(tables.phase2_moves) == sorted(quarters + halves)
     assert (tables.p2_cs >= 0).all() and (tables.p2_es >= 0).all()
     assert (tables.p1 >= 0).all() and int(tables.ce_h1.max()) == 1 and int((tables.ce_p2 >= 0).sum()) == 8
@@ -116,13 +117,11 @@ def test_deep_scrambles_are_answered_and_replayed() -> None:
     for guises in (1, 6):
         state = CUBE.apply_moves(CUBE.goal(), [int(a) for a in rng.integers(0, 18, 60)])
         got: list[int] = []
-        r = ts.solve_two_phase_slice(
-            CUBE,
-            state,
-            time_limit=3,
-            guises=guises,
-            on_solution=lambda x, got=got: got.append(len(x.actions)),
-        )
+
+        def told(x: SearchResult, got: list[int] = got) -> None:
+            got.append(len(x.actions))
+
+        r = ts.solve_two_phase_slice(CUBE, state, time_limit=3, guises=guises, on_solution=told)
         assert r.solved and CUBE.is_goal(CUBE.apply_moves(state, r.actions)[None])[0]
         assert len(r.actions) <= 24 and got == sorted(got, reverse=True) and got[-1] == len(r.actions)
     assert ts.solve_two_phase_slice(CUBE, CUBE.goal(), time_limit=1).actions == ()
@@ -133,7 +132,7 @@ def test_other_puzzles_and_impossible_states_are_refused() -> None:
         ts.solve_two_phase_slice(make("cube3"), make("cube3").goal(), time_limit=1)
     with pytest.raises(PuzzleError, match="guises"):
         ts.solve_two_phase_slice(CUBE, CUBE.goal(), guises=7)
-    stickers = ts.slice_cube(CUBE).view.stickers  # type: ignore[attr-defined]
+    stickers = ts.slice_cube(CUBE).view.stickers
     goal = np.asarray(CUBE.goal()).reshape(-1)
     swapped = goal.copy()
     u, f = stickers[4], stickers[22]  # two centres swapped: no turn of the cube

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -54,6 +55,9 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, check_positive
+
+if TYPE_CHECKING:
+    from puzzlezero.puzzles.cube.frames import Cube3View
 
 __all__ = [
     "SliceCube",
@@ -86,7 +90,7 @@ class SliceCube:
 
     metric: Metric
     actions: np.ndarray
-    view: object
+    view: Cube3View
     #: ``int64[3, A]``: each of the puzzle's moves seen after turning the whole cube about its
     #: URF-DBL diagonal 0, 1 and 2 times (each axis upright once)
     renamings: np.ndarray
@@ -94,7 +98,7 @@ class SliceCube:
     def pieces(self, state: np.ndarray) -> tuple[np.ndarray, int]:
         """Piece values ``int64[20]`` of the reading of a competition state and its frame; an
         :class:`~puzzlezero.errors.InvalidStateError` for one that is not a 3x3x3 position."""
-        read, frame = self.view.cube3(np.asarray(state).reshape(1, -1))  # type: ignore[attr-defined]
+        read, frame = self.view.cube3(np.asarray(state).reshape(1, -1))
         return facelets_to_pieces(read)[0], int(frame[0])
 
     def moves(self, frame: int, kernel: list[int]) -> list[int]:
