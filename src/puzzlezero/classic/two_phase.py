@@ -413,6 +413,7 @@ class Metric:
     ce_parity: np.ndarray
 
 
+@cache
 def quarter_turn_metric() -> Metric:
     """Cube3's twelve quarter turns, kernel order ``U U' R R' F F' D D' L L' B B'``, centres fixed."""
     faces = np.arange(12) >> 1
@@ -539,14 +540,15 @@ def _build_phase1(tw_move: np.ndarray, fl_move: np.ndarray, sl_move: np.ndarray)
 
 def _followers(axis: np.ndarray, layer: np.ndarray) -> np.ndarray:
     """``int64[M + 1]``: for each move (after the first entry, for none) the bit mask of the moves
-    that may follow it (:func:`_canonical`, the third turn of a layer left to the kernel)."""
+    that may follow it in a canonical sequence. Moves of one axis commute, so they come in the
+    order of their layers; a layer is turned twice only as a half turn (two clockwise quarter
+    turns), and the kernel keeps it from a third."""
     nm = len(axis)
     out = np.zeros(nm + 1, dtype=np.int64)
     out[0] = (1 << nm) - 1
     for prev in range(nm):
         for m in range(nm):
-            path = np.array([prev], dtype=np.int64)
-            if _canonical(m, path, 1, axis.astype(np.int64), layer.astype(np.int64)):
+            if axis[m] != axis[prev] or layer[m] > layer[prev] or (m == prev and m % 2 == 0):
                 out[prev + 1] |= 1 << m
     return out
 
@@ -692,21 +694,6 @@ def _h1(tw, fl, sl, ce, fs_class, fs_sym, twist_conj, p1, ce_h1):  # fmt: skip
     return max(np.int64(p1[_p1_index(tw, fl, sl, fs_class, fs_sym, twist_conj)]), np.int64(ce_h1[ce]))
 
 
-@nb.njit(cache=True, inline="always")
-def _canonical(mv, path, d, m_axis, m_layer):  # fmt: skip
-    """Whether ``mv`` may follow ``path[:d]``: moves of one axis commute, so they come in the
-    order of their layers, and a layer is turned twice only as a half turn (two clockwise quarter
-    turns), never three times."""
-    if d == 0:
-        return True
-    prev = path[d - 1]
-    if m_axis[mv] != m_axis[prev]:
-        return True
-    if m_layer[mv] == m_layer[prev]:
-        return mv == prev and (mv & 1) == 0 and (d < 2 or (path[d - 2] >> 1) != (mv >> 1))
-    return m_layer[mv] > m_layer[prev]
-
-
 @nb.njit(cache=True, nogil=True)
 def _phase2(c0, e0, s0, parity, last, max_cost, moves, counter, m_axis, m_layer, cp_move, ep_move, sc_move,
             p2_cs, p2_es, p2_axis, p2_layer, p2_rep, p2_cost):  # fmt: skip
@@ -847,7 +834,7 @@ def _run(ctx, v0, ce0, tws, fls, sls, ces, kids, path, nxt, budget, best_moves, 
         mv = nxt[d]
         if mv == 0:
             tw0, fl0, sl0 = tws[d], fls[d], sls[d]
-            # the canonical moves here (as _canonical says): the last move's mask of followers
+            # the canonical moves here: the last move's mask of followers (_followers)
             allowed = m_follow[0]
             if d > 0:
                 prev = path[d - 1]

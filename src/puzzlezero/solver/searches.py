@@ -728,7 +728,8 @@ def _register_builtins() -> None:
             run=_run_anytime_each,
             needs_heuristic=False,
             description="Kociemba's two-phase algorithm in the slice quarter-turn metric of the competition's "
-            "3x3x3 (cube_3-3-3): centres as pieces, middle slices as moves, the cube and its inverse, "
+            "3x3x3 (cube_3-3-3): the cube as cube3 reads it in its centres' frame, middle slices as face "
+            "pairs that turn the frame, six guises, "
             "shorter answers with time; no model",
             anytime=True,
             node_cap=False,
