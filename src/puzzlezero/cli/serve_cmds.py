@@ -149,9 +149,8 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     whose default solve falls back to the group solver (seconds each), and every table of the
     puzzles in ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
     from puzzlezero.classic import build_tables
-    from puzzlezero.defaults import member_search
     from puzzlezero.registry import make
-    from puzzlezero.solver.searches import SEARCHES
+    from puzzlezero.solver.tables import table_kinds
     from puzzlezero.web.worker import warm_options
 
     wanted = [make(name) for name in dict.fromkeys(build)]  # an unknown name fails before any build
@@ -159,12 +158,8 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     for name, opts in warm_options(config):  # what the workers load, the fallback's table included
         if name in build:
             continue
-        if opts.fallback == "group":
-            lines += build_tables(make(name), "group")
-        searches = [opts.search, *(s for s in map(member_search, opts.models) if s)]
-        kinds = [SEARCHES[s].tables for s in searches]
-        for kind in dict.fromkeys(k for k in kinds if k is not None):
-            lines += build_tables(make(name), kind)  # a search member's (cube3's two-phase)
+        for kind in table_kinds(opts):  # the fallback's group table, a search member's (two-phase)
+            lines += build_tables(make(name), kind)
     for p in wanted:
         lines += build_tables(p, "all")
     return lines

@@ -19,7 +19,8 @@ The package, a file per job:
 * :mod:`.states`: states read by the puzzle's own reader;
 * :mod:`.result`: :class:`SolveResult` and verification by replay, :class:`Improvement` (a
   solution reported while a solve runs, ``on_solution``);
-* :mod:`.run`: :func:`solve` and :func:`solve_many`, the driver with fallback and shortening.
+* :mod:`.run`: :func:`solve` and :func:`solve_many`, the driver with fallback and shortening;
+* :mod:`.tables`: the cached tables a solve reads, built before a measurement or a server starts.
 
 Example:
     >>> from puzzlezero.solver import solve                       # doctest: +SKIP

@@ -439,9 +439,10 @@ class SearchSpec:
     memory: str | Callable | None = None
     #: the option to lower when that estimate is above the memory budget
     memory_lower: str = "--max-nodes"
-    #: the kind of table it reads (``puzzlezero pdb build --kind KIND``), where a server prepares it
-    #: before its workers start when a served puzzle's default solve runs this search; ``None``:
-    #: none, or one built only on request (the optimal solver's pattern databases)
+    #: the kind of table it reads (``puzzlezero pdb build --kind KIND``), which a server prepares
+    #: before its workers start when a served puzzle's default solve runs this search, and a bench
+    #: before its first case (:mod:`puzzlezero.solver.tables`); ``None``: none, or one built only
+    #: on request (the optimal solver's pattern databases)
     tables: str | None = None
 
     @property
@@ -686,6 +687,7 @@ def _register_builtins() -> None:
             "its own",
             node_cap=False,
             memory="puzzlezero.solver.reduced:memory_estimate",
+            tables="reduction",
         ),
     )
     register_search(

@@ -1,0 +1,63 @@
+"""The cached tables a solve reads, named from its options and built before a bench's clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import puzzlezero.classic as classic
+from puzzlezero import bench
+from puzzlezero.case_files import Case
+from puzzlezero.errors import PuzzleError
+from puzzlezero.registry import make
+from puzzlezero.solver import resolve_options
+from puzzlezero.solver.tables import prepare_solve_tables, table_kinds
+
+
+def test_the_kinds_are_the_search_its_members_and_the_group_fallback() -> None:
+    # cube3: the network beside the two-phase search, the group solver as the fallback
+    assert table_kinds(resolve_options(make("cube3"))) == ["two-phase", "group"]
+    assert table_kinds(resolve_options(make("cube3"), search="bwas", models=["cube3"], fallback=True)) == [
+        "group"
+    ]
+    assert table_kinds(resolve_options(make("cube3"), search="bwas", models=["cube3"], fallback=False)) == []
+    assert table_kinds(resolve_options(make("cube_3-3-3"))) == ["two-phase", "group"]
+    assert table_kinds(resolve_options(make("puzzle15"))) == []  # the reduction solver reads none
+    assert table_kinds(resolve_options(make("cube3"), search="two-phase", fallback=False)) == ["two-phase"]
+
+
+def test_a_kind_the_puzzle_has_no_table_of_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[str] = []
+
+    def build(p: Any, kind: str) -> list[str]:
+        if kind == "group":
+            raise PuzzleError("no group table")
+        built.append(kind)
+        return [f"{p.name}: {kind}"]
+
+    monkeypatch.setattr(classic, "build_tables", build)
+    assert prepare_solve_tables(make("cube3"), resolve_options(make("cube3"))) == ["cube3: two-phase"]
+    assert built == ["two-phase"]
+
+
+def test_bench_builds_the_tables_before_the_first_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bench's first case gets the time limit the others get: the tables its solve reads are
+    built before it starts, not inside its clock."""
+    events: list[str] = []
+    monkeypatch.setattr(classic, "build_tables", lambda p, kind: events.append(f"build {kind}") or [])
+    real = bench.solve_many
+
+    def solve_many(*args: Any, **kwargs: Any) -> Any:
+        events.append("solve")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bench, "solve_many", solve_many)
+    p = make("cube3")
+    state = p.apply(p.goals(1), np.array([0]))[0]  # one quarter turn
+    report = bench.run_bench(
+        p, [Case(id="0", state=state)], search="bwas", models=["cube3"], fallback=True, time_limit=5
+    )
+    assert events == ["build group", "solve"]
+    assert report.summary["solved_pct"] == 100.0
