@@ -145,9 +145,10 @@ def served_hosts(bind: str, extra: list[str]) -> tuple[tuple[str, ...], str]:
 
 
 def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
-    """Before the workers start (they never build a table): the group tables of the served puzzles
-    whose default solve falls back to the group solver (seconds each), and every table of the
-    puzzles in ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
+    """Before the workers start (they never build a table): the tables the served puzzles' default
+    solves read (:func:`~puzzlezero.solver.tables.table_kinds`: their searches' and search
+    members', the group solver's where it is the fallback), and every table of the puzzles in
+    ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
     from puzzlezero.classic import build_tables
     from puzzlezero.registry import make
     from puzzlezero.solver.tables import table_kinds

@@ -4,8 +4,9 @@ Some searches read tables that are built once and cached (:func:`puzzlezero.clas
 the two-phase searches' (about 10 s each), the group solver's that the fallback runs. A solve
 builds what it lacks while it runs, inside its time limit: the other searches answer meanwhile,
 so a first solve on a fresh machine still answers in time, with less. A measurement or a server
-wants every solve alike: :func:`prepare_solve_tables` builds them first (``bench`` before its
-first case, ``serve`` before its workers start).
+wants every solve alike: ``bench`` builds them before its first case
+(:func:`prepare_solve_tables`), ``serve`` before its workers start (the same
+:func:`table_kinds`; there a table that does not build stops the start).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def table_kinds(opts: SolveOptions) -> list[str]:
     search's and its search members' (``search:two-phase``), and the group solver's where it is the
     fallback; each once, in that order."""
     searches = [opts.search, *(s for s in map(member_search, opts.models) if s)]
-    kinds = [SEARCHES[s].tables for s in searches if s in SEARCHES]
+    kinds = [SEARCHES[s].tables for s in searches]  # resolved options name registered searches
     if opts.fallback == "group":
         kinds.append("group")
     return list(dict.fromkeys(k for k in kinds if k is not None))
