@@ -13,7 +13,7 @@ from puzzlezero.case_files import Case
 from puzzlezero.errors import PuzzleError
 from puzzlezero.registry import make
 from puzzlezero.solver import resolve_options
-from puzzlezero.solver.tables import prepare_solve_tables, table_kinds
+from puzzlezero.solver.tables import prepare_solve_tables, table_kinds, table_needs
 
 
 def test_the_kinds_are_the_search_its_members_and_the_group_fallback() -> None:
@@ -26,6 +26,39 @@ def test_the_kinds_are_the_search_its_members_and_the_group_fallback() -> None:
     assert table_kinds(resolve_options(make("cube_3-3-3"))) == ["two-phase", "group"]
     assert table_kinds(resolve_options(make("puzzle15"))) == []  # the reduction solver reads none
     assert table_kinds(resolve_options(make("cube3"), search="two-phase", fallback=False)) == ["two-phase"]
+
+
+def test_the_solves_a_search_runs_inside_bring_their_tables() -> None:
+    """The 4x4x4's reduction ends in cube3's own solve: its tables (cube3's two-phase search, its
+    group fallback) are needed beside the reduction's, each once."""
+    p = make("cube_4-4-4")
+    needs = [(q.name, kind) for q, kind in table_needs(p, resolve_options(p))]
+    assert needs == [
+        ("cube_4-4-4", "reduction"),
+        ("cube_4-4-4", "group"),
+        ("cube3", "two-phase"),
+        ("cube3", "group"),
+    ]
+    # a search with no inner solve needs only its own
+    cube3 = make("cube3")
+    assert [(q.name, k) for q, k in table_needs(cube3, resolve_options(cube3))] == [
+        ("cube3", "two-phase"),
+        ("cube3", "group"),
+    ]
+
+
+def test_a_bench_of_the_4x4x4_prepares_cube3s_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[tuple[str, str]] = []
+
+    def build(q: Any, kind: str) -> list[str]:
+        built.append((q.name, kind))
+        return [f"{q.name}: {kind}"]
+
+    monkeypatch.setattr(classic, "build_tables", build)
+    p = make("cube_4-4-4")
+    lines = prepare_solve_tables(p, resolve_options(p, fallback=False))
+    assert built == [("cube_4-4-4", "reduction"), ("cube3", "two-phase"), ("cube3", "group")]
+    assert lines == ["cube_4-4-4: reduction", "cube3: two-phase", "cube3: group"]
 
 
 def test_a_kind_the_puzzle_has_no_table_of_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:

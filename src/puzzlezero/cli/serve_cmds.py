@@ -146,12 +146,13 @@ def served_hosts(bind: str, extra: list[str]) -> tuple[tuple[str, ...], str]:
 
 def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     """Before the workers start (they never build a table): the tables the served puzzles' default
-    solves read (:func:`~puzzlezero.solver.tables.table_kinds`: their searches' and search
-    members', the group solver's where it is the fallback), and every table of the puzzles in
+    solves read (:func:`~puzzlezero.solver.tables.table_needs`: their searches' and search
+    members', the group solver's where it is the fallback, and those of the solves a search runs
+    inside, such as the 4x4x4 reduction's cube3 solve), and every table of the puzzles in
     ``build`` (``--build-tables``). Returns a line per table for the start-up log."""
     from puzzlezero.classic import build_tables
     from puzzlezero.registry import make
-    from puzzlezero.solver.tables import table_kinds
+    from puzzlezero.solver.tables import table_needs
     from puzzlezero.web.worker import warm_options
 
     wanted = [make(name) for name in dict.fromkeys(build)]  # an unknown name fails before any build
@@ -159,8 +160,8 @@ def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     for name, opts in warm_options(config):  # what the workers load, the fallback's table included
         if name in build:
             continue
-        for kind in table_kinds(opts):  # the fallback's group table, a search member's (two-phase)
-            lines += build_tables(make(name), kind)
+        for p, kind in table_needs(make(name), opts):  # the fallback's, a member's, an inner solve's
+            lines += build_tables(p, kind)
     for p in wanted:
         lines += build_tables(p, "all")
     return lines

@@ -23,6 +23,7 @@ from puzzlezero.puzzles.cube.frames import Cube3View
 from puzzlezero.registry import make
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
+from puzzlezero.solver.options import SolveOptions
 from puzzlezero.solver.run import solve
 
 __all__ = ["THREE", "memory_estimate", "solve_reduced"]
@@ -88,6 +89,15 @@ def solve_reduced(
 @lru_cache(maxsize=1)
 def _view(three: Puzzle) -> Cube3View:
     return Cube3View(three)
+
+
+def inner_solves(puzzle: Puzzle) -> list[tuple[Puzzle, SolveOptions]]:
+    """The solve a reduced solve runs inside: cube3's, with its defaults (whose tables a bench and a
+    server prepare with the reduction's, :func:`puzzlezero.solver.tables.table_needs`)."""
+    from puzzlezero.solver.resolve import resolve_options
+
+    cube3 = make(FACES)
+    return [(cube3, resolve_options(cube3))]
 
 
 def memory_estimate(puzzle: Puzzle, options: object = None, instances: int = 1) -> int:

@@ -444,6 +444,10 @@ class SearchSpec:
     #: before its first case (:mod:`puzzlezero.solver.tables`); ``None``: none, or one built only
     #: on request (the optimal solver's pattern databases)
     tables: str | None = None
+    #: the solves it runs inside, ``"module:function"`` (or the function) called as
+    #: ``f(puzzle) -> [(puzzle, options)]`` (the 4x4x4 reduction's solve of the 3x3x3 it leaves):
+    #: their tables are prepared with its own (:func:`puzzlezero.solver.tables.table_needs`)
+    inner: str | Callable | None = None
 
     @property
     def weighted(self) -> bool:
@@ -688,6 +692,7 @@ def _register_builtins() -> None:
             node_cap=False,
             memory="puzzlezero.solver.reduced:memory_estimate",
             tables="reduction",
+            inner="puzzlezero.solver.reduced:inner_solves",
         ),
     )
     register_search(
