@@ -206,14 +206,55 @@ def test_the_default_solve_reduces_then_solves_the_3x3x3(monkeypatch):
 
     cube4 = make("cube_4-4-4")
     start = _deep(cube4, 7)
-    # one centre solution, and time to spare on a loaded machine: the path, not the time rule
-    # (which a fake clock tests above)
+    # one centre solution, its tables built before the clock (as bench and serve do; a fresh
+    # cache takes about 25 s of the limit), and time to spare on a loaded machine: the path, not
+    # the time rule (which a fake clock tests above)
     monkeypatch.setattr(reduced, "PAIR_STARTS", 1)
+    cr.build_reduction_tables(cube4)
     r = solve(cube4, start, time_limit=90)
     assert r.solved and r.search == "cube-reduction" and r.fallback is None
     end = cube4.apply_moves(start, list(r.actions))
     assert bool(cube4.is_goal(np.asarray(end)[None])[0])
     assert r.length is not None and r.length < 130
+
+
+def test_the_first_reduction_is_an_answer_at_once(monkeypatch):
+    """Anytime: each shorter reduction is made an answer by a quick two-phase 3x3x3 solve and
+    passed on, every answer replayed; the shortest comes back, the quick one where cube3's full
+    solve leaves the 3x3x3 unsolved."""
+    from dataclasses import replace
+
+    from puzzlezero.solver import reduced, solve
+
+    cube4 = make("cube_4-4-4")
+    start = _deep(cube4, 7)
+    cr.build_reduction_tables(cube4)
+    monkeypatch.setattr(reduced, "PAIR_STARTS", 2)
+    searches = []
+    real = reduced.solve
+
+    def full_solve_fails(*args, **kwargs):
+        searches.append(kwargs.get("search"))
+        r = real(*args, **kwargs)
+        return r if kwargs.get("search") == "two-phase" else replace(r, solved=False, actions=())
+
+    monkeypatch.setattr(reduced, "solve", full_solve_fails)
+    found = []
+    r = reduced.solve_reduced(cube4, start, on_solution=found.append)
+    assert searches[-1] is None and "two-phase" in searches  # quick solves, then cube3's own
+    assert found and r.solved and r.actions == found[-1].actions
+    lengths = [len(f.actions) for f in found]
+    assert lengths == sorted(set(lengths), reverse=True)  # each shorter than the one before
+    for f in found:
+        end = cube4.apply_moves(start, list(f.actions))
+        assert bool(cube4.is_goal(np.asarray(end)[None])[0])
+
+    # through solve: the first answer is reported before the final one, which is never longer
+    monkeypatch.setattr(reduced, "solve", real)
+    improvements = []
+    r = solve(cube4, start, time_limit=90, on_solution=improvements.append)
+    assert r.solved and improvements and r.length == min(i.length for i in improvements)
+    assert improvements[0].seconds < r.seconds
 
 
 def test_a_pairing_that_gives_up_leaves_the_state_to_the_fallback(monkeypatch):

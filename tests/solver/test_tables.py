@@ -99,3 +99,29 @@ def test_bench_builds_the_tables_before_the_first_case(monkeypatch: pytest.Monke
     )
     assert events == ["build group", "solve"]
     assert report.summary["solved_pct"] == 100.0
+
+
+def test_a_solve_builds_first_the_tables_without_which_its_search_answers_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The 4x4x4's reduction answers nothing without its tables (about 25 s to build on a fresh
+    machine): a solve builds them before its clock starts, not inside it."""
+    from puzzlezero.search.result import SearchResult
+    from puzzlezero.solver import reduced, solve
+
+    events: list[str] = []
+
+    def build(p: Any, kind: str) -> list[str]:
+        events.append(f"build {p.name} {kind}")
+        return []
+
+    def search(puzzle: Any, state: Any, **kwargs: Any) -> SearchResult:
+        events.append("search")
+        return SearchResult(False, (), 0, 1, 0.0, "exhausted")
+
+    monkeypatch.setattr(classic, "build_tables", build)
+    monkeypatch.setattr(reduced, "solve_reduced", search)
+    p = make("cube_4-4-4")
+    state = p.scramble(np.random.default_rng(0), 1, 30)[0]
+    r = solve(p, state, fallback=False, time_limit=5)
+    assert events == ["build cube_4-4-4 reduction", "search"] and not r.solved

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from threading import Lock
@@ -967,11 +967,13 @@ def reduce_cube(
     deadline: float | None = None,
     starts: int = 1,
     more_until: float | None = None,
+    on_reduction: Callable[[Reduction], None] | None = None,
 ) -> Reduction:
     """The centres (:func:`centre_solutions`: up to ``starts`` ways of the fewest moves), then from
     each in turn the edges (:func:`pair_edges` with the settings of :data:`PAIR_TRIES` until one
     pairs them; ``width`` for every beam if given) and the PLL parity (:func:`pll_parity_fix`): the
-    shortest of these reductions. A start after the first begins only if, as long as the longest
+    shortest of these reductions, each shorter one passed to ``on_reduction`` as it is found. A
+    start after the first begins only if, as long as the longest
     so far, it would end by ``more_until`` (by default ``deadline``), and the first beam of each
     start ends by ``more_until`` as well (the next pairs where it stopped without a pairing). An
     :class:`InvalidStateError` if no start's edges pair (every beam gave up), a
@@ -1008,6 +1010,8 @@ def reduce_cube(
             s = puzzle.apply_moves(s, fix)
             if best is None or len(centres) + len(edges) + len(fix) < len(best.actions):
                 best = Reduction((*centres, *edges, *fix), s, (len(centres), len(edges), len(fix)))
+                if on_reduction is not None:
+                    on_reduction(best)
         if deadline is not None and clock.now() > deadline:
             break
     if best is None:

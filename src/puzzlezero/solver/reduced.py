@@ -11,12 +11,13 @@ replayed on the start state before it is returned.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
 
 from puzzlezero.classic import cube_reduction
-from puzzlezero.classic.cube_reduction import moves_of_3x3x3, reduce_cube, to_3x3x3
+from puzzlezero.classic.cube_reduction import Reduction, moves_of_3x3x3, reduce_cube, to_3x3x3
 from puzzlezero.errors import InvalidStateError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube.frames import Cube3View
@@ -24,6 +25,7 @@ from puzzlezero.registry import make
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
 from puzzlezero.solver.options import SolveOptions
+from puzzlezero.solver.result import SolveResult
 from puzzlezero.solver.run import solve
 
 __all__ = ["THREE", "memory_estimate", "solve_reduced"]
@@ -38,52 +40,97 @@ MIN_THREE_SECONDS = 5.0
 THREE_SECONDS = 30.0
 #: the most centre solutions the edges are paired from, one after another while the time allows
 PAIR_STARTS = 8
+#: seconds of the quick 3x3x3 solve (Kociemba's two-phase search) that makes each shorter
+#: reduction an answer at once: about 22-30 quarter turns, where cube3's full solve gives about 22
+QUICK_THREE_SECONDS = 0.5
 
 
 def solve_reduced(
-    puzzle: Puzzle, state: np.ndarray, *, max_nodes: int | None = None, deadline: float | None = None
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
+    on_solution: Callable[[SearchResult], None] | None = None,
 ) -> SearchResult:
     """Reduce ``state`` (:func:`~puzzlezero.classic.cube_reduction.reduce_cube`: the edges paired
     from up to :data:`PAIR_STARTS` centre solutions, a next one begun while it would leave
     :data:`THREE_SECONDS` before ``deadline``), solve the 3x3x3 it turns like with cube3's defaults
     in the time left (at least :data:`MIN_THREE_SECONDS`), and return the whole answer in the
-    4x4x4's moves. A state the reduction leaves (its beam's steps or the deadline) comes back
-    unsolved, for the fallback."""
+    4x4x4's moves.
+
+    Anytime: each shorter reduction is made an answer at once by a quick 3x3x3 solve (Kociemba's
+    two-phase search for :data:`QUICK_THREE_SECONDS`), so the first answer comes as soon as the
+    first start has paired its edges; each shorter answer goes to ``on_solution``, and the shortest
+    is returned (cube3's full solve of the shortest reduction usually). A state the reduction
+    leaves (its beam's steps or the deadline) comes back unsolved, for the fallback. Every answer
+    is replayed on the start state first."""
     t0 = clock.now()
     start = np.asarray(state).reshape(-1)
+    three3 = make(THREE)
+    best: list[tuple[int, ...]] = []  # the shortest answer so far
+    nodes = 0
+
+    def offer(reduction: Reduction, three: SolveResult) -> None:
+        nonlocal nodes
+        nodes += three.nodes_generated
+        if not three.solved:
+            return
+        actions = _answer(puzzle, three3, reduction, three.actions)
+        end = puzzle.apply_moves(start, list(actions))
+        if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):
+            raise InvalidStateError(f"the reduction's answer does not solve this {puzzle.name} state")
+        if best and len(actions) >= len(best[0]):
+            return
+        best[:] = [actions]
+        if on_solution is not None:
+            on_solution(_result(puzzle, actions, nodes, clock.now() - t0))
+
+    def quick(reduction: Reduction) -> None:
+        read = _reading(puzzle, three3, reduction)
+        offer(
+            reduction, solve(FACES, read, search="two-phase", time_limit=QUICK_THREE_SECONDS, fallback=False)
+        )
+
     more_until = None if deadline is None else deadline - THREE_SECONDS
     try:
-        reduction = reduce_cube(puzzle, start, deadline=deadline, starts=PAIR_STARTS, more_until=more_until)
+        reduction = reduce_cube(
+            puzzle, start, deadline=deadline, starts=PAIR_STARTS, more_until=more_until, on_reduction=quick
+        )
     except TimeoutError:
-        return SearchResult(False, (), 0, 1, clock.now() - t0, "time limit")
+        return SearchResult(False, (), nodes, 1, clock.now() - t0, "time limit")
     except InvalidStateError:  # the pairing beam gave up: the fallback answers
-        return SearchResult(False, (), 0, 1, clock.now() - t0, "exhausted")
-    three3 = make(THREE)
-    view = _view(three3)
-    read, frame = view.cube3(to_3x3x3(puzzle, reduction.state)[None])
+        return SearchResult(False, (), nodes, 1, clock.now() - t0, "exhausted")
+    left = MIN_THREE_SECONDS if deadline is None else max(deadline - clock.now(), MIN_THREE_SECONDS)
+    three = solve(FACES, _reading(puzzle, three3, reduction), time_limit=left)
+    offer(reduction, three)
+    if not best:
+        if three.status == "time limit":
+            return SearchResult(False, (), nodes, 1, clock.now() - t0, "time limit")
+        return SearchResult(False, (), nodes, 1, clock.now() - t0, "exhausted")
+    return _result(puzzle, best[0], nodes, clock.now() - t0)
+
+
+def _result(puzzle: Puzzle, actions: tuple[int, ...], nodes: int, seconds: float) -> SearchResult:
+    return SearchResult(True, actions, nodes, 1, seconds, "solved", cost=puzzle.path_cost(actions))
+
+
+def _reading(puzzle: Puzzle, three3: Puzzle, reduction: Reduction) -> np.ndarray:
+    """The reduced 4x4x4 as a cube3 state: the 3x3x3 it turns like, read in its centres' frame
+    (which the reduction has brought home)."""
+    read, frame = _view(three3).cube3(to_3x3x3(puzzle, reduction.state)[None])
     if int(frame[0]) != 0:  # pragma: no cover - the reduction brings every centre home
         raise InvalidStateError("the reduced 4x4x4's centres are not home")
-    left = MIN_THREE_SECONDS if deadline is None else max(deadline - clock.now(), MIN_THREE_SECONDS)
-    three = solve(FACES, read[0], time_limit=left)
-    if not three.solved:
-        if three.status == "time limit":
-            return SearchResult(False, (), three.nodes_generated, 1, clock.now() - t0, "time limit")
-        return SearchResult(False, (), three.nodes_generated, 1, clock.now() - t0, "exhausted")
+    return read[0]
+
+
+def _answer(
+    puzzle: Puzzle, three3: Puzzle, reduction: Reduction, three_actions: Sequence[int]
+) -> tuple[int, ...]:
+    """The reduction's moves, then cube3's answer as the 4x4x4's moves (an outer layer each)."""
     moves = moves_of_3x3x3(puzzle, three3)
-    turn_of = {int(b): a for a, b in enumerate(view.face_turns[0]) if b >= 0}
-    actions = (*reduction.actions, *(a for j in three.actions for a in moves[turn_of[int(j)]]))
-    end = puzzle.apply_moves(start, list(actions))
-    if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):
-        raise InvalidStateError(f"the reduction's answer does not solve this {puzzle.name} state")
-    return SearchResult(
-        True,
-        actions,
-        three.nodes_generated,
-        1,
-        clock.now() - t0,
-        "solved",
-        cost=puzzle.path_cost(actions),
-    )
+    turn_of = {int(b): a for a, b in enumerate(_view(three3).face_turns[0]) if b >= 0}
+    return (*reduction.actions, *(a for j in three_actions for a in moves[turn_of[int(j)]]))
 
 
 @lru_cache(maxsize=1)

@@ -125,6 +125,10 @@ def solve_many(
         return []
     check_memory(p, opts, min(together or spec.together, arr.shape[0]))
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
+    if spec.tables_first and spec.tables is not None:  # nothing answers while they build
+        from puzzlezero.classic import build_tables
+
+        build_tables(p, spec.tables)
     sp = p
     if opts.macros:
         from puzzlezero.puzzles.macros import MacroPuzzle

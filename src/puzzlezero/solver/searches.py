@@ -444,6 +444,10 @@ class SearchSpec:
     #: before its first case (:mod:`puzzlezero.solver.tables`); ``None``: none, or one built only
     #: on request (the optimal solver's pattern databases)
     tables: str | None = None
+    #: it answers nothing without its tables (the 4x4x4's reduction): a solve builds (or loads)
+    #: them before its clock starts, where the searches that have another answer meanwhile (the
+    #: network beside the two-phase search) build theirs inside the time limit
+    tables_first: bool = False
     #: the solves it runs inside, ``"module:function"`` (or the function) called as
     #: ``f(puzzle) -> [(puzzle, options)]`` (the 4x4x4 reduction's solve of the 3x3x3 it leaves):
     #: their tables are prepared with its own (:func:`puzzlezero.solver.tables.table_needs`)
@@ -684,14 +688,17 @@ def _register_builtins() -> None:
         "cube-reduction",
         SearchSpec(
             entry="puzzlezero.solver.reduced:solve_reduced",
-            run=_run_each,
+            run=_run_anytime_each,
             needs_heuristic=False,
             description="the 4x4x4 brought to a 3x3x3 (centres by breadth-first tables, edges paired by a "
-            "beam, the parity fixed), then solved by the 3x3x3's own solve (cube3's network); no model of "
+            "beam, the parity fixed), then solved by the 3x3x3's own solve (cube3's network); a first answer "
+            "as soon as the first reduction (a quick two-phase 3x3x3), shorter ones with time; no model of "
             "its own",
+            anytime=True,
             node_cap=False,
             memory="puzzlezero.solver.reduced:memory_estimate",
             tables="reduction",
+            tables_first=True,
             inner="puzzlezero.solver.reduced:inner_solves",
         ),
     )
