@@ -257,6 +257,23 @@ def test_the_first_reduction_is_an_answer_at_once(monkeypatch):
     assert improvements[0].seconds < r.seconds
 
 
+def test_an_answer_that_does_not_replay_is_an_error_not_a_fallback(monkeypatch):
+    from puzzlezero.solver import reduced
+
+    cube4 = make("cube_4-4-4")
+    goal = cube4.goal().reshape(-1)
+
+    def reduce(puzzle, start, *, on_reduction=None, **kwargs):  # the goal, reduced at once
+        r = cr.Reduction((), goal, (0, 0, 0))
+        on_reduction(r)
+        return r
+
+    monkeypatch.setattr(reduced, "reduce_cube", reduce)
+    monkeypatch.setattr(reduced, "_answer", lambda *args: (0,))  # one move: not the goal
+    with pytest.raises(RuntimeError, match="does not solve"):
+        reduced.solve_reduced(cube4, goal, deadline=None)
+
+
 def test_a_pairing_that_gives_up_leaves_the_state_to_the_fallback(monkeypatch):
     from puzzlezero.solver import reduced, solve
 
