@@ -68,11 +68,11 @@ def solve_reduced(
     t0 = clock.now()
     start = np.asarray(state).reshape(-1)
     three3 = make(THREE)
-    best: list[tuple[int, ...]] = []  # the shortest answer so far
+    best: tuple[int, ...] | None = None  # the shortest answer so far
     nodes = 0
 
     def offer(reduction: Reduction, three: SolveResult) -> None:
-        nonlocal nodes
+        nonlocal best, nodes
         nodes += three.nodes_generated
         if not three.solved:
             return
@@ -80,9 +80,9 @@ def solve_reduced(
         end = puzzle.apply_moves(start, list(actions))
         if not bool(puzzle.is_goal(np.asarray(end)[None])[0]):  # a defect, never the fallback's to hide
             raise RuntimeError(f"the reduction's answer does not solve this {puzzle.name} state")
-        if best and len(actions) >= len(best[0]):
+        if best is not None and len(actions) >= len(best):
             return
-        best[:] = [actions]
+        best = actions
         if on_solution is not None:
             on_solution(_result(puzzle, actions, nodes, clock.now() - t0))
 
@@ -104,11 +104,11 @@ def solve_reduced(
     left = MIN_THREE_SECONDS if deadline is None else max(deadline - clock.now(), MIN_THREE_SECONDS)
     three = solve(FACES, _reading(puzzle, three3, reduction), time_limit=left)
     offer(reduction, three)
-    if not best:
+    if best is None:
         if three.status == "time limit":
             return SearchResult(False, (), nodes, 1, clock.now() - t0, "time limit")
         return SearchResult(False, (), nodes, 1, clock.now() - t0, "exhausted")
-    return _result(puzzle, best[0], nodes, clock.now() - t0)
+    return _result(puzzle, best, nodes, clock.now() - t0)
 
 
 def _result(puzzle: Puzzle, actions: tuple[int, ...], nodes: int, seconds: float) -> SearchResult:

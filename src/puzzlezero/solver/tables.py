@@ -4,8 +4,8 @@ Some searches read tables that are built once and cached (:func:`puzzlezero.clas
 the two-phase searches' (about 10 s each), the group solver's that the fallback runs. A solve
 builds what it lacks while it runs, inside its time limit: the other searches answer meanwhile,
 so a first solve on a fresh machine still answers in time, with less (a search that answers
-nothing without its tables, ``SearchSpec.tables_first``, has them built before its clock starts). A measurement or a server
-wants every solve alike: ``bench`` builds them before its first case
+nothing without its tables, ``SearchSpec.tables_first``, has them built before its clock
+starts). A measurement or a server wants every solve alike: ``bench`` builds them before its first case
 (:func:`prepare_solve_tables`), ``serve`` before its workers start (the same
 :func:`table_needs`; there a table that does not build stops the start). A search that runs
 another puzzle's solve inside (the 4x4x4's reduction, cube3's solve) names it, and that solve's
