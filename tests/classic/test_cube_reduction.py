@@ -245,6 +245,7 @@ def test_the_first_reduction_is_an_answer_at_once(monkeypatch):
     assert found and r.solved and r.actions == found[-1].actions
     lengths = [len(f.actions) for f in found]
     assert lengths == sorted(set(lengths), reverse=True)  # each shorter than the one before
+    assert [n for _, n in r.improvements] == lengths  # the bench's first-answer time and curve
     for f in found:
         end = cube4.apply_moves(start, list(f.actions))
         assert bool(cube4.is_goal(np.asarray(end)[None])[0])
@@ -255,6 +256,7 @@ def test_the_first_reduction_is_an_answer_at_once(monkeypatch):
     r = solve(cube4, start, time_limit=90, on_solution=improvements.append)
     assert r.solved and improvements and r.length == min(i.length for i in improvements)
     assert improvements[0].seconds < r.seconds
+    assert r.first_solution_seconds is not None and r.improvements[-1][1] == r.length
 
 
 def test_an_answer_that_does_not_replay_is_an_error_not_a_fallback(monkeypatch):
