@@ -20,6 +20,7 @@ __all__ = [
     "MissingTableError",
     "BudgetError",
     "MemoryBudgetError",
+    "TableTimeoutError",
     "FileBusyError",
     "CheckpointMismatchError",
     "StorageFullError",
@@ -79,6 +80,12 @@ class BudgetError(PuzzleError):
 class MemoryBudgetError(BudgetError):
     """The estimated peak memory of a search or of loading a model is above the memory budget; the
     message gives the estimate, the budget and the option to lower."""
+
+
+class TableTimeoutError(BudgetError):
+    """A table (the group solver's) that a search needs and that was not built before its
+    deadline; the message names the command that builds it without a limit
+    (``puzzlezero pdb build ...``)."""
 
 
 class FileBusyError(PuzzleError):

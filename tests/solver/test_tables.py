@@ -50,7 +50,7 @@ def test_the_solves_a_search_runs_inside_bring_their_tables() -> None:
 def test_a_bench_of_the_4x4x4_prepares_cube3s_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[tuple[str, str]] = []
 
-    def build(q: Any, kind: str) -> list[str]:
+    def build(q: Any, kind: str, **bounds: Any) -> list[str]:
         built.append((q.name, kind))
         return [f"{q.name}: {kind}"]
 
@@ -64,7 +64,7 @@ def test_a_bench_of_the_4x4x4_prepares_cube3s_tables(monkeypatch: pytest.MonkeyP
 def test_a_kind_the_puzzle_has_no_table_of_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
 
-    def build(p: Any, kind: str) -> list[str]:
+    def build(p: Any, kind: str, **bounds: Any) -> list[str]:
         if kind == "group":
             raise PuzzleError("no group table")
         built.append(kind)
@@ -80,7 +80,7 @@ def test_bench_builds_the_tables_before_the_first_case(monkeypatch: pytest.Monke
     built before it starts, not inside its clock."""
     events: list[str] = []
 
-    def build(p: Any, kind: str) -> list[str]:
+    def build(p: Any, kind: str, **bounds: Any) -> list[str]:
         events.append(f"build {kind}")
         return []
 
@@ -105,13 +105,14 @@ def test_a_solve_builds_first_the_tables_without_which_its_search_answers_nothin
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The 4x4x4's reduction answers nothing without its tables (about 25 s to build on a fresh
-    machine): a solve builds them before its clock starts, not inside it."""
+    machine), nor without the two-phase tables of the 3x3x3 it leaves (its first answers): a solve
+    builds both before its clock starts, not inside it; not those of its own fallback."""
     from puzzlezero.search.result import SearchResult
     from puzzlezero.solver import reduced, solve
 
     events: list[str] = []
 
-    def build(p: Any, kind: str) -> list[str]:
+    def build(p: Any, kind: str, **bounds: Any) -> list[str]:
         events.append(f"build {p.name} {kind}")
         return []
 
@@ -124,4 +125,7 @@ def test_a_solve_builds_first_the_tables_without_which_its_search_answers_nothin
     p = make("cube_4-4-4")
     state = p.scramble(np.random.default_rng(0), 1, 30)[0]
     r = solve(p, state, fallback=False, time_limit=5)
-    assert events == ["build cube_4-4-4 reduction", "search"] and not r.solved
+    # cube3's solve inside reads its group table where its own search leaves a state; the 4x4x4's
+    # own fallback (the group solver, which answers meanwhile) builds in the time limit
+    assert events == ["build cube_4-4-4 reduction", "build cube3 two-phase", "build cube3 group", "search"]
+    assert not r.solved

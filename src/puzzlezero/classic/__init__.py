@@ -49,13 +49,14 @@ __all__ = [
 TABLE_KINDS = (*(k for k in _tables.TABLE_KINDS if k != "all"), "two-phase", "all")
 
 
-def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
+def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = None) -> list[str]:
     """Build (or load, where they are built already) the tables of ``kind`` (:data:`TABLE_KINDS`)
     that ``puzzle`` uses, under their locks; a line per table kind for people
     (:func:`.optimal.tables.build_tables`, and the two-phase search's tables for cube3 and the
     competition's 3x3x3). A puzzle
     without such a table raises :class:`~puzzlezero.errors.PuzzleError`; ``kind="all"`` builds
-    what the puzzle has and skips the rest (what ``serve --build-tables`` wants)."""
+    what the puzzle has and skips the rest (what ``serve --build-tables`` wants). ``deadline``
+    bounds a group table's build (:class:`~puzzlezero.errors.TableTimeoutError`)."""
     if kind not in TABLE_KINDS:
         raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
     prepare = _two_phase_tables(puzzle)
@@ -63,7 +64,7 @@ def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
         raise PuzzleError(
             f"the two-phase tables are cube3's and the competition's 3x3x3's; {puzzle.name} has none"
         )
-    lines = [] if kind == "two-phase" else _tables.build_tables(puzzle, kind)
+    lines = [] if kind == "two-phase" else _tables.build_tables(puzzle, kind, deadline=deadline)
     if kind in ("two-phase", "all"):
         lines += [build() for build in prepare]
     return lines

@@ -100,7 +100,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import BudgetError, InvalidStateError, ModelFileError, PuzzleError
+from puzzlezero.errors import BudgetError, InvalidStateError, ModelFileError, PuzzleError, TableTimeoutError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 from puzzlezero.puzzles.words import MoveWords
@@ -694,7 +694,7 @@ _ROUNDS, _WORD, _IMPROVE, _LIMIT, _SEED = 2000, 16, 3, 48, 20260514
 
 
 def _build(
-    puzzle: Puzzle, images: np.ndarray, actions: tuple[int, ...], reducer: MoveWords, first: tuple[int, ...]
+    name: str, images: np.ndarray, actions: tuple[int, ...], reducer: MoveWords, first: tuple[int, ...]
 ) -> _Builder:
     base, sizes = _chain(images, actions, first)
     b = _Builder(images, reducer, base, _LIMIT)
@@ -716,7 +716,7 @@ def _build(
             b.limit = b.limit * 5 // 4
         _log(f"  round {rounds}: {b.filled()}/{total} entries, longest word {_longest(b)}")
     if [len(s) for s in b.levels] != sizes:  # pragma: no cover - a full table has these sizes
-        raise RuntimeError(f"group table of {puzzle.name}: orbits {[len(s) for s in b.levels]} != {sizes}")
+        raise RuntimeError(f"group table of {name}: orbits {[len(s) for s in b.levels]} != {sizes}")
     return b
 
 
@@ -736,13 +736,19 @@ SHIPPED_TABLES = Path(__file__).resolve().parent.parent / "data" / "group"
 _BASES: dict[str, tuple[int, ...]] = {}
 
 
-def group_table(puzzle: Puzzle) -> GroupTable:
+def group_table(puzzle: Puzzle, *, deadline: float | None = None) -> GroupTable:
     """The puzzle's :class:`GroupTable`: from memory, else from ``cache_dir("group")``, else built
     (a line per round on stderr; seconds) and saved atomically, under the table's lock (a second
     process waits and loads it; where builds are forbidden, :class:`MissingTableError` names
     ``puzzlezero pdb build NAME --kind group``). A cached file is checked entry by
     entry and rebuilt if it is off. Raises :class:`PuzzleError` for a puzzle that is not a
-    permutation puzzle."""
+    permutation puzzle.
+
+    With a ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`) a build runs in a
+    process of its own, stopped at the deadline: the Schreier-Sims chain of a large puzzle (the
+    10x10x10's 600 stickers) takes far longer than any solve's time limit, and cannot be
+    interrupted where it runs. A build the deadline stops raises :class:`TableTimeoutError`, which
+    names the command that builds the table without a limit; nothing is saved."""
     perms = move_permutations(puzzle)
     actions = _group_actions(puzzle)
     costs = np.asarray(puzzle.action_costs, dtype=np.float64)
@@ -775,29 +781,81 @@ def group_table(puzzle: Puzzle) -> GroupTable:
                 _log(f"the shipped group table of {puzzle.name} is not usable, so it is not used: {exc}")
         return _from_arrays(puzzle.name, actions, images, reducer, load_npz(path, meta))
 
-    def build_and_save() -> GroupTable:
-        _log(
-            f"building the group table of {puzzle.name} (Schreier-Sims chain, words by Minkwitz's "
-            f"algorithm; once, cached in {path.parent})"
-        )
-        t0 = time.perf_counter()
-        built = _build(puzzle, images, actions, reducer, first)
-        seconds = time.perf_counter() - t0
-        words = [{d: e[0] for d, e in sorted(s.items())} for s in built.levels]
-        table = GroupTable(puzzle.name, actions, built.base, words, images, reducer, seconds)
-        save_npz(path, {**meta, "build_seconds": round(seconds, 2)}, **_to_arrays(table))
-        _log(f"built the group table of {puzzle.name} in {seconds:.1f} s (order {table.order:,}) -> {path}")
-        return table
+    command = f"puzzlezero pdb build {puzzle.name} --kind group"
+    if getattr(puzzle, "from_file", False):  # not a registered name: the file the user has
+        command = f"puzzlezero pdb build FILE --kind group (FILE: the definition file of {puzzle.name})"
 
-    table = build_once(
-        path,
-        load,
-        build_and_save,
-        what=f"the group table of {puzzle.name}",
-        command=f"puzzlezero pdb build {puzzle.name} --kind group",
-    )
+    def build_and_save() -> GroupTable:
+        job = (puzzle.name, images, actions, costs, first, str(path), meta)
+        if deadline is None:
+            return _build_and_save(*job)
+        _build_within(deadline, job, f"the group table of {puzzle.name}", command)
+        return load()
+
+    table = build_once(path, load, build_and_save, what=f"the group table of {puzzle.name}", command=command)
     _TABLES[(puzzle.name, key)] = table
     return table
+
+
+def _build_and_save(
+    name: str,
+    images: np.ndarray,
+    actions: tuple[int, ...],
+    costs: np.ndarray,
+    first: tuple[int, ...],
+    path: str,
+    meta: dict[str, Any],
+) -> GroupTable:
+    """Build a group table (:func:`_build`) and save it atomically at ``path``."""
+    _log(
+        f"building the group table of {name} (Schreier-Sims chain, words by Minkwitz's "
+        f"algorithm; once, cached in {Path(path).parent})"
+    )
+    reducer = MoveWords(images, actions, costs)
+    t0 = time.perf_counter()
+    built = _build(name, images, actions, reducer, first)
+    seconds = time.perf_counter() - t0
+    words = [{d: e[0] for d, e in sorted(s.items())} for s in built.levels]
+    table = GroupTable(name, actions, built.base, words, images, reducer, seconds)
+    save_npz(Path(path), {**meta, "build_seconds": round(seconds, 2)}, **_to_arrays(table))
+    _log(f"built the group table of {name} in {seconds:.1f} s (order {table.order:,}) -> {path}")
+    return table
+
+
+def _build_job(*job: Any) -> None:
+    """A bounded build's process (:func:`_build_within`): the table is handed back as its file."""
+    _build_and_save(*job)
+
+
+def _build_within(
+    deadline: float, job: tuple[Any, ...], what: str, command: str, target: Callable[..., None] = _build_job
+) -> None:
+    """Run ``target(*job)`` in a process of its own (spawned: the caller may hold threads) until
+    it ends or ``deadline`` passes; at the deadline the process is stopped and
+    :class:`TableTimeoutError` raised (``what`` was not built within the time limit; ``command``
+    builds it without one). A process that fails raises :class:`PuzzleError` with its exit code."""
+    import multiprocessing
+
+    left = clock.seconds_left(deadline)
+    if left <= 0:
+        raise TableTimeoutError(f"{what} is not built and the time limit left no time to build it; {command}")
+    proc = multiprocessing.get_context("spawn").Process(target=target, args=job, daemon=True)
+    proc.start()
+    try:
+        proc.join(left)
+    except BaseException:  # interrupted: the build goes with the caller
+        proc.kill()
+        proc.join()
+        raise
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        raise TableTimeoutError(
+            f"{what} was not built within the time limit ({left:,.0f} s); build it once, "
+            f"without a limit, with: {command}"
+        )
+    if proc.exitcode != 0:
+        raise PuzzleError(f"building {what} failed (its process exited with code {proc.exitcode})")
 
 
 def _to_arrays(table: GroupTable) -> dict[str, np.ndarray]:
@@ -864,14 +922,21 @@ def solve_group(
     sifts (default :data:`TRIES`), each after another short premove (:meth:`GroupTable.solve`),
     within ``time_limit`` seconds of the table being ready and before ``deadline`` (a reading of
     :func:`puzzlezero.search.clock.now`), whichever comes first (the first sift is always done).
-    Always solves a legal state, in milliseconds for one sift. A goal that repeats labels is
+    Always solves a legal state, in milliseconds for one sift, once the table is there; a table
+    that is not built by the deadline (:func:`group_table`) leaves the state unsolved (status
+    ``"time limit"``, the reason on stderr). A goal that repeats labels is
     solved through an arrangement of its identical pieces (:meth:`GroupTable.solve_labels`), and
     a puzzle with wildcards gets the solution up to the first state within them. Returns a
     :class:`SearchResult` whose ``nodes_generated`` and ``iterations`` are the number of sifts
     done. Raises :class:`InvalidStateError` for a state the moves cannot reach and
     :class:`BudgetError` where the backtrack for an arrangement runs out of nodes."""
     started = clock.now()
-    table = group_table(puzzle)
+    build_until = clock.deadline_after(time_limit, deadline, start=started)
+    try:
+        table = group_table(puzzle, deadline=None if math.isinf(build_until) else build_until)
+    except TableTimeoutError as exc:  # no table, no answer: the bound, by name
+        _log(str(exc))
+        return SearchResult(False, (), 0, 0, clock.now() - started, "time limit")
     t0 = clock.now()
     state = np.asarray(state, dtype=puzzle.dtype).reshape(puzzle.state_shape)
     if puzzle.is_goal(state[None])[0]:

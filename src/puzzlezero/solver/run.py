@@ -125,10 +125,12 @@ def solve_many(
         return []
     check_memory(p, opts, min(together or spec.together, arr.shape[0]))
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
-    if spec.tables_first and spec.tables is not None:  # nothing answers while they build
+    if spec.tables_first:  # nothing answers while they build: its own, its inner solves'
         from puzzlezero.classic import build_tables
+        from puzzlezero.solver.tables import search_table_needs
 
-        build_tables(p, spec.tables)
+        for q, kind in search_table_needs(p, opts.search):
+            build_tables(q, kind)
     sp = p
     if opts.macros:
         from puzzlezero.puzzles.macros import MacroPuzzle

@@ -445,8 +445,9 @@ class SearchSpec:
     #: on request (the optimal solver's pattern databases)
     tables: str | None = None
     #: it answers nothing without its tables (the 4x4x4's reduction): a solve builds (or loads)
-    #: them before its clock starts, where the searches that have another answer meanwhile (the
-    #: network beside the two-phase search) build theirs inside the time limit
+    #: them, and those of its ``inner`` solves, before its clock starts, where the searches that
+    #: have another answer meanwhile (the network beside the two-phase search) build theirs inside
+    #: the time limit
     tables_first: bool = False
     #: the solves it runs inside, ``"module:function"`` (or the function) called as
     #: ``f(puzzle) -> [(puzzle, options)]`` (the 4x4x4 reduction's solve of the 3x3x3 it leaves):
@@ -665,6 +666,7 @@ def _register_builtins() -> None:
             description="Schreier-Sims stabilizer chain (permutation puzzles: cubes): any state, long solutions, "
             "no model",
             node_cap=False,
+            tables="group",
         ),
     )
     register_search(
@@ -682,6 +684,7 @@ def _register_builtins() -> None:
             options=("rollout_patience",),
             memory="puzzlezero.classic.group:rollout_memory",
             memory_lower="--beam-width",
+            tables="group",
         ),
     )
     register_search(

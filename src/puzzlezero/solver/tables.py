@@ -5,7 +5,8 @@ the two-phase searches' (about 10 s each), the group solver's that the fallback 
 builds what it lacks while it runs, inside its time limit: the other searches answer meanwhile,
 so a first solve on a fresh machine still answers in time, with less (a search that answers
 nothing without its tables, ``SearchSpec.tables_first``, has them built before its clock
-starts). A measurement or a server wants every solve alike: ``bench`` builds them before its first case
+starts, and those of the solves it runs inside: :func:`search_table_needs`). A measurement or a
+server wants every solve alike: ``bench`` builds them before its first case
 (:func:`prepare_solve_tables`), ``serve`` before its workers start (the same
 :func:`table_needs`; there a table that does not build stops the start). A search that runs
 another puzzle's solve inside (the 4x4x4's reduction, cube3's solve) names it, and that solve's
@@ -14,14 +15,23 @@ tables are prepared too.
 
 from __future__ import annotations
 
+import math
+import sys
+
 from puzzlezero.defaults import member_search
-from puzzlezero.errors import PuzzleError
+from puzzlezero.errors import PuzzleError, TableTimeoutError
 from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.search import clock
 from puzzlezero.solver.names import resolve_entry
 from puzzlezero.solver.options import SolveOptions
 from puzzlezero.solver.searches import SEARCHES
 
-__all__ = ["table_kinds", "table_needs", "prepare_solve_tables"]
+__all__ = ["PREPARE_SECONDS", "table_kinds", "table_needs", "search_table_needs", "prepare_solve_tables"]
+
+#: seconds a bench or a server gives the tables before its first solve: a group table that takes
+#: longer (the Schreier-Sims chain of a cube of 8 layers or more) is built once with
+#: ``puzzlezero pdb build ... --kind group``, which has no limit
+PREPARE_SECONDS = 600.0
 
 
 def _searches(opts: SolveOptions) -> list[str]:
@@ -47,26 +57,55 @@ def table_needs(puzzle: Puzzle, opts: SolveOptions) -> list[tuple[Puzzle, str]]:
     solve, which reads cube3's two-phase tables); each once, in that order."""
     needs = [(puzzle, kind) for kind in table_kinds(opts)]
     for search in _searches(opts):
-        inner = SEARCHES[search].inner
-        if inner is not None:
-            for p, o in resolve_entry(inner, f"the inner solves of search {search!r}")(puzzle):
-                needs += table_needs(p, o)
+        needs += _inner_needs(puzzle, search)
+    return _once(needs)
+
+
+def search_table_needs(puzzle: Puzzle, search: str) -> list[tuple[Puzzle, str]]:
+    """The tables the registered ``search`` itself reads on ``puzzle``, and those of the solves it
+    runs inside (its answers' tables, built before the clock for a ``SearchSpec.tables_first``
+    search); not its fallback's."""
+    own = SEARCHES[search].tables
+    return _once([*(((puzzle, own),) if own is not None else ()), *_inner_needs(puzzle, search)])
+
+
+def _inner_needs(puzzle: Puzzle, search: str) -> list[tuple[Puzzle, str]]:
+    inner = SEARCHES[search].inner
+    if inner is None:
+        return []
+    needs: list[tuple[Puzzle, str]] = []
+    for p, o in resolve_entry(inner, f"the inner solves of search {search!r}")(puzzle):
+        needs += table_needs(p, o)
+    return needs
+
+
+def _once(needs: list[tuple[Puzzle, str]]) -> list[tuple[Puzzle, str]]:
     seen: dict[tuple[str, str], tuple[Puzzle, str]] = {}
     for p, kind in needs:
         seen.setdefault((p.name, kind), (p, kind))
     return list(seen.values())
 
 
-def prepare_solve_tables(puzzle: Puzzle, opts: SolveOptions) -> list[str]:
+def prepare_solve_tables(
+    puzzle: Puzzle, opts: SolveOptions, seconds: float | None = PREPARE_SECONDS
+) -> list[str]:
     """Build (or load) every table a solve of ``puzzle`` with ``opts`` reads (:func:`table_needs`),
-    under their locks; a line per table for people. A kind the puzzle has no table of is skipped
-    (the search then reads none)."""
+    under their locks, within ``seconds`` (``None``: no limit); a line per table for people. A
+    kind the puzzle has no table of is skipped (the search then reads none); a group table not
+    built in time is left to each solve, which builds it within its own time limit (or answers
+    "time limit"), and said so on stderr."""
     from puzzlezero.classic import build_tables
 
+    deadline = clock.deadline_after(seconds)
+    until = None if math.isinf(deadline) else deadline
     lines: list[str] = []
     for p, kind in table_needs(puzzle, opts):
         try:
-            lines += build_tables(p, kind)
+            lines += build_tables(p, kind, deadline=until)
+        except TableTimeoutError as exc:
+            line = f"{exc} (each solve builds it within its own time limit)"
+            print(line, file=sys.stderr, flush=True)
+            lines.append(line)
         except PuzzleError:
             continue
     return lines

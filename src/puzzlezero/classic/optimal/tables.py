@@ -194,12 +194,14 @@ def concat_huge(arrays: list[np.ndarray]) -> np.ndarray:
 TABLE_KINDS = ("pdb", "group", "reduction", "all")
 
 
-def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
+def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = None) -> list[str]:
     """Build (or load, where they are built already) the tables of ``kind`` (:data:`TABLE_KINDS`)
     that ``puzzle`` uses, under their locks; returns a line per table kind for people. A puzzle
     without such a table raises :class:`~puzzlezero.errors.PuzzleError`; ``kind="all"`` builds
-    what the puzzle has and skips the rest (what ``serve --build-tables`` wants)."""
-    from puzzlezero.errors import PuzzleError, UnknownNameError
+    what the puzzle has and skips the rest (what ``serve --build-tables`` wants). A group table
+    not built by ``deadline`` (:func:`puzzlezero.classic.group.group_table`) raises
+    :class:`~puzzlezero.errors.TableTimeoutError`, whatever the kind."""
+    from puzzlezero.errors import PuzzleError, TableTimeoutError, UnknownNameError
 
     if kind not in TABLE_KINDS:
         raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
@@ -224,7 +226,9 @@ def build_tables(puzzle: Any, kind: str = "pdb") -> list[str]:
 
         t0 = time.perf_counter()
         try:
-            table = group_table(puzzle)
+            table = group_table(puzzle, deadline=deadline)
+        except TableTimeoutError:
+            raise
         except PuzzleError:
             if kind == "group":
                 raise

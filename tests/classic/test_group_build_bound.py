@@ -1,0 +1,113 @@
+"""A group table's build is bounded by the solve's deadline: the Schreier-Sims chain of a large
+puzzle (the 10x10x10's 600 stickers) runs for hours where it runs, so a build with a deadline runs
+in a process of its own, stopped at the deadline, and the solve says so by name."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+
+import numpy as np
+import pytest
+
+from puzzlezero.classic import group
+from puzzlezero.classic.group import group_table, solve_group
+from puzzlezero.errors import PuzzleError, TableTimeoutError
+from puzzlezero.puzzles.permutation import Definition, PermutationPuzzle, family_puzzle
+from puzzlezero.search import clock
+from puzzlezero.solver import solve
+from puzzlezero.solver.tables import prepare_solve_tables
+from puzzlezero.storage import cache_dir
+
+
+def never_ends(*job: object) -> None:  # a build's process that does not finish
+    while True:
+        time.sleep(1)
+
+
+def fails(*job: object) -> None:
+    raise RuntimeError("a defect in the build")
+
+
+def _rotor(name: str, from_file: bool = False) -> PermutationPuzzle:
+    """A puzzle of its own name (so no table of it is cached or shipped): a 5-cycle and a 3-cycle
+    that share a position, which make the alternating group of 7 positions (2,520 elements)."""
+    moves = {"a": [1, 2, 3, 4, 0, 5, 6], "b": [0, 1, 2, 3, 5, 6, 4]}
+    defn = Definition.from_dict(
+        {
+            "format": "puzzlezero-permutation/1",
+            "name": name,
+            "positions": 7,
+            "moves": moves,
+            "goal": list(range(7)),
+        }
+    )
+    return PermutationPuzzle(defn, from_file=from_file)
+
+
+def _cached(p: PermutationPuzzle) -> list[str]:
+    return [f.name for f in cache_dir("group").glob(f"{p.name}-*.npz")]
+
+
+def test_a_build_still_running_at_its_deadline_is_stopped_and_named() -> None:
+    with pytest.raises(TableTimeoutError, match=r"not built within the time limit .*: CMD"):
+        group._build_within(clock.now() + 1.0, (), "the table", "CMD", target=never_ends)
+    assert multiprocessing.active_children() == []  # its process is gone, not left running
+
+
+def test_a_build_whose_process_fails_is_an_error_with_its_exit_code() -> None:
+    with pytest.raises(PuzzleError, match="building the table failed .*exited with code 1"):
+        group._build_within(clock.now() + 60.0, (), "the table", "CMD", target=fails)
+
+
+def test_a_solve_left_no_time_for_the_table_answers_time_limit_and_saves_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    p = _rotor("rotor-no-time", from_file=True)  # named by the file the user has
+    state = p.scramble(np.random.default_rng(0), 1, 12)[0]
+    r = solve_group(p, state, deadline=clock.now() - 1.0)
+    assert not r.solved and r.status == "time limit" and r.actions == ()
+    err = capsys.readouterr().err
+    assert (
+        "the group table of rotor-no-time is not built" in err
+        and "puzzlezero pdb build FILE --kind group" in err
+    )
+    assert _cached(p) == []
+    # without a deadline the same solve builds the table (in this process) and answers
+    r = solve_group(p, state)
+    assert r.solved and bool(p.is_goal(p.apply_moves(state, list(r.actions))[None])[0])
+    assert len(_cached(p)) == 1
+
+
+def test_a_build_within_its_deadline_is_loaded_from_its_process() -> None:
+    p = _rotor("rotor-in-time")
+    table = group_table(p, deadline=clock.now() + 300.0)  # a spawned build, generous
+    assert table.order == 2520
+    assert len(_cached(p)) == 1
+    state = p.scramble(np.random.default_rng(1), 1, 12)[0]
+    r = solve_group(p, state)
+    assert r.solved and bool(p.is_goal(p.apply_moves(state, list(r.actions))[None])[0])
+
+
+def test_the_10x10x10s_solve_ends_at_its_time_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    """For real: its chain takes far longer than any time limit (more than 10 minutes on a 2-core
+    CPU), and a solve of 3 s stops it and says so."""
+    p = family_puzzle("cube_10/10/10")
+    state = p.scramble(np.random.default_rng(0), 1, 20)[0]
+    t0 = time.monotonic()
+    r = solve(p, state, search="group", fallback=False, time_limit=3)
+    assert not r.solved and r.status == "time limit"
+    assert time.monotonic() - t0 < 60  # stopped, not run to its end (hours)
+    assert "not built within the time limit" in capsys.readouterr().err
+    assert multiprocessing.active_children() == []
+
+
+def test_a_bench_goes_on_without_a_table_not_built_in_time(capsys: pytest.CaptureFixture[str]) -> None:
+    from puzzlezero.solver.resolve import resolve_options
+
+    p = _rotor("rotor-bench")
+    lines = prepare_solve_tables(p, resolve_options(p, search="group"), seconds=0)
+    assert any(
+        "not built" in line and "each solve builds it within its own time limit" in line for line in lines
+    )
+    assert _cached(p) == []
