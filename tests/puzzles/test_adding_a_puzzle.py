@@ -442,7 +442,9 @@ def test_web_api_serves_and_solves_the_plugin_puzzle_in_worker_processes(trained
 def test_web_board_flips_by_click_and_button_then_solves_and_plays(trained: Path, pancake: Any) -> None:
     """The board page in headless Chromium: a click on the fifth pancake plays F5 (its drawing's
     data-move), the F8 button under the board plays F8, Solve and Play reach the sorted stack."""
-    pytest.importorskip("playwright.sync_api")
+    from tests.web.browser_support import require_browser
+
+    require_browser()  # skipped, as the other browser tests, without Playwright or Chromium
     from playwright.sync_api import sync_playwright
 
     from puzzlezero.web import ServerConfig, create_app
