@@ -111,3 +111,15 @@ def test_a_bench_goes_on_without_a_table_not_built_in_time(capsys: pytest.Captur
         "not built" in line and "each solve builds it within its own time limit" in line for line in lines
     )
     assert _cached(p) == []
+
+
+def test_a_daemonic_process_builds_the_table_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A daemonic process may start no process of its own: it builds in place, as before."""
+
+    class Daemon:
+        daemon = True
+
+    monkeypatch.setattr(multiprocessing, "current_process", lambda: Daemon())
+    ran: list[tuple[object, ...]] = []
+    group._build_within(clock.now() + 60.0, (1, 2), "the table", "CMD", target=lambda *job: ran.append(job))
+    assert ran == [(1, 2)]  # run here: a spawned process could not have filled this list

@@ -833,12 +833,18 @@ def _build_within(
     """Run ``target(*job)`` in a process of its own (spawned: the caller may hold threads) until
     it ends or ``deadline`` passes; at the deadline the process is stopped and
     :class:`TableTimeoutError` raised (``what`` was not built within the time limit; ``command``
-    builds it without one). A process that fails raises :class:`PuzzleError` with its exit code."""
+    builds it without one). A process that fails raises :class:`PuzzleError` with its exit code. A
+    daemonic process, which may start none, runs ``target`` itself, unbounded."""
     import multiprocessing
 
+    if multiprocessing.current_process().daemon:  # may start no process: built here, unbounded
+        target(*job)
+        return
     left = clock.seconds_left(deadline)
     if left <= 0:
-        raise TableTimeoutError(f"{what} is not built and the time limit left no time to build it; {command}")
+        raise TableTimeoutError(
+            f"{what} is not built and the time limit left no time to build it; build it once with: {command}"
+        )
     proc = multiprocessing.get_context("spawn").Process(target=target, args=job, daemon=True)
     proc.start()
     try:
