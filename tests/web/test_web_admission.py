@@ -541,7 +541,9 @@ def test_serve_prepares_the_default_solves_tables_and_those_asked_for_before_the
     from puzzlezero.web.config import ServerConfig
 
     built: list[tuple[str, str]] = []
-    monkeypatch.setattr(tables, "build_tables", lambda p, kind, **bounds: built.append((p.name, kind)) or [p.name])
+    monkeypatch.setattr(
+        tables, "build_tables", lambda p, kind, **bounds: built.append((p.name, kind)) or [p.name]
+    )
     config = ServerConfig(executor="thread")
     with pytest.raises(UnknownNameError):
         prepare_tables(config, ["puzzle15", "nope"])
