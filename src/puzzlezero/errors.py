@@ -85,7 +85,9 @@ class MemoryBudgetError(BudgetError):
 class TableTimeoutError(BudgetError):
     """A table (the group solver's) that a search needs and that was not built before its
     deadline; the message names the command that builds it without a limit
-    (``puzzlezero pdb build ...``)."""
+    (``puzzlezero pdb build ...``); ``seconds``: the time its build had (0 when none)."""
+
+    seconds: float = 0.0
 
 
 class FileBusyError(PuzzleError):

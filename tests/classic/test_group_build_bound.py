@@ -108,7 +108,7 @@ def test_a_bench_goes_on_without_a_table_not_built_in_time(capsys: pytest.Captur
     p = _rotor("rotor-bench")
     lines = prepare_solve_tables(p, resolve_options(p, search="group"), seconds=0)
     assert any(
-        "not built" in line and "each solve builds it within its own time limit" in line for line in lines
+        "not built" in line and "a solve with a longer time limit tries again" in line for line in lines
     )
     assert _cached(p) == []
 
@@ -123,3 +123,28 @@ def test_a_daemonic_process_builds_the_table_itself(monkeypatch: pytest.MonkeyPa
     ran: list[tuple[object, ...]] = []
     group._build_within(clock.now() + 60.0, (1, 2), "the table", "CMD", target=lambda *job: ran.append(job))
     assert ran == [(1, 2)]  # run here: a spawned process could not have filled this list
+
+
+def test_a_build_stopped_once_is_not_started_again_with_no_more_time(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bench's cases one after the other: the first case's build is stopped at its limit; the
+    next cases, with no more time, answer at once, and one with more time tries again."""
+    p = _rotor("rotor-stopped")
+    monkeypatch.setattr(group, "_STOPPED", {})
+    starts: list[float] = []
+
+    def stopped(deadline: float, job: object, what: str, command: str) -> None:
+        starts.append(clock.seconds_left(deadline))
+        exc = TableTimeoutError(f"{what} was not built within the time limit")
+        exc.seconds = clock.seconds_left(deadline)
+        raise exc
+
+    monkeypatch.setattr(group, "_build_within", stopped)
+    state = p.scramble(np.random.default_rng(0), 1, 12)[0]
+    for limit in (30.0, 30.0, 10.0, 100.0):
+        r = solve_group(p, state, time_limit=limit)
+        assert not r.solved and r.status == "time limit"
+    assert len(starts) == 2 and starts[0] <= 30.0 and starts[1] > 30.0  # the first, then the longer
+    assert "this solve has not much more time" in capsys.readouterr().err
+    assert _cached(p) == []

@@ -729,6 +729,11 @@ def _log(message: str) -> None:
 
 
 _TABLES: dict[tuple[str, str], GroupTable] = {}
+#: the seconds a bounded build of each table (by its file's name) had when it was stopped: a later
+#: solve in this process with less than ``RETRY_MORE`` times as long does not start it again (a
+#: bench's cases, one by one, each with the same limit)
+_STOPPED: dict[str, float] = {}
+RETRY_MORE = 1.25
 #: the tables shipped with the package (the registered puzzles' up to the 6x6x6: seconds to minutes
 #: to build, 1 MB all told), named as in the cache; read first, checked word by word like a cached one
 SHIPPED_TABLES = Path(__file__).resolve().parent.parent / "data" / "group"
@@ -789,7 +794,18 @@ def group_table(puzzle: Puzzle, *, deadline: float | None = None) -> GroupTable:
         job = (puzzle.name, images, actions, costs, first, str(path), meta)
         if deadline is None:
             return _build_and_save(*job)
-        _build_within(deadline, job, f"the group table of {puzzle.name}", command)
+        what = f"the group table of {puzzle.name}"
+        tried = _STOPPED.get(path.name)
+        if tried is not None and clock.seconds_left(deadline) < RETRY_MORE * tried:  # not again
+            raise TableTimeoutError(
+                f"{what} was not built in {tried:,.0f} s before, and this solve has not much more time; "
+                f"build it once, without a limit, with: {command}"
+            )
+        try:
+            _build_within(deadline, job, what, command)
+        except TableTimeoutError as exc:
+            _STOPPED[path.name] = max(tried or 0.0, exc.seconds)
+            raise
         return load()
 
     table = build_once(path, load, build_and_save, what=f"the group table of {puzzle.name}", command=command)
@@ -856,10 +872,12 @@ def _build_within(
     if proc.is_alive():
         proc.kill()
         proc.join()
-        raise TableTimeoutError(
+        stopped = TableTimeoutError(
             f"{what} was not built within the time limit ({left:,.0f} s); build it once, "
             f"without a limit, with: {command}"
         )
+        stopped.seconds = left
+        raise stopped
     if proc.exitcode != 0:
         raise PuzzleError(f"building {what} failed (its process exited with code {proc.exitcode})")
 

@@ -92,8 +92,8 @@ def prepare_solve_tables(
     """Build (or load) every table a solve of ``puzzle`` with ``opts`` reads (:func:`table_needs`),
     under their locks, within ``seconds`` (``None``: no limit); a line per table for people. A
     kind the puzzle has no table of is skipped (the search then reads none); a group table not
-    built in time is left to each solve, which builds it within its own time limit (or answers
-    "time limit"), and said so on stderr."""
+    built in time is left to each solve (which answers "time limit" where it has not 1.25 times as
+    long: :data:`puzzlezero.classic.group.RETRY_MORE`), and said so on stderr."""
     from puzzlezero.classic import build_tables
 
     deadline = clock.deadline_after(seconds)
@@ -103,7 +103,7 @@ def prepare_solve_tables(
         try:
             lines += build_tables(p, kind, deadline=until)
         except TableTimeoutError as exc:
-            line = f"{exc} (each solve builds it within its own time limit)"
+            line = f"{exc} (a solve with a longer time limit tries again)"
             print(line, file=sys.stderr, flush=True)
             lines.append(line)
         except PuzzleError:
