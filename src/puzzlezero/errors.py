@@ -87,7 +87,9 @@ class TableTimeoutError(BudgetError):
     deadline; the message names the command that builds it without a limit
     (``puzzlezero pdb build ...``); ``seconds``: the time its build had (0 when none)."""
 
-    seconds: float = 0.0
+    def __init__(self, message: str, seconds: float = 0.0) -> None:
+        super().__init__(message)
+        self.seconds = seconds
 
 
 class FileBusyError(PuzzleError):

@@ -136,9 +136,9 @@ def test_a_build_stopped_once_is_not_started_again_with_no_more_time(
 
     def stopped(deadline: float, job: object, what: str, command: str) -> None:
         starts.append(clock.seconds_left(deadline))
-        exc = TableTimeoutError(f"{what} was not built within the time limit")
-        exc.seconds = clock.seconds_left(deadline)
-        raise exc
+        raise TableTimeoutError(
+            f"{what} was not built within the time limit", seconds=clock.seconds_left(deadline)
+        )
 
     monkeypatch.setattr(group, "_build_within", stopped)
     state = p.scramble(np.random.default_rng(0), 1, 12)[0]

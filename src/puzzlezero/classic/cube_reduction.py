@@ -973,8 +973,9 @@ def reduce_cube(
     each in turn the edges (:func:`pair_edges` with the settings of :data:`PAIR_TRIES` until one
     pairs them; ``width`` for every beam if given) and the PLL parity (:func:`pll_parity_fix`): the
     shortest of these reductions, each shorter one passed to ``on_reduction`` as it is found. A
-    start after the first begins only if, as long as the longest so far, it would end by ``more_until`` (by default ``deadline``), and the first beam of each
-    start ends by ``more_until`` as well (the next pairs where it stopped without a pairing). An
+    start after the first begins only if, as long as the longest so far, it would end by
+    ``more_until`` (by default ``deadline``), and the first beam of each start ends by
+    ``more_until`` as well (the next pairs where it stopped without a pairing). An
     :class:`InvalidStateError` if no start's edges pair (every beam gave up), a
     :class:`TimeoutError` if ``deadline`` passes before any do."""
     start = np.asarray(state).reshape(-1)

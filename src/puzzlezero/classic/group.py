@@ -838,15 +838,15 @@ def _build_and_save(
     return table
 
 
-def _build_job(*job: Any) -> None:
-    """A bounded build's process (:func:`_build_within`): the table is handed back as its file."""
-    _build_and_save(*job)
-
-
 def _build_within(
-    deadline: float, job: tuple[Any, ...], what: str, command: str, target: Callable[..., None] = _build_job
+    deadline: float,
+    job: tuple[Any, ...],
+    what: str,
+    command: str,
+    target: Callable[..., Any] = _build_and_save,
 ) -> None:
-    """Run ``target(*job)`` in a process of its own (spawned: the caller may hold threads) until
+    """Run ``target(*job)`` in a process of its own (spawned: the caller may hold threads; the
+    table comes back as the file it saves) until
     it ends or ``deadline`` passes; at the deadline the process is stopped and
     :class:`TableTimeoutError` raised (``what`` was not built within the time limit; ``command``
     builds it without one). A process that fails raises :class:`PuzzleError` with its exit code. A
@@ -872,12 +872,11 @@ def _build_within(
     if proc.is_alive():
         proc.kill()
         proc.join()
-        stopped = TableTimeoutError(
+        raise TableTimeoutError(
             f"{what} was not built within the time limit ({left:,.0f} s); build it once, "
-            f"without a limit, with: {command}"
+            f"without a limit, with: {command}",
+            seconds=left,
         )
-        stopped.seconds = left
-        raise stopped
     if proc.exitcode != 0:
         raise PuzzleError(f"building {what} failed (its process exited with code {proc.exitcode})")
 
