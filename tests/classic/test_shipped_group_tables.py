@@ -14,7 +14,7 @@ from puzzlezero.classic import group
 from puzzlezero.errors import MissingTableError
 from puzzlezero.registry import DEFAULTS
 
-#: the two largest globes, whose tables take more than 25 minutes each to build on a 2-core CPU:
+#: the two largest globes, whose builds were stopped unfinished after 16 minutes each on a 2-core CPU:
 #: built once with ``puzzlezero pdb build NAME --kind group`` (a solve's build stops at its time
 #: limit), as a puzzle of one's own
 BUILT_ON_FIRST_USE = {"globe_3-33", "globe_8-25"}
