@@ -29,7 +29,7 @@ from puzzlezero.solver.searches import SEARCHES
 __all__ = ["PREPARE_SECONDS", "table_kinds", "table_needs", "search_table_needs", "prepare_solve_tables"]
 
 #: seconds a bench or a server gives the tables before its first solve: a group table that takes
-#: longer (the Schreier-Sims chain of a cube of 8 layers or more) is built once with
+#: longer (the Schreier-Sims chain of the 10x10x10 ran more than 10 minutes) is built once with
 #: ``puzzlezero pdb build ... --kind group``, which has no limit
 PREPARE_SECONDS = 600.0
 
