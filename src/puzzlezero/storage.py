@@ -17,7 +17,10 @@ Cache tables (pattern databases, group tables) are built at most once at a time:
 :func:`build_once` takes a lock file beside the table, so a second process that misses the same
 table waits for the first and then loads its file. A process that must never build one (a web
 worker) calls :func:`forbid_table_builds`; a missing table then raises
-:class:`~puzzlezero.errors.MissingTableError` naming the ``puzzlezero pdb build`` command.
+:class:`~puzzlezero.errors.MissingTableError` naming the ``puzzlezero pdb build`` command. A
+solve with a time limit builds a missing table in a process of its own, stopped at its deadline
+(:func:`build_in_process`); while it checks what is missing it defers builds in its own thread
+(:func:`table_builds_deferred`).
 """
 
 from __future__ import annotations
@@ -41,7 +44,14 @@ from typing import IO, Any, TypeVar
 
 import numpy as np
 
-from puzzlezero.errors import FileBusyError, MissingTableError, ModelFileError, StorageFullError
+from puzzlezero.errors import (
+    FileBusyError,
+    MissingTableError,
+    ModelFileError,
+    PuzzleError,
+    StorageFullError,
+    TableTimeoutError,
+)
 
 __all__ = [
     "cache_dir",
@@ -56,7 +66,10 @@ __all__ = [
     "naming_full_disk",
     "forbid_table_builds",
     "table_builds_forbidden",
+    "table_builds_deferred",
     "build_once",
+    "build_in_process",
+    "RETRY_MORE",
     "lock_folder",
     "STALE_SECONDS",
 ]
@@ -362,8 +375,95 @@ def table_builds_forbidden() -> bool:
     return _BUILDS_FORBIDDEN
 
 
+_DEFERRED = threading.local()
+
+
+@contextmanager
+def table_builds_deferred() -> Iterator[None]:
+    """Within, in this thread only, a table that :func:`build_once` would build raises
+    :class:`MissingTableError` instead (a table that is there loads as always): what a solve with a
+    time limit does to learn which tables are missing, before it builds them in a process it can
+    stop (:func:`build_in_process`). Other threads build as before."""
+    before = getattr(_DEFERRED, "on", False)
+    _DEFERRED.on = True
+    try:
+        yield
+    finally:
+        _DEFERRED.on = before
+
+
+#: the seconds a build in a process had when it was stopped, by its key: a later build of the same
+#: table in this process with less than ``RETRY_MORE`` times as long is not started (a bench's
+#: cases, one by one, each with the same time limit, would each spend it on the same build)
+_STOPPED: dict[str, float] = {}
+RETRY_MORE = 1.25
+
+
+def build_in_process(
+    target: Callable[..., Any],
+    args: tuple[Any, ...],
+    *,
+    seconds: float,
+    key: str,
+    what: str,
+    command: str,
+) -> None:
+    """Run ``target(*args)``, a build that saves its table (a top-level function: it is pickled),
+    in a process of its own (spawned: the caller may hold threads) for at most ``seconds``; the
+    table comes back as the file the build saves. A build still running then is stopped (nothing
+    is saved: writes are atomic) and :class:`TableTimeoutError` raised: ``what`` was not built
+    within the time limit, ``command`` builds it without one. A build of the same ``key`` stopped
+    before is not started again with less than :data:`RETRY_MORE` times the seconds it had (the
+    same error at once). A process that fails raises :class:`PuzzleError` with its exit code; an
+    interrupted caller stops it. A daemonic process, which may start none, runs ``target``
+    itself, unbounded."""
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:  # may start no process: built here, unbounded
+        target(*args)
+        return
+    tried = _STOPPED.get(key)
+    if tried is not None and seconds < RETRY_MORE * tried:
+        raise TableTimeoutError(
+            f"{what} was not built in {tried:,.0f} s before, and this solve has not much more time; "
+            f"build it once, without a limit, with: {command}"
+        )
+    if seconds <= 0:
+        raise TableTimeoutError(
+            f"{what} is not built and the time limit left no time to build it; build it once with: {command}"
+        )
+    proc = multiprocessing.get_context("spawn").Process(target=_build_alone, args=(target, args), daemon=True)
+    proc.start()
+    try:
+        proc.join(seconds)
+    except BaseException:  # interrupted: the build goes with the caller
+        proc.kill()
+        proc.join()
+        raise
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        _STOPPED[key] = max(tried or 0.0, seconds)
+        raise TableTimeoutError(
+            f"{what} was not built within the time limit ({seconds:,.0f} s); build it once, "
+            f"without a limit, with: {command}",
+            seconds=seconds,
+        )
+    if proc.exitcode != 0:
+        raise PuzzleError(f"building {what} failed (its process exited with code {proc.exitcode})")
+
+
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def _build_alone(target: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """A bounded build's process: ``target(*args)``, its progress bars behind a thread lock (the
+    default, a semaphore shared between processes, would be left behind when it is stopped)."""
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
+    target(*args)
 
 
 def build_once(
@@ -379,7 +479,8 @@ def build_once(
     lock file ``<path>.lock``. A process that finds the lock taken waits for the build to end and
     then loads that file instead of building again.
 
-    Where builds are forbidden (:func:`forbid_table_builds`), a table that cannot be loaded raises
+    Where builds are forbidden (:func:`forbid_table_builds`) or deferred
+    (:func:`table_builds_deferred`), a table that cannot be loaded raises
     :class:`MissingTableError`: ``"<what> is not built; build it with: <command>"``.
     """
     path = Path(path)
@@ -388,7 +489,7 @@ def build_once(
         return load()
     except ModelFileError as exc:
         reason = exc
-    if _BUILDS_FORBIDDEN:
+    if _BUILDS_FORBIDDEN or getattr(_DEFERRED, "on", False):
         state = "not built" if not path.exists() else f"not usable ({reason})"
         raise MissingTableError(f"{what} is {state}; build it with: {command}")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,6 @@ import pytest
 
 from puzzlezero.classic import group
 from puzzlezero.classic.group import group_table, solve_group
-from puzzlezero.errors import PuzzleError, TableTimeoutError
 from puzzlezero.puzzles.permutation import Definition, PermutationPuzzle, family_puzzle
 from puzzlezero.search import clock
 from puzzlezero.solver import solve
@@ -23,10 +22,6 @@ from puzzlezero.storage import cache_dir
 def never_ends(*job: object) -> None:  # a build's process that does not finish
     while True:
         time.sleep(1)
-
-
-def fails(*job: object) -> None:
-    raise RuntimeError("a defect in the build")
 
 
 def _rotor(name: str, from_file: bool = False) -> PermutationPuzzle:
@@ -47,17 +42,6 @@ def _rotor(name: str, from_file: bool = False) -> PermutationPuzzle:
 
 def _cached(p: PermutationPuzzle) -> list[str]:
     return [f.name for f in cache_dir("group").glob(f"{p.name}-*.npz")]
-
-
-def test_a_build_still_running_at_its_deadline_is_stopped_and_named() -> None:
-    with pytest.raises(TableTimeoutError, match=r"not built within the time limit .*: CMD"):
-        group._build_within(clock.now() + 1.0, (), "the table", "CMD", target=never_ends)
-    assert multiprocessing.active_children() == []  # its process is gone, not left running
-
-
-def test_a_build_whose_process_fails_is_an_error_with_its_exit_code() -> None:
-    with pytest.raises(PuzzleError, match="building the table failed .*exited with code 1"):
-        group._build_within(clock.now() + 60.0, (), "the table", "CMD", target=fails)
 
 
 def test_a_solve_left_no_time_for_the_table_answers_time_limit_and_saves_nothing(
@@ -113,38 +97,24 @@ def test_a_bench_goes_on_without_a_table_not_built_in_time(capsys: pytest.Captur
     assert _cached(p) == []
 
 
-def test_a_daemonic_process_builds_the_table_itself(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A daemonic process may start no process of its own: it builds in place, as before."""
-
-    class Daemon:
-        daemon = True
-
-    monkeypatch.setattr(multiprocessing, "current_process", lambda: Daemon())
-    ran: list[tuple[object, ...]] = []
-    group._build_within(clock.now() + 60.0, (1, 2), "the table", "CMD", target=lambda *job: ran.append(job))
-    assert ran == [(1, 2)]  # run here: a spawned process could not have filled this list
-
-
 def test_a_build_stopped_once_is_not_started_again_with_no_more_time(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A bench's cases one after the other: the first case's build is stopped at its limit; the
-    next cases, with no more time, answer at once, and one with more time tries again."""
+    next case, with no more time, answers at once, and one with more time tries again."""
+    from puzzlezero import storage
+
     p = _rotor("rotor-stopped")
-    monkeypatch.setattr(group, "_STOPPED", {})
-    starts: list[float] = []
-
-    def stopped(deadline: float, job: object, what: str, command: str) -> None:
-        starts.append(clock.seconds_left(deadline))
-        raise TableTimeoutError(
-            f"{what} was not built within the time limit", seconds=clock.seconds_left(deadline)
-        )
-
-    monkeypatch.setattr(group, "_build_within", stopped)
+    monkeypatch.setattr(storage, "_STOPPED", {})
+    monkeypatch.setattr(group, "_build_and_save", never_ends)  # a chain that does not end
     state = p.scramble(np.random.default_rng(0), 1, 12)[0]
-    for limit in (30.0, 30.0, 10.0, 100.0):
+    said = []
+    for limit in (1.0, 1.0, 2.0):
         r = solve_group(p, state, time_limit=limit)
         assert not r.solved and r.status == "time limit"
-    assert len(starts) == 2 and starts[0] <= 30.0 and starts[1] > 30.0  # the first, then the longer
-    assert "this solve has not much more time" in capsys.readouterr().err
+        said.append(capsys.readouterr().err)
+    assert "not built within the time limit (1 s)" in said[0]
+    assert "was not built in 1 s before, and this solve has not much more time" in said[1]
+    assert "not built within the time limit (2 s)" in said[2]  # started again: 2 s >= 1.25 x 1 s
+    assert multiprocessing.active_children() == []
     assert _cached(p) == []

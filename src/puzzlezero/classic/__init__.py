@@ -56,7 +56,8 @@ def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = Non
     competition's 3x3x3). A puzzle
     without such a table raises :class:`~puzzlezero.errors.PuzzleError`; ``kind="all"`` builds
     what the puzzle has and skips the rest (what ``serve --build-tables`` wants). ``deadline``
-    bounds a group table's build (:class:`~puzzlezero.errors.TableTimeoutError`)."""
+    bounds the builds of a group table and of pattern databases
+    (:class:`~puzzlezero.errors.TableTimeoutError`)."""
     if kind not in TABLE_KINDS:
         raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
     prepare = _two_phase_tables(puzzle)

@@ -106,7 +106,7 @@ from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 from puzzlezero.puzzles.words import MoveWords
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
-from puzzlezero.storage import build_once, cache_dir, load_npz, save_npz
+from puzzlezero.storage import build_in_process, build_once, cache_dir, load_npz, save_npz
 
 __all__ = [
     "ARRANGEMENT_NODES",
@@ -729,11 +729,6 @@ def _log(message: str) -> None:
 
 
 _TABLES: dict[tuple[str, str], GroupTable] = {}
-#: the seconds a bounded build of each table (by its file's name) had when it was stopped: a later
-#: solve in this process with less than ``RETRY_MORE`` times as long does not start it again (a
-#: bench's cases, one by one, each with the same limit)
-_STOPPED: dict[str, float] = {}
-RETRY_MORE = 1.25
 #: the tables shipped with the package (the registered puzzles' up to the 6x6x6: seconds to minutes
 #: to build, 1 MB all told), named as in the cache; read first, checked word by word like a cached one
 SHIPPED_TABLES = Path(__file__).resolve().parent.parent / "data" / "group"
@@ -794,18 +789,14 @@ def group_table(puzzle: Puzzle, *, deadline: float | None = None) -> GroupTable:
         job = (puzzle.name, images, actions, costs, first, str(path), meta)
         if deadline is None:
             return _build_and_save(*job)
-        what = f"the group table of {puzzle.name}"
-        tried = _STOPPED.get(path.name)
-        if tried is not None and clock.seconds_left(deadline) < RETRY_MORE * tried:  # not again
-            raise TableTimeoutError(
-                f"{what} was not built in {tried:,.0f} s before, and this solve has not much more time; "
-                f"build it once, without a limit, with: {command}"
-            )
-        try:
-            _build_within(deadline, job, what, command)
-        except TableTimeoutError as exc:
-            _STOPPED[path.name] = max(tried or 0.0, exc.seconds)
-            raise
+        build_in_process(
+            _build_and_save,
+            job,
+            seconds=clock.seconds_left(deadline),
+            key=str(path),
+            what=f"the group table of {puzzle.name}",
+            command=command,
+        )
         return load()
 
     table = build_once(path, load, build_and_save, what=f"the group table of {puzzle.name}", command=command)
@@ -836,49 +827,6 @@ def _build_and_save(
     save_npz(Path(path), {**meta, "build_seconds": round(seconds, 2)}, **_to_arrays(table))
     _log(f"built the group table of {name} in {seconds:.1f} s (order {table.order:,}) -> {path}")
     return table
-
-
-def _build_within(
-    deadline: float,
-    job: tuple[Any, ...],
-    what: str,
-    command: str,
-    target: Callable[..., Any] = _build_and_save,
-) -> None:
-    """Run ``target(*job)`` in a process of its own (spawned: the caller may hold threads; the
-    table comes back as the file it saves) until
-    it ends or ``deadline`` passes; at the deadline the process is stopped and
-    :class:`TableTimeoutError` raised (``what`` was not built within the time limit; ``command``
-    builds it without one). A process that fails raises :class:`PuzzleError` with its exit code. A
-    daemonic process, which may start none, runs ``target`` itself, unbounded."""
-    import multiprocessing
-
-    if multiprocessing.current_process().daemon:  # may start no process: built here, unbounded
-        target(*job)
-        return
-    left = clock.seconds_left(deadline)
-    if left <= 0:
-        raise TableTimeoutError(
-            f"{what} is not built and the time limit left no time to build it; build it once with: {command}"
-        )
-    proc = multiprocessing.get_context("spawn").Process(target=target, args=job, daemon=True)
-    proc.start()
-    try:
-        proc.join(left)
-    except BaseException:  # interrupted: the build goes with the caller
-        proc.kill()
-        proc.join()
-        raise
-    if proc.is_alive():
-        proc.kill()
-        proc.join()
-        raise TableTimeoutError(
-            f"{what} was not built within the time limit ({left:,.0f} s); build it once, "
-            f"without a limit, with: {command}",
-            seconds=left,
-        )
-    if proc.exitcode != 0:
-        raise PuzzleError(f"building {what} failed (its process exited with code {proc.exitcode})")
 
 
 def _to_arrays(table: GroupTable) -> dict[str, np.ndarray]:

@@ -12,6 +12,8 @@ verified by replay first, in the thread that called :func:`solve_many`."""
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 
+from puzzlezero.errors import TableTimeoutError, UnknownNameError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.registry import make
 from puzzlezero.search import clock
@@ -36,6 +39,7 @@ from puzzlezero.solver.resolve import options_for
 from puzzlezero.solver.result import Improvement, SolveResult, verified, verify
 from puzzlezero.solver.searches import SEARCHES, SearchSpec, run_search, search_threads
 from puzzlezero.solver.states import States, read_states
+from puzzlezero.solver.tables import table_needs, window_needs
 
 if TYPE_CHECKING:
     from puzzlezero.search.ensemble import Member
@@ -178,6 +182,9 @@ def solve_many(
         won: list[str | None] = [None] * len(near)
         if all(r.solved for r in near):  # every state a few moves from the goal: answered, optimally
             found = near
+        elif not spec.tables_first and not _tables_in_time(table_needs(p, opts, windows=False), deadline):
+            spent = clock.now() - t0
+            found = [q if q.solved else SearchResult(False, (), 0, 0, spent, "time limit") for q in near]
         else:
             h, members = guided()
             ends = deadline - (SHORTCUT_SHARE * opts.time_limit if opts.shortcut or opts.windows else 0.0)
@@ -202,6 +209,28 @@ def solve_many(
         if on_results is not None:
             on_results(results)
     return out
+
+
+def _tables_in_time(needs: list[tuple[Puzzle, str]], deadline: float) -> bool:
+    """Whether the pattern databases among ``needs`` (:func:`puzzlezero.solver.tables.table_needs`:
+    the optimal solver's, the ``pdb`` heuristic's, cube3's window solver's) are there or built by
+    ``deadline``, in a process stopped then (:func:`puzzlezero.classic.build_tables`); one that is
+    not says so on stderr, naming the command that builds it without a limit. The search that
+    needs them then answers ``"time limit"``; the window pass is left out."""
+    from puzzlezero.classic.optimal.tables import build_tables  # not the two-phase tables' numba
+
+    until = None if math.isinf(deadline) else deadline
+    for q, kind in needs:
+        if kind != "pdb":  # the group solver bounds its own; the others are built in seconds
+            continue
+        try:
+            build_tables(q, kind, deadline=until)
+        except TableTimeoutError as exc:
+            print(exc, file=sys.stderr, flush=True)
+            return False
+        except UnknownNameError:  # no pattern database for this puzzle: its search reads none
+            continue
+    return True
 
 
 def _breadth_first(
@@ -435,10 +464,7 @@ def _shortened(
     end on their goal, as they are. ``report``: where a shortened solution goes. ``optimal``: rows
     whose solutions are shortest already (the breadth-first pass's), left as they are."""
     deadline = clock.deadline_after(o.time_limit) if deadline is None else deadline
-    if o.windows:
-        from puzzlezero.classic.optimal import window_solver
-
-        between = window_solver(p)
+    windows, between = o.windows, None
     out: list[SearchResult] = []
     searched: list[int | None] = []
     for row, (start, r) in enumerate(zip(states, found, strict=True)):
@@ -451,9 +477,14 @@ def _shortened(
         if o.shortcut and len(short) > 1:
             cut = find_shortcuts(p, start, short, max_states=o.shortcut, deadline=deadline)
             short, seconds = cut.actions, seconds + cut.seconds
-        if o.windows and len(short) > 1:
+        if windows and len(short) > 1 and between is None:  # the first path to re-solve: its tables
+            from puzzlezero.classic.optimal import window_solver
+
+            windows = windows if _tables_in_time(window_needs(p), deadline) else 0
+            between = window_solver(p)
+        if windows and len(short) > 1 and between is not None:
             ways = resolve_windows(
-                p, start, short, between, length=o.windows, max_nodes=WINDOW_NODES, deadline=deadline
+                p, start, short, between, length=windows, max_nodes=WINDOW_NODES, deadline=deadline
             )
             short, seconds = ways.actions, seconds + ways.seconds
         if len(short) < len(r.actions):

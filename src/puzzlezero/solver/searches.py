@@ -441,8 +441,9 @@ class SearchSpec:
     memory_lower: str = "--max-nodes"
     #: the kind of table it reads (``puzzlezero pdb build --kind KIND``), which a server prepares
     #: before its workers start when a served puzzle's default solve runs this search, and a bench
-    #: before its first case (:mod:`puzzlezero.solver.tables`); ``None``: none, or one built only
-    #: on request (the optimal solver's pattern databases)
+    #: before its first case (:mod:`puzzlezero.solver.tables`); ``None``: none. A solve that
+    #: finds one missing builds it inside its time limit (the pattern databases in a process
+    #: stopped at the deadline, :func:`puzzlezero.solver.run.solve_many`; the group table likewise)
     tables: str | None = None
     #: it answers nothing without its tables (the 4x4x4's reduction): a solve builds (or loads)
     #: them, and those of its ``inner`` solves, before its clock starts, where the searches that
@@ -579,6 +580,7 @@ def _register_builtins() -> None:
             needs_heuristic=False,
             description="optimal solver (IDA*, GF(2))",
             node_cap=False,
+            tables="pdb",
         ),
     )
     register_search(

@@ -1,9 +1,12 @@
 """The tables a solve reads, built (or loaded) before its clock starts.
 
 Some searches read tables that are built once and cached (:func:`puzzlezero.classic.build_tables`):
-the two-phase searches' (about 10 s each), the group solver's that the fallback runs. A solve
-builds what it lacks while it runs, inside its time limit: the other searches answer meanwhile,
-so a first solve on a fresh machine still answers in time, with less (a search that answers
+the two-phase searches' (about 10 s each), the group solver's that the fallback runs, the
+pattern databases of the optimal solver and of the ``pdb`` heuristic. A solve builds what it
+lacks while it runs, inside its time limit: the other searches answer meanwhile, so a first
+solve on a fresh machine still answers in time, with less; a group table or a pattern database
+is built in a process stopped at the solve's deadline, and one not built by then ends the solve
+("time limit") naming the command that builds it once (a search that answers
 nothing without its tables, ``SearchSpec.tables_first``, has them built before its clock
 starts, and those of the solves it runs inside: :func:`search_table_needs`). A measurement or a
 server wants every solve alike: ``bench`` builds them before its first case
@@ -26,7 +29,14 @@ from puzzlezero.solver.names import resolve_entry
 from puzzlezero.solver.options import SolveOptions
 from puzzlezero.solver.searches import SEARCHES
 
-__all__ = ["PREPARE_SECONDS", "table_kinds", "table_needs", "search_table_needs", "prepare_solve_tables"]
+__all__ = [
+    "PREPARE_SECONDS",
+    "table_kinds",
+    "table_needs",
+    "window_needs",
+    "search_table_needs",
+    "prepare_solve_tables",
+]
 
 #: seconds a bench or a server gives the tables before its first solve: a group table that takes
 #: longer (the Schreier-Sims chain of the 10x10x10 ran more than 10 minutes) is built once with
@@ -42,23 +52,37 @@ def _searches(opts: SolveOptions) -> list[str]:
 
 def table_kinds(opts: SolveOptions) -> list[str]:
     """The kinds of table (``puzzlezero pdb build --kind KIND``) a solve with ``opts`` reads: its
-    search's and its search members' (``search:two-phase``), and the group solver's where it is the
-    fallback; each once, in that order."""
+    search's and its search members' (``search:two-phase``), the pattern databases of the ``pdb``
+    heuristic, and the group solver's where it is the fallback; each once, in that order."""
     kinds = [SEARCHES[s].tables for s in _searches(opts)]
+    if opts.heuristic == "pdb":
+        kinds.append("pdb")
     if opts.fallback == "group":
         kinds.append("group")
     return list(dict.fromkeys(k for k in kinds if k is not None))
 
 
-def table_needs(puzzle: Puzzle, opts: SolveOptions) -> list[tuple[Puzzle, str]]:
+def table_needs(puzzle: Puzzle, opts: SolveOptions, *, windows: bool = True) -> list[tuple[Puzzle, str]]:
     """Every ``(puzzle, kind)`` a solve of ``puzzle`` with ``opts`` reads: its own
     (:func:`table_kinds`), then those of the solves its searches run inside
     (:attr:`~puzzlezero.solver.searches.SearchSpec.inner`: the 4x4x4 reduction ends in cube3's
-    solve, which reads cube3's two-phase tables); each once, in that order."""
+    solve, which reads cube3's two-phase tables), then, with ``windows``, its window re-solving
+    pass's (:func:`window_needs`); each once, in that order."""
     needs = [(puzzle, kind) for kind in table_kinds(opts)]
     for search in _searches(opts):
         needs += _inner_needs(puzzle, search)
+    if windows and opts.windows:
+        needs += window_needs(puzzle)
     return _once(needs)
+
+
+def window_needs(puzzle: Puzzle) -> list[tuple[Puzzle, str]]:
+    """The table the window re-solving pass (``--windows``) reads on ``puzzle``: cube3's pattern
+    databases (:data:`puzzlezero.classic.optimal.WINDOW_TABLES`), or none."""
+    from puzzlezero.classic.optimal import window_tables
+
+    kind = window_tables(puzzle)
+    return [] if kind is None else [(puzzle, kind)]
 
 
 def search_table_needs(puzzle: Puzzle, search: str) -> list[tuple[Puzzle, str]]:
@@ -91,9 +115,9 @@ def prepare_solve_tables(
 ) -> list[str]:
     """Build (or load) every table a solve of ``puzzle`` with ``opts`` reads (:func:`table_needs`),
     under their locks, within ``seconds`` (``None``: no limit); a line per table for people. A
-    kind the puzzle has no table of is skipped (the search then reads none); a group table not
-    built in time is left to each solve (which answers "time limit" where it has not 1.25 times as
-    long: :data:`puzzlezero.classic.group.RETRY_MORE`), and said so on stderr."""
+    kind the puzzle has no table of is skipped (the search then reads none); a table not built in
+    time is left to each solve (which answers "time limit" where it has not 1.25 times as long:
+    :data:`puzzlezero.storage.RETRY_MORE`), and said so on stderr."""
     from puzzlezero.classic import build_tables
 
     deadline = clock.deadline_after(seconds)

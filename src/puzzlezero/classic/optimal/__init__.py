@@ -49,11 +49,13 @@ __all__ = [
     "SOLVERS",
     "HEURISTICS",
     "WINDOW_SOLVERS",
+    "WINDOW_TABLES",
     "solve_optimal",
     "optimal_length",
     "pdb_heuristic",
     "has_window_solver",
     "window_solver",
+    "window_tables",
 ]
 
 #: puzzle class name -> optimal solver ``f(puzzle, state, *, time_limit, max_nodes[, deadline]) ->
@@ -85,6 +87,11 @@ WINDOW_SOLVERS: dict[str, str | Callable[..., Between]] = {
     "NPuzzle": "puzzlezero.classic.optimal.sliding_between:sliding_between",
     "Cube3": "puzzlezero.classic.optimal.cube_ida:cube_between",
 }
+
+#: puzzle class name -> the kind of cached table its window solver reads (``puzzlezero pdb build
+#: --kind KIND``), where it reads one: cube3's IDA* reads Korf's databases; the sliding puzzles'
+#: measures Manhattan distance with linear conflicts and reads none
+WINDOW_TABLES: dict[str, str] = {"Cube3": "pdb"}
 
 #: puzzle class name -> why it has no optimal solver, and what to use instead
 NO_SOLVER: dict[str, str] = {
@@ -176,6 +183,14 @@ def pdb_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
 def has_window_solver(puzzle: Puzzle) -> bool:
     """Whether :func:`window_solver` has one for ``puzzle``."""
     return any(cls.__name__ in WINDOW_SOLVERS for cls in type(puzzle).__mro__)
+
+
+def window_tables(puzzle: Puzzle) -> str | None:
+    """The kind of table :func:`window_solver`'s solver of ``puzzle`` reads (:data:`WINDOW_TABLES`),
+    or ``None``."""
+    return next(
+        (WINDOW_TABLES[c.__name__] for c in type(puzzle).__mro__ if c.__name__ in WINDOW_TABLES), None
+    )
 
 
 def window_solver(puzzle: Puzzle) -> Between:

@@ -32,11 +32,13 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class PDBHeuristic:
-    """``values(states) -> int-like[B]`` wrapped to return ``float32[B]``; ``nbytes`` = table memory."""
+    """``values(states) -> int-like[B]`` wrapped to return ``float32[B]``; ``nbytes`` = table memory;
+    ``lazy``: its table is loaded (or built) by the first call, not by the factory (cube2's)."""
 
     name: str
     values: Callable[[np.ndarray], np.ndarray]
     nbytes: int
+    lazy: bool = False
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
         return np.asarray(self.values(np.asarray(states)), dtype=np.float32)
@@ -56,7 +58,7 @@ def cost_scaled(puzzle: Puzzle, pdb: PDBHeuristic, per_move: float | None = None
         out = np.asarray(pdb(states), dtype=np.float64) * factor
         return np.ceil(out - 1e-9) if whole else out
 
-    return PDBHeuristic(f"{pdb.name} x {factor:g}", values, pdb.nbytes)
+    return PDBHeuristic(f"{pdb.name} x {factor:g}", values, pdb.nbytes, pdb.lazy)
 
 
 def sliding_heuristic(puzzle: Puzzle) -> PDBHeuristic:
@@ -102,7 +104,7 @@ def cube2_heuristic(puzzle: Puzzle) -> PDBHeuristic:
     from puzzlezero.classic.optimal.cube2 import cube2_distance
     from puzzlezero.puzzles.cube.table import NUM_STATES
 
-    return cost_scaled(puzzle, PDBHeuristic("exact table", cube2_distance, NUM_STATES))
+    return cost_scaled(puzzle, PDBHeuristic("exact table", cube2_distance, NUM_STATES, lazy=True))
 
 
 def lightsout_heuristic(puzzle: Puzzle) -> PDBHeuristic:

@@ -32,8 +32,18 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import ModelFileError
-from puzzlezero.storage import atomic_write_text, build_once, cache_dir, load_npz, save_npz
+from puzzlezero.errors import MissingTableError, ModelFileError
+from puzzlezero.search import clock
+from puzzlezero.storage import (
+    atomic_write_text,
+    build_in_process,
+    build_once,
+    cache_dir,
+    load_npz,
+    save_npz,
+    table_builds_deferred,
+    table_builds_forbidden,
+)
 
 __all__ = ["PDB_VERSION", "table_path", "load_or_build", "level_progress", "concat_huge", "huge_zeros"]
 
@@ -198,25 +208,26 @@ def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = Non
     """Build (or load, where they are built already) the tables of ``kind`` (:data:`TABLE_KINDS`)
     that ``puzzle`` uses, under their locks; returns a line per table kind for people. A puzzle
     without such a table raises :class:`~puzzlezero.errors.PuzzleError`; ``kind="all"`` builds
-    what the puzzle has and skips the rest (what ``serve --build-tables`` wants). A group table
-    not built by ``deadline`` (:func:`puzzlezero.classic.group.group_table`) raises
-    :class:`~puzzlezero.errors.TableTimeoutError`, whatever the kind."""
+    what the puzzle has and skips the rest (what ``serve --build-tables`` wants).
+
+    With a ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`) a table that is not
+    there is built in a process of its own, stopped at the deadline (a pattern database of the
+    24-puzzle takes 40 s and 1.5 GB, the group table of a large cube hours): one not built by then
+    raises :class:`~puzzlezero.errors.TableTimeoutError` naming the command that builds it without
+    a limit, whatever the kind."""
     from puzzlezero.errors import PuzzleError, TableTimeoutError, UnknownNameError
 
     if kind not in TABLE_KINDS:
         raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
     lines = []
     if kind in ("pdb", "all"):
-        from puzzlezero.classic.optimal import pdb_heuristic
-
         t0 = time.perf_counter()
         try:
-            h = pdb_heuristic(puzzle)
+            h = _pdb_ready(puzzle) if deadline is None else _pdb_within(puzzle, deadline)
         except UnknownNameError:
             if kind == "pdb":
                 raise
         else:
-            h(puzzle.goals(1))  # loads what the heuristic reads lazily (the cube2 table)
             name, nbytes = getattr(h, "name", "pdb"), int(getattr(h, "nbytes", 0))
             lines.append(
                 f"{puzzle.name}: pdb: {name}, {nbytes / 1e6:,.1f} MB, ready in {time.perf_counter() - t0:,.1f} s"
@@ -251,3 +262,40 @@ def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = Non
                 f"ready in {time.perf_counter() - t0:,.1f} s"
             )
     return lines or [f"{puzzle.name}: no pattern database, group table or reduction table (nothing to build)"]
+
+
+def _pdb_ready(puzzle: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """The puzzle's pattern-database heuristic with every table it reads loaded (built where
+    missing); :class:`~puzzlezero.errors.UnknownNameError` for a puzzle that has none."""
+    from puzzlezero.classic.optimal import pdb_heuristic
+
+    h = pdb_heuristic(puzzle)
+    if getattr(h, "lazy", True):  # its table comes with the first call (cube2's, a plugin's)
+        h(puzzle.goals(1))
+    return h
+
+
+def _build_pdb(puzzle: Any) -> None:
+    """A bounded build's process (:func:`_pdb_within`): the tables built and saved."""
+    _pdb_ready(puzzle)
+
+
+def _pdb_within(puzzle: Any, deadline: float) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`_pdb_ready`, the missing tables built in a process stopped at ``deadline``
+    (:func:`puzzlezero.storage.build_in_process`), then loaded here. Where builds are forbidden
+    (web workers), a missing table raises :class:`~puzzlezero.errors.MissingTableError` as ever."""
+    try:
+        with table_builds_deferred():  # what is there loads; what is missing raises
+            return _pdb_ready(puzzle)
+    except MissingTableError:
+        if table_builds_forbidden():
+            raise
+    build_in_process(
+        _build_pdb,
+        (puzzle,),
+        seconds=clock.seconds_left(deadline),
+        key=f"pdb:{puzzle.name}",
+        what=f"the pattern database of {puzzle.name}",
+        command=f"puzzlezero pdb build {puzzle.name}",
+    )
+    return _pdb_ready(puzzle)
