@@ -165,15 +165,34 @@ def test_a_pattern_database_not_built_in_time_ends_the_solve_by_name(
     assert list((empty_cache / "pdb").glob("*.npz")) == []
 
 
+def test_the_library_call_is_bounded_too(empty_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``solve_optimal`` and ``optimal_length`` (what ``bench --reference optimal`` calls) with a
+    time limit: the same bound, without the solve's command line around them."""
+    from puzzlezero.classic.optimal import optimal_length, solve_optimal
+
+    p = make("puzzle24")
+    start = p.scramble(np.random.default_rng(1), 1, 40)[0]
+    r = solve_optimal(p, start, time_limit=2)
+    assert not r.solved and r.status == "time limit" and r.actions == ()
+    assert (
+        "the pattern database of puzzle24 was not built within the time limit (2 s)"
+        in capsys.readouterr().err
+    )
+    assert optimal_length(p, start, time_limit=2) is None  # stopped before: not started again
+    assert "not built in 2 s before" in capsys.readouterr().err
+    assert multiprocessing.active_children() == []
+    assert list((empty_cache / "pdb").glob("*.npz")) == []
+
+
 def test_where_builds_are_forbidden_a_missing_table_is_named_not_built(
     empty_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A web worker: no process is started for the table; the missing table is named."""
     monkeypatch.setattr(storage, "_BUILDS_FORBIDDEN", True)
+    import puzzlezero.classic.optimal as optimal
     from puzzlezero.classic import build_tables
-    from puzzlezero.classic.optimal import tables
 
-    monkeypatch.setattr(tables, "build_in_process", lambda *a, **k: pytest.fail("a build was started"))
+    monkeypatch.setattr(optimal, "build_in_process", lambda *a, **k: pytest.fail("a build was started"))
     from puzzlezero.search import clock
 
     with pytest.raises(MissingTableError, match="build it with: puzzlezero pdb build puzzle8"):

@@ -20,7 +20,8 @@ batch 1) still finds least-cost solutions there.
 The solver for a puzzle is looked up by its class in :data:`SOLVERS` (lazy ``"module:function"``
 entry points, like the puzzle registry, or the function itself: a plugin's puzzle adds its own,
 ``docs/adding-a-puzzle.md``), the heuristic in :data:`HEURISTICS`. Pattern databases
-are built on first use (minutes for the big ones) and cached in ``cache_dir("pdb")``.
+are built on first use (minutes for the big ones) and cached in ``cache_dir("pdb")``; a solve
+with a time limit builds them within it, in a process stopped at its deadline (:func:`pdb_within`).
 
 >>> import numpy as np
 >>> from puzzlezero import make
@@ -34,25 +35,31 @@ are built on first use (minutes for the big ones) and cached in ``cache_dir("pdb
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import math
+import sys
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import PuzzleError, UnknownNameError
+from puzzlezero.errors import MissingTableError, PuzzleError, TableTimeoutError, UnknownNameError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult, as_batch
 from puzzlezero.search.windows import Between
+from puzzlezero.storage import build_in_process, table_builds_deferred, table_builds_forbidden
 
 __all__ = [
     "SOLVERS",
     "HEURISTICS",
     "WINDOW_SOLVERS",
     "WINDOW_TABLES",
+    "SOLVER_TABLES",
     "solve_optimal",
     "optimal_length",
     "pdb_heuristic",
+    "pdb_ready",
+    "pdb_within",
     "has_window_solver",
     "window_solver",
     "window_tables",
@@ -81,6 +88,10 @@ HEURISTICS: dict[str, str | Callable[..., Callable[[np.ndarray], np.ndarray]]] =
     "Sokoban": "puzzlezero.classic.optimal.sokoban:sokoban_heuristic",
 }
 
+#: puzzle class names whose optimal solver reads the cached tables of their ``pdb`` heuristic
+#: (:data:`HEURISTICS`), which :func:`solve_optimal` builds within its time limit
+SOLVER_TABLES = frozenset({"NPuzzle", "Cube3", "Cube2"})
+
 #: puzzle class name -> factory ``f(puzzle) -> between`` of the window re-solving pass
 #: (:data:`puzzlezero.search.windows.Between`: a way between two states shorter than a bound)
 WINDOW_SOLVERS: dict[str, str | Callable[..., Between]] = {
@@ -102,6 +113,10 @@ NO_SOLVER: dict[str, str] = {
         "heuristic: optimal, for short scrambles)"
     ),
 }
+
+
+def _has(table: Collection[str], puzzle: Puzzle) -> bool:
+    return any(cls.__name__ in table for cls in type(puzzle).__mro__)
 
 
 def _lookup(table: dict[str, Any], puzzle: Puzzle, what: str) -> Callable[..., Any]:
@@ -127,7 +142,9 @@ def solve_optimal(
     """A shortest solution of one ``state`` (``[*state_shape]``), or a :class:`SearchResult` with
     status ``"time limit"`` / ``"node limit"`` when the limit came first. ``deadline`` is an
     absolute reading of :func:`puzzlezero.search.clock.now`; with ``time_limit`` too, the earlier
-    one ends the search.
+    one ends the search. The pattern databases the solver reads (:data:`SOLVER_TABLES`) are built
+    within that limit where missing (:func:`pdb_within`); when they are not built by then, the
+    result is ``"time limit"`` and stderr names the command that builds them.
 
     Raises :class:`~puzzlezero.errors.InvalidStateError` for an illegal or unsolvable state,
     :class:`~puzzlezero.errors.PuzzleError` naming what to use instead for ``cube3htm`` or a puzzle
@@ -149,6 +166,15 @@ def solve_optimal(
     start = as_batch(puzzle, state)
     if start.shape[0] != 1:
         raise PuzzleError(f"solve_optimal takes one state; got a batch of {start.shape[0]}")
+    t0 = clock.now()
+    until = clock.deadline_after(time_limit, deadline, start=t0)
+    if not math.isinf(until) and _has(SOLVER_TABLES, puzzle):  # its databases, within the limit
+        try:
+            pdb_within(puzzle, until)
+        except TableTimeoutError as exc:
+            print(exc, file=sys.stderr, flush=True)
+            return SearchResult(False, (), 0, 0, clock.now() - t0, "time limit")
+        deadline, time_limit = until, None  # what the build took is the search's no more
     if deadline is None:
         return solver(puzzle, start[0], time_limit=time_limit, max_nodes=max_nodes)
     if clock.takes_deadline(solver):
@@ -180,9 +206,51 @@ def pdb_heuristic(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
     return _lookup(HEURISTICS, puzzle, "pattern-database heuristic")(puzzle)
 
 
+def pdb_ready(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`pdb_heuristic` with every table it reads loaded (built where missing, and cached);
+    :class:`~puzzlezero.errors.UnknownNameError` for a puzzle that has none."""
+    h = pdb_heuristic(puzzle)
+    if getattr(h, "lazy", True):  # its table comes with the first call (cube2's, a plugin's)
+        h(puzzle.goals(1))
+    return h
+
+
+def _build_pdb(puzzle: Puzzle) -> None:
+    """A bounded build's process (:func:`pdb_within`): the tables built and saved."""
+    pdb_ready(puzzle)
+
+
+def pdb_within(puzzle: Puzzle, deadline: float) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`pdb_ready`, the missing tables built in a process of their own that is stopped at
+    ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`;
+    :func:`puzzlezero.storage.build_in_process`), then loaded here: one not built by then raises
+    :class:`~puzzlezero.errors.TableTimeoutError` naming ``puzzlezero pdb build PUZZLE``, which
+    builds it without a limit (the 24-puzzle's take 40 s and 1.5 GB). Where builds are forbidden
+    (web workers), a missing table raises :class:`~puzzlezero.errors.MissingTableError` as ever.
+    A plugin's puzzle (:mod:`puzzlezero.plugins`: its class is not importable in a new process)
+    builds its own heuristic's tables here, as before."""
+    if not type(puzzle).__module__.startswith("puzzlezero."):
+        return pdb_ready(puzzle)
+    try:
+        with table_builds_deferred():  # what is there loads; what is missing raises
+            return pdb_ready(puzzle)
+    except MissingTableError:
+        if table_builds_forbidden():
+            raise
+    build_in_process(
+        _build_pdb,
+        (puzzle,),
+        seconds=clock.seconds_left(deadline),
+        key=f"pdb:{puzzle.name}",
+        what=f"the pattern database of {puzzle.name}",
+        command=f"puzzlezero pdb build {puzzle.name}",
+    )
+    return pdb_ready(puzzle)
+
+
 def has_window_solver(puzzle: Puzzle) -> bool:
     """Whether :func:`window_solver` has one for ``puzzle``."""
-    return any(cls.__name__ in WINDOW_SOLVERS for cls in type(puzzle).__mro__)
+    return _has(WINDOW_SOLVERS, puzzle)
 
 
 def window_tables(puzzle: Puzzle) -> str | None:

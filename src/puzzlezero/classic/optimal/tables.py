@@ -32,18 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import MissingTableError, ModelFileError
-from puzzlezero.search import clock
-from puzzlezero.storage import (
-    atomic_write_text,
-    build_in_process,
-    build_once,
-    cache_dir,
-    load_npz,
-    save_npz,
-    table_builds_deferred,
-    table_builds_forbidden,
-)
+from puzzlezero.errors import ModelFileError
+from puzzlezero.storage import atomic_write_text, build_once, cache_dir, load_npz, save_npz
 
 __all__ = ["PDB_VERSION", "table_path", "load_or_build", "level_progress", "concat_huge", "huge_zeros"]
 
@@ -221,9 +211,11 @@ def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = Non
         raise UnknownNameError(f"unknown table kind {kind!r}; the kinds are {', '.join(TABLE_KINDS)}")
     lines = []
     if kind in ("pdb", "all"):
+        from puzzlezero.classic.optimal import pdb_ready, pdb_within
+
         t0 = time.perf_counter()
         try:
-            h = _pdb_ready(puzzle) if deadline is None else _pdb_within(puzzle, deadline)
+            h = pdb_ready(puzzle) if deadline is None else pdb_within(puzzle, deadline)
         except UnknownNameError:
             if kind == "pdb":
                 raise
@@ -262,40 +254,3 @@ def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = Non
                 f"ready in {time.perf_counter() - t0:,.1f} s"
             )
     return lines or [f"{puzzle.name}: no pattern database, group table or reduction table (nothing to build)"]
-
-
-def _pdb_ready(puzzle: Any) -> Callable[[np.ndarray], np.ndarray]:
-    """The puzzle's pattern-database heuristic with every table it reads loaded (built where
-    missing); :class:`~puzzlezero.errors.UnknownNameError` for a puzzle that has none."""
-    from puzzlezero.classic.optimal import pdb_heuristic
-
-    h = pdb_heuristic(puzzle)
-    if getattr(h, "lazy", True):  # its table comes with the first call (cube2's, a plugin's)
-        h(puzzle.goals(1))
-    return h
-
-
-def _build_pdb(puzzle: Any) -> None:
-    """A bounded build's process (:func:`_pdb_within`): the tables built and saved."""
-    _pdb_ready(puzzle)
-
-
-def _pdb_within(puzzle: Any, deadline: float) -> Callable[[np.ndarray], np.ndarray]:
-    """:func:`_pdb_ready`, the missing tables built in a process stopped at ``deadline``
-    (:func:`puzzlezero.storage.build_in_process`), then loaded here. Where builds are forbidden
-    (web workers), a missing table raises :class:`~puzzlezero.errors.MissingTableError` as ever."""
-    try:
-        with table_builds_deferred():  # what is there loads; what is missing raises
-            return _pdb_ready(puzzle)
-    except MissingTableError:
-        if table_builds_forbidden():
-            raise
-    build_in_process(
-        _build_pdb,
-        (puzzle,),
-        seconds=clock.seconds_left(deadline),
-        key=f"pdb:{puzzle.name}",
-        what=f"the pattern database of {puzzle.name}",
-        command=f"puzzlezero pdb build {puzzle.name}",
-    )
-    return _pdb_ready(puzzle)
