@@ -45,7 +45,9 @@ def build_cmd(
         ),
     ] = "pdb",
 ) -> None:
-    """Build the tables of PUZZLES (or load them, where built already), with progress on stderr."""
+    """Build the tables of PUZZLES (or load them, where built already), with progress on stderr,
+    without a time limit: a solve builds a missing table within its own limit and stops the build
+    there, naming this command."""
     from puzzlezero.classic import TABLE_KINDS, build_tables
     from puzzlezero.registry import make
 

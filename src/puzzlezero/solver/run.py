@@ -221,7 +221,7 @@ def _tables_in_time(needs: list[tuple[Puzzle, str]], deadline: float) -> bool:
 
     until = None if math.isinf(deadline) else deadline
     for q, kind in needs:
-        if kind != "pdb":  # the group solver bounds its own; the others are built in seconds
+        if kind != "pdb":  # the group solver bounds its own; the two-phase tables take about 10 s
             continue
         try:
             build_tables(q, kind, deadline=until)
