@@ -131,13 +131,16 @@ def test_the_optimal_solve_and_the_pdb_heuristic_read_pattern_databases() -> Non
 def test_a_missing_pattern_database_is_built_in_its_own_process(
     empty_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The 8-puzzle's databases (a second to build): built by the spawned process, not by this
+    """The 8-puzzle's databases, taken for big ones: built by the spawned process, not by this
     one (whose builder is broken here), then loaded, and the solve answers optimally."""
+
+    import puzzlezero.classic.optimal as optimal
 
     def broken(*args: object) -> None:
         raise AssertionError("built in the solving process")
 
     monkeypatch.setattr(sliding_pdb, "build_pattern", broken)
+    monkeypatch.setattr(optimal, "IN_PLACE_ENTRIES", 0)  # as if it were a big one
     from puzzlezero.classic.optimal.bidirectional_bfs import solve_bfs
 
     p = make("puzzle8")
@@ -148,6 +151,22 @@ def test_a_missing_pattern_database_is_built_in_its_own_process(
     assert r.solved and r.length == shortest.length
     assert bool(p.is_goal(p.apply_moves(start, list(r.actions))[None])[0])
     assert len(list((empty_cache / "pdb").glob("puzzle8_*.npz"))) == 1
+
+
+def test_small_tables_are_built_in_place_within_a_short_limit(empty_cache: Path) -> None:
+    """The 8-puzzle's databases (6,048 entries) and cube2's table (3.7 million) take under a
+    second: a solve of 1 s from an empty cache builds them itself and answers, where a process of
+    their own would take longer to start than the limit."""
+    from puzzlezero.classic.optimal import IN_PLACE_ENTRIES, table_entries
+
+    assert table_entries(make("puzzle8")) == 6048 and table_entries(make("cube2")) == 3_674_160
+    assert table_entries(make("puzzle15")) == 576_576_000 > IN_PLACE_ENTRIES  # 80 s: a process
+    for name, moves in (("puzzle8", "U L D R R U L L D"), ("cube2", "R U F' D R2 F U'")):
+        p = make(name)
+        start = p.apply_moves(p.goal(), p.parse_moves(moves))
+        r = solve(p, start, search="optimal", time_limit=1)
+        assert r.solved and bool(p.is_goal(p.apply_moves(start, list(r.actions))[None])[0])
+    assert multiprocessing.active_children() == []
 
 
 def test_a_pattern_database_not_built_in_time_ends_the_solve_by_name(
@@ -193,6 +212,7 @@ def test_where_builds_are_forbidden_a_missing_table_is_named_not_built(
     from puzzlezero.classic import build_tables
 
     monkeypatch.setattr(optimal, "build_in_process", lambda *a, **k: pytest.fail("a build was started"))
+    monkeypatch.setattr(optimal, "IN_PLACE_ENTRIES", 0)  # as if it were a big one
     from puzzlezero.search import clock
 
     with pytest.raises(MissingTableError, match="build it with: puzzlezero pdb build puzzle8"):

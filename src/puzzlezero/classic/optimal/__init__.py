@@ -63,6 +63,8 @@ __all__ = [
     "has_window_solver",
     "window_solver",
     "window_tables",
+    "table_entries",
+    "IN_PLACE_ENTRIES",
 ]
 
 #: puzzle class name -> optimal solver ``f(puzzle, state, *, time_limit, max_nodes[, deadline]) ->
@@ -91,6 +93,11 @@ HEURISTICS: dict[str, str | Callable[..., Callable[[np.ndarray], np.ndarray]]] =
 #: puzzle class names whose optimal solver reads the cached tables of their ``pdb`` heuristic
 #: (:data:`HEURISTICS`), which :func:`solve_optimal` builds within its time limit
 SOLVER_TABLES = frozenset({"NPuzzle", "Cube3", "Cube2"})
+
+#: tables of at most this many entries are built in place, not in a process of their own: the
+#: 8-puzzle's (6,048) in 0.4 s and cube2's distance table (3.7 million) in 0.8 s, less than a new
+#: process takes to start (a solve of 1 s would otherwise not get its table)
+IN_PLACE_ENTRIES = 10_000_000
 
 #: puzzle class name -> factory ``f(puzzle) -> between`` of the window re-solving pass
 #: (:data:`puzzlezero.search.windows.Between`: a way between two states shorter than a bound)
@@ -228,8 +235,10 @@ def pdb_within(puzzle: Puzzle, deadline: float) -> Callable[[np.ndarray], np.nda
     builds it without a limit (the 24-puzzle's take 40 s and 1.5 GB). Where builds are forbidden
     (web workers), a missing table raises :class:`~puzzlezero.errors.MissingTableError` as ever.
     A plugin's puzzle (:mod:`puzzlezero.plugins`: its class is not importable in a new process)
-    builds its own heuristic's tables here, as before."""
-    if not type(puzzle).__module__.startswith("puzzlezero."):
+    builds its own heuristic's tables here, as before, and so do tables of at most
+    :data:`IN_PLACE_ENTRIES` entries (:func:`table_entries`) and those of unknown size."""
+    entries = table_entries(puzzle)
+    if not type(puzzle).__module__.startswith("puzzlezero.") or (entries or 0) <= IN_PLACE_ENTRIES:
         return pdb_ready(puzzle)
     try:
         with table_builds_deferred():  # what is there loads; what is missing raises
@@ -246,6 +255,27 @@ def pdb_within(puzzle: Puzzle, deadline: float) -> Callable[[np.ndarray], np.nda
         command=f"puzzlezero pdb build {puzzle.name}",
     )
     return pdb_ready(puzzle)
+
+
+def table_entries(puzzle: Puzzle) -> int | None:
+    """Entries of the tables :func:`pdb_ready` builds for ``puzzle`` (a byte each): the sliding
+    puzzles' additive databases (before a mirrored pattern shares its table), cube2's distance
+    table, Korf's three cube databases; ``None`` for a puzzle whose tables are not known here
+    (their builds are not bounded)."""
+    names = {cls.__name__ for cls in type(puzzle).__mro__}
+    if "NPuzzle" in names:
+        from puzzlezero.classic.optimal.sliding_ida import board_size
+        from puzzlezero.classic.optimal.sliding_pdb import default_partition
+
+        n = board_size(puzzle)
+        return sum(math.perm(n * n, len(g)) for g in default_partition(n))
+    if "Cube2" in names:
+        from puzzlezero.puzzles.cube.table import NUM_STATES
+
+        return int(NUM_STATES)
+    if names & {"Cube3", "Cube3HTM"}:
+        return 88_179_840 + 2 * 42_577_920  # 8 corners; two sets of 6 edges
+    return None
 
 
 def has_window_solver(puzzle: Puzzle) -> bool:
