@@ -40,6 +40,13 @@ def _rotor(name: str, from_file: bool = False) -> PermutationPuzzle:
     return PermutationPuzzle(defn, from_file=from_file)
 
 
+@pytest.fixture(autouse=True)
+def _no_build_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rotor's 7 positions would be built in place, in milliseconds: here it stands for a
+    puzzle whose build needs a process of its own."""
+    monkeypatch.setattr(group, "IN_PLACE_POSITIONS", 0)
+
+
 def _cached(p: PermutationPuzzle) -> list[str]:
     return [f.name for f in cache_dir("group").glob(f"{p.name}-*.npz")]
 
@@ -118,3 +125,17 @@ def test_a_build_stopped_once_is_not_started_again_with_no_more_time(
     assert "not built within the time limit (2 s)" in said[2]  # started again: 2 s >= 1.25 x 1 s
     assert multiprocessing.active_children() == []
     assert _cached(p) == []
+
+
+def test_a_small_puzzle_builds_its_table_in_place_even_with_no_time_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At most 24 positions (the 2x2x2's stickers): in place, in under a second, and the state is
+    answered; a process of its own would take longer to start than a short time limit."""
+    monkeypatch.setattr(group, "IN_PLACE_POSITIONS", 24)
+    monkeypatch.setattr(group, "build_in_process", lambda *a, **k: pytest.fail("a process was started"))
+    p = _rotor("rotor-in-place")
+    state = p.scramble(np.random.default_rng(2), 1, 12)[0]
+    r = solve_group(p, state, deadline=clock.now() - 1.0)
+    assert r.solved and bool(p.is_goal(p.apply_moves(state, list(r.actions))[None])[0])
+    assert len(_cached(p)) == 1
