@@ -730,8 +730,8 @@ def _log(message: str) -> None:
 
 _TABLES: dict[tuple[str, str], GroupTable] = {}
 #: the table of a puzzle of at most this many positions is built in place, also under a deadline:
-#: in under a second (the 2x2x2's 24 stickers: 0.3 s; the 6/6 wreath's: 0.5 s), less than a
-#: process of its own takes to start
+#: in about a second at most (the 2x2x2's 24 stickers: 0.3 s; the 12/12 wreath's 22 positions:
+#: 1.1 s), less than a process of its own takes to start (1.5-2 s, importing the package)
 IN_PLACE_POSITIONS = 24
 #: the tables shipped with the package (the registered puzzles' up to the 6x6x6: seconds to minutes
 #: to build, 1 MB all told), named as in the cache; read first, checked word by word like a cached one
@@ -753,7 +753,7 @@ def group_table(puzzle: Puzzle, *, deadline: float | None = None) -> GroupTable:
     10x10x10's 600 stickers) takes far longer than any solve's time limit, and cannot be
     interrupted where it runs. A build the deadline stops raises :class:`TableTimeoutError`, which
     names the command that builds the table without a limit; nothing is saved. A puzzle of at most
-    :data:`IN_PLACE_POSITIONS` positions builds its table in place, in under a second."""
+    :data:`IN_PLACE_POSITIONS` positions builds its table in place, in about a second at most."""
     perms = move_permutations(puzzle)
     actions = _group_actions(puzzle)
     costs = np.asarray(puzzle.action_costs, dtype=np.float64)
