@@ -731,7 +731,8 @@ def _log(message: str) -> None:
 _TABLES: dict[tuple[str, str], GroupTable] = {}
 #: the table of a puzzle of at most this many positions is built in place, also under a deadline:
 #: in about a second at most (the 2x2x2's 24 stickers: 0.3 s; the 12/12 wreath's 22 positions:
-#: 1.1 s), less than a process of its own takes to start (1.5-2 s, importing the package)
+#: 1.1 s), so a solve overruns its limit by a second at most, where a process of its own first has
+#: to start (:data:`puzzlezero.classic.optimal.IN_PLACE_ENTRIES`)
 IN_PLACE_POSITIONS = 24
 #: the tables shipped with the package (the registered puzzles' up to the 6x6x6: seconds to minutes
 #: to build, 1 MB all told), named as in the cache; read first, checked word by word like a cached one

@@ -95,8 +95,10 @@ HEURISTICS: dict[str, str | Callable[..., Callable[[np.ndarray], np.ndarray]]] =
 SOLVER_TABLES = frozenset({"NPuzzle", "Cube3", "Cube2"})
 
 #: tables of at most this many entries are built in place, not in a process of their own: the
-#: 8-puzzle's (6,048) in 0.4 s and cube2's distance table (3.7 million) in 0.8 s, less than a new
-#: process takes to start (a solve of 1 s would otherwise not get its table)
+#: 8-puzzle's (6,048) in 0.4 s and cube2's distance table (3.7 million) in 0.8 s, so a solve
+#: overruns its limit by a second at most, where a process of their own first has to start and
+#: import (0.25 s more for the 8-puzzle's on an idle 2-core CPU, over 3 s under a loaded test run,
+#: where 17 of 32 solves of 1-3 s were left unsolved)
 IN_PLACE_ENTRIES = 10_000_000
 
 #: puzzle class name -> factory ``f(puzzle) -> between`` of the window re-solving pass
