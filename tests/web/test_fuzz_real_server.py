@@ -1130,7 +1130,7 @@ def client() -> Iterator[httpx.Client]:
     """The server, its tables built first as ``serve`` builds them (workers never build one): the
     group table the cube's solve falls back to, and the 8-puzzle's pattern database, as
     ``serve --build-tables puzzle8`` builds it (a second each, in the tests' own cache)."""
-    from puzzlezero.classic.optimal.tables import build_tables
+    from puzzlezero.classic import build_tables
 
     build_tables(PUZZLES["cube2"], "group")
     build_tables(PUZZLES["puzzle8"], "pdb")

@@ -19,15 +19,23 @@ They are the references the learned solvers are measured against and their fallb
 puzzles, :mod:`puzzlezero.storage` and the search results and clock: never torch.
 """
 
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from puzzlezero.classic.group import GroupTable, group_table, solve_group
-from puzzlezero.classic.optimal import HEURISTICS, SOLVERS, optimal_length, pdb_heuristic, solve_optimal
-from puzzlezero.classic.optimal import tables as _tables
+from puzzlezero.classic.optimal import (
+    HEURISTICS,
+    SOLVERS,
+    optimal_length,
+    pdb_heuristic,
+    pdb_ready,
+    pdb_within,
+    solve_optimal,
+)
 from puzzlezero.classic.reduction import solve_reduction
-from puzzlezero.errors import PuzzleError, UnknownNameError
+from puzzlezero.errors import PuzzleError, TableTimeoutError, UnknownNameError
 
 __all__ = [
     "SOLVERS",
@@ -43,17 +51,18 @@ __all__ = [
     "build_tables",
 ]
 
-#: the kinds of table ``puzzlezero pdb build --kind KIND`` builds: the optimal solvers', the group
-#: solver's and the 4x4x4 reduction's (:data:`.optimal.tables.TABLE_KINDS`), and the two-phase
-#: searches' (cube3's, the competition 3x3x3's); ``all``: every one a puzzle has
-TABLE_KINDS = (*(k for k in _tables.TABLE_KINDS if k != "all"), "two-phase", "all")
+#: the kinds of table ``puzzlezero pdb build --kind KIND`` builds: the pattern databases of the
+#: puzzle's ``pdb`` heuristic and optimal solver (sliding puzzles: the additive databases; cube3 and
+#: cube3htm: Korf's corner and edge databases; cube2: the exact distance table), the group table of
+#: ``--search group``, the centres' tables of the 4x4x4's reduction (``--search cube-reduction``),
+#: the two-phase searches' (cube3's, the competition's 3x3x3's); ``all``: every one a puzzle has
+TABLE_KINDS = ("pdb", "group", "reduction", "two-phase", "all")
 
 
 def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = None) -> list[str]:
     """Build (or load, where they are built already) the tables of ``kind`` (:data:`TABLE_KINDS`)
-    that ``puzzle`` uses, under their locks; a line per table kind for people
-    (:func:`.optimal.tables.build_tables`, and the two-phase search's tables for cube3 and the
-    competition's 3x3x3). A puzzle
+    that ``puzzle`` uses, under their locks; a line per table kind for people (the two-phase
+    search's tables for cube3 and the competition's 3x3x3 too). A puzzle
     without such a table raises :class:`~puzzlezero.errors.PuzzleError`; ``kind="all"`` builds
     what the puzzle has and skips the rest (what ``serve --build-tables`` wants). ``deadline``
     bounds the builds of a group table and of pattern databases
@@ -65,7 +74,7 @@ def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = Non
         raise PuzzleError(
             f"the two-phase tables are cube3's and the competition's 3x3x3's; {puzzle.name} has none"
         )
-    lines = [] if kind == "two-phase" else _tables.build_tables(puzzle, kind, deadline=deadline)
+    lines = [] if kind == "two-phase" else _cached_tables(puzzle, kind, deadline)
     if kind in ("two-phase", "all"):
         lines += [build() for build in prepare]
     return lines
@@ -88,3 +97,50 @@ def _two_phase_tables(puzzle: Any) -> list[Callable[[], str]]:
             return []
         return [partial(two_phase_slice.prepare_tables, puzzle), partial(two_phase.prepare_tables, Cube3())]
     return []
+
+
+def _cached_tables(puzzle: Any, kind: str, deadline: float | None) -> list[str]:
+    """The lines of :func:`build_tables` for the kinds kept in the cache folder (all but
+    two-phase): the pattern databases (:func:`.optimal.pdb_within` under a ``deadline``), the
+    group table (:func:`.group.group_table`), the 4x4x4 reduction's tables."""
+    lines = []
+    if kind in ("pdb", "all"):
+        t0 = time.perf_counter()
+        try:
+            h = pdb_ready(puzzle) if deadline is None else pdb_within(puzzle, deadline)
+        except UnknownNameError:
+            if kind == "pdb":
+                raise
+        else:
+            name, nbytes = getattr(h, "name", "pdb"), int(getattr(h, "nbytes", 0))
+            lines.append(
+                f"{puzzle.name}: pdb: {name}, {nbytes / 1e6:,.1f} MB, ready in {time.perf_counter() - t0:,.1f} s"
+            )
+    if kind in ("group", "all"):
+        t0 = time.perf_counter()
+        try:
+            table = group_table(puzzle, deadline=deadline)
+        except TableTimeoutError:
+            raise
+        except PuzzleError:
+            if kind == "group":
+                raise
+        else:
+            lines.append(
+                f"{puzzle.name}: group table, order {table.order:,}, ready in {time.perf_counter() - t0:,.1f} s"
+            )
+    if kind in ("reduction", "all"):
+        from puzzlezero.classic.cube_reduction import build_reduction_tables
+
+        t0 = time.perf_counter()
+        try:
+            sizes = build_reduction_tables(puzzle)
+        except PuzzleError:
+            if kind == "reduction":
+                raise
+        else:
+            lines.append(
+                f"{puzzle.name}: reduction tables, {len(sizes)} of {sum(sizes):,} arrangements in all, "
+                f"ready in {time.perf_counter() - t0:,.1f} s"
+            )
+    return lines or [f"{puzzle.name}: no pattern database, group table or reduction table (nothing to build)"]

@@ -214,17 +214,16 @@ def solve_many(
 def _tables_in_time(needs: list[tuple[Puzzle, str]], deadline: float) -> bool:
     """Whether the pattern databases among ``needs`` (:func:`puzzlezero.solver.tables.table_needs`:
     the optimal solver's, the ``pdb`` heuristic's, cube3's window solver's) are there or built by
-    ``deadline``, in a process stopped then (:func:`puzzlezero.classic.build_tables`); one that is
-    not says so on stderr, naming the command that builds it without a limit. The search that
-    needs them then answers ``"time limit"``; the window pass is left out."""
-    from puzzlezero.classic.optimal.tables import build_tables  # not the two-phase tables' numba
+    ``deadline``, in a process stopped then (:func:`puzzlezero.classic.optimal.pdb_within`); one
+    that is not says so on stderr, naming the command that builds it without a limit. The search
+    that needs them then answers ``"time limit"``; the window pass is left out."""
+    from puzzlezero.classic.optimal import pdb_ready, pdb_within
 
-    until = None if math.isinf(deadline) else deadline
     for q, kind in needs:
         if kind != "pdb":  # the group solver bounds its own; the two-phase tables take about 10 s
             continue
         try:
-            build_tables(q, kind, deadline=until)
+            pdb_ready(q) if math.isinf(deadline) else pdb_within(q, deadline)
         except TableTimeoutError as exc:
             print(exc, file=sys.stderr, flush=True)
             return False

@@ -266,10 +266,9 @@ def table_entries(puzzle: Puzzle) -> int | None:
     (their builds are not bounded)."""
     names = {cls.__name__ for cls in type(puzzle).__mro__}
     if "NPuzzle" in names:
-        from puzzlezero.classic.optimal.sliding_ida import board_size
         from puzzlezero.classic.optimal.sliding_pdb import default_partition
 
-        n = board_size(puzzle)
+        n = math.isqrt(int(np.prod(puzzle.state_shape)))  # the side of the square board
         return sum(math.perm(n * n, len(g)) for g in default_partition(n))
     if "Cube2" in names:
         from puzzlezero.puzzles.cube.table import NUM_STATES
