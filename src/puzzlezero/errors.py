@@ -83,8 +83,8 @@ class MemoryBudgetError(BudgetError):
 
 
 class TableTimeoutError(BudgetError):
-    """A table (the group solver's) that a search needs and that was not built before its
-    deadline; the message names the command that builds it without a limit
+    """A table (the group solver's, a pattern database) that a search needs and that was not built
+    before its deadline; the message names the command that builds it without a limit
     (``puzzlezero pdb build ...``); ``seconds``: the time its build had (0 when none)."""
 
     def __init__(self, message: str, seconds: float = 0.0) -> None:

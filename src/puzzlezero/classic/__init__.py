@@ -30,7 +30,6 @@ from puzzlezero.classic.optimal import (
     SOLVERS,
     optimal_length,
     pdb_heuristic,
-    pdb_ready,
     pdb_within,
     solve_optimal,
 )
@@ -107,7 +106,7 @@ def _cached_tables(puzzle: Any, kind: str, deadline: float | None) -> list[str]:
     if kind in ("pdb", "all"):
         t0 = time.perf_counter()
         try:
-            h = pdb_ready(puzzle) if deadline is None else pdb_within(puzzle, deadline)
+            h = pdb_within(puzzle, deadline)
         except UnknownNameError:
             if kind == "pdb":
                 raise

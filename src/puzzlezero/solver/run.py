@@ -217,13 +217,13 @@ def _tables_in_time(needs: list[tuple[Puzzle, str]], deadline: float) -> bool:
     ``deadline``, in a process stopped then (:func:`puzzlezero.classic.optimal.pdb_within`); one
     that is not says so on stderr, naming the command that builds it without a limit. The search
     that needs them then answers ``"time limit"``; the window pass is left out."""
-    from puzzlezero.classic.optimal import pdb_ready, pdb_within
+    from puzzlezero.classic.optimal import pdb_within
 
     for q, kind in needs:
         if kind != "pdb":  # the group solver bounds its own; the two-phase tables take about 10 s
             continue
         try:
-            pdb_ready(q) if math.isinf(deadline) else pdb_within(q, deadline)
+            pdb_within(q, None if math.isinf(deadline) else deadline)
         except TableTimeoutError as exc:
             print(exc, file=sys.stderr, flush=True)
             return False

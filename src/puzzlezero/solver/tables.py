@@ -38,9 +38,9 @@ __all__ = [
     "prepare_solve_tables",
 ]
 
-#: seconds a bench or a server gives the tables before its first solve: a group table that takes
-#: longer (the Schreier-Sims chain of the 10x10x10 ran more than 10 minutes) is built once with
-#: ``puzzlezero pdb build ... --kind group``, which has no limit
+#: seconds a bench or a server gives the tables before its first solve: a table that takes longer
+#: (the Schreier-Sims chain of the 10x10x10 ran more than 10 minutes) is built once with
+#: ``puzzlezero pdb build ...``, which has no limit
 PREPARE_SECONDS = 600.0
 
 

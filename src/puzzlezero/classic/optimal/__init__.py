@@ -229,9 +229,9 @@ def _build_pdb(puzzle: Puzzle) -> None:
     pdb_ready(puzzle)
 
 
-def pdb_within(puzzle: Puzzle, deadline: float) -> Callable[[np.ndarray], np.ndarray]:
+def pdb_within(puzzle: Puzzle, deadline: float | None) -> Callable[[np.ndarray], np.ndarray]:
     """:func:`pdb_ready`, the missing tables built in a process of their own that is stopped at
-    ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`;
+    ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`; ``None``: here, unbounded;
     :func:`puzzlezero.storage.build_in_process`), then loaded here: one not built by then raises
     :class:`~puzzlezero.errors.TableTimeoutError` naming ``puzzlezero pdb build PUZZLE``, which
     builds it without a limit (the 24-puzzle's take 40 s and 1.5 GB). Where builds are forbidden
@@ -240,7 +240,8 @@ def pdb_within(puzzle: Puzzle, deadline: float) -> Callable[[np.ndarray], np.nda
     builds its own heuristic's tables here, as before, and so do tables of at most
     :data:`IN_PLACE_ENTRIES` entries (:func:`table_entries`) and those of unknown size."""
     entries = table_entries(puzzle)
-    if not type(puzzle).__module__.startswith("puzzlezero.") or (entries or 0) <= IN_PLACE_ENTRIES:
+    small = (entries or 0) <= IN_PLACE_ENTRIES
+    if deadline is None or small or not type(puzzle).__module__.startswith("puzzlezero."):
         return pdb_ready(puzzle)
     try:
         with table_builds_deferred():  # what is there loads; what is missing raises
