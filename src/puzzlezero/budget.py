@@ -61,6 +61,7 @@ __all__ = [
     "UNLIMITED",
     "cgroup_memory_limit",
     "check",
+    "check_build",
     "default_budget",
     "format_size",
     "guises",
@@ -308,6 +309,21 @@ def check(estimate: int, what: str, lower: str) -> None:
         raise MemoryBudgetError(
             f"{what} needs about {format_size(estimate)} (estimated), above the memory budget of "
             f"{format_size(budget)}; lower {lower} (or raise --memory-budget)"
+        )
+
+
+def check_build(estimate: int, what: str) -> None:
+    """Raise :class:`MemoryBudgetError` when building the table ``what`` would take ``estimate``
+    bytes at its peak, above :func:`memory_budget`, before the build starts (a table's size is
+    fixed by its puzzle: there is nothing to lower): ``"building the pattern database of puzzle15
+    needs about 4.4 GiB (estimated), above the memory budget of 2.0 GiB; raise --memory-budget
+    (or $PUZZLEZERO_MEMORY_BUDGET) where the machine has that much free"``."""
+    budget = memory_budget()
+    if estimate > budget:
+        raise MemoryBudgetError(
+            f"building {what} needs about {format_size(estimate)} (estimated), above the memory "
+            f"budget of {format_size(budget)}; raise --memory-budget (or ${ENV}) where the machine "
+            f"has that much free"
         )
 
 

@@ -407,6 +407,7 @@ def build_in_process(
     key: str,
     what: str,
     command: str,
+    peak_bytes: int | None = None,
 ) -> None:
     """Run ``target(*args)``, a build that saves its table (a top-level function: it is pickled),
     in a process of its own (spawned: the caller may hold threads) for at most ``seconds``; the
@@ -416,9 +417,17 @@ def build_in_process(
     before is not started again with less than :data:`RETRY_MORE` times the seconds it had (the
     same error at once). A process that fails raises :class:`PuzzleError` with its exit code; an
     interrupted caller stops it. A daemonic process, which may start none, runs ``target``
-    itself, unbounded."""
+    itself, unbounded in seconds.
+
+    ``peak_bytes``, the build's estimated peak, is checked against the memory budget
+    (:func:`puzzlezero.budget.check_build`) before any process starts; the new process keeps this
+    one's budget, so that the builds in it check theirs against the same."""
     import multiprocessing
 
+    from puzzlezero.budget import check_build, memory_budget
+
+    if peak_bytes is not None:
+        check_build(peak_bytes, what)
     if multiprocessing.current_process().daemon:  # may start no process: built here, unbounded
         target(*args)
         return
@@ -432,7 +441,9 @@ def build_in_process(
         raise TableTimeoutError(
             f"{what} is not built and the time limit left no time to build it; build it once with: {command}"
         )
-    proc = multiprocessing.get_context("spawn").Process(target=_build_alone, args=(target, args), daemon=True)
+    proc = multiprocessing.get_context("spawn").Process(
+        target=_build_alone, args=(target, args, memory_budget()), daemon=True
+    )
     proc.start()
     try:
         proc.join(seconds)
@@ -457,11 +468,15 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _build_alone(target: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    """A bounded build's process: ``target(*args)``, its progress bars behind a thread lock (the
-    default, a semaphore shared between processes, would be left behind when it is stopped)."""
+def _build_alone(target: Callable[..., Any], args: tuple[Any, ...], budget: int) -> None:
+    """A bounded build's process: ``target(*args)`` under the starting process's memory
+    ``budget``, its progress bars behind a thread lock (the default, a semaphore shared between
+    processes, would be left behind when it is stopped)."""
     from tqdm import tqdm
 
+    from puzzlezero.budget import set_memory_budget
+
+    set_memory_budget(budget)
     tqdm.set_lock(threading.RLock())
     target(*args)
 
@@ -473,11 +488,14 @@ def build_once(
     *,
     what: str,
     command: str,
+    peak_bytes: int | None = None,
 ) -> T:
     """The table at ``path``: ``load()`` it (which raises :class:`ModelFileError` for a file that
     is missing, corrupt or of other parameters), else ``build()`` it (which also saves it) under the
     lock file ``<path>.lock``. A process that finds the lock taken waits for the build to end and
-    then loads that file instead of building again.
+    then loads that file instead of building again. A build whose estimated ``peak_bytes`` are
+    above the memory budget is not started: :class:`~puzzlezero.errors.MemoryBudgetError`
+    (:func:`puzzlezero.budget.check_build`).
 
     Where builds are forbidden (:func:`forbid_table_builds`) or deferred
     (:func:`table_builds_deferred`), a table that cannot be loaded raises
@@ -499,6 +517,10 @@ def build_once(
         except ModelFileError as exc:
             if path.exists():
                 _log(f"{what} {path.name} is not usable, rebuilding it: {exc}")
+        if peak_bytes is not None:
+            from puzzlezero.budget import check_build
+
+            check_build(peak_bytes, what)
         clean_stale_temps(path.parent)
         return build()
 

@@ -208,7 +208,7 @@ MemoryBudgetOpt = Annotated[
     str | None,
     typer.Option(
         "--memory-budget",
-        help="Refuse a search or a model whose estimated peak memory is above this: 4GiB, 512MiB, "
+        help="Refuse a search, a model or a table build whose estimated peak memory is above this: 4GiB, 512MiB, "
         "bytes, or off (default: $PUZZLEZERO_MEMORY_BUDGET, else half the machine's memory, at "
         "most what is available).",
         show_default=False,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 
-from puzzlezero.errors import TableTimeoutError, UnknownNameError
+from puzzlezero.errors import MemoryBudgetError, TableTimeoutError, UnknownNameError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.registry import make
 from puzzlezero.search import clock
@@ -216,7 +216,9 @@ def _tables_in_time(needs: list[tuple[Puzzle, str]], deadline: float) -> bool:
     the optimal solver's, the ``pdb`` heuristic's, cube3's window solver's) are there or built by
     ``deadline``, in a process stopped then (:func:`puzzlezero.classic.optimal.pdb_within`); one
     that is not says so on stderr, naming the command that builds it without a limit. The search
-    that needs them then answers ``"time limit"``; the window pass is left out."""
+    that needs them then answers ``"time limit"``; the window pass is left out. A build whose
+    estimated peak is above the memory budget is not started:
+    :class:`~puzzlezero.errors.MemoryBudgetError`, naming the estimate and the budget."""
     from puzzlezero.classic.optimal import pdb_within
 
     for q, kind in needs:
@@ -230,6 +232,17 @@ def _tables_in_time(needs: list[tuple[Puzzle, str]], deadline: float) -> bool:
         except UnknownNameError:  # no pattern database for this puzzle: its search reads none
             continue
     return True
+
+
+def _window_tables(p: Puzzle, deadline: float) -> bool:
+    """Whether the window pass's tables are there or built by ``deadline`` (:func:`_tables_in_time`);
+    one whose build would pass the memory budget leaves the pass out too, saying so on stderr:
+    the answer found is kept either way."""
+    try:
+        return _tables_in_time(window_needs(p), deadline)
+    except MemoryBudgetError as exc:
+        print(f"{exc}; the window pass is left out", file=sys.stderr, flush=True)
+        return False
 
 
 def _breadth_first(
@@ -479,7 +492,7 @@ def _shortened(
         if windows and len(short) > 1 and between is None:  # the first path to re-solve: its tables
             from puzzlezero.classic.optimal import window_solver
 
-            windows = windows if _tables_in_time(window_needs(p), deadline) else 0
+            windows = windows if _window_tables(p, deadline) else 0
             between = window_solver(p)
         if windows and len(short) > 1 and between is not None:
             ways = resolve_windows(

@@ -65,6 +65,7 @@ __all__ = [
     "window_tables",
     "table_entries",
     "IN_PLACE_ENTRIES",
+    "table_build_bytes",
 ]
 
 #: puzzle class name -> optimal solver ``f(puzzle, state, *, time_limit, max_nodes[, deadline]) ->
@@ -256,8 +257,26 @@ def pdb_within(puzzle: Puzzle, deadline: float | None) -> Callable[[np.ndarray],
         key=f"pdb:{puzzle.name}",
         what=f"the pattern database of {puzzle.name}",
         command=f"puzzlezero pdb build {puzzle.name}",
+        peak_bytes=table_build_bytes(puzzle),
     )
     return pdb_ready(puzzle)
+
+
+def table_build_bytes(puzzle: Puzzle) -> int | None:
+    """Peak bytes of building the big tables :func:`pdb_ready` builds for ``puzzle``, which
+    :func:`pdb_within` checks against the memory budget before it starts a process: the sliding
+    puzzles' additive databases (the 15-puzzle's 4.3 GiB), Korf's cube databases (330.6 MiB);
+    ``None`` for the others (cube2's table is built in place in under a second)."""
+    names = {cls.__name__ for cls in type(puzzle).__mro__}
+    if "NPuzzle" in names:
+        from puzzlezero.classic.optimal.sliding_pdb import build_bytes
+
+        return build_bytes(math.isqrt(int(np.prod(puzzle.state_shape))))
+    if names & {"Cube3", "Cube3HTM"}:
+        from puzzlezero.classic.optimal.cube_pdb import build_bytes as cube_build_bytes
+
+        return cube_build_bytes()
+    return None
 
 
 def table_entries(puzzle: Puzzle) -> int | None:

@@ -25,7 +25,7 @@ from puzzlezero.classic.optimal.perm import num_ranks, rank, unrank
 from puzzlezero.classic.optimal.tables import concat_huge, level_progress, load_or_build
 from puzzlezero.errors import PuzzleError
 
-__all__ = ["CubePattern", "CubePDB", "KORF", "build_pattern", "load_cube_pdb"]
+__all__ = ["CubePattern", "CubePDB", "KORF", "build_bytes", "build_pattern", "load_cube_pdb"]
 
 
 @dataclass(frozen=True)
@@ -221,6 +221,13 @@ def _batch_values(states, table, off, pieces, k, npos, no, m, omul, out):  # fmt
             out[b] = best
 
 
+def build_bytes(patterns: tuple[CubePattern, ...] = KORF) -> int:
+    """Peak bytes of building the databases of ``patterns``: a byte an entry (:func:`build_pattern`
+    keeps nothing else that grows), the tables built before beside each, then joined into one
+    (Korf's three: 330.6 MiB)."""
+    return 2 * sum(p.size for p in patterns)
+
+
 @cache
 def load_cube_pdb(patterns: tuple[CubePattern, ...] = KORF) -> CubePDB:
     """The databases of ``patterns`` (built and cached on first use; Korf's set takes minutes)."""
@@ -233,7 +240,8 @@ def load_cube_pdb(patterns: tuple[CubePattern, ...] = KORF) -> CubePDB:
             return {"table": build_pattern(pat)}
 
         command = "puzzlezero pdb build cube3" if pat in KORF else None
-        tables.append(load_or_build(pat.name, meta, build, command=command)["table"])
+        peak = build_bytes(patterns)
+        tables.append(load_or_build(pat.name, meta, build, command=command, peak_bytes=peak)["table"])
         if tables[-1].shape != (pat.size,) or tables[-1].dtype != np.uint8:
             raise PuzzleError(
                 f"pattern database {pat.name} has shape {tables[-1].shape}, expected ({pat.size},)"

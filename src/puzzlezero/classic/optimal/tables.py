@@ -57,6 +57,7 @@ def load_or_build(
     *,
     mmap: bool = False,
     command: str | None = None,
+    peak_bytes: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Arrays of the table ``name``: loaded if a valid file with exactly this ``meta`` exists,
     else ``build()`` is called, its arrays saved with ``meta`` (plus ``version``) and returned.
@@ -65,7 +66,9 @@ def load_or_build(
     The build runs under the table's lock (:func:`puzzlezero.storage.build_once`): a second process
     that misses the same table waits and then loads the first one's file. Where builds are
     forbidden (web workers) a missing table raises :class:`~puzzlezero.errors.MissingTableError`
-    naming ``command`` (the ``puzzlezero pdb build ...`` line that builds it).
+    naming ``command`` (the ``puzzlezero pdb build ...`` line that builds it); a build whose
+    estimated ``peak_bytes`` are above the memory budget is not started
+    (:class:`~puzzlezero.errors.MemoryBudgetError`).
 
     ``meta`` values must be JSON types (lists, not tuples) so that they compare equal after a
     round trip through the file.
@@ -97,7 +100,9 @@ def load_or_build(
         return arrays
 
     what = f"pattern database {name}"
-    return build_once(path, load, build_and_save, what=what, command=command or _python_command(name))
+    return build_once(
+        path, load, build_and_save, what=what, command=command or _python_command(name), peak_bytes=peak_bytes
+    )
 
 
 def _python_command(name: str) -> str:
