@@ -31,6 +31,11 @@ def writes_budget(path: str) -> None:  # a spawned build's process: what budget 
     Path(path).write_text(str(memory_budget()))
 
 
+def takes_too_much(path: str) -> None:  # a build without an estimate that needs 6 GiB
+    table = np.ones(6 << 30, dtype=np.uint8)
+    Path(path).write_text(str(table.size))
+
+
 @pytest.fixture
 def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A cache of its own, no memory of loaded or stopped builds, no budget from the environment."""
@@ -108,6 +113,22 @@ def test_a_spawned_build_keeps_the_budget_of_the_process_that_started_it(
         build_in_process(writes_budget, (str(out),), seconds=60.0, key="b", what="t", command="CMD")
     assert out.read_text() == str(3 << 30)
     assert multiprocessing.active_children() == []
+
+
+def test_a_spawned_build_without_an_estimate_is_stopped_at_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build whose peak is not known before (a group table's) runs in at most the budget and
+    1 GiB of address space: one that asks for 6 GiB under a budget of 1 GiB is stopped there, by
+    name, and leaves nothing (without the limit the 6 GiB would be there: 23 GiB machines)."""
+    monkeypatch.delenv(ENV, raising=False)
+    out = tmp_path / "table.txt"
+    with use_memory_budget("1GiB"), pytest.raises(MemoryBudgetError) as err:
+        build_in_process(
+            takes_too_much, (str(out),), seconds=60.0, key="m", what="the big table", command="CMD"
+        )
+    assert "building the big table ran out of memory at the memory budget of 1.0 GiB" in str(err.value)
+    assert not out.exists() and multiprocessing.active_children() == []
 
 
 def test_the_window_pass_above_the_budget_is_left_out_and_the_answer_kept(

@@ -46,6 +46,7 @@ import numpy as np
 
 from puzzlezero.errors import (
     FileBusyError,
+    MemoryBudgetError,
     MissingTableError,
     ModelFileError,
     PuzzleError,
@@ -397,6 +398,12 @@ def table_builds_deferred() -> Iterator[None]:
 #: cases, one by one, each with the same time limit, would each spend it on the same build)
 _STOPPED: dict[str, float] = {}
 RETRY_MORE = 1.25
+#: address space a build's process may take beyond the memory budget: the interpreter, numpy,
+#: numba and their threads' stacks (a process that built the 8-puzzle's databases and cube2's group
+#: table measured 560 MiB)
+ADDRESS_HEADROOM = 1 << 30
+#: the exit code of a build's process whose memory ran out at its limit
+_MEMORY_EXIT = 3
 
 
 def build_in_process(
@@ -421,11 +428,15 @@ def build_in_process(
 
     ``peak_bytes``, the build's estimated peak, is checked against the memory budget
     (:func:`puzzlezero.budget.check_build`) before any process starts; the new process keeps this
-    one's budget, so that the builds in it check theirs against the same."""
+    one's budget, so that the builds in it check theirs against the same, and may take no more
+    address space than the budget and :data:`ADDRESS_HEADROOM` (a build without an estimate, such
+    as a group table's, is bounded so): one that runs out there raises
+    :class:`~puzzlezero.errors.MemoryBudgetError`, nothing saved."""
     import multiprocessing
 
-    from puzzlezero.budget import check_build, memory_budget
+    from puzzlezero.budget import check_build, format_size, memory_budget
 
+    budget = memory_budget()
     if peak_bytes is not None:
         check_build(peak_bytes, what)
     if multiprocessing.current_process().daemon:  # may start no process: built here, unbounded
@@ -442,7 +453,7 @@ def build_in_process(
             f"{what} is not built and the time limit left no time to build it; build it once with: {command}"
         )
     proc = multiprocessing.get_context("spawn").Process(
-        target=_build_alone, args=(target, args, memory_budget()), daemon=True
+        target=_build_alone, args=(target, args, budget, _address_limit(budget)), daemon=True
     )
     proc.start()
     try:
@@ -460,6 +471,12 @@ def build_in_process(
             f"without a limit, with: {command}",
             seconds=seconds,
         )
+    if proc.exitcode == _MEMORY_EXIT:
+        raise MemoryBudgetError(
+            f"building {what} ran out of memory at the memory budget of {format_size(budget)} (its "
+            f"process was stopped, nothing saved); raise --memory-budget (or $PUZZLEZERO_MEMORY_BUDGET) "
+            f"where the machine has more free"
+        )
     if proc.exitcode != 0:
         raise PuzzleError(f"building {what} failed (its process exited with code {proc.exitcode})")
 
@@ -468,17 +485,40 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _build_alone(target: Callable[..., Any], args: tuple[Any, ...], budget: int) -> None:
+def _address_limit(budget: int) -> int | None:
+    """The address space a build's process may take under the memory ``budget``: the budget and
+    :data:`ADDRESS_HEADROOM`; ``None`` where the budget is off."""
+    from puzzlezero.budget import UNLIMITED
+
+    return None if budget >= UNLIMITED else budget + ADDRESS_HEADROOM
+
+
+def _build_alone(target: Callable[..., Any], args: tuple[Any, ...], budget: int, limit: int | None) -> None:
     """A bounded build's process: ``target(*args)`` under the starting process's memory
-    ``budget``, its progress bars behind a thread lock (the default, a semaphore shared between
-    processes, would be left behind when it is stopped)."""
+    ``budget``, in at most ``limit`` bytes of address space (``RLIMIT_AS``, where not ``None``; an
+    allocation past it fails, and the process exits with :data:`_MEMORY_EXIT`), its progress bars
+    behind a thread lock (the default, a semaphore shared between processes, would be left behind
+    when it is stopped)."""
+    import resource
+
     from tqdm import tqdm
 
     from puzzlezero.budget import set_memory_budget
 
     set_memory_budget(budget)
+    if limit is not None:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     tqdm.set_lock(threading.RLock())
-    target(*args)
+    try:
+        target(*args)
+    except MemoryError:
+        sys.exit(_MEMORY_EXIT)
+    except OSError as exc:  # an anonymous map refused (a table's words)
+        if exc.errno != errno.ENOMEM:
+            raise
+        sys.exit(_MEMORY_EXIT)
 
 
 def build_once(

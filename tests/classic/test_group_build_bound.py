@@ -93,6 +93,26 @@ def test_the_10x10x10s_solve_ends_at_its_time_limit(capsys: pytest.CaptureFixtur
     assert multiprocessing.active_children() == []
 
 
+def test_a_table_whose_build_runs_out_of_memory_answers_memory_limit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A group table's size is not known before its chain is built: its process may take the
+    memory budget's worth of address space and no more (tests/test_table_build_memory.py stops a
+    real one there). A build stopped so leaves the state unsolved, "memory limit", by name."""
+    from puzzlezero.errors import MemoryBudgetError
+
+    def out_of_memory(*args: object, what: str, **kwargs: object) -> None:
+        raise MemoryBudgetError(f"building {what} ran out of memory at the memory budget of 1.0 GiB")
+
+    monkeypatch.setattr(group, "build_in_process", out_of_memory)
+    p = _rotor("rotor-no-memory")
+    state = p.scramble(np.random.default_rng(2), 1, 12)[0]
+    r = solve_group(p, state, deadline=clock.now() + 300.0)
+    assert not r.solved and r.status == "memory limit" and r.actions == ()
+    assert "the group table of rotor-no-memory ran out of memory" in capsys.readouterr().err
+    assert _cached(p) == []
+
+
 def test_a_bench_goes_on_without_a_table_not_built_in_time(capsys: pytest.CaptureFixture[str]) -> None:
     from puzzlezero.solver.resolve import resolve_options
 

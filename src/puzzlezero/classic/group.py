@@ -100,7 +100,14 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.errors import BudgetError, InvalidStateError, ModelFileError, PuzzleError, TableTimeoutError
+from puzzlezero.errors import (
+    BudgetError,
+    InvalidStateError,
+    MemoryBudgetError,
+    ModelFileError,
+    PuzzleError,
+    TableTimeoutError,
+)
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 from puzzlezero.puzzles.words import MoveWords
@@ -901,7 +908,8 @@ def solve_group(
     :func:`puzzlezero.search.clock.now`), whichever comes first (the first sift is always done).
     Always solves a legal state, in milliseconds for one sift, once the table is there; a table
     that is not built by the deadline (:func:`group_table`) leaves the state unsolved (status
-    ``"time limit"``, the reason on stderr). A goal that repeats labels is
+    ``"time limit"``, the reason on stderr), and so does one whose build ran out of memory at the
+    memory budget (``"memory limit"``). A goal that repeats labels is
     solved through an arrangement of its identical pieces (:meth:`GroupTable.solve_labels`), and
     a puzzle with wildcards gets the solution up to the first state within them. Returns a
     :class:`SearchResult` whose ``nodes_generated`` and ``iterations`` are the number of sifts
@@ -914,6 +922,9 @@ def solve_group(
     except TableTimeoutError as exc:  # no table, no answer: the bound, by name
         _log(str(exc))
         return SearchResult(False, (), 0, 0, clock.now() - started, "time limit")
+    except MemoryBudgetError as exc:  # its build's process ran out at the memory budget
+        _log(str(exc))
+        return SearchResult(False, (), 0, 0, clock.now() - started, "memory limit")
     t0 = clock.now()
     state = np.asarray(state, dtype=puzzle.dtype).reshape(puzzle.state_shape)
     if puzzle.is_goal(state[None])[0]:
