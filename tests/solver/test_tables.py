@@ -10,7 +10,7 @@ import pytest
 import puzzlezero.classic as classic
 from puzzlezero import bench
 from puzzlezero.case_files import Case
-from puzzlezero.errors import PuzzleError
+from puzzlezero.errors import MemoryBudgetError, PuzzleError, UnknownNameError
 from puzzlezero.registry import make
 from puzzlezero.solver import resolve_options
 from puzzlezero.solver.tables import prepare_solve_tables, table_kinds, table_needs
@@ -73,6 +73,26 @@ def test_a_kind_the_puzzle_has_no_table_of_is_skipped(monkeypatch: pytest.Monkey
     monkeypatch.setattr(classic, "build_tables", build)
     assert prepare_solve_tables(make("cube3"), resolve_options(make("cube3"))) == ["cube3: two-phase"]
     assert built == ["two-phase"]
+
+
+def test_a_table_above_the_memory_budget_is_left_to_the_solves_or_stops_a_server(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bench goes on (each solve that reads the table says so); a server's start, whose workers
+    never build, stops by name; a kind the puzzle has none of is skipped by both."""
+
+    def build(p: Any, kind: str, **bounds: Any) -> list[str]:
+        if kind == "two-phase":
+            raise MemoryBudgetError("building the two-phase tables needs about 9 GiB")
+        raise UnknownNameError("no group table")
+
+    monkeypatch.setattr(classic, "build_tables", build)
+    p = make("cube3")
+    lines = prepare_solve_tables(p, resolve_options(p))
+    assert lines == ["building the two-phase tables needs about 9 GiB (each solve that reads it says so)"]
+    assert "needs about 9 GiB" in capsys.readouterr().err
+    with pytest.raises(MemoryBudgetError, match="needs about 9 GiB"):
+        prepare_solve_tables(p, resolve_options(p), required=True)
 
 
 def test_bench_builds_the_tables_before_the_first_case(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -146,30 +146,24 @@ def served_hosts(bind: str, extra: list[str]) -> tuple[tuple[str, ...], str]:
 
 def prepare_tables(config: ServerConfig, build: list[str]) -> list[str]:
     """Before the workers start (they never build a table): the tables the served puzzles' default
-    solves read (:func:`~puzzlezero.solver.tables.table_needs`: their searches' and search
-    members', the group solver's where it is the fallback, and those of the solves a search runs
-    inside, such as the 4x4x4 reduction's cube3 solve), and every table of the puzzles in
+    solves read (:func:`~puzzlezero.solver.tables.prepare_solve_tables`, required: their searches'
+    and search members', the group solver's where it is the fallback, and those of the solves a
+    search runs inside, such as the 4x4x4 reduction's cube3 solve), and every table of the puzzles in
     ``build`` (``--build-tables``), all within :data:`~puzzlezero.solver.tables.PREPARE_SECONDS`
     (a table not built by then stops the start, naming the command that builds it). Returns
     a line per table for the start-up log."""
     from puzzlezero.classic import build_tables
-    from puzzlezero.errors import UnknownNameError
     from puzzlezero.registry import make
     from puzzlezero.search import clock
-    from puzzlezero.solver.tables import PREPARE_SECONDS, table_needs
+    from puzzlezero.solver.tables import PREPARE_SECONDS, prepare_solve_tables
     from puzzlezero.web.worker import warm_options
 
     wanted = [make(name) for name in dict.fromkeys(build)]  # an unknown name fails before any build
     deadline = clock.deadline_after(PREPARE_SECONDS)  # a table that takes longer stops the start
     lines: list[str] = []
     for name, opts in warm_options(config):  # what the workers load, the fallback's table included
-        if name in build:
-            continue
-        for p, kind in table_needs(make(name), opts):  # the fallback's, a member's, an inner solve's
-            try:
-                lines += build_tables(p, kind, deadline=deadline)
-            except UnknownNameError:  # none of that kind for this puzzle (the optimal solver of
-                continue  # a puzzle given as data reads no pattern database)
+        if name not in build:  # the fallback's, a member's, an inner solve's
+            lines += prepare_solve_tables(make(name), opts, deadline=deadline, required=True)
     for p in wanted:
         lines += build_tables(p, "all", deadline=deadline)
     return lines

@@ -10,8 +10,8 @@ is built in a process stopped at the solve's deadline, and one not built by then
 nothing without its tables, ``SearchSpec.tables_first``, has them built before its clock
 starts, and those of the solves it runs inside: :func:`search_table_needs`). A measurement or a
 server wants every solve alike: ``bench`` builds them before its first case
-(:func:`prepare_solve_tables`), ``serve`` before its workers start (the same
-:func:`table_needs`; there a table that does not build stops the start). A search that runs
+(:func:`prepare_solve_tables`), ``serve`` before its workers start (the same, ``required``:
+there a table that does not build stops the start). A search that runs
 another puzzle's solve inside (the 4x4x4's reduction, cube3's solve) names it, and that solve's
 tables are prepared too.
 """
@@ -22,7 +22,7 @@ import math
 import sys
 
 from puzzlezero.defaults import member_search
-from puzzlezero.errors import PuzzleError, TableTimeoutError
+from puzzlezero.errors import MemoryBudgetError, PuzzleError, TableTimeoutError, UnknownNameError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 from puzzlezero.solver.names import resolve_entry
@@ -111,25 +111,42 @@ def _once(needs: list[tuple[Puzzle, str]]) -> list[tuple[Puzzle, str]]:
 
 
 def prepare_solve_tables(
-    puzzle: Puzzle, opts: SolveOptions, seconds: float | None = PREPARE_SECONDS
+    puzzle: Puzzle,
+    opts: SolveOptions,
+    seconds: float | None = PREPARE_SECONDS,
+    *,
+    deadline: float | None = None,
+    required: bool = False,
 ) -> list[str]:
     """Build (or load) every table a solve of ``puzzle`` with ``opts`` reads (:func:`table_needs`),
-    under their locks, within ``seconds`` (``None``: no limit); a line per table for people. A
-    kind the puzzle has no table of is skipped (the search then reads none); a table not built in
-    time is left to each solve (which answers "time limit" where it has not 1.25 times as long:
-    :data:`puzzlezero.storage.RETRY_MORE`), and said so on stderr."""
+    under their locks, within ``seconds`` (``None``: no limit) or by ``deadline`` (a reading of
+    :func:`puzzlezero.search.clock.now`, which several puzzles share: a server's start); a line per
+    table for people. A kind the puzzle has no table of is skipped (the search then reads none).
+    A table not built in time, or whose build would pass the memory budget, is left to each solve
+    (which answers "time limit" where it has not 1.25 times as long:
+    :data:`puzzlezero.storage.RETRY_MORE`), and said so on stderr; where it is ``required`` (a
+    server's workers never build one) that error, and any other but a missing kind, is raised."""
     from puzzlezero.classic import build_tables
 
-    deadline = clock.deadline_after(seconds)
+    if deadline is None:
+        deadline = clock.deadline_after(seconds)
     until = None if math.isinf(deadline) else deadline
     lines: list[str] = []
     for p, kind in table_needs(puzzle, opts):
         try:
             lines += build_tables(p, kind, deadline=until)
-        except TableTimeoutError as exc:
+        except (TableTimeoutError, MemoryBudgetError) as exc:
+            if required:
+                raise
             line = f"{exc} (a solve with a longer time limit tries again)"
+            if isinstance(exc, MemoryBudgetError):
+                line = f"{exc} (each solve that reads it says so)"
             print(line, file=sys.stderr, flush=True)
             lines.append(line)
+        except UnknownNameError:  # none of that kind for this puzzle (the optimal solver of a
+            continue  # puzzle given as data reads no pattern database)
         except PuzzleError:
+            if required:
+                raise
             continue
     return lines
