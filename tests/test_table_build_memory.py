@@ -40,7 +40,7 @@ def takes_too_much(path: str) -> None:  # a build without an estimate that needs
 def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A cache of its own, no memory of loaded or stopped builds, no budget from the environment."""
     monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path))
-    monkeypatch.delenv(ENV, raising=False)  # restored after, as --memory-budget sets it
+    monkeypatch.setenv(ENV, "")  # read as unset; restored after (--memory-budget sets it)
     monkeypatch.setattr(budget, "_explicit", None)  # and the budget set in this process
     monkeypatch.setattr(storage, "_STOPPED", {})
     load_sliding_pdb.cache_clear()
@@ -107,7 +107,7 @@ def test_a_spawned_build_keeps_the_budget_of_the_process_that_started_it(
 ) -> None:
     """A budget set in this process only (not in the environment) is the new process's too, so
     that the builds inside it check against the same."""
-    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv(ENV, "")
     out = tmp_path / "budget.txt"
     with use_memory_budget("3GiB"):
         build_in_process(writes_budget, (str(out),), seconds=60.0, key="b", what="t", command="CMD")
@@ -121,7 +121,7 @@ def test_a_spawned_build_without_an_estimate_is_stopped_at_the_budget(
     """A build whose peak is not known before (a group table's) runs in at most the budget and
     1 GiB of address space: one that asks for 6 GiB under a budget of 1 GiB is stopped there, by
     name, and leaves nothing (without the limit the 6 GiB would be there: 23 GiB machines)."""
-    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv(ENV, "")
     out = tmp_path / "table.txt"
     with use_memory_budget("1GiB"), pytest.raises(MemoryBudgetError) as err:
         build_in_process(
