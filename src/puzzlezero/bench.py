@@ -55,6 +55,7 @@ from puzzlezero.solver import (
     resolve_entry,
     solve_many,
 )
+from puzzlezero.solver.memory import call_instances, check_memory
 from puzzlezero.solver.tables import prepare_solve_tables
 from puzzlezero.storage import atomic_write_json
 
@@ -160,6 +161,7 @@ def run_bench(
             opts=opts,
         )
     else:
+        check_memory(puzzle, opts, call_instances(opts, len(cases), together))  # before any table
         prepare_solve_tables(puzzle, opts)  # built before the first case's clock, not inside it
         solved = solve_many(puzzle, states, opts, together=together, on_results=on_results)
     solved = [_within_wildcards(puzzle, c, r) for c, r in zip(cases, solved, strict=True)]

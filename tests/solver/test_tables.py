@@ -121,6 +121,21 @@ def test_bench_builds_the_tables_before_the_first_case(monkeypatch: pytest.Monke
     assert report.summary["solved_pct"] == 100.0
 
 
+def test_a_bench_that_does_not_fit_the_memory_budget_builds_no_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its searches' memory is checked before the tables are prepared (up to 600 s of them), not
+    after: the refusal comes at once."""
+    from puzzlezero.budget import use_memory_budget
+
+    monkeypatch.setattr(classic, "build_tables", lambda *a, **k: pytest.fail("a table was prepared"))
+    p = make("cube3")
+    state = p.apply(p.goals(1), np.array([0]))[0]
+    with (
+        use_memory_budget("1MiB"),
+        pytest.raises(MemoryBudgetError, match="above the memory budget of 1.0 MiB"),
+    ):
+        bench.run_bench(p, [Case(id="0", state=state)], search="bwas", fallback=True, time_limit=5)
+
+
 def test_a_solve_builds_first_the_tables_without_which_its_search_answers_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

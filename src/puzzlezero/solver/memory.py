@@ -86,6 +86,12 @@ def network_bytes(spec: SearchSpec, o: SolveOptions) -> int:
     return NETWORK_BATCH_BYTES if uses_network else 0
 
 
+def call_instances(o: SolveOptions, states: int, together: int | None = None) -> int:
+    """The states one search call of :func:`~puzzlezero.solver.run.solve_many` takes out of
+    ``states``: ``together``, else its search's own (1 for BWAS)."""
+    return min(together or SEARCHES[o.search].together, states)
+
+
 def check_memory(p: Puzzle, o: SolveOptions, instances: int = 1) -> None:
     """Refuse, before anything is allocated, a solve whose search (on ``instances`` states a
     call), fallback search or shortcut pass would need more memory than the budget

@@ -32,7 +32,7 @@ from puzzlezero.search.shortcut import shortcut as find_shortcuts
 from puzzlezero.search.windows import resolve_windows
 from puzzlezero.solver.heuristics import get_heuristic, stage_heuristics
 from puzzlezero.solver.members import member_options
-from puzzlezero.solver.memory import check_memory
+from puzzlezero.solver.memory import call_instances, check_memory
 from puzzlezero.solver.names import Heuristic, Results, resolve_entry
 from puzzlezero.solver.options import BREADTH_FIRST_SECONDS, SolveOptions, SolveSettings
 from puzzlezero.solver.resolve import options_for
@@ -127,7 +127,7 @@ def solve_many(
     arr = read_states(p, states).array
     if not arr.shape[0]:
         return []
-    check_memory(p, opts, min(together or spec.together, arr.shape[0]))
+    check_memory(p, opts, call_instances(opts, arr.shape[0], together))
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
     if spec.tables_first:  # nothing answers while they build: its own, its inner solves'
         from puzzlezero.classic import build_tables
