@@ -316,7 +316,7 @@ def check_build(estimate: int, what: str) -> None:
     """Raise :class:`MemoryBudgetError` when building the table ``what`` would take ``estimate``
     bytes at its peak, above :func:`memory_budget`, before the build starts (a table's size is
     fixed by its puzzle: there is nothing to lower): ``"building the pattern database of puzzle15
-    needs about 4.4 GiB (estimated), above the memory budget of 2.0 GiB; raise --memory-budget
+    needs about 4.3 GiB (estimated), above the memory budget of 2.0 GiB; raise --memory-budget
     (or $PUZZLEZERO_MEMORY_BUDGET) where the machine has that much free"``."""
     budget = memory_budget()
     if estimate > budget:
