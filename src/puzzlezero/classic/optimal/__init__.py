@@ -267,16 +267,8 @@ def table_build_bytes(puzzle: Puzzle) -> int | None:
     :func:`pdb_within` checks against the memory budget before it starts a process: the sliding
     puzzles' additive databases (the 15-puzzle's 4.3 GiB), Korf's cube databases (330.6 MiB);
     ``None`` for the others (cube2's table is built in place in under a second)."""
-    names = {cls.__name__ for cls in type(puzzle).__mro__}
-    if "NPuzzle" in names:
-        from puzzlezero.classic.optimal.sliding_pdb import build_bytes
-
-        return build_bytes(math.isqrt(int(np.prod(puzzle.state_shape))))
-    if names & {"Cube3", "Cube3HTM"}:
-        from puzzlezero.classic.optimal.cube_pdb import build_bytes as cube_build_bytes
-
-        return cube_build_bytes()
-    return None
+    sizes = _pdb_sizes(puzzle)
+    return None if sizes is None else sizes[1]
 
 
 def table_entries(puzzle: Puzzle) -> int | None:
@@ -284,18 +276,29 @@ def table_entries(puzzle: Puzzle) -> int | None:
     puzzles' additive databases (before a mirrored pattern shares its table), cube2's distance
     table, Korf's three cube databases; ``None`` for a puzzle whose tables are not known here
     (their builds are not bounded)."""
+    sizes = _pdb_sizes(puzzle)
+    return None if sizes is None else sizes[0]
+
+
+def _pdb_sizes(puzzle: Puzzle) -> tuple[int, int | None] | None:
+    """``(entries, peak bytes of their build)`` of the tables :func:`pdb_ready` builds for
+    ``puzzle`` (the peak ``None`` where it is not worked out: cube2's), or ``None`` where they are
+    not known here."""
     names = {cls.__name__ for cls in type(puzzle).__mro__}
     if "NPuzzle" in names:
-        from puzzlezero.classic.optimal.sliding_pdb import default_partition
+        from puzzlezero.classic.optimal.sliding_pdb import build_bytes, default_partition
 
         n = math.isqrt(int(np.prod(puzzle.state_shape)))  # the side of the square board
-        return sum(math.perm(n * n, len(g)) for g in default_partition(n))
+        return sum(math.perm(n * n, len(g)) for g in default_partition(n)), build_bytes(n)
     if "Cube2" in names:
         from puzzlezero.puzzles.cube.table import NUM_STATES
 
-        return int(NUM_STATES)
+        return int(NUM_STATES), None
     if names & {"Cube3", "Cube3HTM"}:
-        return 88_179_840 + 2 * 42_577_920  # 8 corners; two sets of 6 edges
+        from puzzlezero.classic.optimal.cube_pdb import KORF
+        from puzzlezero.classic.optimal.cube_pdb import build_bytes as cube_build_bytes
+
+        return sum(p.size for p in KORF), cube_build_bytes()  # 8 corners; two sets of 6 edges
     return None
 
 
