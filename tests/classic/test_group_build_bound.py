@@ -111,6 +111,12 @@ def test_a_table_whose_build_runs_out_of_memory_answers_memory_limit(
     assert not r.solved and r.status == "memory limit" and r.actions == ()
     assert "the group table of rotor-no-memory ran out of memory" in capsys.readouterr().err
     assert _cached(p) == []
+    # building every table the puzzle has (serve --build-tables, pdb build --kind all) says so too,
+    # not "no group table"
+    from puzzlezero.classic import build_tables
+
+    with pytest.raises(MemoryBudgetError, match="ran out of memory"):
+        build_tables(p, "all", deadline=clock.now() + 300.0)
 
 
 def test_a_bench_goes_on_without_a_table_not_built_in_time(capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,7 +34,7 @@ from puzzlezero.classic.optimal import (
     solve_optimal,
 )
 from puzzlezero.classic.reduction import solve_reduction
-from puzzlezero.errors import PuzzleError, TableTimeoutError, UnknownNameError
+from puzzlezero.errors import BudgetError, PuzzleError, UnknownNameError
 
 __all__ = [
     "SOLVERS",
@@ -119,7 +119,7 @@ def _cached_tables(puzzle: Any, kind: str, deadline: float | None) -> list[str]:
         t0 = time.perf_counter()
         try:
             table = group_table(puzzle, deadline=deadline)
-        except TableTimeoutError:
+        except BudgetError:  # a bound hit (time, memory): said by name, never "none of that kind"
             raise
         except PuzzleError:
             if kind == "group":
