@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -49,6 +50,23 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 
     two_phase_tables()
     slice_tables(make("cube_3-3-3"))
+
+
+@pytest.fixture
+def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A table cache of its own (a spawned build inherits it), no memory of loaded or stopped
+    builds, and the memory budget the default (the environment's, which the CLI's
+    ``--memory-budget`` sets, and this process's restored after)."""
+    from puzzlezero import budget, storage
+    from puzzlezero.classic.optimal.sliding_pdb import load_sliding_pdb
+
+    monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path))
+    monkeypatch.setenv(budget.ENV, "")  # read as unset
+    monkeypatch.setattr(budget, "_explicit", None)
+    monkeypatch.setattr(storage, "_STOPPED", {})
+    load_sliding_pdb.cache_clear()
+    yield tmp_path
+    load_sliding_pdb.cache_clear()  # the other tests load from their own cache again
 
 
 def needs(path: Path, what: str) -> Path:

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from puzzlezero import budget, make, storage
+from puzzlezero import make
 from puzzlezero.budget import ENV, memory_budget, use_memory_budget
 from puzzlezero.classic.optimal import pdb_within, table_build_bytes
 from puzzlezero.classic.optimal.cube_pdb import KORF
@@ -34,18 +33,6 @@ def writes_budget(path: str) -> None:  # a spawned build's process: what budget 
 def takes_too_much(path: str) -> None:  # a build without an estimate that needs 6 GiB
     table = np.ones(6 << 30, dtype=np.uint8)
     Path(path).write_text(str(table.size))
-
-
-@pytest.fixture
-def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A cache of its own, no memory of loaded or stopped builds, no budget from the environment."""
-    monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path))
-    monkeypatch.setenv(ENV, "")  # read as unset; restored after (--memory-budget sets it)
-    monkeypatch.setattr(budget, "_explicit", None)  # and the budget set in this process
-    monkeypatch.setattr(storage, "_STOPPED", {})
-    load_sliding_pdb.cache_clear()
-    yield tmp_path
-    load_sliding_pdb.cache_clear()
 
 
 def test_the_estimates_are_the_builds_arithmetic() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,6 @@ import pytest
 
 from puzzlezero import make, storage
 from puzzlezero.classic.optimal import sliding_pdb
-from puzzlezero.classic.optimal.sliding_pdb import load_sliding_pdb
 from puzzlezero.errors import MissingTableError, ModelFileError, PuzzleError, TableTimeoutError
 from puzzlezero.solver import solve
 from puzzlezero.solver.resolve import resolve_options
@@ -35,16 +33,6 @@ def fails(*args: object) -> None:
 
 def writes(path: str) -> None:
     Path(path).write_text("built")
-
-
-@pytest.fixture
-def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A cache of its own (a spawned build inherits it), no memory of loaded or stopped builds."""
-    monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path))
-    monkeypatch.setattr(storage, "_STOPPED", {})
-    load_sliding_pdb.cache_clear()
-    yield tmp_path
-    load_sliding_pdb.cache_clear()  # the other tests load from their own cache again
 
 
 def _build(key: str, target: object, args: tuple[object, ...] = (), seconds: float = 60.0) -> None:
