@@ -144,6 +144,14 @@ def test_a_network_is_built_once_per_process_and_again_when_its_folder_changes(t
     assert second is not first and not np.array_equal(second.predict(x), first.predict(x))
 
 
+@pytest.mark.parametrize(("name", "spin"), [("puzzle24", "0"), ("cube3", "1")])
+def test_a_session_sleeps_between_runs_where_a_first_layer_needs_the_cores(name: str, spin: str) -> None:
+    net = load_network(name, precision="int8", threads=2)
+    assert (net.first is None) == (spin == "1")  # the 24-puzzle sums its first layer's rows in threads
+    options = net._session_for(2).get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == spin
+
+
 def test_each_thread_count_gets_its_own_session() -> None:
     net = load_network("puzzle15", precision="float32", threads=2)
     x = make("puzzle15").encode(_states("puzzle15", 50))
@@ -227,7 +235,7 @@ def test_a_network_of_many_values_sums_the_rows_of_its_first_layer(name: str) ->
     assert net.run(positions(states[:0], inputs.onehot_values(p)), ("value",))[0].shape == (0,)
     assert np.ptp(want) > 10
     int8 = load_network(name, precision="int8", threads=1)
-    assert int8.first is not None  # float32 sums, int8 for the rest
+    assert int8.first is not None and int8.first.rows.dtype == np.int16  # int16 sums, int8 for the rest
     assert np.abs(predict(p, int8, states) - want).mean() < 0.5
 
 

@@ -15,7 +15,9 @@ dynamic quantization (signed int8 weights, one scale per output unit; activation
 batch), which is fast where the CPU multiplies int8 in hardware (VNNI: ``avx512_vnni``,
 ``avx_vnni``; AMX) and slower than float32 where it does not; ``"auto"``: int8 on such a CPU
 (:func:`cpu_int8_support`), float32 elsewhere. The output layers stay in float32 in the int8
-network (:data:`OUTPUT_LAYERS`).
+network (:data:`OUTPUT_LAYERS`); a first layer summed as rows outside the graph
+(:attr:`Network.first`) is summed in int16 there
+(:meth:`~puzzlezero.nn.onehot_rows.OneHotRows.quantized`).
 
 An architecture the graph builder does not cover (``conv``, ``cubeconv``) runs on torch instead,
 the same :class:`Network` with ``backend="torch"``; without torch that raises
@@ -164,7 +166,13 @@ def call_threads(n: int) -> Iterator[None]:
                     torch.set_num_threads(_torch_before)
 
 
-def _session(model: bytes, threads: int) -> Any:
+def _session(model: bytes, threads: int, spin: bool = True) -> Any:
+    """An onnxruntime session of ``model`` on ``threads`` intra-op threads. ``spin``: its threads
+    spin between two runs (onnxruntime's default: the next run starts sooner); without, they sleep
+    and leave the cores to the caller's own threads. Measured on a 2-vCPU Xeon: the 48-puzzle's
+    network, whose first layer is summed in threads of its own, evaluates 1.34x as many states a
+    second sleeping; cube3's and globe_6-4's beams, whose networks are all in the session, are
+    1.15-1.2x slower so (:attr:`Network.first` decides)."""
     try:
         import onnxruntime as ort
     except ImportError:
@@ -177,6 +185,7 @@ def _session(model: bytes, threads: int) -> Any:
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.log_severity_level = 3  # errors only
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
 
 
@@ -259,7 +268,9 @@ class Network:
             with self._lock:
                 session = self._sessions.get(threads)
                 if session is None:
-                    session = self._sessions[threads] = _session(self.program, threads)
+                    # a first layer summed outside the session runs on threads of its own
+                    spin = self.first is None
+                    session = self._sessions[threads] = _session(self.program, threads, spin)
         return session
 
     def run(self, x: np.ndarray, heads: tuple[str, ...] | list[str]) -> list[np.ndarray]:
@@ -329,8 +340,9 @@ def network_from_weights(
     onnxruntime, in ``precision`` (:func:`resolve_precision`) on ``threads`` intra-op threads
     (``None``: :func:`default_threads`). ``onehot_values``: the puzzle's ``onehot_values``; from
     :data:`~puzzlezero.nn.onehot_rows.MIN_VALUES` up, a network reading that plain one-hot
-    computes its first layer as a sum of rows, in float32 (:attr:`Network.first`;
-    :func:`~puzzlezero.nn.onehot_rows.sums_rows`). Weights that
+    computes its first layer as a sum of rows (:attr:`Network.first`;
+    :func:`~puzzlezero.nn.onehot_rows.sums_rows`), of float32 rows, or of int16 rows in an int8
+    network (:meth:`~puzzlezero.nn.onehot_rows.OneHotRows.quantized`). Weights that
     do not fit ``config`` raise :class:`ModelFileError`."""
     chosen = resolve_precision(precision)
     where = f"{folder}: " if folder is not None else ""
@@ -339,6 +351,8 @@ def network_from_weights(
         if onehot_values is not None and sums_rows(config, onehot_values):
             w, b = folded_layer(weights, "trunk.0", "trunk.1")
             first = OneHotRows(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32), onehot_values)
+            if chosen == "int8":
+                first = first.quantized()
         graph = build_graph(
             config,
             weights,
