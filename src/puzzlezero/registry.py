@@ -352,10 +352,10 @@ register(
     defaults=Defaults(
         weight=0.6,  # --search bwas: lambda 0.6, N 2000
         batch=2000,
-        max_nodes=24_000_000,  # lets the W 10,000 beam take its steps
+        max_nodes=36_000_000,  # lets the W 15,000 beam take its steps
         time_limit=300.0,
         max_steps=3000,
-        beam_width=(500, 10_000),  # a beam of 500 answers within 10 s, then 10,000 (about 90 s)
+        beam_width=(500, 15_000),  # a beam of 500 answers within 10 s, then 15,000 (about 90 s)
         search="beam",  # BWAS left boards unsolved
         fallback="reduction",
         shortcut=6_000_000,  # the beam's paths take detours that balls around them cut
