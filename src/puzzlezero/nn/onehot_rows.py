@@ -120,7 +120,7 @@ def sum_rows(
         raise ValueError(f"int16 rows sum at most {_MAX_INT16_TERMS} elements, not {index.shape[1]}")
     out = np.empty((index.shape[0], rows.shape[1]), np.float32)
     parts = max(1, min(int(threads), index.shape[0] // _MIN_ROWS_PER_THREAD))
-    kernel: Callable[..., None]
+    weights: tuple[np.ndarray, ...]
     if scale is None:
         kernel, weights = _kernel(), (rows, bias)
     else:
@@ -142,7 +142,7 @@ def sum_rows(
 
 
 @cache
-def _kernel() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]:
+def _kernel() -> Callable[..., None]:
     """The compiled loop (numba is imported on first use: a process that never sums rows, such as
     a cube's solve, does not pay for its import)."""
     import numba as nb
@@ -163,7 +163,7 @@ def _kernel() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None
 
 
 @cache
-def _int16_kernel() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]:
+def _int16_kernel() -> Callable[..., None]:
     """The loop over ``int16`` rows: each state's sum in an ``int32`` row, then scaled."""
     import numba as nb
 
