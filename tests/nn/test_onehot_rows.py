@@ -21,7 +21,9 @@ def test_positions_mark_the_ones_of_the_puzzles_own_one_hot() -> None:
     p = make("puzzle24")
     states = p.scramble(np.random.default_rng(1), 50, (0, 100))
     onehot = p.encode(states)
-    where = positions(states, inputs.onehot_values(p))
+    values = inputs.onehot_values(p)
+    assert values == 25
+    where = positions(states, values)
     assert np.array_equal(np.sort(np.flatnonzero(onehot[7])), np.sort(where[7]))
     assert (onehot.sum(1) == where.shape[1]).all()
 

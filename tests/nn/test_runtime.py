@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -59,7 +60,7 @@ def test_every_shipped_model_computes_what_its_torch_network_computes(folder: Pa
     assert np.ptp(want["value"]) > 1  # the states differ: not a comparison of constants
 
 
-CASES = {
+CASES: dict[str, dict[str, Any]] = {
     "value": {},
     "policy": {"policy_head": True},
     "q": {"q_head": True},
@@ -220,19 +221,18 @@ def test_a_network_of_many_values_sums_the_rows_of_its_first_layer(name: str) ->
 
     p = make(name)
     net = load_network(name, precision="float32", threads=2)
-    assert net.first is not None and net.first.values == inputs.onehot_values(p)
+    values = inputs.onehot_values(p)
+    assert values is not None and net.first is not None and net.first.values == values
     states = _states(name, 600)
     want = _torch_heads(load_model(name), p.encode(states))["value"]
-    np.testing.assert_allclose(
-        net.predict(positions(states, inputs.onehot_values(p))), want, rtol=1e-5, atol=1e-3
-    )
+    np.testing.assert_allclose(net.predict(positions(states, values)), want, rtol=1e-5, atol=1e-3)
     np.testing.assert_allclose(
         predict(p, net, states, batch_size=256), want, rtol=1e-5, atol=1e-3
     )  # the searches' way
     np.testing.assert_allclose(
         net.predict(p.encode(states)), want, rtol=1e-5, atol=1e-3
     )  # the one-hot itself
-    assert net.run(positions(states[:0], inputs.onehot_values(p)), ("value",))[0].shape == (0,)
+    assert net.run(positions(states[:0], values), ("value",))[0].shape == (0,)
     assert np.ptp(want) > 10
     int8 = load_network(name, precision="int8", threads=1)
     assert int8.first is not None and int8.first.rows.dtype == np.int16  # int16 sums, int8 for the rest
