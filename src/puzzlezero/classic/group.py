@@ -28,10 +28,10 @@ with
   orbits first among pieces of one size, so that a corner or an edge is fixed whole by one base
   point and single identical pieces (a big cube's centres) are placed last.
 
-**The chain.** The moves generate a group ``G`` acting on the ``N`` positions. sympy's
-Schreier–Sims (``PermutationGroup.schreier_sims_incremental``) gives a base ``b_1..b_k``
-(``group_base`` first) and strong generators, hence the basic orbits ``D_i``: the positions
-``b_i`` can reach under ``G_(i-1)``, the moves that fix ``b_1..b_(i-1)``; ``|G| = prod |D_i|``
+**The chain.** The moves generate a group ``G`` acting on the ``N`` positions. The random
+Schreier–Sims algorithm (:mod:`puzzlezero.classic.schreier_sims`) gives a base ``b_1..b_k``
+(``group_base`` first) and the basic orbits ``D_i``: the positions ``b_i`` can reach under
+``G_(i-1)``, the moves that fix ``b_1..b_(i-1)``; ``|G| = prod |D_i|``
 (the cube's 43,252,003,274,489,856,000). The table keeps, for every level ``i`` and every ``d`` in
 ``D_i``, a **word** in the moves whose element lies in ``G_(i-1)`` and carries ``b_i`` to ``d``.
 
@@ -100,6 +100,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlezero.classic.schreier_sims import random_schreier_sims
 from puzzlezero.errors import (
     BudgetError,
     InvalidStateError,
@@ -671,27 +672,10 @@ _Entry = tuple[tuple[int, ...], tuple[int, ...], np.ndarray, np.ndarray]
 
 
 def _chain(images: np.ndarray, actions: Sequence[int], base: Sequence[int]) -> tuple[list[int], list[int]]:
-    """sympy's Schreier–Sims: the base (``base`` first, extended as needed) and each basic orbit's
-    size."""
-    try:
-        from sympy.combinatorics import Permutation, PermutationGroup
-    except ImportError:  # pragma: no cover - sympy comes with torch
-        raise PuzzleError("the group solver needs sympy (pip install sympy)") from None
-    group = PermutationGroup([Permutation(images[a].tolist()) for a in actions])
-    full_base, strong = group.schreier_sims_incremental(base=list(base))
-    sizes = []
-    for i, beta in enumerate(full_base):
-        fixing = [g.array_form for g in strong if all(g.array_form[b] == b for b in full_base[:i])]
-        orbit, todo = {beta}, [beta]
-        while todo:
-            x = todo.pop()
-            for g in fixing:
-                if g[x] not in orbit:
-                    orbit.add(g[x])
-                    todo.append(g[x])
-        sizes.append(len(orbit))
-    keep = [i for i, s in enumerate(sizes) if s > 1]
-    return [int(full_base[i]) for i in keep], [sizes[i] for i in keep]
+    """The base (``base`` first, extended as needed) and each basic orbit's size, by the random
+    Schreier–Sims algorithm (:mod:`puzzlezero.classic.schreier_sims`)."""
+    chain = random_schreier_sims(images[list(actions)], base, seed=_SEED)
+    return list(chain.base), list(chain.orbit_sizes)
 
 
 #: the Minkwitz schedule: random words of 1..``_WORD`` moves, ``_ROUNDS`` of them between two
