@@ -225,3 +225,31 @@ def test_cli_refuses_a_sliding_puzzle_in_one_line(capsys: pytest.CaptureFixture[
     rc = main(["solve", "puzzle8", "1 2 3 4 5 6 7 0 8", "--search", "group"])
     err = capsys.readouterr().err
     assert rc != 0 and err.startswith("error: ") and "permutation puzzle" in err and "Traceback" not in err
+
+
+def test_the_pass_after_a_stalled_round_fills_slots_with_valid_words() -> None:
+    """The pass that fills empty slots whatever their words' length (run where a round of
+    Minkwitz's algorithm filled none): from a table of 300 random words, more slots filled, and
+    every entry's word is its element, fixes the base points before its level and carries the
+    level's base point to its slot."""
+    p = make("cube_3-3-3")
+    images = group._images(group.move_permutations(p))
+    actions = group._group_actions(p)
+    base, sizes = group._chain(images, actions, group.piece_base(images, actions))
+    red = MoveWords(images, actions, np.asarray(p.action_costs, dtype=float))
+    b = group._Builder(images, red, base, 48)
+    rng = np.random.default_rng(0)
+    for a in actions:
+        b.insert((a,), images[a])
+    for _ in range(300):
+        word = red.reduce(rng.choice(actions, size=int(rng.integers(1, 17))).tolist())
+        b.insert(word, group._element(images, word))
+    before = b.filled()
+    b.close(sizes)
+    assert before < b.filled() <= sum(sizes)
+    assert all(len(slot) <= size for slot, size in zip(b.levels, sizes, strict=True))
+    for i, slot in enumerate(b.levels):
+        for d, (word, inv_word, img, inv) in slot.items():
+            np.testing.assert_array_equal(group._element(images, word), img)
+            np.testing.assert_array_equal(group._element(images, inv_word), inv)
+            assert img[base[i]] == d and all(img[x] == x for x in base[:i])

@@ -12,6 +12,7 @@ import pytest
 from puzzlezero import make, storage
 from puzzlezero.classic import group
 from puzzlezero.errors import MissingTableError
+from puzzlezero.puzzles.permutation import family_puzzle
 from puzzlezero.registry import DEFAULTS
 
 #: the two largest globes, whose builds were stopped unfinished after 16 minutes each on a 2-core CPU:
@@ -33,6 +34,9 @@ ORDERS = {
     "cube_2-2-2": 3_674_160 * 24,
     "cube_3-3-3": 43_252_003_274_489_856_000 * 24,
 }
+#: the competition's big cubes, from ``puzzlezero definition family``: not registered, minutes to
+#: build, so shipped (their orders, by their pieces: tests/classic/test_schreier_sims.py)
+FAMILIES_SHIPPED = ("cube_8/8/8", "cube_9/9/9", "cube_10/10/10")
 REBUILD = (
     "rebuild it: PUZZLEZERO_CACHE=DIR puzzlezero pdb build NAME --kind group, then copy "
     "DIR/group/NAME-KEY.npz into src/puzzlezero/data/group/ (and delete the old one)"
@@ -57,6 +61,15 @@ def test_every_default_group_solve_loads_a_shipped_table_with_no_cache_and_no_bu
             if name in ORDERS:
                 assert table.order == ORDERS[name], name
             used |= {p.name for p in group.SHIPPED_TABLES.glob(f"{name}-*.npz")}
+        for ptype in FAMILIES_SHIPPED:
+            for goal in ("standard", "distinct"):  # another goal, another name: the moves find it
+                p = family_puzzle(ptype, goal)
+                try:
+                    table = group.group_table(p)
+                except MissingTableError as exc:
+                    pytest.fail(f"{ptype}: no current shipped group table ({exc}); {REBUILD}")
+                assert table.puzzle == p.name
+            used |= {q.name for q in group.SHIPPED_TABLES.glob(f"{ptype.replace('/', '-')}-*.npz")}
     finally:
         storage.forbid_table_builds(False)
     assert not list(tmp_path.rglob("*.npz"))  # nothing built, nothing cached

@@ -663,6 +663,34 @@ class _Builder:
                 for v in entries:
                     self.insert(self.red.join(u[0], v[0]), v[2][u[2]], i)
 
+    def close(self, sizes: Sequence[int]) -> None:
+        """Fill the empty slots a round could not, whatever their words' length: at level ``i``,
+        an entry ``u_e`` (``b_i`` to ``e``) followed by an entry ``x`` of level ``i`` or deeper
+        (it fixes ``b_1..b_(i-1)``) carries ``b_i`` to ``x(e)``; where that slot is empty, the product
+        fills it (and its inverse the inverse's slot, where empty), breadth first until no
+        product reaches an empty slot. Later rounds replace such words by shorter ones. Without
+        it, a big puzzle's last slots (the 10x10x10's last centre stickers) wait for the length
+        limit to grow round after round."""
+        for i, slot in enumerate(self.levels):
+            if len(slot) == sizes[i]:
+                continue
+            movers = [e for level in self.levels[i:] for e in level.values() if e[0]]
+            todo = list(slot)
+            while todo:
+                e = slot[todo.pop()]
+                for x in movers:
+                    d = int(x[2][e[2][self.base[i]]])
+                    if d in slot:
+                        continue
+                    word, img = self.red.join(e[0], x[0]), x[2][e[2]]
+                    inv, inv_word = _invert(img), self.red.inverse(word)
+                    slot[d] = (word, inv_word, img, inv)
+                    todo.append(d)
+                    d_inv = int(inv[self.base[i]])
+                    if d_inv not in slot:
+                        slot[d_inv] = (inv_word, word, inv, img)
+                        todo.append(d_inv)
+
     def filled(self) -> int:
         return sum(len(s) for s in self.levels)
 
@@ -705,6 +733,7 @@ def _build(
         improved += full
         if not full and b.filled() == before:
             b.limit = b.limit * 5 // 4
+            b.close(sizes)
         _log(f"  round {rounds}: {b.filled()}/{total} entries, longest word {_longest(b)}")
     if [len(s) for s in b.levels] != sizes:  # pragma: no cover - a full table has these sizes
         raise RuntimeError(f"group table of {name}: orbits {[len(s) for s in b.levels]} != {sizes}")
@@ -725,8 +754,10 @@ _TABLES: dict[tuple[str, str], GroupTable] = {}
 #: 1.1 s), so a solve overruns its limit by a second at most, where a process of its own first has
 #: to start (:data:`puzzlezero.classic.optimal.IN_PLACE_ENTRIES`)
 IN_PLACE_POSITIONS = 24
-#: the tables shipped with the package (the registered puzzles' up to the 6x6x6: seconds to minutes
-#: to build, 1 MB all told), named as in the cache; read first, checked word by word like a cached one
+#: the tables shipped with the package (the registered puzzles', and the competition's cubes of 8 to
+#: 10 layers as ``puzzlezero definition family`` writes them: seconds to minutes to build), named as
+#: in the cache and found by their key (the moves'), whatever the name of the puzzle that has those
+#: moves; read first, checked word by word like a cached one
 SHIPPED_TABLES = Path(__file__).resolve().parent.parent / "data" / "group"
 #: the piece order of each set of moves (:func:`piece_base`), by the moves' digest
 _BASES: dict[str, tuple[int, ...]] = {}
@@ -771,6 +802,8 @@ def group_table(puzzle: Puzzle, *, deadline: float | None = None) -> GroupTable:
 
     def load() -> GroupTable:
         shipped = SHIPPED_TABLES / path.name
+        if not shipped.is_file():  # the same moves under another name: another goal, a user's file
+            shipped = next(iter(sorted(SHIPPED_TABLES.glob(f"*-{key}.npz"))), shipped)
         if shipped.is_file():
             try:
                 return _from_arrays(puzzle.name, actions, images, reducer, load_npz(shipped, meta))
