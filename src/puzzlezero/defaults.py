@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = [
-    "Defaults", "FALLBACK_DEFAULTS", "HEURISTIC_MEMBER", "SEARCH_MEMBER", "check_defaults", "member_heuristic",
+    "Defaults", "FALLBACK_DEFAULTS", "HEURISTIC_MEMBER", "MODEL_FREE_DEFAULTS", "ROLLOUT_SHORTCUT", "ROLLOUT_WIDTHS", "SEARCH_MEMBER", "check_defaults", "member_heuristic",
     "member_search",
 ]  # fmt: skip
 
@@ -96,6 +96,16 @@ class Defaults:
 #: the settings of a puzzle registered without defaults; a puzzle registered with some
 #: (``register(name, Class, defaults={...})``) gets these with its own in place
 FALLBACK_DEFAULTS = Defaults(0.6, 1000, 1_000_000, 300.0, 1000)
+
+#: the rollout over the group solver's answer: a beam of 1,000, then of 10,000 from the best
+#: answer so far, then the shortcut pass with this bound of a round
+ROLLOUT_WIDTHS, ROLLOUT_SHORTCUT = (1000, 10_000), 2_000_000
+#: the settings of a permutation puzzle registered without defaults (a definition file's) when
+#: no model is named and none is installed under its name: the group solver answers every state,
+#: rollouts make the answer shorter, as for the registered puzzles without a shipped model
+MODEL_FREE_DEFAULTS = Defaults(
+    0.6, 1000, 4_000_000, 60.0, 1000, beam_width=ROLLOUT_WIDTHS, search="rollout", shortcut=ROLLOUT_SHORTCUT
+)
 
 
 def check_defaults(name: str, fields: Mapping[str, Any]) -> Defaults:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from puzzlezero.defaults import Defaults, check_defaults
+from puzzlezero.defaults import ROLLOUT_SHORTCUT, ROLLOUT_WIDTHS, Defaults, check_defaults
 from puzzlezero.errors import UnknownNameError
 from puzzlezero.puzzles import base
 from puzzlezero.puzzles.base import Puzzle
@@ -428,10 +428,8 @@ _PERMUTATION_FAMILIES = (
 )
 #: the families with a shipped model: their search settings (BWAS with the network); the others
 #: answer with the group solver, which needs no model, its answer made shorter by rollouts over it
-#: (``"rollout"``): a beam of 1,000, then of 10,000 (the 4x4x4: about 5 s, then the time limit),
-#: then the shortcut pass with the default bound of a round
-_ROLLOUT_WIDTHS = (1000, 10_000)
-_ROLLOUT_SHORTCUT = 2_000_000
+#: (``"rollout"``, :data:`~puzzlezero.defaults.ROLLOUT_WIDTHS`): a beam of 1,000, then of 10,000
+#: (the 4x4x4: about 5 s, then the time limit), then the shortcut pass
 _PERMUTATION_SEARCH: dict[
     str, tuple[float, int]
 ] = {  # (weight, batch): every benchmark state solved optimally
@@ -499,11 +497,11 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             max_nodes=2_000_000_000 if _view else 200_000_000 if _beam else 4_000_000,
             time_limit=_PERMUTATION_REDUCED.get(_name, 60.0),
             max_steps=1000,
-            beam_width=_beam or (1000 if _own else _ROLLOUT_WIDTHS),
+            beam_width=_beam or (1000 if _own else ROLLOUT_WIDTHS),
             # no shipped model: the group solver answers every state, rollouts shorten its answer
             search=_search,
             fallback="group" if _own or _beam or _reduced else None,
-            shortcut=0 if _view else _GLOBE_SHORTCUT if _beam else 0 if _own else _ROLLOUT_SHORTCUT,
+            shortcut=0 if _view else _GLOBE_SHORTCUT if _beam else 0 if _own else ROLLOUT_SHORTCUT,
             heuristic=_view[0] if _view else "learned",
             options=_PERMUTATION_OPTIONS.get(_name, ()),
         ),

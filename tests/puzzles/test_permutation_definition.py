@@ -300,3 +300,27 @@ def test_solved_prefix_stops_at_the_first_state_within_the_wildcards(tiny: Permu
     assert off > 0
     assert tiny.solved_prefix(state, back, wildcards=off) == back[:1]
     assert tiny.solved_prefix(tiny.goal(), back) == []
+
+
+def test_a_definition_without_a_model_solves_by_default_with_the_rollout(
+    tmp_path: Path, tiny: PermutationPuzzle
+) -> None:
+    """No model named or installed under its name: the group solver's answer shortened by rollouts
+    (as the registered puzzles without a shipped model), each answer replayed; a model named brings
+    the learned search back (and asks for the model by name where it is not there)."""
+    from puzzlezero.defaults import MODEL_FREE_DEFAULTS
+    from puzzlezero.errors import ModelFileError
+    from puzzlezero.solver import defaults_for, resolve_options, solve
+
+    assert defaults_for(tiny) is MODEL_FREE_DEFAULTS and defaults_for("tinywreath") is MODEL_FREE_DEFAULTS
+    assert resolve_options(tiny).search == "rollout"
+    assert resolve_options(tiny, model=str(tmp_path / "model")).search == "bwas"
+    dist = brute_force_distances(tiny)
+    for seed in range(3):
+        state = tiny.scramble(np.random.default_rng(seed), 1, 20)[0]
+        r = solve(tiny, state)
+        assert r.solved and tiny.is_goal(tiny.apply_moves(state, list(r.actions))[None])[0]
+        assert len(r.actions) >= dist[state.tobytes()]
+    with pytest.raises(ModelFileError, match="no such model folder"):
+        solve(tiny, tiny.goal(), model=str(tmp_path / "model"))
+    assert defaults_for("cube_4-4-4").search == "cube-reduction"  # a registered puzzle keeps its own

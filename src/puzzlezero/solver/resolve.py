@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from puzzlezero.budget import widest
-from puzzlezero.defaults import FALLBACK_DEFAULTS, SEARCH_MEMBER, Defaults, member_search
+from puzzlezero.defaults import FALLBACK_DEFAULTS, MODEL_FREE_DEFAULTS, SEARCH_MEMBER, Defaults, member_search
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.registry import DEFAULTS, spec
@@ -30,15 +30,25 @@ from puzzlezero.solver.searches import SEARCHES, SearchSpec
 def defaults_for(puzzle: Puzzle | str) -> Defaults:
     """The search settings of a puzzle: those it was registered with (the shipped puzzles':
     :data:`~puzzlezero.registry.DEFAULTS`; a plugin's ``register(name, Class, defaults={...})``,
-    the fallback with its fields in place), else :data:`~puzzlezero.defaults.FALLBACK_DEFAULTS`."""
+    the fallback with its fields in place), else :data:`~puzzlezero.defaults.FALLBACK_DEFAULTS`;
+    a definition file's puzzle with no model installed under its name
+    :data:`~puzzlezero.defaults.MODEL_FREE_DEFAULTS` (the rollout over the group solver, which
+    needs no model; a model named in a solve brings back the learned search)."""
     name = puzzle if isinstance(puzzle, str) else puzzle.name
     if name in DEFAULTS:
         return DEFAULTS[name]
     try:
-        own = spec(name).defaults
+        registered = spec(name)
     except UnknownNameError:  # a puzzle built directly, under a name nobody registered
         return FALLBACK_DEFAULTS
-    return own if own is not None else FALLBACK_DEFAULTS
+    if registered.defaults is not None:
+        return registered.defaults
+    if "definition" in registered.kwargs:  # a definition file's: no model installed, no network
+        from puzzlezero.model_folders import find_model_dir
+
+        if find_model_dir(name) is None:
+            return MODEL_FREE_DEFAULTS
+    return FALLBACK_DEFAULTS
 
 
 def runs_anytime(d: Defaults) -> bool:
@@ -92,6 +102,8 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     models = given.get("models")
     named_heuristic = heuristic not in (None, "learned")  # the CLI's default names "learned"
     d = defaults_for(puzzle)
+    if d is MODEL_FREE_DEFAULTS and search is None and (model or models or named_heuristic):
+        d = FALLBACK_DEFAULTS  # a definition file's puzzle with a model named: its network's search
     heuristic = own_heuristic(puzzle, heuristic, model if model is not None else models)
     search = d.search if search is None else search
     spec = lookup(SEARCHES, search, "search")
