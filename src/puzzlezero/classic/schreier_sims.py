@@ -29,10 +29,10 @@ another or its inverse, and the element returned is a running product of the slo
 (C. R. Leedham-Green and S. H. Murray's "rattle" accumulator), after a warm-up of 60 steps. The
 generator is seeded, so a chain is the same on every machine.
 
-Where the deterministic Schreier–Sims algorithm (sympy's ``schreier_sims_incremental``, which the
-group solver used before) took 59 s for the 7x7x7 cube's 294 stickers, this takes 0.13 s, the
-10x10x10's 600 stickers 0.85 s and the 19x19x19's 2,166 stickers 22 s (2-vCPU Intel Xeon), with
-the same base and orbits wherever both were run.
+Where the deterministic Schreier–Sims algorithm (sympy's ``schreier_sims_incremental``) takes 59 s
+for the 7x7x7 cube's 294 stickers, this takes 0.13 s, the 10x10x10's 600 stickers 0.85 s and the
+19x19x19's 2,166 stickers 22 s (2-vCPU Intel Xeon), with the same base and orbits wherever both
+were run (tests/classic/test_schreier_sims.py).
 
 >>> import numpy as np
 >>> a = np.array([1, 2, 3, 4, 0, 5, 6])  # a 5-cycle and a 3-cycle sharing a position
