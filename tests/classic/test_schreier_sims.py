@@ -13,6 +13,7 @@ import pytest
 from puzzlezero import make, registry
 from puzzlezero.classic import group
 from puzzlezero.classic.schreier_sims import random_schreier_sims
+from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.permutation import family_puzzle
 
 
@@ -22,8 +23,8 @@ def _cycle(n: int, *points: int) -> np.ndarray:
     return g
 
 
-def _generators(name: str) -> tuple[np.ndarray, tuple[int, ...]]:
-    p = make(name)
+def _generators(name_or_puzzle: str | Puzzle) -> tuple[np.ndarray, tuple[int, ...]]:
+    p = make(name_or_puzzle) if isinstance(name_or_puzzle, str) else name_or_puzzle
     images = group._images(group.move_permutations(p))
     actions = group._group_actions(p)
     base = tuple(int(b) for b in getattr(p, "group_base", ())) or group.piece_base(images, actions)
@@ -111,10 +112,8 @@ def test_even_cubes_orders_by_their_pieces(n: int) -> None:
     (whole-cube turns included), 24! for each of the (n - 2) / 2 orbits of wings and each of the
     ((n - 2) / 2)^2 orbits of centres, halved once per centre orbit (its parity follows from the
     slice turns that move it: the 4x4x4's "supercube" order, 8! 3^7 24!^2 / 2)."""
-    p = family_puzzle(f"cube_{n}/{n}/{n}")
-    images = group._images(group.move_permutations(p))
-    actions = group._group_actions(p)
-    chain = random_schreier_sims(images[list(actions)], group.piece_base(images, actions), seed=group._SEED)
+    gens, base = _generators(family_puzzle(f"cube_{n}/{n}/{n}"))
+    chain = random_schreier_sims(gens, base, seed=group._SEED)
     wings, centres = (n - 2) // 2, ((n - 2) // 2) ** 2
     corners = math.factorial(8) * 3**7
     assert chain.order == corners * math.factorial(24) ** (wings + centres) // 2**centres

@@ -100,7 +100,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlezero.classic.schreier_sims import random_schreier_sims
+from puzzlezero.classic.schreier_sims import inverse, random_schreier_sims
 from puzzlezero.errors import (
     BudgetError,
     InvalidStateError,
@@ -172,7 +172,7 @@ def state_permutation(puzzle: Puzzle, state: np.ndarray, *, max_nodes: int | Non
         raise InvalidStateError(f"the state has {flat.size} values, the goal {goal.size}")
     if np.unique(goal).size != goal.size:
         q = group_table(puzzle).arrangement(flat, goal, max_nodes)
-        return _invert(q)
+        return inverse(q)
     order = np.argsort(goal, kind="stable")
     pos = np.searchsorted(goal[order], flat)
     pos = np.minimum(pos, goal.size - 1)
@@ -209,12 +209,6 @@ def _element(images: np.ndarray, word: Sequence[int]) -> np.ndarray:
     for a in word:
         img = images[a][img]
     return img
-
-
-def _invert(img: np.ndarray) -> np.ndarray:
-    out = np.empty_like(img)
-    out[img] = np.arange(img.size, dtype=img.dtype)
-    return out
 
 
 def piece_base(images: np.ndarray, actions: Sequence[int]) -> tuple[int, ...]:
@@ -323,7 +317,7 @@ class GroupTable:
     def sift(self, p: np.ndarray) -> tuple[int, ...]:
         """The word that solves the state ``g[p]``: sift ``q = p^-1`` through the chain (see the
         module docstring). Raises :class:`InvalidStateError` if ``p`` is not in the group."""
-        word = self._sift(_invert(np.asarray(p, dtype=np.intp)))
+        word = self._sift(inverse(np.asarray(p, dtype=np.intp)))
         if word is None:
             raise InvalidStateError(
                 f"this {self.puzzle} state cannot be reached by the moves from a solved one: its "
@@ -352,7 +346,7 @@ class GroupTable:
         their lengths vary a lot from state to state, so the best of many is much shorter than one
         (cube3: about 111 moves for one sift, 65 for the best of 1000)."""
         best = self.sift(p)  # raises for a state outside the group
-        q = _invert(np.asarray(p, dtype=np.intp))
+        q = inverse(np.asarray(p, dtype=np.intp))
         done = 1
         for m, img in self._premove_words(tries)[1:]:
             if deadline is not None and clock.passed(deadline):
@@ -417,7 +411,7 @@ class GroupTable:
         for m, img in self._premove_words(tries)[1:]:
             if deadline is not None and clock.passed(deadline):
                 break
-            moved = state[_invert(img)]  # the state after the premove m
+            moved = state[inverse(img)]  # the state after the premove m
             q, _ = search.find(moved, goal, quick)
             word = self._sift(img[q0] if q is None else q)
             done += 1
@@ -641,7 +635,7 @@ class _Builder:
             slot = self.levels[level]
             old = slot.get(d)
             if old is None or len(word) < len(old[0]):
-                inv, inv_word = _invert(img), self.red.inverse(word)
+                inv, inv_word = inverse(img), self.red.inverse(word)
                 slot[d] = (word, inv_word, img, inv)
                 d_inv = int(inv[self.base[level]])  # the inverse, at its own slot, if shorter there
                 there = slot.get(d_inv)
@@ -683,7 +677,7 @@ class _Builder:
                     if d in slot:
                         continue
                     word, img = self.red.join(e[0], x[0]), x[2][e[2]]
-                    inv, inv_word = _invert(img), self.red.inverse(word)
+                    inv, inv_word = inverse(img), self.red.inverse(word)
                     slot[d] = (word, inv_word, img, inv)
                     todo.append(d)
                     d_inv = int(inv[self.base[i]])

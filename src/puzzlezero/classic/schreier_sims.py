@@ -74,7 +74,8 @@ class Chain:
         return math.prod(self.orbit_sizes)
 
 
-def _inverse(g: np.ndarray) -> np.ndarray:
+def inverse(g: np.ndarray) -> np.ndarray:
+    """The inverse of a permutation in array form (``inverse(g)[g[x]] == x``)."""
     out = np.empty_like(g)
     out[g] = np.arange(g.size, dtype=g.dtype)
     return out
@@ -121,7 +122,7 @@ class _ProductReplacement:
 
     def next(self) -> np.ndarray:
         i, j = self.rng.choice(len(self.slots), size=2, replace=False)
-        other = self.slots[j] if self.rng.random() < 0.5 else _inverse(self.slots[j])
+        other = self.slots[j] if self.rng.random() < 0.5 else inverse(self.slots[j])
         # x -> other(slot(x)) or slot(other(x)): a product on either side
         self.slots[i] = other[self.slots[i]] if self.rng.random() < 0.5 else self.slots[i][other]
         self.accumulator = self.slots[i][self.accumulator]
@@ -159,7 +160,7 @@ def random_schreier_sims(
         of levels ``0..depth`` (a new base point where ``depth`` is past the last level)."""
         if depth == len(levels):
             levels.append(_Level(int(np.flatnonzero(g != identity)[0]), identity))
-        g_inv = _inverse(g)
+        g_inv = inverse(g)
         for level in levels[: depth + 1]:
             level.add(g, g_inv)
 
