@@ -91,6 +91,7 @@ split they would reach into each other's internals.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import sys
 import time
@@ -704,18 +705,37 @@ def _chain(images: np.ndarray, actions: Sequence[int], base: Sequence[int]) -> t
 #: improvements, ``_IMPROVE`` improvements after the table is full, word length limit ``_LIMIT``
 #: (raised by a quarter whenever a round leaves the table as it was and not yet full)
 _ROUNDS, _WORD, _IMPROVE, _LIMIT, _SEED = 2000, 16, 3, 48, 20260514
+#: seconds between two saves of a build's progress (after a round): a build stopped at a solve's
+#: deadline or killed goes on from its last save the next time, to the table it would have made
+PROGRESS_SECONDS = 30.0
 
 
 def _build(
-    name: str, images: np.ndarray, actions: tuple[int, ...], reducer: MoveWords, first: tuple[int, ...]
+    name: str,
+    images: np.ndarray,
+    actions: tuple[int, ...],
+    reducer: MoveWords,
+    first: tuple[int, ...],
+    progress: Path | None = None,
+    every: float = PROGRESS_SECONDS,
 ) -> _Builder:
+    """Minkwitz's algorithm over the chain, round after round; with a ``progress`` file, the state
+    after a round is saved there every ``every`` seconds, and a build that finds one (of the same
+    moves and base) goes on from it: the random words, the limit and the table's entries (in
+    their order) as they were, so the table is the one an unbroken build makes."""
     base, sizes = _chain(images, actions, first)
     b = _Builder(images, reducer, base, _LIMIT)
     total = sum(sizes)
     rng = np.random.default_rng(_SEED)
-    for a in actions:
-        b.insert((a,), images[a])
-    improved, rounds = 0, 0
+    resumed = None if progress is None else _resume(progress, b, rng)
+    if resumed is None:
+        for a in actions:
+            b.insert((a,), images[a])
+        improved, rounds = 0, 0
+    else:
+        improved, rounds = resumed
+        _log(f"  going on after round {rounds} ({b.filled()}/{total} entries), saved in {progress}")
+    saved = time.monotonic()
     while improved < _IMPROVE:
         before = b.filled()
         for _ in range(_ROUNDS):
@@ -729,9 +749,75 @@ def _build(
             b.limit = b.limit * 5 // 4
             b.close(sizes)
         _log(f"  round {rounds}: {b.filled()}/{total} entries, longest word {_longest(b)}")
+        if progress is not None and improved < _IMPROVE and time.monotonic() - saved >= every:
+            _save_progress(progress, b, rng, improved, rounds)
+            saved = time.monotonic()
     if [len(s) for s in b.levels] != sizes:  # pragma: no cover - a full table has these sizes
         raise RuntimeError(f"group table of {name}: orbits {[len(s) for s in b.levels]} != {sizes}")
     return b
+
+
+def _save_progress(path: Path, b: _Builder, rng: np.random.Generator, improved: int, rounds: int) -> None:
+    """Save a build's state after a round, atomically: each level's entries in their order (word
+    and inverse word; the elements follow from the words), the length limit, the rounds and the
+    random generator's state."""
+    entries = [(i, d, e) for i, slot in enumerate(b.levels) for d, e in slot.items()]
+    arrays: dict[str, np.ndarray] = {
+        "base": np.array(b.base, dtype=np.int64),
+        "counts": np.array([b.limit, improved, rounds], dtype=np.int64),
+        "rng": np.frombuffer(json.dumps(rng.bit_generator.state).encode(), dtype=np.uint8),
+        "level": np.array([i for i, _, _ in entries], dtype=np.int64),
+        "point": np.array([d for _, d, _ in entries], dtype=np.int64),
+    }
+    for part, k in (("words", 0), ("inverses", 1)):
+        words = [e[k] for _, _, e in entries]
+        arrays[f"{part}_offsets"] = np.concatenate([[0], np.cumsum([len(w) for w in words], dtype=np.int64)])
+        arrays[f"{part}_moves"] = np.array([a for w in words for a in w], dtype=np.int64)
+    save_npz(path, _PROGRESS, **arrays)
+
+
+def _resume(path: Path, b: _Builder, rng: np.random.Generator) -> tuple[int, int] | None:
+    """Put the state :func:`_save_progress` saved at ``path`` into ``b`` and ``rng``: ``(improved,
+    rounds)``, or ``None`` (``b`` and ``rng`` untouched) where there is none or it is not this
+    build's (another base, a damaged file: a line on stderr, and the build starts over)."""
+    if not path.is_file():
+        return None
+    try:
+        arrays = load_npz(path, _PROGRESS)
+        if tuple(arrays["base"].tolist()) != b.base:
+            raise ValueError("it is another build's (another base)")
+        levels: list[dict[int, _Entry]] = [{} for _ in b.base]
+        offsets = {p: arrays[f"{p}_offsets"].tolist() for p in ("words", "inverses")}
+        moves = {p: arrays[f"{p}_moves"].tolist() for p in ("words", "inverses")}
+        for k, (i, d) in enumerate(zip(arrays["level"].tolist(), arrays["point"].tolist(), strict=True)):
+            word, inv_word = (
+                tuple(moves[p][offsets[p][k] : offsets[p][k + 1]]) for p in ("words", "inverses")
+            )
+            img = _element(b.images, word)
+            if int(img[b.base[i]]) != d or any(int(img[x]) != x for x in b.base[:i]):
+                raise ValueError(f"the word at level {i}, point {d} does not go there")
+            inv = inverse(img)
+            if not np.array_equal(_element(b.images, inv_word), inv):
+                raise ValueError(f"the inverse word at level {i}, point {d} is not the inverse")
+            levels[i][d] = (word, inv_word, img, inv)
+        limit, improved, rounds = (int(x) for x in arrays["counts"].tolist())
+        state = json.loads(arrays["rng"].tobytes().decode())
+        np.random.default_rng().bit_generator.state = state  # a state this generator takes
+    except (ModelFileError, KeyError, IndexError, TypeError, ValueError) as exc:
+        _log(f"the saved progress {path} is not usable, so the build starts over: {exc}")
+        return None
+    b.levels, b.limit = levels, limit
+    rng.bit_generator.state = state
+    return improved, rounds
+
+
+def progress_path(table: Path) -> Path:
+    """Where the build of the table saved at ``table`` keeps its progress (:func:`_build`)."""
+    return table.with_name(table.name + ".progress")
+
+
+#: what marks a file of :func:`_save_progress`
+_PROGRESS = {"kind": "group table build", "version": GROUP_TABLE_VERSION}
 
 
 def _longest(b: _Builder) -> int:
@@ -769,7 +855,8 @@ def group_table(puzzle: Puzzle, *, deadline: float | None = None) -> GroupTable:
     process of its own, stopped at the deadline: the Schreier-Sims chain of a large puzzle (the
     10x10x10's 600 stickers) takes far longer than any solve's time limit, and cannot be
     interrupted where it runs. A build the deadline stops raises :class:`TableTimeoutError`, which
-    names the command that builds the table without a limit; nothing is saved. A puzzle of at most
+    names the command that builds the table without a limit; what it had built by its last save of
+    progress (every :data:`PROGRESS_SECONDS`) is where the next build goes on. A puzzle of at most
     :data:`IN_PLACE_POSITIONS` positions builds its table in place, in about a second at most."""
     perms = move_permutations(puzzle)
     actions = _group_actions(puzzle)
@@ -810,7 +897,7 @@ def group_table(puzzle: Puzzle, *, deadline: float | None = None) -> GroupTable:
         command = f"puzzlezero pdb build FILE --kind group (FILE: the definition file of {puzzle.name})"
 
     def build_and_save() -> GroupTable:
-        job = (puzzle.name, images, actions, costs, first, str(path), meta)
+        job = (puzzle.name, images, actions, costs, first, str(path), meta, PROGRESS_SECONDS)
         if deadline is None or perms.shape[1] <= IN_PLACE_POSITIONS:
             return _build_and_save(*job)
         build_in_process(
@@ -836,19 +923,23 @@ def _build_and_save(
     first: tuple[int, ...],
     path: str,
     meta: dict[str, Any],
+    every: float = PROGRESS_SECONDS,
 ) -> GroupTable:
-    """Build a group table (:func:`_build`) and save it atomically at ``path``."""
+    """Build a group table (:func:`_build`) and save it atomically at ``path``, its progress kept
+    beside it every ``every`` seconds (:func:`progress_path`) until it is done."""
     _log(
         f"building the group table of {name} (Schreier-Sims chain, words by Minkwitz's "
         f"algorithm; once, cached in {Path(path).parent})"
     )
     reducer = MoveWords(images, actions, costs)
+    progress = progress_path(Path(path))
     t0 = time.perf_counter()
-    built = _build(name, images, actions, reducer, first)
+    built = _build(name, images, actions, reducer, first, progress, every)
     seconds = time.perf_counter() - t0
     words = [{d: e[0] for d, e in sorted(s.items())} for s in built.levels]
     table = GroupTable(name, actions, built.base, words, images, reducer, seconds)
     save_npz(Path(path), {**meta, "build_seconds": round(seconds, 2)}, **_to_arrays(table))
+    progress.unlink(missing_ok=True)
     _log(f"built the group table of {name} in {seconds:.1f} s (order {table.order:,}) -> {path}")
     return table
 
