@@ -49,7 +49,8 @@ def build_cmd(
 ) -> None:
     """Build the tables of PUZZLES (or load them, where built already), with progress on stderr,
     without a time limit: a solve builds a missing table within its own limit and stops the build
-    there, naming this command. A pattern database whose build would take more memory than the
+    there, naming this command. A group table's build goes on from the progress a stopped or
+    killed one saved (every 30 s). A pattern database whose build would take more memory than the
     budget is not started (the 15-puzzle's takes 4.3 GiB at its peak, the 24-puzzle's 1.3 GiB)."""
     from puzzlezero.classic import TABLE_KINDS, build_tables
     from puzzlezero.registry import make
