@@ -789,6 +789,8 @@ def _resume(path: Path, b: _Builder, rng: np.random.Generator) -> tuple[int, int
         levels: list[dict[int, _Entry]] = [{} for _ in b.base]
         offsets = {p: arrays[f"{p}_offsets"].tolist() for p in ("words", "inverses")}
         moves = {p: arrays[f"{p}_moves"].tolist() for p in ("words", "inverses")}
+        if not set(moves["words"]) | set(moves["inverses"]) <= set(b.red.actions):
+            raise ValueError(f"a word has moves outside {b.red.actions}")
         for k, (i, d) in enumerate(zip(arrays["level"].tolist(), arrays["point"].tolist(), strict=True)):
             word, inv_word = (
                 tuple(moves[p][offsets[p][k] : offsets[p][k + 1]]) for p in ("words", "inverses")
