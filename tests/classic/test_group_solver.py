@@ -175,6 +175,30 @@ def test_words_are_reduced_in_the_group() -> None:
     assert htm.format_moves(hwords.reduce(htm.parse_moves("R2 R"))) == ["R'"]
 
 
+def test_joins_remember_their_seams_within_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A join reduces the moves where two words meet; the seams it has reduced are kept (at most
+    ``SEAMS``, forgotten at once when full, never in a pickled copy), and every join is the
+    reduction of the two words one after the other."""
+    import pickle
+
+    from puzzlezero.puzzles import words as words_module
+
+    cube = make("cube3")
+    words = MoveWords(group._images(cube.perms), range(12), cube.action_costs)
+    monkeypatch.setattr(words_module, "SEAMS", 16)
+    rng = np.random.default_rng(0)
+    sizes = []
+    for _ in range(400):
+        left, right = (
+            words.reduce(rng.integers(0, 12, size=int(rng.integers(0, 12))).tolist()) for _ in "lr"
+        )
+        assert words.join(left, right) == words.reduce(left + right)
+        sizes.append(len(words._seams))
+    assert max(sizes) == 16 and min(sizes[16:]) < 16  # full, then forgotten
+    assert pickle.loads(pickle.dumps(words))._seams == {}
+    assert words._seams  # the original keeps its own
+
+
 def test_the_table_is_cached_and_a_corrupt_file_is_rebuilt(
     pancake: type, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,6 +18,11 @@ from puzzlezero.errors import PuzzleError
 
 __all__ = ["MoveWords", "move_images"]
 
+#: the most seams :meth:`MoveWords.join` keeps reduced (words of at most twice its window: a group
+#: table's build joins the same ones again and again, a third of its time before), all forgotten
+#: at once when full: some 60 MiB at most
+SEAMS = 1 << 18
+
 
 def move_images(perms: np.ndarray) -> np.ndarray:
     """The moves ``child = parent[perms[a]]`` as maps of positions: ``img[a, x]`` = where the piece
@@ -40,6 +45,7 @@ class MoveWords:
 
     def __init__(self, images: np.ndarray, actions: Sequence[int], costs: np.ndarray) -> None:
         self.actions = tuple(actions)
+        self._seams: dict[tuple[int, ...], tuple[int, ...]] = {}  # :meth:`join`'s, reduced
         n = images.shape[1]
         ident = np.arange(n)
         order: dict[int, int] = {}
@@ -138,7 +144,17 @@ class MoveWords:
                 break
             i, j = i - 1, j + 1
         cut, end = max(0, i - window), min(len(right), j + window)
-        return left[:cut] + self.reduce(left[cut:i] + right[j:end]) + right[end:]
+        seam = left[cut:i] + right[j:end]
+        reduced = self._seams.get(seam)
+        if reduced is None:
+            reduced = self.reduce(seam)
+            if len(self._seams) >= SEAMS:
+                self._seams.clear()
+            self._seams[seam] = reduced
+        return left[:cut] + reduced + right[end:]
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_seams": {}}  # a copy (to a worker process) starts without them
 
     def inverse(self, word: Sequence[int]) -> tuple[int, ...]:
         """The inverse word (reversed, each move inverted), reduced."""
