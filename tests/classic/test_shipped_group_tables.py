@@ -15,9 +15,9 @@ from puzzlezero.errors import MissingTableError
 from puzzlezero.puzzles.permutation import family_puzzle
 from puzzlezero.registry import DEFAULTS
 
-#: the two largest globes, whose builds were stopped unfinished after 16 minutes each on a 2-core CPU:
-#: built once with ``puzzlezero pdb build NAME --kind group`` (a solve's build stops at its time
-#: limit), as a puzzle of one's own
+#: the two largest globes, whose builds take more than an hour each on a 2-core CPU: built with
+#: ``puzzlezero pdb build NAME --kind group``, which goes on from the progress a stopped build
+#: saved (a solve's build stops at its time limit), as a puzzle of one's own
 BUILT_ON_FIRST_USE = {"globe_3-33", "globe_8-25"}
 #: the puzzles whose default solve uses the group solver, as search, as the base of the rollout,
 #: or as fallback
