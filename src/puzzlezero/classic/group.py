@@ -769,10 +769,8 @@ def _save_progress(path: Path, b: _Builder, rng: np.random.Generator, improved: 
         "level": np.array([i for i, _, _ in entries], dtype=np.int64),
         "point": np.array([d for _, d, _ in entries], dtype=np.int64),
     }
-    for part, k in (("words", 0), ("inverses", 1)):
-        words = [e[k] for _, _, e in entries]
-        arrays[f"{part}_offsets"] = np.concatenate([[0], np.cumsum([len(w) for w in words], dtype=np.int64)])
-        arrays[f"{part}_moves"] = np.array([a for w in words for a in w], dtype=np.int64)
+    arrays["words_offsets"], arrays["words_moves"] = _packed([e[0] for _, _, e in entries])
+    arrays["inverses_offsets"], arrays["inverses_moves"] = _packed([e[1] for _, _, e in entries])
     save_npz(path, _PROGRESS, **arrays)
 
 
@@ -787,17 +785,13 @@ def _resume(path: Path, b: _Builder, rng: np.random.Generator) -> tuple[int, int
         if tuple(arrays["base"].tolist()) != b.base:
             raise ValueError("it is another build's (another base)")
         levels: list[dict[int, _Entry]] = [{} for _ in b.base]
-        offsets = {p: arrays[f"{p}_offsets"].tolist() for p in ("words", "inverses")}
-        moves = {p: arrays[f"{p}_moves"].tolist() for p in ("words", "inverses")}
-        if not set(moves["words"]) | set(moves["inverses"]) <= set(b.red.actions):
-            raise ValueError(f"a word has moves outside {b.red.actions}")
-        for k, (i, d) in enumerate(zip(arrays["level"].tolist(), arrays["point"].tolist(), strict=True)):
-            word, inv_word = (
-                tuple(moves[p][offsets[p][k] : offsets[p][k + 1]]) for p in ("words", "inverses")
-            )
-            img = _element(b.images, word)
-            if int(img[b.base[i]]) != d or any(int(img[x]) != x for x in b.base[:i]):
-                raise ValueError(f"the word at level {i}, point {d} does not go there")
+        words, inv_words = (
+            _unpacked(arrays[f"{p}_offsets"], arrays[f"{p}_moves"], b.red.actions)
+            for p in ("words", "inverses")
+        )
+        rows = zip(arrays["level"].tolist(), arrays["point"].tolist(), words, inv_words, strict=True)
+        for i, d, word, inv_word in rows:
+            img = _placed(b.images, b.base, i, d, word)
             inv = inverse(img)
             if not np.array_equal(_element(b.images, inv_word), inv):
                 raise ValueError(f"the inverse word at level {i}, point {d} is not the inverse")
@@ -948,13 +942,13 @@ def _build_and_save(
 
 def _to_arrays(table: GroupTable) -> dict[str, np.ndarray]:
     rows = [(i, d, w) for i, lv in enumerate(table.words) for d, w in lv.items()]
-    lengths = np.array([len(w) for _, _, w in rows], dtype=np.int64)
+    offsets, moves = _packed([w for _, _, w in rows])
     return {
         "base": np.array(table.base, dtype=np.int64),
         "level": np.array([i for i, _, _ in rows], dtype=np.int64),
         "point": np.array([d for _, d, _ in rows], dtype=np.int64),
-        "offsets": np.concatenate([[0], np.cumsum(lengths)]),
-        "moves": np.array([a for _, _, w in rows for a in w], dtype=np.int64),
+        "offsets": offsets,
+        "moves": moves,
     }
 
 
@@ -966,18 +960,39 @@ def _from_arrays(
     try:
         base = tuple(int(b) for b in arrays["base"])
         words: list[dict[int, tuple[int, ...]]] = [{} for _ in base]
-        off, moves = arrays["offsets"].tolist(), arrays["moves"].tolist()
-        for k, (i, d) in enumerate(zip(arrays["level"].tolist(), arrays["point"].tolist(), strict=True)):
-            word = tuple(moves[off[k] : off[k + 1]])
-            if not set(word) <= set(actions):
-                raise ValueError(f"a word has moves outside {actions}")
-            img = _element(images, word)
-            if int(img[base[i]]) != d or any(int(img[b]) != b for b in base[:i]):
-                raise ValueError(f"the word at level {i}, point {d} does not go there")
+        unpacked = _unpacked(arrays["offsets"], arrays["moves"], actions)
+        for i, d, word in zip(arrays["level"].tolist(), arrays["point"].tolist(), unpacked, strict=True):
+            _placed(images, base, i, d, word)
             words[i][d] = word
     except (KeyError, IndexError, ValueError) as exc:
         raise ModelFileError(f"group table of {name}: malformed ({exc})") from None
     return GroupTable(name, actions, base, words, images, reducer)
+
+
+def _packed(words: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Words saved as two arrays: where each begins (and, last, where the last ends) and their
+    moves one after another (:func:`_unpacked` reads them)."""
+    lengths = np.array([len(w) for w in words], dtype=np.int64)
+    return np.concatenate([[0], np.cumsum(lengths)]), np.array([a for w in words for a in w], dtype=np.int64)
+
+
+def _unpacked(offsets: np.ndarray, moves: np.ndarray, actions: Sequence[int]) -> list[tuple[int, ...]]:
+    """The words :func:`_packed` saved; :class:`ValueError` where one has a move outside ``actions``."""
+    off, flat = offsets.tolist(), moves.tolist()
+    if not set(flat) <= set(actions):
+        raise ValueError(f"a word has moves outside {tuple(actions)}")
+    return [tuple(flat[off[k] : off[k + 1]]) for k in range(len(off) - 1)]
+
+
+def _placed(
+    images: np.ndarray, base: Sequence[int], level: int, point: int, word: tuple[int, ...]
+) -> np.ndarray:
+    """The element of a table entry's ``word``, checked to fix the base points before ``level`` and
+    to carry that level's to ``point``; :class:`ValueError` where it does not."""
+    img = _element(images, word)
+    if int(img[base[level]]) != point or any(int(img[b]) != b for b in base[:level]):
+        raise ValueError(f"the word at level {level}, point {point} does not go there")
+    return img
 
 
 #: sifts :func:`solve_group` tries by default, one after each of the shortest premoves (cube3: all
