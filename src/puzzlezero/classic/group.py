@@ -629,9 +629,13 @@ class _Builder:
         ident = np.arange(images.shape[1])
         self.levels: list[dict[int, _Entry]] = [{b: ((), (), ident, ident)} for b in self.base]
 
-    def insert(self, word: tuple[int, ...], img: np.ndarray, level: int = 0) -> None:
-        """Sift ``word`` (element ``img``) from ``level``, keeping every shorter word it meets."""
-        while level < len(self.base) and word and len(word) <= self.limit:
+    def insert(
+        self, word: tuple[int, ...], img: np.ndarray, level: int = 0, limit: float | None = None
+    ) -> None:
+        """Sift ``word`` (element ``img``) from ``level``, keeping every shorter word it meets, as
+        long as the word is at most ``limit`` moves (the table's length limit unless given)."""
+        limit = self.limit if limit is None else limit
+        while level < len(self.base) and word and len(word) <= limit:
             d = int(img[self.base[level]])
             slot = self.levels[level]
             old = slot.get(d)
@@ -652,11 +656,16 @@ class _Builder:
 
     def improve(self) -> None:
         """Sift the product of every two entries of each level from that level on."""
-        for i, slot in enumerate(self.levels):
-            entries = [e for e in slot.values() if e[0]]
-            for u in entries:
-                for v in entries:
-                    self.insert(self.red.join(u[0], v[0]), v[2][u[2]], i)
+        for i in range(len(self.levels)):
+            self._products(i)
+
+    def _products(self, i: int, limit: float | None = None) -> None:
+        """Sift the product of every two entries of level ``i`` from that level on, words of at
+        most ``limit`` moves (the table's length limit unless given)."""
+        entries = [e for e in self.levels[i].values() if e[0]]
+        for u in entries:
+            for v in entries:
+                self.insert(self.red.join(u[0], v[0]), v[2][u[2]], i, limit)
 
     def close(self, sizes: Sequence[int]) -> None:
         """Fill the empty slots a round could not, whatever their words' length: at level ``i``,
@@ -665,26 +674,50 @@ class _Builder:
         fills it (and its inverse the inverse's slot, where empty), breadth first until no
         product reaches an empty slot. Later rounds replace such words by shorter ones. Without
         it, a big puzzle's last slots (the 10x10x10's last centre stickers) wait for the length
-        limit to grow round after round."""
+        limit to grow round after round.
+
+        Those products stay in the subgroup the entries of level ``i`` and deeper generate; a slot
+        outside its orbit (the globes' last transpositions: an odd permutation of one ring's
+        stickers that fixes all of them but two) is reached from the levels above, nearest first:
+        the product ``uv`` of two entries of level ``j < i``, less the entry of the slot it
+        reaches, fixes ``b_j`` too (a Schreier generator of the next stabilizer), and sifts on
+        with no length limit until it fills an empty slot or ends as the identity (a level's
+        products once a pass)."""
+        sifted: set[int] = set()  # the levels whose products went down with no limit
         for i, slot in enumerate(self.levels):
-            if len(slot) == sizes[i]:
-                continue
-            movers = [e for level in self.levels[i:] for e in level.values() if e[0]]
-            todo = list(slot)
-            while todo:
-                e = slot[todo.pop()]
-                for x in movers:
-                    d = int(x[2][e[2][self.base[i]]])
-                    if d in slot:
-                        continue
-                    word, img = self.red.join(e[0], x[0]), x[2][e[2]]
-                    inv, inv_word = inverse(img), self.red.inverse(word)
-                    slot[d] = (word, inv_word, img, inv)
-                    todo.append(d)
-                    d_inv = int(inv[self.base[i]])
-                    if d_inv not in slot:
-                        slot[d_inv] = (inv_word, word, inv, img)
-                        todo.append(d_inv)
+            self._spread(i, sizes[i])
+            j = i - 1
+            while len(slot) < sizes[i] and j >= 0:
+                if j not in sifted:
+                    sifted.add(j)
+                    self._products(j, limit=math.inf)
+                    self._spread(i, sizes[i])
+                j -= 1
+            if j < i - 1:
+                _log(f"  level {i}: {len(slot)}/{sizes[i]} entries, with products of levels {j + 1}..{i - 1}")
+
+    def _spread(self, i: int, size: int) -> None:
+        """Fill the empty slots of level ``i`` (of ``size`` slots) reached by an entry of that level
+        followed by an entry of that level or deeper (:meth:`close`)."""
+        slot = self.levels[i]
+        if len(slot) == size:
+            return
+        movers = [e for level in self.levels[i:] for e in level.values() if e[0]]
+        todo = list(slot)
+        while todo:
+            e = slot[todo.pop()]
+            for x in movers:
+                d = int(x[2][e[2][self.base[i]]])
+                if d in slot:
+                    continue
+                word, img = self.red.join(e[0], x[0]), x[2][e[2]]
+                inv, inv_word = inverse(img), self.red.inverse(word)
+                slot[d] = (word, inv_word, img, inv)
+                todo.append(d)
+                d_inv = int(inv[self.base[i]])
+                if d_inv not in slot:
+                    slot[d_inv] = (inv_word, word, inv, img)
+                    todo.append(d_inv)
 
     def filled(self) -> int:
         return sum(len(s) for s in self.levels)
