@@ -15,16 +15,12 @@ from puzzlezero.errors import MissingTableError
 from puzzlezero.puzzles.permutation import family_puzzle
 from puzzlezero.registry import DEFAULTS
 
-#: the two largest globes, whose builds take more than an hour each on a 2-core CPU: built with
-#: ``puzzlezero pdb build NAME --kind group``, which goes on from the progress a stopped build
-#: saved (a solve's build stops at its time limit), as a puzzle of one's own
-BUILT_ON_FIRST_USE = {"globe_3-33", "globe_8-25"}
 #: the puzzles whose default solve uses the group solver, as search, as the base of the rollout,
 #: or as fallback
 GROUP_SOLVED = sorted(
     name
     for name, d in DEFAULTS.items()
-    if {"group", "rollout"} & {d.search, d.fallback} and name not in BUILT_ON_FIRST_USE
+    if {"group", "rollout"} & {d.search, d.fallback}
 )
 #: orders of the groups, by hand: the cube's 8! 3^7 12! 2^11 / 2 (cube3, fixed centres), the 2x2x2
 #: with one corner fixed (7! 3^6), and the competition's, whose centres turn too (x 24 orientations)
@@ -46,8 +42,7 @@ REBUILD = (
 def test_every_default_group_solve_loads_a_shipped_table_with_no_cache_and_no_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert {"cube3", "cube_4-4-4", "globe_1-16"} <= set(GROUP_SOLVED)
-    assert BUILT_ON_FIRST_USE <= set(DEFAULTS)  # each a registered puzzle's name
+    assert {"cube3", "cube_4-4-4", "globe_1-16", "globe_3-33", "globe_8-25"} <= set(GROUP_SOLVED)
     monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path))
     monkeypatch.setattr(group, "_TABLES", {})
     storage.forbid_table_builds()
