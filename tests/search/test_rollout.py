@@ -15,6 +15,7 @@ import puzzlezero as pz
 from puzzlezero.classic.optimal import solve_optimal
 from puzzlezero.errors import PuzzleError
 from puzzlezero.search import clock
+from puzzlezero.search import rollout as rollout_module
 from puzzlezero.search.rollout import NO_ANSWER, rollout
 
 P = pz.make("puzzle8")
@@ -98,6 +99,31 @@ def test_a_passed_deadline_stops_it_before_its_first_step() -> None:
     start = P.scramble(np.random.default_rng(4), 1, 20)[0]
     r = rollout(P, start, lengths, wanderer, deadline=clock.now() - 1.0)
     assert r.stopped == "time limit" and r.iterations == 0 and r.actions == wanderer(start)
+
+
+def test_the_deadline_cuts_a_step_between_two_chunks_of_children(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A base that takes a second a call (a fake clock) and chunks of 2 children: from a board
+    with the blank in the centre (4 children), the first step scores one chunk, finds its
+    deadline passed, keeps the 2 children it scored and is the last; the answer is the best so
+    far and replays. Without a deadline the step scores both chunks."""
+    now = [0.0]
+    calls: list[int] = []
+
+    def slow(states: np.ndarray) -> np.ndarray:
+        now[0] += 1.0
+        calls.append(len(states))
+        return lengths(states)
+
+    monkeypatch.setattr(clock, "now", lambda: now[0])
+    monkeypatch.setattr(rollout_module, "CHUNK", 2)
+    start = next(s for s in P.scramble(np.random.default_rng(6), 50, 20) if s.ravel()[4] == 0)
+    r = rollout(P, start, slow, wanderer, beam_width=4, deadline=1.5)
+    assert calls == [1, 2]  # the start's own length (t = 1), then one chunk of the step (t = 2)
+    assert r.stopped == "time limit" and r.iterations == 1 and r.nodes_generated == 1 + 2
+    assert replays(start, r.actions) and len(r.actions) <= len(wanderer(start))
+    calls.clear()
+    r = rollout(P, start, slow, wanderer, beam_width=4, max_steps=1)
+    assert calls == [1, 2, 2] and r.stopped == "step limit" and r.nodes_generated == 1 + 4
 
 
 def test_children_without_a_base_answer_are_ranked_last() -> None:

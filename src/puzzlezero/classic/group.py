@@ -677,9 +677,9 @@ class _Builder:
         limit to grow round after round.
 
         Those products stay in the subgroup the entries of level ``i`` and deeper generate; a slot
-        outside its orbit (the globes' last transpositions: an odd permutation of one ring's
-        stickers that fixes all of them but two) is reached from the levels above, nearest first:
-        the product ``uv`` of two entries of level ``j < i``, less the entry of the slot it
+        outside its orbit (the globes' last ones: an odd permutation of the stickers of a ring and
+        its mirror ring that fixes all of them but two) is reached from the levels above, nearest
+        first: the product ``uv`` of two entries of level ``j < i``, less the entry of the slot it
         reaches, fixes ``b_j`` too (a Schreier generator of the next stabilizer), and sifts on
         with no length limit until it fills an empty slot or ends as the identity (a level's
         products once a pass)."""
