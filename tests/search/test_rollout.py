@@ -17,6 +17,7 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.search import clock
 from puzzlezero.search import rollout as rollout_module
 from puzzlezero.search.rollout import NO_ANSWER, rollout
+from tests.clock import FakeClock
 
 P = pz.make("puzzle8")
 
@@ -106,15 +107,15 @@ def test_the_deadline_cuts_a_step_between_two_chunks_of_children(monkeypatch: py
     with the blank in the centre (4 children), the first step scores one chunk, finds its
     deadline passed, keeps the 2 children it scored and is the last; the answer is the best so
     far and replays. Without a deadline the step scores both chunks."""
-    now = [0.0]
+    fake = FakeClock(start=0.0)
     calls: list[int] = []
 
     def slow(states: np.ndarray) -> np.ndarray:
-        now[0] += 1.0
+        fake.sleep(1.0)
         calls.append(len(states))
         return lengths(states)
 
-    monkeypatch.setattr(clock, "now", lambda: now[0])
+    monkeypatch.setattr(clock, "time", fake)
     monkeypatch.setattr(rollout_module, "CHUNK", 2)
     start = next(s for s in P.scramble(np.random.default_rng(6), 50, 20) if s.ravel()[4] == 0)
     r = rollout(P, start, slow, wanderer, beam_width=4, deadline=1.5)

@@ -134,6 +134,32 @@ def test_the_time_limit_stops_the_balls_growing_not_only_the_next_round(
     assert shortcut(p, start, path, max_states=300_000, time_limit=0.5).rounds == 0
 
 
+def test_a_batch_of_children_is_bounded_in_bytes_and_changes_nothing_but_the_batches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """65,536 states a batch, fewer where their children pass 64 MiB: the 8/25 globe (450
+    one-byte stickers, 68 moves) expands 2,193 at a time. Batches of 10 states give the same
+    balls and the same answer as batches of 65,536; with a clock that moves a second each read,
+    they stop a level part way where one batch did not."""
+    assert shortcut_module._chunk(make("puzzle15")) == 65_536
+    assert shortcut_module._chunk(make("globe_8-25")) == (64 << 20) // (68 * 450) == 2_193
+    p = make("puzzle15")
+    rng = np.random.default_rng(0)
+    start = p.scramble(rng, 1, 60)[0]
+    path = _walk_on(p, start, [], 40, rng)
+    whole = shortcut(p, start, path, max_states=300_000)
+    monkeypatch.setattr(shortcut_module, "_CHUNK_BYTES", 10 * p.num_actions * 16)  # 10 states
+    assert shortcut_module._chunk(p) == 10
+    small = shortcut(p, start, path, max_states=300_000)
+    assert (small.actions, small.radius, small.states) == (whole.actions, whole.radius, whole.states)
+    clock = FakeClock(start=0.0, tick=1.0)
+    monkeypatch.setattr(shortcut_module.clock, "time", clock)
+    late = shortcut(p, start, path, max_states=300_000, time_limit=3.5)
+    # read at 0 (start), 1 (a round may start), 2 and 3 (the first two batches of level 1), then
+    # 4 > 3.5: level 1 (41 path states' children, 5 batches) is dropped, the balls are the path
+    assert late.rounds == 1 and late.radius == 0 and late.actions == tuple(path)
+
+
 def test_which_puzzles_it_takes_and_bad_bounds() -> None:
     assert can_shortcut(make("puzzle15")) and can_shortcut(make("cube2"))
     sokoban = make("sokoban")

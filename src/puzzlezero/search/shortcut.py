@@ -57,8 +57,22 @@ __all__ = ["MAX_STATES", "Shortened", "can_shortcut", "memory_estimate", "path_s
 
 #: default bound on the entries of one round's balls (23 bytes each, twice that while matched)
 MAX_STATES = 2_000_000
-#: states expanded per batch while the balls grow
+#: states expanded per batch while the balls grow, at most; fewer where their children would
+#: pass :data:`_CHUNK_BYTES` (the 8/25 globe's 450 stickers and 68 moves: 2,193)
 _CHUNK = 65_536
+#: bytes of one batch's children: bounds the memory of a batch and the time between two readings
+#: of the clock (65,536 of the 8/25 globe's states had 4.5 million children, 2 GB, 10 s to hash)
+_CHUNK_BYTES = 64 << 20
+
+
+def _chunk(puzzle: Puzzle) -> int:
+    """States expanded per batch while the balls grow (:data:`_CHUNK`, :data:`_CHUNK_BYTES`)."""
+    children = (
+        puzzle.num_actions
+        * int(np.prod(puzzle.state_shape, dtype=np.int64))
+        * np.dtype(puzzle.dtype).itemsize
+    )
+    return max(1, min(_CHUNK, _CHUNK_BYTES // max(1, children)))
 
 
 @dataclass(frozen=True)
@@ -84,7 +98,7 @@ def memory_estimate(puzzle: Puzzle, max_states: int) -> int:
     on a 374-move puzzle48 path: 2,000,000 states: estimated 286 MB, measured 188 MB; 6,000,000:
     estimated 871 MB, measured 649 MB (see tests/solver/test_budget.py)."""
     shape = int(np.prod(puzzle.state_shape, dtype=np.int64)) * np.dtype(puzzle.dtype).itemsize
-    return int(max_states) * (ENTRY_BYTES + shape) + _CHUNK * puzzle.num_actions * (shape + 1)
+    return int(max_states) * (ENTRY_BYTES + shape) + _chunk(puzzle) * puzzle.num_actions * (shape + 1)
 
 
 def can_shortcut(puzzle: Puzzle) -> bool:
@@ -139,22 +153,22 @@ def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = n
     parent = [np.full(n, -1, np.int64)]
     move = [np.full(n, -1, np.int8)]
     front, front_idx, front_move = path, np.arange(n, dtype=np.int64), np.full(n, -1, np.int64)
-    total, radius = n, 0
+    total, radius, rows = n, 0, _chunk(puzzle)
     while front.shape[0]:
         lvl_states, lvl_hash, lvl_parent, lvl_move = [], [], [], []
         count, late = 0, False
-        for lo in range(0, front.shape[0], _CHUNK):
+        for lo in range(0, front.shape[0], rows):
             if clock.now() > deadline:
                 late = True
                 break
-            f = front[lo : lo + _CHUNK]
+            f = front[lo : lo + rows]
             children = puzzle.expand(f).reshape(f.shape[0] * puzzle.num_actions, *f.shape[1:])
             child_hash = puzzle.hash64(children)
             # the front is the last level grown (its hashes are hashes[-1]); a child whose hash is
             # its parent's is the parent (a move that changes nothing, or a collision, which at
             # worst loses a shortcut); nor is the move undoing the last one kept
-            changed = child_hash.reshape(f.shape[0], -1) != hashes[-1][lo : lo + _CHUNK, None]
-            back = front_move[lo : lo + _CHUNK]
+            changed = child_hash.reshape(f.shape[0], -1) != hashes[-1][lo : lo + rows, None]
+            back = front_move[lo : lo + rows]
             undo = np.where(back >= 0, inverse[np.maximum(back, 0)], -1)
             flat = np.flatnonzero(changed & (arange_a[None, :] != undo[:, None]))
             count += flat.size
