@@ -252,66 +252,64 @@ def test_cli_refuses_a_sliding_puzzle_in_one_line(capsys: pytest.CaptureFixture[
     assert rc != 0 and err.startswith("error: ") and "permutation puzzle" in err and "Traceback" not in err
 
 
-def test_the_pass_after_a_stalled_round_fills_slots_with_valid_words() -> None:
-    """The pass that fills empty slots whatever their words' length (run where a round of
-    Minkwitz's algorithm filled none): from a table of 300 random words, more slots filled, and
-    every entry's word is its element, fixes the base points before its level and carries the
-    level's base point to its slot."""
-    p = make("cube_3-3-3")
+def random_words_in(name: str, limit: int) -> tuple[group._Builder, list[int]]:
+    """A builder of ``name``'s table with a length limit of ``limit``, its moves and 300 random
+    words of 1-16 moves sifted in, as a round of Minkwitz's algorithm leaves it; the basic
+    orbits' sizes."""
+    p = make(name)
     images = group._images(group.move_permutations(p))
     actions = group._group_actions(p)
     base, sizes = group._chain(images, actions, group.piece_base(images, actions))
     red = MoveWords(images, actions, np.asarray(p.action_costs, dtype=float))
-    b = group._Builder(images, red, base, 48)
+    b = group._Builder(images, red, base, limit)
     rng = np.random.default_rng(0)
     for a in actions:
         b.insert((a,), images[a])
     for _ in range(300):
         word = red.reduce(rng.choice(actions, size=int(rng.integers(1, 17))).tolist())
         b.insert(word, group._element(images, word))
+    return b, sizes
+
+
+def test_the_pass_after_a_stalled_round_fills_slots_with_valid_words() -> None:
+    """The pass that fills empty slots whatever their words' length (run where a round of
+    Minkwitz's algorithm filled none): from a table of 300 random words, more slots filled, and
+    every entry's word is its element, fixes the base points before its level and carries the
+    level's base point to its slot."""
+    b, sizes = random_words_in("cube_3-3-3", 48)
     before = b.filled()
     b.close(sizes)
     assert before < b.filled() <= sum(sizes)
     assert all(len(slot) <= size for slot, size in zip(b.levels, sizes, strict=True))
-    assert_entries_valid(b, images)
+    assert_entries_valid(b)
 
 
-def assert_entries_valid(b: group._Builder, images: np.ndarray) -> None:
+def assert_entries_valid(b: group._Builder) -> None:
     """Every entry's word is its element, its inverse word the inverse; the element fixes the base
     points before its level and carries the level's base point to its slot."""
     for i, slot in enumerate(b.levels):
         for d, (word, inv_word, img, inv) in slot.items():
-            np.testing.assert_array_equal(group._element(images, word), img)
-            np.testing.assert_array_equal(group._element(images, inv_word), inv)
+            np.testing.assert_array_equal(group._element(b.images, word), img)
+            np.testing.assert_array_equal(group._element(b.images, inv_word), inv)
             assert img[b.base[i]] == d and all(img[x] == x for x in b.base[:i])
 
 
 def test_the_pass_reaches_from_the_levels_above_the_slots_its_own_products_cannot() -> None:
     """The 2/6 globe's table, 300 random words in and a length limit of 8: the products of each
     level's entries with the entries of that level and deeper leave 125 of its 311 slots empty
-    (the last levels' odd permutations of one ring's stickers lie outside the subgroup they
-    generate); the pass fills every slot from the products of the levels above, valid entries,
-    and the table it makes solves deep scrambles, checked by replay."""
-    p = make("globe_2-6")
-    images = group._images(group.move_permutations(p))
-    actions = group._group_actions(p)
-    base, sizes = group._chain(images, actions, group.piece_base(images, actions))
-    red = MoveWords(images, actions, np.asarray(p.action_costs, dtype=float))
-    b = group._Builder(images, red, base, 8)
-    rng = np.random.default_rng(0)
-    for a in actions:
-        b.insert((a,), images[a])
-    for _ in range(300):
-        word = red.reduce(rng.choice(actions, size=int(rng.integers(1, 17))).tolist())
-        b.insert(word, group._element(images, word))
+    (the last levels' odd permutations of a ring's and its mirror ring's stickers lie outside the
+    subgroup they generate); the pass fills every slot from the products of the levels above,
+    valid entries, and the table it makes solves deep scrambles, checked by replay."""
+    b, sizes = random_words_in("globe_2-6", 8)
     own = copy.deepcopy(b)
     for i, size in enumerate(sizes):
         own._spread(i, size)
     assert own.filled() == sum(sizes) - 125
     b.close(sizes)
     assert [len(slot) for slot in b.levels] == sizes
-    assert_entries_valid(b, images)
+    assert_entries_valid(b)
+    p = make("globe_2-6")
     words = [{d: e[0] for d, e in slot.items()} for slot in b.levels]
-    table = group.GroupTable(p.name, actions, b.base, words, images, red)
+    table = group.GroupTable(p.name, group._group_actions(p), b.base, words, b.images, b.red)
     for state in p.scramble(np.random.default_rng(1), 5, 200):
         assert replays(p, state, table.sift(group.state_permutation(p, state)))
