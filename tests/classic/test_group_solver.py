@@ -295,20 +295,20 @@ def assert_entries_valid(b: group._Builder) -> None:
 
 
 def test_the_pass_reaches_from_the_levels_above_the_slots_its_own_products_cannot() -> None:
-    """The 2/6 globe's table, 300 random words in and a length limit of 8: the products of each
-    level's entries with the entries of that level and deeper leave 125 of its 311 slots empty
-    (the last levels' odd permutations of a ring's and its mirror ring's stickers lie outside the
-    subgroup they generate); the pass fills every slot from the products of the levels above,
-    valid entries, and the table it makes solves deep scrambles, checked by replay."""
-    b, sizes = random_words_in("globe_2-6", 8)
+    """The 3/4 globe's table, 300 random words in and a length limit of 12: the products of each
+    level's entries with the entries of that level and deeper leave 42 of its 270 slots empty
+    (they lie outside the subgroup those entries generate); the pass fills every slot from the
+    products of the levels above, valid entries, and the table it makes solves deep scrambles,
+    checked by replay."""
+    b, sizes = random_words_in("globe_3-4", 12)
     own = copy.deepcopy(b)
     for i, size in enumerate(sizes):
         own._spread(i, size)
-    assert own.filled() == sum(sizes) - 125
+    assert own.filled() == sum(sizes) - 42
     b.close(sizes)
     assert [len(slot) for slot in b.levels] == sizes
     assert_entries_valid(b)
-    p = make("globe_2-6")
+    p = make("globe_3-4")
     words = [{d: e[0] for d, e in slot.items()} for slot in b.levels]
     table = group.GroupTable(p.name, group._group_actions(p), b.base, words, b.images, b.red)
     for state in p.scramble(np.random.default_rng(1), 5, 200):

@@ -681,8 +681,8 @@ class _Builder:
         its mirror ring that fixes all of them but two) is reached from the levels above, nearest
         first: the product ``uv`` of two entries of level ``j < i``, less the entry of the slot it
         reaches, fixes ``b_j`` too (a Schreier generator of the next stabilizer), and sifts on
-        with no length limit until it fills an empty slot or ends as the identity (a level's
-        products once a pass)."""
+        with words of up to :data:`_REACH` times the length limit until it fills an empty slot or
+        ends as the identity (a level's products once a pass)."""
         sifted: set[int] = set()  # the levels whose products went down with no limit
         for i, slot in enumerate(self.levels):
             self._spread(i, sizes[i])
@@ -690,7 +690,7 @@ class _Builder:
             while len(slot) < sizes[i] and j >= 0:
                 if j not in sifted:
                     sifted.add(j)
-                    self._products(j, limit=math.inf)
+                    self._products(j, limit=_REACH * self.limit)
                     self._spread(i, sizes[i])
                 j -= 1
             if j < i - 1:
@@ -738,6 +738,11 @@ def _chain(images: np.ndarray, actions: Sequence[int], base: Sequence[int]) -> t
 #: improvements, ``_IMPROVE`` improvements after the table is full, word length limit ``_LIMIT``
 #: (raised by a quarter whenever a round leaves the table as it was and not yet full)
 _ROUNDS, _WORD, _IMPROVE, _LIMIT, _SEED = 2000, 16, 3, 48, 20260514
+#: the words of the pass that reaches a level's last slots from the levels above
+#: (:meth:`_Builder.close`): at most this many times the length limit. The globes' last entries
+#: took 2.4-3.4 times theirs (440 moves); with no bound, an early stalled round of the 100/100
+#: wreath (limit 60) grew to 3.2 GB in 3 minutes
+_REACH = 8
 #: seconds between two saves of a build's progress (after a round): a build stopped at a solve's
 #: deadline or killed goes on from its last save the next time, to the table it would have made
 PROGRESS_SECONDS = 30.0
