@@ -17,11 +17,7 @@ from puzzlezero.registry import DEFAULTS
 
 #: the puzzles whose default solve uses the group solver, as search, as the base of the rollout,
 #: or as fallback
-GROUP_SOLVED = sorted(
-    name
-    for name, d in DEFAULTS.items()
-    if {"group", "rollout"} & {d.search, d.fallback}
-)
+GROUP_SOLVED = sorted(name for name, d in DEFAULTS.items() if {"group", "rollout"} & {d.search, d.fallback})
 #: orders of the groups, by hand: the cube's 8! 3^7 12! 2^11 / 2 (cube3, fixed centres), the 2x2x2
 #: with one corner fixed (7! 3^6), and the competition's, whose centres turn too (x 24 orientations)
 ORDERS = {
