@@ -740,8 +740,8 @@ def _chain(images: np.ndarray, actions: Sequence[int], base: Sequence[int]) -> t
 _ROUNDS, _WORD, _IMPROVE, _LIMIT, _SEED = 2000, 16, 3, 48, 20260514
 #: the words of the pass that reaches a level's last slots from the levels above
 #: (:meth:`_Builder.close`): at most this many times the length limit. The globes' last entries
-#: took 2.4-3.4 times theirs (440 moves); with no bound, an early stalled round of the 100/100
-#: wreath (limit 60) grew to 3.2 GB in 3 minutes
+#: take 2.1-3.4 times theirs (440 moves); unbounded, the pass after an early stall (the 100/100
+#: wreath's at round 6, limit 60) grows the build to gigabytes of words within minutes
 _REACH = 8
 #: seconds between two saves of a build's progress (after a round): a build stopped at a solve's
 #: deadline or killed goes on from its last save the next time, to the table it would have made

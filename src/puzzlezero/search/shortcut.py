@@ -61,7 +61,7 @@ MAX_STATES = 2_000_000
 #: pass :data:`_CHUNK_BYTES` (the 8/25 globe's 450 stickers and 68 moves: 2,193)
 _CHUNK = 65_536
 #: bytes of one batch's children: bounds the memory of a batch and the time between two readings
-#: of the clock (65,536 of the 8/25 globe's states had 4.5 million children, 2 GB, 10 s to hash)
+#: of the clock (65,536 of the 8/25 globe's states have 4.5 million children: 2 GB, 10 s to hash)
 _CHUNK_BYTES = 64 << 20
 
 
