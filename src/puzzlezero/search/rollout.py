@@ -176,12 +176,10 @@ def rollout(
         nodes += children.shape[0]
         steps += 1
         hashes = puzzle.hash64(children)
-        hashes, first_of = np.unique(hashes, return_index=True)  # one child per state
-        fresh = ~np.isin(hashes, visited, assume_unique=True)
-        keep, hashes = first_of[fresh], hashes[fresh]
-        in_order = np.argsort(keep)  # the best parents' children first
-        keep, hashes = keep[in_order], hashes[in_order]
-        children, parent, move = children[keep], parent[keep], move[keep]
+        distinct, first_of = np.unique(hashes, return_index=True)  # one child per state
+        # in the children's order, the best parents' first (a step the deadline cuts keeps those)
+        keep = np.sort(first_of[~np.isin(distinct, visited, assume_unique=True)])
+        children, parent, move, hashes = children[keep], parent[keep], move[keep], hashes[keep]
         if children.shape[0] == 0:
             stopped = "exhausted"
             break
