@@ -683,7 +683,7 @@ class _Builder:
         reaches, fixes ``b_j`` too (a Schreier generator of the next stabilizer), and sifts on
         with words of up to :data:`_REACH` times the length limit until it fills an empty slot or
         ends as the identity (a level's products once a pass)."""
-        sifted: set[int] = set()  # the levels whose products went down with no limit
+        sifted: set[int] = set()  # the levels whose products this pass has sifted
         for i, slot in enumerate(self.levels):
             self._spread(i, sizes[i])
             j = i - 1
