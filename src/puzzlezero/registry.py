@@ -470,10 +470,10 @@ _PERMUTATION_OPTIONS: dict[str, tuple[tuple[str, int], ...]] = {
 _PERMUTATION_VIEWS: dict[str, tuple[str, str, tuple[int, ...]]] = {
     "cube_3-3-3": ("cube3-view", "cube3-route", (1000, 20_000)),
 }
-#: the families solved by reduction to the 3x3x3 (puzzlezero.classic.cube_reduction, then cube3's
-#: solve), with the group solver as the fallback, and their time limits: the 4x4x4's edges are
-#: paired from as many centre solutions as leave cube3's 30 s
-_PERMUTATION_REDUCED = {"cube_4-4-4": 120.0}
+#: the families solved by reduction to the 3x3x3 (puzzlezero.classic.cube_reduction and
+#: cube5_reduction, then cube3's solve), with the group solver as the fallback, and their time
+#: limits: the edges are paired from as many centre solutions as leave cube3's 30 s
+_PERMUTATION_REDUCED = {"cube_4-4-4": 120.0, "cube_5-5-5": 120.0}
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
     _own = _PERMUTATION_SEARCH.get(_name)

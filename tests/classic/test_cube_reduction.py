@@ -279,7 +279,7 @@ def test_an_answer_that_does_not_replay_is_an_error_not_a_fallback(monkeypatch):
         on_reduction(r)
         return r
 
-    monkeypatch.setattr(reduced, "reduce_cube", reduce)
+    monkeypatch.setattr(cr, "reduce_cube", reduce)
     monkeypatch.setattr(reduced, "_answer", lambda *args: (0,))  # one move: not the goal
     with pytest.raises(RuntimeError, match="does not solve"):
         reduced.solve_reduced(cube4, goal, deadline=None)

@@ -22,7 +22,10 @@ puzzles, :mod:`puzzlezero.storage` and the search results and clock: never torch
 import time
 from collections.abc import Callable
 from functools import partial
+from types import ModuleType
 from typing import Any
+
+import numpy as np
 
 from puzzlezero.classic.group import GroupTable, group_table, solve_group
 from puzzlezero.classic.optimal import (
@@ -48,14 +51,25 @@ __all__ = [
     "solve_reduction",
     "TABLE_KINDS",
     "build_tables",
+    "reduction_of",
 ]
 
 #: the kinds of table ``puzzlezero pdb build --kind KIND`` builds: the pattern databases of the
 #: puzzle's ``pdb`` heuristic and optimal solver (sliding puzzles: the additive databases; cube3 and
 #: cube3htm: Korf's corner and edge databases; cube2: the exact distance table), the group table of
-#: ``--search group``, the centres' tables of the 4x4x4's reduction (``--search cube-reduction``),
+#: ``--search group``, the centres' tables of the 4x4x4's and the 5x5x5's reductions (``--search cube-reduction``),
 #: the two-phase searches' (cube3's, the competition's 3x3x3's); ``all``: every one a puzzle has
 TABLE_KINDS = ("pdb", "group", "reduction", "two-phase", "all")
+
+
+def reduction_of(puzzle: Any) -> ModuleType:
+    """The reduction to the 3x3x3 of this cube (``--search cube-reduction``):
+    :mod:`puzzlezero.classic.cube5_reduction` for a 5x5x5 (150 stickers), else
+    :mod:`puzzlezero.classic.cube_reduction` (the 4x4x4's, which names what does not fit)."""
+    from puzzlezero.classic import cube5_reduction, cube_reduction
+
+    perms = getattr(puzzle, "perms", None)
+    return cube5_reduction if perms is not None and np.shape(perms)[-1] == 150 else cube_reduction
 
 
 def build_tables(puzzle: Any, kind: str = "pdb", *, deadline: float | None = None) -> list[str]:
@@ -129,11 +143,9 @@ def _cached_tables(puzzle: Any, kind: str, deadline: float | None) -> list[str]:
                 f"{puzzle.name}: group table, order {table.order:,}, ready in {time.perf_counter() - t0:,.1f} s"
             )
     if kind in ("reduction", "all"):
-        from puzzlezero.classic.cube_reduction import build_reduction_tables
-
         t0 = time.perf_counter()
         try:
-            sizes = build_reduction_tables(puzzle)
+            sizes = reduction_of(puzzle).build_reduction_tables(puzzle)
         except PuzzleError:
             if kind == "reduction":
                 raise

@@ -1,12 +1,13 @@
-"""The 4x4x4 by reduction: brought to a 3x3x3, then solved by cube3's own solve.
+"""The 4x4x4 and the 5x5x5 by reduction: brought to a 3x3x3, then solved by cube3's own solve.
 
-:func:`puzzlezero.classic.cube_reduction.reduce_cube` brings every centre home, pairs the edges and
-fixes the parity, with no model; what is left turns like the competition's 3x3x3
+:func:`puzzlezero.classic.cube_reduction.reduce_cube` (the 4x4x4) and
+:func:`puzzlezero.classic.cube5_reduction.reduce_cube` (the 5x5x5) bring every centre home, pair
+the edges and fix the parity, with no model; what is left turns like the competition's 3x3x3
 (``cube_3-3-3``) with its centres home, that is like cube3 (DeepCubeA's cube: the twelve face
 quarter turns, centres fixed), whose own solve (its defaults: BWAS with its network) then answers
-in the time left. Its face turns are the 4x4x4's outer layers' turns, one move each (the
-competition's 3x3x3 would also turn middle slices, two of the 4x4x4's moves each). The answer is
-replayed on the start state before it is returned.
+in the time left. Its face turns are the big cube's outer layers' turns, one move each (the
+competition's 3x3x3 would also turn middle slices, two or three of the big cube's moves each). The
+answer is replayed on the start state before it is returned.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from puzzlezero.classic import cube_reduction
-from puzzlezero.classic.cube_reduction import Reduction, moves_of_3x3x3, reduce_cube, to_3x3x3
+from puzzlezero.classic import reduction_of
+from puzzlezero.classic.cube_reduction import Reduction
 from puzzlezero.errors import InvalidStateError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube.frames import Cube3View
@@ -30,7 +31,7 @@ from puzzlezero.solver.run import solve
 
 __all__ = ["THREE", "memory_estimate", "solve_reduced"]
 
-#: the puzzle a reduced 4x4x4 turns like, and the one that solves it (its centres home)
+#: the puzzle a reduced 4x4x4 or 5x5x5 turns like, and the one that solves it (its centres home)
 THREE = "cube_3-3-3"
 FACES = "cube3"
 #: the least time cube3's solve is given, seconds
@@ -57,7 +58,7 @@ def solve_reduced(
     from up to :data:`PAIR_STARTS` centre solutions, a next one begun while it would leave
     :data:`THREE_SECONDS` before ``deadline``), solve the 3x3x3 it turns like with cube3's defaults
     in the time left (at least :data:`MIN_THREE_SECONDS`), and return the whole answer in the
-    4x4x4's moves.
+    big cube's moves.
 
     Anytime: each shorter reduction is made an answer at once by a quick 3x3x3 solve (Kociemba's
     two-phase search for :data:`QUICK_THREE_SECONDS`), so the first answer comes as soon as the
@@ -96,7 +97,7 @@ def solve_reduced(
 
     more_until = None if deadline is None else deadline - THREE_SECONDS
     try:
-        reduction = reduce_cube(
+        reduction = reduction_of(puzzle).reduce_cube(
             puzzle, start, deadline=deadline, starts=PAIR_STARTS, more_until=more_until, on_reduction=quick
         )
     except TimeoutError:
@@ -129,19 +130,19 @@ def _result(
 
 
 def _reading(puzzle: Puzzle, three3: Puzzle, reduction: Reduction) -> np.ndarray:
-    """The reduced 4x4x4 as a cube3 state: the 3x3x3 it turns like, read in its centres' frame
+    """The reduced cube as a cube3 state: the 3x3x3 it turns like, read in its centres' frame
     (which the reduction has brought home)."""
-    read, frame = _view(three3).cube3(to_3x3x3(puzzle, reduction.state)[None])
+    read, frame = _view(three3).cube3(reduction_of(puzzle).to_3x3x3(puzzle, reduction.state)[None])
     if int(frame[0]) != 0:  # pragma: no cover - the reduction brings every centre home
-        raise InvalidStateError("the reduced 4x4x4's centres are not home")
+        raise InvalidStateError("the reduced cube's centres are not home")
     return read[0]
 
 
 def _answer(
     puzzle: Puzzle, three3: Puzzle, reduction: Reduction, three_actions: Sequence[int]
 ) -> tuple[int, ...]:
-    """The reduction's moves, then cube3's answer as the 4x4x4's moves (an outer layer each)."""
-    moves = moves_of_3x3x3(puzzle, three3)
+    """The reduction's moves, then cube3's answer as the big cube's moves (an outer layer each)."""
+    moves = reduction_of(puzzle).moves_of_3x3x3(puzzle, three3)
     turn_of = {int(b): a for a, b in enumerate(_view(three3).face_turns[0]) if b >= 0}
     return (*reduction.actions, *(a for j in three_actions for a in moves[turn_of[int(j)]]))
 
@@ -174,4 +175,4 @@ def memory_estimate(puzzle: Puzzle, options: object = None, instances: int = 1) 
     cube3 = make(FACES)
     o = resolve_options(cube3)
     o = replace(o, max_nodes=cap_within_budget(cube3, o))
-    return max(cube_reduction.memory_estimate(puzzle), search_memory(cube3, o.search, o))
+    return max(reduction_of(puzzle).memory_estimate(puzzle), search_memory(cube3, o.search, o))

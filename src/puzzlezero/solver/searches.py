@@ -695,8 +695,8 @@ def _register_builtins() -> None:
             entry="puzzlezero.solver.reduced:solve_reduced",
             run=_run_anytime_each,
             needs_heuristic=False,
-            description="the 4x4x4 brought to a 3x3x3 (centres by breadth-first tables, edges paired by a "
-            "beam, the parity fixed), then solved by the 3x3x3's own solve (cube3's network); a first answer "
+            description="the 4x4x4 or the 5x5x5 brought to a 3x3x3 (centres by breadth-first tables, edges "
+            "paired by beams, the parity fixed), then solved by the 3x3x3's own solve (cube3's network); a first answer "
             "as soon as the first reduction (a quick two-phase 3x3x3), shorter ones with time; no model of "
             "its own",
             anytime=True,
