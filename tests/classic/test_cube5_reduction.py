@@ -133,3 +133,19 @@ def test_the_default_solve_reduces_then_solves_the_3x3x3():
     end = cube5.apply_moves(start, list(r.actions))
     assert bool(cube5.is_goal(np.asarray(end)[None])[0])
     assert r.length is not None and r.length < 160
+
+
+@pytest.mark.parametrize("kind", ["middle", pytest.param("x", marks=pytest.mark.slow)])
+def test_axis_0s_first_table_turned_reads_as_each_axiss_own(cube5, geo, kind, tmp_path, monkeypatch):
+    """The first phase's tables of axes 1 and 2 are axis 0's, read on the state turned as a whole:
+    the same distance as the table grown for that axis, on every state tried."""
+    monkeypatch.setenv("PUZZLEZERO_CACHE", str(tmp_path))
+    c5._table.cache_clear()
+    states = cube5.scramble(np.random.default_rng(4), 200, 60)[:, geo.centres]
+    for axis in (1, 2):
+        cells, turned = c5._phase1_table(cube5, kind, axis)
+        assert isinstance(turned, c5._Turned)
+        own = c5._table(cube5, kind, 1, axis, 0)
+        mine = turned.depth_of(turned.keys(states[:, cells]))
+        assert np.array_equal(mine, own.depth_of(own.keys(states[:, cells]))) and (mine >= 0).all()
+    c5._table.cache_clear()

@@ -50,7 +50,7 @@ import numpy as np
 
 from puzzlezero.classic.cube5_midges import pair_midges
 from puzzlezero.classic.cube5_wings import pair_wings
-from puzzlezero.classic.cube_reduction import Macro, PhaseTable, Reduction, _grow, wing_permutation
+from puzzlezero.classic.cube_reduction import Macro, PhaseTable, Reduction, _grow, _pack, wing_permutation
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube.rules import permutation_parity
@@ -374,10 +374,64 @@ def _cells(geo: CubeGeometry5, kind: str) -> np.ndarray:
     return np.arange(54)[_KINDS[kind]]
 
 
-def _tables(puzzle: Puzzle, phase: int, first: int, second: int) -> list[tuple[np.ndarray, PhaseTable]]:
+@dataclass(frozen=True)
+class _Turned:
+    """The first phase's table of axis 0 read for another axis: the state turned as a whole (the
+    five slices about the third axis) so that that axis's faces stand where axis 0's do. A move
+    turned so is a move, so the distances are the same, and two tables of 735,471 need no build."""
+
+    #: axis 0's table of the kind
+    table: PhaseTable
+    #: ``int[k]``: the kind's cells after the turn (``turned = labels[:, perm]``)
+    perm: np.ndarray
+    #: ``uint8[labels]``: the classes of the other axis's phase
+    classes: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def keys(self, centre_labels: np.ndarray, parity: np.ndarray | None = None) -> np.ndarray:
+        return _pack(self.classes[centre_labels[:, self.perm]], None)
+
+    def depth_of(self, keys: np.ndarray) -> np.ndarray:
+        return self.table.depth_of(keys)
+
+
+def _turn_to_axis0(geo: CubeGeometry5, puzzle: Puzzle, axis: int) -> np.ndarray:
+    """``int[54]``: the centre positions after the whole cube turns (its five slices about the
+    third axis, one way or the other) so that ``axis``'s faces come where axis 0's are."""
+    third = 3 - axis
+    forward = np.asarray(puzzle.inverse_action) > np.arange(30)
+    on_0 = geo.face_axis[geo.centre_face] == 0
+    on_axis = geo.face_axis[geo.centre_face] == axis
+    for way in (forward, ~forward):
+        perm = np.arange(54)
+        for m in np.flatnonzero((geo.move_axis == third) & way):
+            perm = perm[geo.centre_perms[m]]
+        if on_axis[perm[on_0]].all():
+            return perm
+    raise PuzzleError(f"{puzzle.name}'s slices do not turn the whole cube")  # pragma: no cover
+
+
+def _phase1_table(puzzle: Puzzle, kind: str, axis: int) -> tuple[np.ndarray, PhaseTable | _Turned]:
+    """The first phase's table of a kind for ``axis``: axis 0's, turned for the others."""
+    geo = CubeGeometry5.of(puzzle)
+    cells = _cells(geo, kind)
+    base = _table(puzzle, kind, 1, 0, 0)
+    if axis == 0:
+        return cells, base
+    index = np.full(54, -1)
+    index[cells] = np.arange(len(cells))
+    perm = index[_turn_to_axis0(geo, puzzle, axis)[cells]]
+    return cells, _Turned(base, perm, _label_classes(geo, 1, axis, 0))
+
+
+def _tables(
+    puzzle: Puzzle, phase: int, first: int, second: int
+) -> list[tuple[np.ndarray, PhaseTable | _Turned]]:
     geo = CubeGeometry5.of(puzzle)
     if phase == 1:
-        return [(_cells(geo, k), _table(puzzle, k, 1, first, 0)) for k in _PHASE_KINDS[1]]
+        return [_phase1_table(puzzle, k, first) for k in _PHASE_KINDS[1]]
     if phase == 2:
         return [(_cells(geo, k), _table(puzzle, k, 2, first, second)) for k in _PHASE_KINDS[2]]
     return [(_cells(geo, k), _table(puzzle, k, 3)) for k in _PHASE_KINDS[3]]
