@@ -39,24 +39,30 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from threading import Lock
 
 import numpy as np
 
 from puzzlezero.classic.cube5_midges import pair_midges
 from puzzlezero.classic.cube5_wings import pair_wings
-from puzzlezero.classic.cube_reduction import Macro, PhaseTable, Reduction, _grow, _pack, wing_permutation
+from puzzlezero.classic.cube_reduction import (
+    Macro,
+    PhaseTable,
+    Reduction,
+    _pack,
+    _perms,
+    memo,
+    phase_table,
+    wing_permutation,
+)
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube.rules import permutation_parity
 from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 from puzzlezero.search import clock
-from puzzlezero.storage import build_once, cache_dir, load_npz, save_npz
 
 __all__ = [
     "CubeGeometry5",
@@ -133,25 +139,10 @@ class CubeGeometry5:
     def of(puzzle: Puzzle) -> CubeGeometry5:
         """The geometry of a 5x5x5 in the competition's layout, or a :class:`PuzzleError` naming what
         does not fit."""
-        key = (puzzle.name, _perms(puzzle).tobytes(), np.asarray(puzzle.goal()).tobytes())
-        with _LOCK:
-            got = _GEOMETRIES.get(key)
-        if got is None:
-            got = _build_geometry(puzzle)
-            with _LOCK:
-                _GEOMETRIES[key] = got
-        return got
+        return memo(_GEOMETRIES, puzzle, _build_geometry)
 
 
-_LOCK = Lock()
 _GEOMETRIES: dict[tuple, CubeGeometry5] = {}
-
-
-def _perms(puzzle: Puzzle) -> np.ndarray:
-    perms = getattr(puzzle, "perms", None)
-    if perms is None:
-        raise PuzzleError(f"the 5x5x5 reduction needs a permutation puzzle; {puzzle.name} is not one")
-    return np.asarray(perms)
 
 
 def _build_geometry(puzzle: Puzzle) -> CubeGeometry5:
@@ -330,7 +321,7 @@ def _label_classes(geo: CubeGeometry5, phase: int, first: int, second: int) -> n
 @lru_cache(maxsize=64)
 def _table(puzzle: Puzzle, kind: str, phase: int, first: int = 0, second: int = 1) -> PhaseTable:
     """One kind's table of a phase (the axes it names), from ``cache_dir("cube-reduction")``, else
-    grown breadth first and saved (atomically, under its lock)."""
+    grown breadth first and saved (:func:`~puzzlezero.classic.cube_reduction.phase_table`)."""
     geo = CubeGeometry5.of(puzzle)
     cells = _cells(geo, kind)
     index = np.full(54, -1)
@@ -338,31 +329,16 @@ def _table(puzzle: Puzzle, kind: str, phase: int, first: int = 0, second: int = 
     macros = tuple(
         Macro(m.actions, index[m.centre_perm[cells]], m.odd) for m in _phase_macros(puzzle, phase, first)
     )
-    parity = phase == 2 and kind == "x"
     classes = _label_classes(geo, phase, first, second)
     name = {1: f"phase1-axis{first}", 2: f"phase2-axes{first}{second}", 3: "phase3"}[phase]
-    digest = hashlib.sha256(np.ascontiguousarray(_perms(puzzle), dtype=np.int64).tobytes())
-    digest.update(np.asarray(puzzle.goal(), dtype=np.int64).tobytes())
-    digest.update(f"{name} {kind} {TABLE_VERSION}".encode())
-    key = digest.hexdigest()[:16]
-    path = cache_dir("cube-reduction") / f"{puzzle.name}-{name}-{kind.replace('+', '-')}-{key}.npz"
-    meta = {"kind": "cube reduction table", "version": TABLE_VERSION, "key": key}
-
-    def load() -> PhaseTable:
-        arrays = load_npz(path, meta)
-        return PhaseTable(arrays["keys"], arrays["depths"], macros, classes, parity)
-
-    def build() -> PhaseTable:
-        keys, depths = _grow(classes[geo.face_label[geo.centre_face[cells]]], macros, parity=parity)
-        save_npz(path, meta, keys=keys, depths=depths)
-        return PhaseTable(keys, depths, macros, classes, parity)
-
-    return build_once(
-        path,
-        load,
-        build,
-        what=f"the reduction table {name} ({kind} centres) of {puzzle.name}",
-        command=f"puzzlezero pdb build {puzzle.name} --kind reduction",
+    goal_classes = classes[geo.face_label[geo.centre_face[cells]]]
+    return phase_table(
+        puzzle,
+        f"{name}-{kind.replace('+', '-')}",
+        classes,
+        goal_classes,
+        macros,
+        parity=phase == 2 and kind == "x",
     )
 
 

@@ -52,6 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from threading import Lock
+from typing import TypeVar
 
 import numpy as np
 
@@ -141,16 +142,23 @@ class CubeGeometry:
 
 
 def _geometry(puzzle: Puzzle) -> CubeGeometry:
+    return memo(_GEOMETRIES, puzzle, _build_geometry)
+
+
+def memo(store: dict[tuple, G], puzzle: Puzzle, build: Callable[[Puzzle], G]) -> G:
+    """``build(puzzle)`` once for each puzzle's moves and goal (a cube's geometry), kept in
+    ``store``."""
     key = (puzzle.name, _perms(puzzle).tobytes(), np.asarray(puzzle.goal()).tobytes())
     with _LOCK:
-        got = _GEOMETRIES.get(key)
+        got = store.get(key)
     if got is None:
-        got = _build_geometry(puzzle)
+        got = build(puzzle)
         with _LOCK:
-            _GEOMETRIES[key] = got
+            store[key] = got
     return got
 
 
+G = TypeVar("G")
 _LOCK = Lock()
 _GEOMETRIES: dict[tuple, CubeGeometry] = {}
 
@@ -455,10 +463,27 @@ def _phase3(puzzle: Puzzle) -> PhaseTable:
 def _cached(
     puzzle: Puzzle, phase: str, classes: np.ndarray, macros: tuple[Macro, ...], *, parity: bool
 ) -> PhaseTable:
-    """A phase's table from ``cache_dir("cube-reduction")``, else grown and saved (atomically, under
-    its lock; where builds are forbidden, :class:`MissingTableError` names the command that builds
-    it). The cube's moves and goal, the phase and the version key the file."""
+    """A phase's table (:func:`phase_table`, the goal's centre stickers' classes read from the
+    4x4x4's geometry)."""
     geo = _geometry(puzzle)
+    return phase_table(
+        puzzle, phase, classes, classes[geo.face_label[geo.centre_face]], macros, parity=parity
+    )
+
+
+def phase_table(
+    puzzle: Puzzle,
+    phase: str,
+    classes: np.ndarray,
+    goal_classes: np.ndarray,
+    macros: tuple[Macro, ...],
+    *,
+    parity: bool,
+) -> PhaseTable:
+    """A phase's table from ``cache_dir("cube-reduction")``, else grown from ``goal_classes`` (the
+    goal's centre positions' classes) and saved (atomically, under its lock; where builds are
+    forbidden, :class:`MissingTableError` names the command that builds it). The cube's moves and
+    goal, the phase and the version key the file."""
     digest = hashlib.sha256(np.ascontiguousarray(_perms(puzzle), dtype=np.int64).tobytes())
     digest.update(np.asarray(puzzle.goal(), dtype=np.int64).tobytes())
     digest.update(f"{phase} {TABLE_VERSION}".encode())
@@ -471,7 +496,7 @@ def _cached(
         return PhaseTable(arrays["keys"], arrays["depths"], macros, classes, parity)
 
     def build() -> PhaseTable:
-        keys, depths = _grow(classes[geo.face_label[geo.centre_face]], macros, parity=parity)
+        keys, depths = _grow(goal_classes, macros, parity=parity)
         save_npz(path, meta, keys=keys, depths=depths)
         return PhaseTable(keys, depths, macros, classes, parity)
 
