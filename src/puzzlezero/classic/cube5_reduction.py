@@ -16,10 +16,12 @@ turns about the others); each colour onto its face with the outer layers' quarte
 other slices' half turns. A phase's whole state is too big to tabulate (``C(24, 8)`` arrangements
 of each kind in the first phase: 735,471 squared), so each kind's own arrangements are grown
 breadth first from the phase's goal (x-centres, with the wing parity in the second phase; plus
-and middle centres, together after the first phase, where the middle slices bind them), and a beam
-over the phase's moves ranks the states by cost plus the larger of their kinds' distances (plus
-half the rest: the kinds' moves interfere, and the larger alone leaves the beam wandering where one
-kind is done and another not), from every way the phase before ended at its fewest moves.
+and middle centres, together after the first phase, where the middle slices bind them; in the
+third, also each axis's two faces' nine centres together, where the kinds' moves interfere most),
+and a beam over the phase's moves ranks the states by cost plus the largest of those distances
+(plus half the rest: the largest alone leaves the beam wandering where one kind is done and
+another not), from every way the phase before ended at its fewest moves. The first phase's tables
+of the second and third axes are the first axis's, read on the cube turned as a whole.
 
 **The wing parity.** A wing piece shows its two colours in one order wherever it goes, so the 24
 wings are told apart and their permutation has a parity, which only an inner slice's quarter turn

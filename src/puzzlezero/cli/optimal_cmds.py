@@ -41,7 +41,7 @@ def build_cmd(
             help="pdb: the pattern databases of --heuristic pdb and the optimal solver (sliding "
             "puzzles' additive databases, the cube's corner and edge databases, the cube2 distance "
             "table); group: the group table of --search group; reduction: the centre tables of "
-            "--search cube-reduction (the 4x4x4); two-phase: the tables of --search two-phase (cube3) or "
+            "--search cube-reduction (the 4x4x4, the 5x5x5); two-phase: the tables of --search two-phase (cube3) or "
             "two-phase-slice (cube_3-3-3), 141 MB, seconds; all: every one the puzzle has.",
         ),
     ] = "pdb",
