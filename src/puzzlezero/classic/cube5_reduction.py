@@ -512,24 +512,26 @@ def centre_solutions(
     puzzle: Puzzle, state: np.ndarray, count: int = 1, *, deadline: float | None = None
 ) -> list[list[int]]:
     """Up to ``count`` ways to bring every centre home with an even wing parity, fewest moves first:
-    for each of the six orders of the axes, the three phases' beams (:func:`_phase`), each from the
-    ways the one before ended at its fewest moves; a phase's beam that finds no way is run again
-    :data:`WIDER` times wider. A :class:`TimeoutError` if ``deadline`` passes first."""
+    for each of the six orders of the axes (the first phase once for each first axis), the three
+    phases' beams (:func:`_phase`), each from the ways the one before ended at its fewest moves; a
+    phase's beam that finds no way is run again :data:`WIDER` times wider. A
+    :class:`TimeoutError` if ``deadline`` passes first."""
     geo = CubeGeometry5.of(puzzle)
     start = np.asarray(state).reshape(-1)
     if not np.array_equal(np.sort(start[geo.centres]), np.sort(geo.face_label[geo.centre_face])):
         raise InvalidStateError("this 5x5x5 state's centres are not nine of each colour")
     seed = [_Way(start[geo.centres], wing_parity(geo, start), ())]
     found: list[tuple[int, ...]] = []
+
+    def beam(phase: int, a: int, b: int, starts: list[_Way]) -> list[_Way]:
+        got = _phase(puzzle, phase, a, b, starts, width=CENTRE_BEAM, deadline=deadline)
+        return got or _phase(puzzle, phase, a, b, starts, width=WIDER * CENTRE_BEAM, deadline=deadline)
+
+    first = {a: beam(1, a, 0, seed) for a in range(3)}  # the same for both orders after it
     for a, b, _c in itertools.permutations(range(3)):
-        ways = seed
-        for phase in (1, 2, 3):
-            got = _phase(puzzle, phase, a, b, ways, width=CENTRE_BEAM, deadline=deadline)
-            if not got:
-                got = _phase(puzzle, phase, a, b, ways, width=WIDER * CENTRE_BEAM, deadline=deadline)
-            ways = got
-            if not ways:
-                break
+        ways = first[a]
+        for phase in (2, 3):
+            ways = beam(phase, a, b, ways) if ways else []
         found += [w.actions for w in ways]
     if not found:
         raise InvalidStateError("the centres' beams found no way to bring this 5x5x5's centres home")
