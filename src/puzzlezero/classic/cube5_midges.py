@@ -46,6 +46,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from puzzlezero.classic.cube5_wings import centre_turns
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
@@ -130,7 +131,7 @@ class MidgeGeometry:
     middle: np.ndarray
     #: ``int[M]`` per move: the face whose centres it turns (an outer move), else -1
     turned_face: np.ndarray
-    #: ``int[M, 6]`` per move: 1 for each face whose centres it moves to another face
+    #: ``bool[M, 6]`` per move: the faces whose centres it moves to another face
     side_faces: np.ndarray
 
     @staticmethod
@@ -207,16 +208,7 @@ def _geometry(puzzle: Puzzle) -> MidgeGeometry:
     for w in range(2):
         rep[wings[:, :, w].reshape(-1)] = 24 + np.arange(24)
     centres = np.sort(singles)
-    turned_face = np.full(30, -1)
-    side_faces = np.zeros((30, 6), np.int64)
-    for a in range(30):
-        went = np.flatnonzero(face[perms[a][centres]] != face[centres])
-        side_faces[a, np.unique(face[centres[went]])] = 1
-        if outer[a]:
-            faces = np.unique(face[centres[moved[a, centres]]])
-            if len(faces) != 1:
-                raise PuzzleError(f"{what}'s outer turns do not turn one face's centres")
-            turned_face[a] = faces[0]
+    turned_face, side_faces = centre_turns(perms, centres, outer, what)
     return MidgeGeometry(
         name=puzzle.name,
         midges=midges,
@@ -342,7 +334,7 @@ def _conjugates(puzzle: Puzzle, length: int, *, half: bool = False) -> tuple[np.
         np.add.at(rot, (np.arange(len(seqs)), geo.turned_face[seqs[:, i]]), turn[seqs[:, i]])
     actions, reduced = [], []
     for m in np.flatnonzero(geo.middle):
-        even = (rot[:, geo.side_faces[m] == 1] % 2 == 0).all(axis=1)
+        even = (rot[:, geo.side_faces[m]] % 2 == 0).all(axis=1)
         keep = seqs[even]
         if len(keep) == 0:
             continue

@@ -266,16 +266,7 @@ def _geometry(puzzle: Puzzle) -> WingGeometry:
     sense = np.array([-1 if m.group(3) else 1 for m in parsed if m is not None])
     if len(axes) != 3 or not np.array_equal(outer, np.isin(slice_of, (0, 4))):
         raise PuzzleError(f"{what}'s moves are not three axes' slices 0..4, 0 and 4 outer")
-    turned_face = np.full(30, -1)
-    side_faces = np.zeros((30, 6), bool)
-    for a in range(30):
-        went = face[centres[move_centres[a]]] != face[centres]
-        side_faces[a, np.unique(face[centres[went]])] = True
-        if outer[a]:
-            turned = np.unique(face[centres[move_centres[a] != np.arange(len(centres))]])
-            if went.any() or len(turned) != 1:
-                raise PuzzleError(f"{what}'s outer turns do not turn one face's centres")
-            turned_face[a] = turned[0]
+    turned_face, side_faces = centre_turns(perms, centres, outer, what)
     wing_odd = np.array([permutation_parity(p) for p in move_wings], np.uint8)
     on_midge = ((row == 0) | (row == 4)) & (col == 2) | ((col == 0) | (col == 4)) & (row == 2)
     midges = np.array(sorted(s for s in pieces.values() if len(s) == 2 and on_midge[s].all()))
@@ -311,6 +302,29 @@ def _geometry(puzzle: Puzzle) -> WingGeometry:
         edge_of=edge_of,
         midge_ids=midge_ids,
     )
+
+
+def centre_turns(
+    perms: np.ndarray, centres: np.ndarray, outer: np.ndarray, what: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """How each move turns the centres (``perms`` ``int[30, 150]``, ``centres`` the centre
+    stickers, ``outer`` the moves of an outer layer): ``int[30]``, the face whose centres an outer
+    move turns in place (-1 for the others), and ``bool[30, 6]``, the faces whose centres the
+    move takes to another face. Shared by the wings' and the midges' conjugates, whose ``X`` must
+    turn those faces back. A :class:`PuzzleError` (``what`` names the puzzle) where an outer move
+    does not turn one face's centres in place."""
+    face = np.arange(perms.shape[1]) // 25
+    turned_face = np.full(len(perms), -1)
+    side_faces = np.zeros((len(perms), 6), bool)
+    for a, perm in enumerate(perms):
+        went = face[perm[centres]] != face[centres]
+        side_faces[a, np.unique(face[centres[went]])] = True
+        if outer[a]:
+            turned = np.unique(face[centres[perm[centres] != centres]])
+            if went.any() or len(turned) != 1:
+                raise PuzzleError(f"{what}'s outer turns do not turn one face's centres")
+            turned_face[a] = turned[0]
+    return turned_face, side_faces
 
 
 # --------------------------------------------------------------------------------------------
