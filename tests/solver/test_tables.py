@@ -164,3 +164,32 @@ def test_a_solve_builds_first_the_tables_without_which_its_search_answers_nothin
     # own fallback (the group solver, which answers meanwhile) builds in the time limit
     assert events == ["build cube_4-4-4 reduction", "build cube3 two-phase", "build cube3 group", "search"]
     assert not r.solved
+
+
+def test_a_short_scramble_is_answered_without_waiting_for_those_tables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The breadth-first pass answers a scramble of a few moves before any table is built: a
+    cuber's first short scramble of the 5x5x5 does not wait a minute for the reduction's tables;
+    the first state it leaves has them built off the clock, once for the call."""
+    from puzzlezero.search.result import SearchResult
+    from puzzlezero.solver import reduced, solve_many
+
+    events: list[str] = []
+    monkeypatch.setattr(
+        classic, "build_tables", lambda p, kind, **b: events.append(f"build {p.name} {kind}") or []
+    )
+
+    def search(puzzle: Any, state: Any, **kwargs: Any) -> SearchResult:
+        events.append("search")
+        return SearchResult(False, (), 0, 1, 0.0, "exhausted")
+
+    monkeypatch.setattr(reduced, "solve_reduced", search)
+    p = make("cube_5-5-5")
+    near = p.apply_moves(p.goal(), [p.action_names.index("f1"), p.action_names.index("r3'")])[None]
+    [r] = solve_many(p, near, fallback=False, time_limit=20)
+    assert r.solved and len(r.solution) == 2 and events == []
+    far = p.scramble(np.random.default_rng(1), 2, 40)
+    solve_many(p, np.concatenate([near, far]), fallback=False, time_limit=20)
+    assert events[:2] == ["build cube_5-5-5 reduction", "build cube3 two-phase"]
+    assert events.count("build cube_5-5-5 reduction") == 1 and events.count("search") == 2

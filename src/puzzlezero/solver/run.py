@@ -129,12 +129,6 @@ def solve_many(
         return []
     check_memory(p, opts, call_instances(opts, arr.shape[0], together))
     fn = resolve_entry(spec.entry, f"search {opts.search!r}")
-    if spec.tables_first:  # nothing answers while they build: its own, its inner solves'
-        from puzzlezero.classic import build_tables
-        from puzzlezero.solver.tables import search_table_needs
-
-        for q, kind in search_table_needs(p, opts.search):
-            build_tables(q, kind)
     sp = p
     if opts.macros:
         from puzzlezero.puzzles.macros import MacroPuzzle
@@ -172,6 +166,7 @@ def solve_many(
 
     k = together or spec.together
     out: list[SolveResult] = []
+    prepared = False  # a tables_first search's tables, once a state needs them
     for lo in range(0, arr.shape[0], k):
         chunk = arr[lo : lo + k]
         t0 = clock.now()
@@ -186,6 +181,11 @@ def solve_many(
             spent = clock.now() - t0
             found = [q if q.solved else SearchResult(False, (), 0, 0, spent, "time limit") for q in near]
         else:
+            if spec.tables_first and not prepared:  # nothing answers without them: off the clock
+                waited, prepared = _tables_before_clock(p, opts.search), True
+                t0, deadline = t0 + waited, deadline + waited
+                if report is not None:
+                    report.t0 += waited
             h, members = guided()
             ends = deadline - (SHORTCUT_SHARE * opts.time_limit if opts.shortcut or opts.windows else 0.0)
             found, rescued, won = _run_with_fallback(
@@ -243,6 +243,19 @@ def _window_tables(p: Puzzle, deadline: float) -> bool:
     except MemoryBudgetError as exc:
         print(f"{exc}; the window pass is left out", file=sys.stderr, flush=True)
         return False
+
+
+def _tables_before_clock(p: Puzzle, search: str) -> float:
+    """Build (or load) the tables of a ``SearchSpec.tables_first`` search and of its inner solves,
+    once a state is left that the breadth-first pass did not answer: the seconds it took, which
+    the call's clock does not count (a short scramble is answered without waiting for them)."""
+    from puzzlezero.classic import build_tables
+    from puzzlezero.solver.tables import search_table_needs
+
+    start = clock.now()
+    for q, kind in search_table_needs(p, search):
+        build_tables(q, kind)
+    return clock.now() - start
 
 
 def _breadth_first(

@@ -446,7 +446,8 @@ class SearchSpec:
     #: stopped at the deadline, :func:`puzzlezero.solver.run.solve_many`; the group table likewise)
     tables: str | None = None
     #: it answers nothing without its tables (the 4x4x4's reduction): a solve builds (or loads)
-    #: them, and those of its ``inner`` solves, before its clock starts, where the searches that
+    #: them, and those of its ``inner`` solves, off its clock once a state is left that the
+    #: breadth-first pass did not answer (a short scramble waits for none), where the searches that
     #: have another answer meanwhile (the network beside the two-phase search) build theirs inside
     #: the time limit
     tables_first: bool = False

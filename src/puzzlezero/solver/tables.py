@@ -7,8 +7,9 @@ lacks while it runs, inside its time limit: the other searches answer meanwhile,
 solve on a fresh machine still answers in time, with less; a group table or a pattern database
 is built in a process stopped at the solve's deadline, and one not built by then ends the solve
 ("time limit") naming the command that builds it once (a search that answers
-nothing without its tables, ``SearchSpec.tables_first``, has them built before its clock
-starts, and those of the solves it runs inside: :func:`search_table_needs`). A measurement or a
+nothing without its tables, ``SearchSpec.tables_first``, has them built off its clock once a
+state is left that the breadth-first pass did not answer, and those of the solves it runs
+inside: :func:`search_table_needs`). A measurement or a
 server wants every solve alike: ``bench`` builds them before its first case
 (:func:`prepare_solve_tables`), ``serve`` before its workers start (the same, ``required``:
 there a table that does not build stops the start). A search that runs
