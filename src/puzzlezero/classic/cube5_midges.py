@@ -46,8 +46,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from puzzlezero.classic.cube5_wings import centre_turns
-from puzzlezero.errors import InvalidStateError, PuzzleError
+from puzzlezero.classic.cube5_geometry import (
+    CubeGeometry5,
+    as_rows,
+    centres_home,
+    cube_geometry,
+    wings_paired,
+)
+from puzzlezero.errors import InvalidStateError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 
@@ -99,40 +105,28 @@ MIDGE_MAX_STEPS = 60
 
 
 # --------------------------------------------------------------------------------------------
-# the cube's pieces, read from its moves
+# the edges' tables, from the cube's geometry
 
 
 @dataclass(frozen=True)
-class MidgeGeometry:
-    """The 5x5x5's edges as its moves show them (stickers ``25 * face + 5 * row + column``).
+class MidgeGeometry(CubeGeometry5):
+    """The 5x5x5's geometry (:class:`~puzzlezero.classic.cube5_geometry.CubeGeometry5`) with the
+    midges' tables.
 
     ``track`` lists the 48 stickers the beam follows: each edge's midge sticker on its first face
     and on its second (``2 * edge + side``), then each edge's first wing sticker on its first face
     and on its second (``24 + 2 * edge + side``); ``rep`` maps every midge and wing sticker to the
     tracked one that shows its colour in a state whose wings are paired."""
 
-    #: the puzzle's name
-    name: str
-    #: ``int[12, 2]``: each edge's midge stickers (first face, second face)
-    midges: np.ndarray
+    #: ``int[12, 2]``: each edge's midge stickers (first face, second face), the edges in the order
+    #: of their faces
+    edge_midges: np.ndarray
     #: ``int[12, 2, 2]``: each edge's wing stickers, ``[edge, side, wing]``
-    wings: np.ndarray
-    #: ``int[C]``: the centre stickers (x-centres, plus-centres, middle centres)
-    centres: np.ndarray
-    #: ``int[C]``: their labels in the goal
-    centre_labels: np.ndarray
+    edge_wings: np.ndarray
     #: ``int[48]``: the tracked stickers
     track: np.ndarray
     #: ``int[150]``: each midge or wing sticker's tracked index, -1 for the others
     rep: np.ndarray
-    #: ``bool[M]`` per move: does it turn an outer layer (move corners)?
-    outer: np.ndarray
-    #: ``bool[M]`` per move: does it turn a middle slice (move the middle centres)?
-    middle: np.ndarray
-    #: ``int[M]`` per move: the face whose centres it turns (an outer move), else -1
-    turned_face: np.ndarray
-    #: ``bool[M, 6]`` per move: the faces whose centres it moves to another face
-    side_faces: np.ndarray
 
     @staticmethod
     def of(puzzle: Puzzle) -> MidgeGeometry:
@@ -141,117 +135,34 @@ class MidgeGeometry:
         return _geometry(puzzle)
 
 
-def _perms(puzzle: Puzzle) -> np.ndarray:
-    perms = getattr(puzzle, "perms", None)
-    if perms is None:
-        raise PuzzleError(f"the midge pairing needs a permutation puzzle; {puzzle.name} is not one")
-    return np.asarray(perms)
-
-
-def _outer_of(perms: np.ndarray) -> np.ndarray:
-    """``bool[M]``: the moves that move a corner sticker (rows and columns 0 and 4 of a face)."""
-    corners = (25 * np.arange(6)[:, None] + np.array([0, 4, 20, 24])).reshape(-1)
-    return (perms[:, corners] != corners).any(axis=1)
-
-
 @lru_cache(maxsize=2)
 def _geometry(puzzle: Puzzle) -> MidgeGeometry:
-    perms = _perms(puzzle)
-    goal = np.asarray(puzzle.goal()).reshape(-1)
-    what = f"the midge pairing solves the 5x5x5 (150 stickers, 30 slice quarter turns); {puzzle.name}"
-    if perms.shape != (30, 150) or goal.shape != (150,):
-        raise PuzzleError(f"{what} has {perms.shape[1]} positions and {perms.shape[0]} moves")
-    ident = np.arange(150)
-    face = ident // 25
-    moved = perms != ident  # [move, sticker]
-    outer = _outer_of(perms)
-    pieces: dict[bytes, list[int]] = {}
-    for i in range(150):
-        # by the moves that move it, and by its face where those are the same (the middle centres of
-        # two opposite faces: no outer turn moves one, the same two middle slices do)
-        key = moved[:, i].tobytes()
-        if not moved[outer, i].any():
-            key += bytes([face[i]])
-        pieces.setdefault(key, []).append(i)
-    by_size: dict[int, list[list[int]]] = {}
-    for stickers in pieces.values():
-        by_size.setdefault(len(stickers), []).append(stickers)
-    if sorted((k, len(v)) for k, v in by_size.items()) != [(1, 54), (2, 36), (3, 8)]:
-        raise PuzzleError(f"{what}'s pieces are not a 5x5x5's centres, edges and corners")
-    singles = np.array([s[0] for s in by_size[1]])
-    # the middle centres: no outer turn moves them
-    middle_centres = singles[~moved[np.ix_(outer, singles)].any(axis=0)]
-    if len(middle_centres) != 6:
-        raise PuzzleError(f"{what} has no six middle centres")
-    middle = moved[:, middle_centres].any(axis=1)
-    if middle.sum() != 6 or (middle & outer).any():
-        raise PuzzleError(f"{what}'s middle slices are not six quarter turns")
-    # midges: the two-sticker pieces a middle slice moves; wings: the other two-sticker pieces
-    doubles = [sorted(s, key=lambda i: int(face[i])) for s in by_size[2]]
-    midge_list = [s for s in doubles if moved[middle][:, s[0]].any()]
-    wing_list = [s for s in doubles if not moved[middle][:, s[0]].any()]
-    if len(midge_list) != 12 or len(wing_list) != 24:
-        raise PuzzleError(f"{what}'s edges are not 12 midges and 24 wings")
-    midge_list.sort(key=lambda s: (int(face[s[0]]), int(face[s[1]])))
-    midges = np.array(midge_list)
-    wings = np.zeros((12, 2, 2), np.int64)
-    for e, (a, b) in enumerate(midge_list):
-        fa, fb = int(face[a]), int(face[b])
-        mine = [w for w in wing_list if int(face[w[0]]) == fa and int(face[w[1]]) == fb]
-        if len(mine) != 2:
-            raise PuzzleError(f"{what}'s edges do not have two wings each")
-        wings[e, 0] = [mine[0][0], mine[1][0]]
-        wings[e, 1] = [mine[0][1], mine[1][1]]
-    track = np.concatenate([midges.reshape(-1), wings[:, :, 0].reshape(-1)])
-    rep = np.full(150, -1)
-    rep[midges.reshape(-1)] = np.arange(24)
-    for w in range(2):
-        rep[wings[:, :, w].reshape(-1)] = 24 + np.arange(24)
-    centres = np.sort(singles)
-    turned_face, side_faces = centre_turns(perms, centres, outer, what)
-    return MidgeGeometry(
-        name=puzzle.name,
-        midges=midges,
-        wings=wings,
-        centres=centres,
-        centre_labels=goal[centres],
-        track=track,
-        rep=rep,
-        outer=outer,
-        middle=middle,
-        turned_face=turned_face,
-        side_faces=side_faces,
+    cube = cube_geometry(puzzle, "the midge pairing")
+    # the edges (x1, x2, xm, y1, y2, ym: x the lower face), in the order of their faces; each side's
+    # wings in the order of their stickers on the first face
+    edges = cube.edges[np.lexsort((cube.edges[:, 3] // 25, cube.edges[:, 0] // 25))]
+    swap = (edges[:, 0] > edges[:, 1])[:, None]
+    edge_wings = np.stack(
+        [np.where(swap, edges[:, 1::-1], edges[:, :2]), np.where(swap, edges[:, 4:2:-1], edges[:, 3:5])],
+        axis=1,
     )
+    edge_midges = edges[:, [2, 5]]
+    track = np.concatenate([edge_midges.reshape(-1), edge_wings[:, :, 0].reshape(-1)])
+    rep = np.full(150, -1)
+    rep[edge_midges.reshape(-1)] = np.arange(24)
+    for w in range(2):
+        rep[edge_wings[:, :, w].reshape(-1)] = 24 + np.arange(24)
+    return MidgeGeometry(**cube.facts(), edge_midges=edge_midges, edge_wings=edge_wings, track=track, rep=rep)
 
 
 # --------------------------------------------------------------------------------------------
 # the state's checks
 
 
-def _rows(states: np.ndarray) -> np.ndarray:
-    s = np.asarray(states)
-    return s.reshape(1, -1) if s.ndim == 1 else s.reshape(len(s), -1)
-
-
-def centres_home(geo: MidgeGeometry, states: np.ndarray) -> np.ndarray | bool:
-    """Is every centre sticker (x-, plus- and middle centres) its goal's colour? A ``bool`` for one
-    state, ``bool[k]`` for ``k``."""
-    s = _rows(states)
-    out = (s[:, geo.centres] == geo.centre_labels).all(axis=1)
-    return bool(out[0]) if np.ndim(states) == 1 else out
-
-
-def wings_paired(geo: MidgeGeometry, states: np.ndarray) -> np.ndarray | bool:
-    """Do the two wings of every edge show the same colours on each of its faces?"""
-    s = _rows(states)
-    out = (s[:, geo.wings[..., 0]] == s[:, geo.wings[..., 1]]).all(axis=(1, 2))
-    return bool(out[0]) if np.ndim(states) == 1 else out
-
-
 def unmatched(geo: MidgeGeometry, states: np.ndarray) -> np.ndarray:
     """``int[k]``: the edges whose midge does not show its wings' colour on both faces."""
-    s = _rows(states)
-    return (s[:, geo.midges] != s[:, geo.wings[..., 0]]).any(axis=2).sum(axis=1)
+    s = as_rows(states)
+    return (s[:, geo.edge_midges] != s[:, geo.edge_wings[..., 0]]).any(axis=2).sum(axis=1)
 
 
 def midges_matched(geo: MidgeGeometry, states: np.ndarray) -> np.ndarray | bool:
@@ -302,7 +213,6 @@ def _outer_sequences(puzzle: Puzzle, length: int) -> tuple[np.ndarray, np.ndarra
     (``int[S, length]``) and its permutation of the stickers (``uint8[S, 150]``, ``child =
     parent[perm]``), each grown from the sequences one turn shorter."""
     geo = _geometry(puzzle)
-    perms = _perms(puzzle)
     if length == 0:
         return np.zeros((1, 0), np.int64), np.arange(150, dtype=np.uint8)[None]
     inverse = np.asarray(puzzle.inverse_action)
@@ -314,7 +224,7 @@ def _outer_sequences(puzzle: Puzzle, length: int) -> tuple[np.ndarray, np.ndarra
         ok = last != inverse[seqs[parent, -1]]
         parent, last = parent[ok], last[ok]
     grown = np.concatenate([seqs[parent], last[:, None]], axis=1)
-    return grown, np.take_along_axis(effects[parent], perms[last], axis=1)
+    return grown, np.take_along_axis(effects[parent], geo.perms[last], axis=1)
 
 
 def _conjugates(puzzle: Puzzle, length: int, *, half: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -324,14 +234,12 @@ def _conjugates(puzzle: Puzzle, length: int, *, half: bool = False) -> tuple[np.
     permutations of the tracked stickers. A face ``m`` turns must turn a half turn or none in
     ``X``, for ``m'`` to bring the band of centres ``m`` moved back to it."""
     geo = _geometry(puzzle)
-    perms = _perms(puzzle)
+    perms, goal = geo.perms, geo.goal
     inverse = np.asarray(puzzle.inverse_action)
-    turn = np.where(np.arange(30) < inverse, 1, -1)
-    goal = np.asarray(puzzle.goal()).reshape(-1)
     seqs, effects = _outer_sequences(puzzle, length)
     rot = np.zeros((len(seqs), 6), np.int64)
     for i in range(length):
-        np.add.at(rot, (np.arange(len(seqs)), geo.turned_face[seqs[:, i]]), turn[seqs[:, i]])
+        np.add.at(rot, (np.arange(len(seqs)), geo.turned_face[seqs[:, i]]), geo.sense[seqs[:, i]])
     actions, reduced = [], []
     for m in np.flatnonzero(geo.middle):
         even = (rot[:, geo.side_faces[m]] % 2 == 0).all(axis=1)
@@ -394,7 +302,7 @@ def midge_moves(puzzle: Puzzle, reach: int = MIDGE_REACH, half_reach: int = HALF
     none with an effect that outer turns alone have (up to ``reach`` of them)."""
     geo = _geometry(puzzle)
     outer = np.flatnonzero(geo.outer)
-    groups = [(outer[:, None], geo.rep[_perms(puzzle)[outer][:, geo.track]])]
+    groups = [(outer[:, None], geo.rep[geo.perms[outer][:, geo.track]])]
     quarter = {n: _conjugates(puzzle, n) for n in range(2, reach + 1)}
     halves = {n: _conjugates(puzzle, n, half=True) for n in range(1, half_reach + 1)}
     for cost in range(1, max(reach + 2, half_reach + 4) + 1):

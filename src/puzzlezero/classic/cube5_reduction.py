@@ -43,27 +43,18 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from puzzlezero.classic.cube5_geometry import CubeGeometry5, wing_parity
+from puzzlezero.classic.cube5_geometry import centres_off as centres_home
 from puzzlezero.classic.cube5_midges import pair_midges
 from puzzlezero.classic.cube5_wings import pair_wings
-from puzzlezero.classic.cube_reduction import (
-    Macro,
-    PhaseTable,
-    Reduction,
-    _pack,
-    _perms,
-    memo,
-    phase_table,
-    wing_permutation,
-)
+from puzzlezero.classic.cube_reduction import Macro, PhaseTable, Reduction, _pack, _perms, phase_table
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.puzzles.cube.rules import permutation_parity
-from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 from puzzlezero.search import clock
 
 __all__ = [
@@ -93,186 +84,6 @@ _KINDS = {"x": slice(0, 24), "plus": slice(24, 48), "middle": slice(48, 54), "pl
 _AXES = ("axis0", "axis1", "axis2")
 #: the kinds each phase's tables cover
 _PHASE_KINDS = {1: ("x", "plus", "middle"), 2: ("x", "plus+middle"), 3: ("x", "plus+middle", *_AXES)}
-
-
-# --------------------------------------------------------------------------------------------
-# the cube's pieces, read from its moves
-
-
-@dataclass(frozen=True)
-class CubeGeometry5:
-    """The 5x5x5's pieces and moves as they appear in its definition: stickers face by face
-    (``25 * face + 5 * row + column``), every slice quarter turn a move."""
-
-    #: the puzzle's name
-    name: str
-    #: ``int[54]``: the centre stickers' positions, the 24 x-centres, the 24 plus-centres, the 6
-    #: middle centres
-    centres: np.ndarray
-    #: ``int[54]``: each centre position's face
-    centre_face: np.ndarray
-    #: ``int[6]``: each face's axis (0, 1, 2)
-    face_axis: np.ndarray
-    #: ``int[6]``: each face's colour in the goal
-    face_label: np.ndarray
-    #: ``int[30, 54]``: each move as a permutation of the centre positions
-    centre_perms: np.ndarray
-    #: ``int[30]``: each move's slice kind: 0 an outer layer, 1 an inner slice, 2 the middle slice
-    move_kind: np.ndarray
-    #: ``int[30]``: each move's axis
-    move_axis: np.ndarray
-    #: ``int[24, 2]``: each wing piece's two stickers (the one of the first wing orbit first)
-    wings: np.ndarray
-    #: ``int[12, 2]``: each midge's two stickers
-    midges: np.ndarray
-    #: ``int[12, 6]``: each edge's stickers as (x1, x2, xm, y1, y2, ym): its two wings' and its
-    #: midge's on one face, then on the other
-    edges: np.ndarray
-    #: ``int[8, 3]``: each corner's stickers
-    corners: np.ndarray
-    #: ``uint8[30]``: each move's effect on the wing parity
-    wing_odd: np.ndarray
-    #: the goal's wing readings -> wing number
-    wing_ids: dict[int, int] = field(repr=False)
-    #: the number of labels
-    num_labels: int = 6
-
-    @staticmethod
-    def of(puzzle: Puzzle) -> CubeGeometry5:
-        """The geometry of a 5x5x5 in the competition's layout, or a :class:`PuzzleError` naming what
-        does not fit."""
-        return memo(_GEOMETRIES, puzzle, _build_geometry)
-
-
-_GEOMETRIES: dict[tuple, CubeGeometry5] = {}
-
-
-def _build_geometry(puzzle: Puzzle) -> CubeGeometry5:
-    perms = _perms(puzzle)
-    goal = np.asarray(puzzle.goal()).reshape(-1)
-    what = f"the 5x5x5 reduction solves the 5x5x5 (150 stickers, 30 slice quarter turns); {puzzle.name}"
-    if not isinstance(puzzle, PermutationPuzzle):
-        raise PuzzleError(f"{what} is not a permutation puzzle made from a definition")
-    if perms.shape != (30, 150) or goal.shape != (150,):
-        raise PuzzleError(f"{what} has {perms.shape[1]} positions and {perms.shape[0]} moves")
-    ident = np.arange(150)
-    face, row, col = ident // 25, ident % 25 // 5, ident % 5
-    moved = perms != ident
-    for f in range(6):
-        if len(set(goal[face == f].tolist())) != 1:
-            raise PuzzleError(
-                f"{what}'s goal is not one colour on each face (the reduction needs the six colours)"
-            )
-    face_label = np.array([goal[25 * f] for f in range(6)])
-    if len(set(face_label.tolist())) != 6:
-        raise PuzzleError(f"{what}'s goal repeats a face's colour")
-    inside = (row >= 1) & (row <= 3) & (col >= 1) & (col <= 3)
-    x = ident[inside & (row != 2) & (col != 2)]
-    plus = ident[inside & ((row == 2) ^ (col == 2))]
-    middle = ident[(row == 2) & (col == 2)]
-    corner_cells = ident[np.isin(row, (0, 4)) & np.isin(col, (0, 4))]
-    outer = moved[:, corner_cells].any(axis=1)
-    middle_moves = moved[:, middle].any(axis=1)
-    move_kind = np.where(outer, 0, np.where(middle_moves, 2, 1))
-    if np.bincount(move_kind, minlength=3).tolist() != [12, 12, 6] or (outer & middle_moves).any():
-        raise PuzzleError(
-            f"{what}'s moves are not 12 outer layers', 12 inner slices' and 6 middle slices' turns"
-        )
-    centres = np.concatenate([x, plus, middle])
-    centre_face = face[centres]
-    index = np.full(150, -1)
-    index[centres] = np.arange(54)
-    centre_perms = index[perms[:, centres]]
-    if np.any(centre_perms < 0) or np.any(moved[move_kind == 2][:, x]):
-        raise PuzzleError(f"{what}'s moves take centres to other pieces")
-    # the axes: the two faces whose centres a middle slice leaves
-    axes: list[frozenset[int]] = []
-    for m in np.flatnonzero(move_kind == 2):
-        pair = frozenset(range(6)) - frozenset(centre_face[centre_perms[m] != np.arange(54)].tolist())
-        if len(pair) != 2:
-            raise PuzzleError(f"{what}'s middle slices do not turn four faces' centres")
-        if pair not in axes:
-            axes.append(pair)
-    if len(axes) != 3:
-        raise PuzzleError(f"{what}'s slices are not about three axes")
-    face_axis = np.full(6, -1)
-    for k, pair in enumerate(axes):
-        face_axis[list(pair)] = k
-    move_axis = np.full(30, -1)
-    for a in range(30):
-        turned: set[int] = set(centre_face[centre_perms[a] != np.arange(54)].tolist())
-        if move_kind[a] == 0:
-            if len(turned) != 1:
-                raise PuzzleError(f"{what}'s outer moves do not turn one face")
-            move_axis[a] = face_axis[turned.pop()]
-        else:
-            move_axis[a] = next(k for k, pair in enumerate(axes) if not turned & pair)
-    # the edge pieces: stickers moved by the same moves
-    pieces: dict[bytes, list[int]] = {}
-    for i in ident[~inside]:
-        pieces.setdefault(moved[:, i].tobytes(), []).append(int(i))
-    corners = np.array(sorted(s for s in pieces.values() if len(s) == 3))
-    pairs = [s for s in pieces.values() if len(s) == 2]
-    midges = np.array(sorted(s for s in pairs if moved[middle_moves][:, s].any()))
-    wing_stickers = [s for s in pairs if not moved[middle_moves][:, s].any()]
-    if len(corners) != 8 or len(midges) != 12 or len(wing_stickers) != 24:
-        raise PuzzleError(f"{what}'s pieces are not a 5x5x5's 8 corners, 12 midges and 24 wings")
-    orbit = np.full(150, -1)
-    for k, members in enumerate(puzzle.orbits):
-        orbit[members] = k
-    first = orbit[wing_stickers[0][0]]
-    wings = np.array(sorted(s if orbit[s[0]] == first else s[::-1] for s in wing_stickers))
-    if np.any(orbit[wings[:, 0]] == orbit[wings[:, 1]]):
-        raise PuzzleError(f"{what}'s wings can be flipped in place: not a 5x5x5")
-    labels = int(goal.max()) + 1
-    readings = goal[wings[:, 0]].astype(np.int64) * labels + goal[wings[:, 1]]
-    wing_ids = {int(r): i for i, r in enumerate(readings)}
-    if len(wing_ids) != 24:
-        raise PuzzleError(f"{what}'s wings are not told apart by their colours")
-    # each edge: the midge and the two wings between the same two faces
-    edges = []
-    for m in midges:
-        fx, fy = int(face[m[0]]), int(face[m[1]])
-        ws = [w for w in wings if {int(face[w[0]]), int(face[w[1]])} == {fx, fy}]
-        if len(ws) != 2:
-            raise PuzzleError(f"{what}'s edges are not two wings and a midge each")
-        on_x = [int(w[0]) if face[w[0]] == fx else int(w[1]) for w in ws]
-        on_y = [int(w[1]) if face[w[0]] == fx else int(w[0]) for w in ws]
-        edges.append((*on_x, int(m[0]), *on_y, int(m[1])))
-    wing_odd = np.array(
-        [permutation_parity(wing_permutation(goal[perms[a]], wings, wing_ids, labels)) for a in range(30)],
-        dtype=np.uint8,
-    )
-    return CubeGeometry5(
-        name=puzzle.name,
-        centres=centres,
-        centre_face=centre_face,
-        face_axis=face_axis,
-        face_label=face_label,
-        centre_perms=centre_perms,
-        move_kind=move_kind,
-        move_axis=move_axis,
-        wings=wings,
-        midges=midges,
-        edges=np.array(edges),
-        corners=corners,
-        wing_odd=wing_odd,
-        wing_ids=wing_ids,
-        num_labels=labels,
-    )
-
-
-def centres_home(geo: CubeGeometry5, states: np.ndarray) -> np.ndarray:
-    """``int[k]``: how many centre stickers are not on their face."""
-    s = states.reshape(len(states), -1)
-    return (s[:, geo.centres] != geo.face_label[geo.centre_face]).sum(axis=1)
-
-
-def wing_parity(geo: CubeGeometry5, state: np.ndarray) -> int:
-    """The parity of the wings' permutation (0 even)."""
-    return permutation_parity(
-        wing_permutation(np.asarray(state).reshape(-1), geo.wings, geo.wing_ids, geo.num_labels)
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,7 +190,7 @@ def _turn_to_axis0(geo: CubeGeometry5, puzzle: Puzzle, axis: int) -> np.ndarray:
     """``int[54]``: the centre positions after the whole cube turns (its five slices about the
     third axis, one way or the other) so that ``axis``'s faces come where axis 0's are."""
     third = 3 - axis
-    forward = np.asarray(puzzle.inverse_action) > np.arange(30)
+    forward = geo.sense > 0
     on_0 = geo.face_axis[geo.centre_face] == 0
     on_axis = geo.face_axis[geo.centre_face] == axis
     for way in (forward, ~forward):
@@ -655,12 +466,11 @@ def moves_of_3x3x3(puzzle: Puzzle, cube3: Puzzle) -> tuple[tuple[int, ...], ...]
     goal = np.asarray(puzzle.goal()).reshape(-1)
     candidates: list[tuple[int, ...]] = [(int(a),) for a in np.flatnonzero(geo.move_kind == 0)]
     inner = [a for a in range(30) if geo.move_kind[a] != 0]
-    forward = np.asarray(puzzle.inverse_action) > np.arange(30)
     candidates += [
         (a, b, c)
         for a, b, c in itertools.combinations(inner, 3)
         if geo.move_axis[a] == geo.move_axis[b] == geo.move_axis[c]
-        and forward[a] == forward[b] == forward[c]
+        and geo.sense[a] == geo.sense[b] == geo.sense[c]
         and sorted(geo.move_kind[[a, b, c]].tolist()) == [1, 1, 2]
     ]
     rng = np.random.default_rng(0)

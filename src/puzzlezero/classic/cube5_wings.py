@@ -45,13 +45,20 @@ True
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from puzzlezero.classic.cube5_geometry import (
+    CubeGeometry5,
+    centres_home,
+    cube_geometry,
+    wing_ids,
+    wing_parity,
+    wings_paired,
+)
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.cube.rules import permutation_parity
@@ -101,61 +108,30 @@ PAIR_TRIES: tuple[tuple[int, int, float, int, int], ...] = (
     (3, 1000, 4.0, 64, 20),
 )
 
-_NAME = re.compile(r"^([A-Za-z]+)(\d+)('?)$")
-
 
 # --------------------------------------------------------------------------------------------
-# the cube's wings, read from its moves
+# the wings' tables, from the cube's geometry
 
 
 @dataclass(frozen=True)
-class WingGeometry:
-    """The 5x5x5's wings as its moves show them (stickers ``25 * face + 5 * row + column``).
+class WingGeometry(CubeGeometry5):
+    """The 5x5x5's geometry (:class:`~puzzlezero.classic.cube5_geometry.CubeGeometry5`) with the
+    wings' tables.
 
     A wing *position* is a place for a wing (``wings[k]``: its sticker in the first of the wings'
     two sticker orbits, then the other); a wing's *number* is the position it stands at in the
     goal. A state's wings are ``uint8[24]``: the number of the wing at each position."""
 
-    #: the puzzle's name
-    name: str
-    #: ``int[24, 2]``: each wing position's two stickers (first orbit, second orbit)
-    wings: np.ndarray
     #: ``int[12, 2]``: each edge's two wing positions (the edge is paired when the wing at the
     #: second is the mirror of the one at the first)
-    edges: np.ndarray
+    wing_edges: np.ndarray
     #: ``int[24]``: each wing's mirror, the wing with its two colours the other way round
     mirror: np.ndarray
-    #: ``int[L * L]``: a wing's number from its colours (``L * first + second``), -1 for none
-    reading: np.ndarray
-    #: the number of labels
-    labels: int
-    #: ``int[54]``: the centre stickers (x-, plus- and middle centres)
-    centres: np.ndarray
-    #: ``int[54]``: their goal labels
-    centre_labels: np.ndarray
     #: ``int[30, 24]``: each move as a permutation of the wing positions (``child = parent[perm]``)
     move_wings: np.ndarray
-    #: ``int[30, 54]``: each move as a permutation of the centre stickers
-    move_centres: np.ndarray
-    #: ``uint8[30]``: each move's effect on the wing parity
-    wing_odd: np.ndarray
-    #: ``bool[30]``: does the move turn an outer layer (move corners)?
-    outer: np.ndarray
-    #: ``int[30]``: each move's slice along its axis (0 and 4 outer, 2 the middle)
-    slice_of: np.ndarray
-    #: ``int[30]``: each move's axis (its name's letters)
-    axis_of: np.ndarray
-    #: ``int[30]``: +1 for a move named without a prime, -1 for its inverse
-    sense: np.ndarray
-    #: ``int[30]``: the face whose centres an outer move turns in place, -1 for the others
-    turned_face: np.ndarray
-    #: ``bool[30, 6]``: the faces whose centres the move takes to another face
-    side_faces: np.ndarray
-    #: ``int[12, 2]``: each midge position's two stickers
-    midges: np.ndarray
     #: ``uint8[30]``: the parity of each move's permutation of the midges
     midge_odd: np.ndarray
-    #: ``int[24]``: each wing position's edge (the row of :attr:`edges` holding it)
+    #: ``int[24]``: each wing position's edge (the row of :attr:`wing_edges` holding it)
     edge_of: np.ndarray
     #: ``int[12]``: each midge's colours in the goal (``L * lower + higher``)
     midge_ids: np.ndarray
@@ -167,209 +143,68 @@ class WingGeometry:
         return _geometry(puzzle)
 
 
-def _perms(puzzle: Puzzle) -> np.ndarray:
-    perms = getattr(puzzle, "perms", None)
-    if perms is None:
-        raise PuzzleError(f"the wing pairing needs a permutation puzzle; {puzzle.name} is not one")
-    return np.asarray(perms, np.int64)
-
-
-def _sticker_orbits(perms: np.ndarray) -> np.ndarray:
-    """``int[N]``: each sticker's orbit under the moves (its smallest member)."""
-    parent = np.arange(perms.shape[1])
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = int(parent[i])
-        return i
-
-    for perm in perms:
-        for i, j in enumerate(perm):
-            a, b = root(i), root(int(j))
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    return np.array([root(i) for i in range(perms.shape[1])])
-
-
 @lru_cache(maxsize=2)
 def _geometry(puzzle: Puzzle) -> WingGeometry:
-    perms = _perms(puzzle)
-    goal = np.asarray(puzzle.goal()).reshape(-1).astype(np.int64)
+    cube = cube_geometry(puzzle, "the wing pairing")
     what = f"the wing pairing solves the 5x5x5 (150 stickers, 30 slice quarter turns); {puzzle.name}"
-    if perms.shape != (30, 150) or goal.shape != (150,):
-        raise PuzzleError(f"{what} has {perms.shape[1]} positions and {perms.shape[0]} moves")
-    ident = np.arange(150)
-    face, row, col = ident // 25, ident % 25 // 5, ident % 5
-    for f in range(6):
-        if len(set(goal[face == f].tolist())) != 1:
-            raise PuzzleError(f"{what}'s goal is not one colour on each face")
-    if len(set(goal[::25].tolist())) != 6:
-        raise PuzzleError(f"{what}'s goal repeats a face's colour")
-    moved = perms != ident
-    # pieces: the stickers moved by the same moves
-    pieces: dict[bytes, list[int]] = {}
-    for i in range(150):
-        pieces.setdefault(moved[:, i].tobytes(), []).append(i)
-    in_centre = (row >= 1) & (row <= 3) & (col >= 1) & (col <= 3)
-    on_wing = ((row == 0) | (row == 4)) & ((col == 1) | (col == 3)) | ((col == 0) | (col == 4)) & (
-        (row == 1) | (row == 3)
-    )
-    wing_pieces = [s for s in pieces.values() if len(s) == 2 and on_wing[s].all()]
-    if len(wing_pieces) != 24 or on_wing.sum() != 48:
-        raise PuzzleError(f"{what}'s wing stickers are not 24 two-sticker pieces")
-    orbit = _sticker_orbits(perms)
-    first = orbit[wing_pieces[0][0]]
-    wings = np.array([s if orbit[s[0]] == first else s[::-1] for s in wing_pieces])
-    if len(set(orbit[wings[:, 0]].tolist())) != 1 or np.any(orbit[wings[:, 1]] == first):
-        raise PuzzleError(f"{what}'s wings can be flipped in place: not a 5x5x5")
-    wings = wings[np.lexsort((wings[:, 1], wings[:, 0]))]
-    labels = int(goal.max()) + 1
-    reading = np.full(labels * labels, -1, np.int64)
-    codes = goal[wings[:, 0]] * labels + goal[wings[:, 1]]
-    if len(set(codes.tolist())) != 24:
-        raise PuzzleError(f"{what}'s wings are not told apart by their colours")
-    reading[codes] = np.arange(24)
-    mirror = reading[goal[wings[:, 1]] * labels + goal[wings[:, 0]]]
+    goal, wings, labels = cube.goal, cube.wings, cube.num_labels
+    mirror = cube.reading[goal[wings[:, 1]] * labels + goal[wings[:, 0]]]
     if np.any(mirror < 0) or np.any(mirror[mirror] != np.arange(24)):
         raise PuzzleError(f"{what}'s wings have no mirror wings")
     # edges: the two wing positions between the same two faces; paired when the second holds the
     # first's mirror
+    face = wings // 25
     by_faces: dict[tuple[int, int], list[int]] = {}
-    for k, (a, b) in enumerate(wings):
-        fa, fb = int(face[a]), int(face[b])
-        by_faces.setdefault((min(fa, fb), max(fa, fb)), []).append(k)
-    edges = np.array([ws for _, ws in sorted(by_faces.items())])
-    if edges.shape != (12, 2) or np.any(mirror[edges[:, 0]] != edges[:, 1]):
+    for k, (fa, fb) in enumerate(np.sort(face, axis=1).tolist()):
+        by_faces.setdefault((fa, fb), []).append(k)
+    wing_edges = np.array([ws for _, ws in sorted(by_faces.items())])
+    if wing_edges.shape != (12, 2) or np.any(mirror[wing_edges[:, 0]] != wing_edges[:, 1]):
         raise PuzzleError(f"{what}'s edges are not two mirror wings each")
-    # moves on the wing positions and on the centres
     where = np.full(150, -1)
     where[wings[:, 0]] = np.arange(24)
-    move_wings = where[perms[:, wings[:, 0]]]
+    move_wings = where[cube.perms[:, wings[:, 0]]]
     if np.any(move_wings < 0):
         raise PuzzleError(f"{what}'s moves take wings elsewhere")
-    centres = np.flatnonzero(in_centre)
-    at = np.full(150, -1)
-    at[centres] = np.arange(len(centres))
-    move_centres = at[perms[:, centres]]
-    if np.any(move_centres < 0):
-        raise PuzzleError(f"{what}'s moves take centres elsewhere")
-    corners = np.flatnonzero(((row == 0) | (row == 4)) & ((col == 0) | (col == 4)))
-    outer = moved[:, corners].any(axis=1)
-    names = puzzle.format_moves(list(range(30)))
-    parsed = [_NAME.match(n) for n in names]
-    if any(m is None for m in parsed):
-        raise PuzzleError(f"{what}'s moves are not named by axis and slice ({names})")
-    axes = sorted({m.group(1) for m in parsed if m is not None})
-    axis_of = np.array([axes.index(m.group(1)) for m in parsed if m is not None])
-    slice_of = np.array([int(m.group(2)) for m in parsed if m is not None])
-    sense = np.array([-1 if m.group(3) else 1 for m in parsed if m is not None])
-    if len(axes) != 3 or not np.array_equal(outer, np.isin(slice_of, (0, 4))):
-        raise PuzzleError(f"{what}'s moves are not three axes' slices 0..4, 0 and 4 outer")
-    turned_face, side_faces = centre_turns(perms, centres, outer, what)
-    wing_odd = np.array([permutation_parity(p) for p in move_wings], np.uint8)
-    on_midge = ((row == 0) | (row == 4)) & (col == 2) | ((col == 0) | (col == 4)) & (row == 2)
-    midges = np.array(sorted(s for s in pieces.values() if len(s) == 2 and on_midge[s].all()))
-    if len(midges) != 12:
-        raise PuzzleError(f"{what}'s midges are not 12 two-sticker pieces")
+    midges = cube.midges
     midge_at = np.full(150, -1)
     midge_at[midges[:, 0]] = midge_at[midges[:, 1]] = np.arange(12)
-    midge_odd = np.array([permutation_parity(midge_at[perm[midges[:, 0]]]) for perm in perms], np.uint8)
+    midge_odd = np.array([permutation_parity(midge_at[perm[midges[:, 0]]]) for perm in cube.perms], np.uint8)
     edge_of = np.zeros(24, np.int64)
-    edge_of[edges.reshape(-1)] = np.repeat(np.arange(12), 2)
+    edge_of[wing_edges.reshape(-1)] = np.repeat(np.arange(12), 2)
     ga, gb = goal[midges[:, 0]], goal[midges[:, 1]]
-    midge_ids = np.minimum(ga, gb) * labels + np.maximum(ga, gb)
     return WingGeometry(
-        name=puzzle.name,
-        wings=wings,
-        edges=edges,
+        **cube.facts(),
+        wing_edges=wing_edges,
         mirror=mirror,
-        reading=reading,
-        labels=labels,
-        centres=centres,
-        centre_labels=goal[centres],
         move_wings=move_wings,
-        move_centres=move_centres,
-        wing_odd=wing_odd,
-        outer=outer,
-        slice_of=slice_of,
-        axis_of=axis_of,
-        sense=sense,
-        turned_face=turned_face,
-        side_faces=side_faces,
-        midges=midges,
         midge_odd=midge_odd,
         edge_of=edge_of,
-        midge_ids=midge_ids,
+        midge_ids=np.minimum(ga, gb) * labels + np.maximum(ga, gb),
     )
-
-
-def centre_turns(
-    perms: np.ndarray, centres: np.ndarray, outer: np.ndarray, what: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """How each move turns the centres (``perms`` ``int[30, 150]``, ``centres`` the centre
-    stickers, ``outer`` the moves of an outer layer): ``int[30]``, the face whose centres an outer
-    move turns in place (-1 for the others), and ``bool[30, 6]``, the faces whose centres the
-    move takes to another face. Shared by the wings' and the midges' conjugates, whose ``X`` must
-    turn those faces back. A :class:`PuzzleError` (``what`` names the puzzle) where an outer move
-    does not turn one face's centres in place."""
-    face = np.arange(perms.shape[1]) // 25
-    turned_face = np.full(len(perms), -1)
-    side_faces = np.zeros((len(perms), 6), bool)
-    for a, perm in enumerate(perms):
-        went = face[perm[centres]] != face[centres]
-        side_faces[a, np.unique(face[centres[went]])] = True
-        if outer[a]:
-            turned = np.unique(face[centres[perm[centres] != centres]])
-            if went.any() or len(turned) != 1:
-                raise PuzzleError(f"{what}'s outer turns do not turn one face's centres")
-            turned_face[a] = turned[0]
-    return turned_face, side_faces
 
 
 # --------------------------------------------------------------------------------------------
 # the state's checks
 
 
-def _rows(states: np.ndarray) -> np.ndarray:
-    s = np.asarray(states)
-    return s.reshape(1, -1) if s.ndim == 1 else s.reshape(len(s), -1)
-
-
-def wing_ids(geo: WingGeometry, states: np.ndarray) -> np.ndarray:
-    """``uint8[k, 24]`` (``uint8[24]`` for one state): the wing at each wing position, read from its
-    colours (an :class:`InvalidStateError` for colours no wing has)."""
-    s = _rows(states).astype(np.int64)
-    ids = geo.reading[s[:, geo.wings[:, 0]] * geo.labels + s[:, geo.wings[:, 1]]]
-    if np.any(ids < 0):
-        raise InvalidStateError("this 5x5x5 state shows a wing whose colours no wing has")
-    ids = ids.astype(np.uint8)
-    return ids[0] if np.ndim(states) == 1 else ids
-
-
-def wing_parity(geo: WingGeometry, state: np.ndarray) -> int:
-    """0 where the state's wing permutation is even, 1 where odd."""
-    return permutation_parity(wing_ids(geo, np.asarray(state).reshape(-1)).astype(np.int64))
-
-
 def unpaired(geo: WingGeometry, ids: np.ndarray) -> np.ndarray:
     """``int[k]``: the unpaired edges of each of ``ids`` (``[k, 24]`` wings at the positions)."""
     ids = np.asarray(ids).reshape(-1, 24)
-    return (ids[:, geo.edges[:, 1]] != geo.mirror[ids[:, geo.edges[:, 0]]]).sum(axis=1)
+    return (ids[:, geo.wing_edges[:, 1]] != geo.mirror[ids[:, geo.wing_edges[:, 0]]]).sum(axis=1)
 
 
 def midge_parity(geo: WingGeometry, state: np.ndarray) -> int:
     """The parity of the midges' permutation (each told by its two colours, either way round)."""
     s = np.asarray(state).reshape(-1).astype(np.int64)
     a, b = s[geo.midges[:, 0]], s[geo.midges[:, 1]]
-    ids = np.minimum(a, b) * geo.labels + np.maximum(a, b)
+    ids = np.minimum(a, b) * geo.num_labels + np.maximum(a, b)
     home = {int(v): i for i, v in enumerate(geo.midge_ids)}
     return permutation_parity(np.array([home[int(v)] for v in ids]))
 
 
 def _pair_parity(geo: WingGeometry, ids: np.ndarray) -> int:
     """The parity of the wing pairs' permutation of the edges, from paired wings ``ids``."""
-    return permutation_parity(geo.edge_of[ids[geo.edges[:, 0]]])
+    return permutation_parity(geo.edge_of[ids[geo.wing_edges[:, 0]]])
 
 
 def pairs_match_midges(geo: WingGeometry, state: np.ndarray) -> bool:
@@ -378,23 +213,6 @@ def pairs_match_midges(geo: WingGeometry, state: np.ndarray) -> bool:
     can then bring each midge to its pair; otherwise no such moves can (the 4x4x4's "PLL parity",
     here between the pairs and the midges), so the beam pairs the wings only so."""
     return _pair_parity(geo, wing_ids(geo, np.asarray(state).reshape(-1))) == midge_parity(geo, state)
-
-
-def wings_paired(geo: WingGeometry, states: np.ndarray) -> np.ndarray | bool:
-    """Do the two wings of every edge show the same colours on each of its faces (read from the
-    stickers)? A ``bool`` for one state, ``bool[k]`` for ``k``."""
-    s = _rows(states)
-    a, b = geo.wings[geo.edges[:, 0]], geo.wings[geo.edges[:, 1]]  # [12, 2] each
-    # the mirror wing's first-orbit sticker lies on the face of the other's second-orbit one
-    out = ((s[:, a[:, 0]] == s[:, b[:, 1]]) & (s[:, a[:, 1]] == s[:, b[:, 0]])).all(axis=1)
-    return bool(out[0]) if np.ndim(states) == 1 else out
-
-
-def centres_home(geo: WingGeometry, states: np.ndarray) -> np.ndarray | bool:
-    """Is every centre sticker (x-, plus- and middle centres) its face's colour?"""
-    s = _rows(states)
-    out = (s[:, geo.centres] == geo.centre_labels).all(axis=1)
-    return bool(out[0]) if np.ndim(states) == 1 else out
 
 
 # --------------------------------------------------------------------------------------------
@@ -425,7 +243,7 @@ class PairMoves:
             tuple(actions),
             perms,
             np.array([len(a) for a in actions], np.int64),
-            np.ascontiguousarray((perms[:, geo.edges[:, 0]] * 24 + perms[:, geo.edges[:, 1]]).T),
+            np.ascontiguousarray((perms[:, geo.wing_edges[:, 0]] * 24 + perms[:, geo.wing_edges[:, 1]]).T),
             np.array([int(geo.midge_odd[list(a)].sum()) % 2 for a in actions], np.uint8),
         )
 
@@ -454,7 +272,7 @@ def _outer_sequences(geo: WingGeometry, inverse: np.ndarray, length: int) -> np.
         a, b = seqs[:, i], seqs[:, i + 1]
         ok &= b != inverse[a]
         # opposite faces commute: only slice 0 before slice 4
-        ok &= ~((geo.axis_of[a] == geo.axis_of[b]) & (geo.slice_of[a] > geo.slice_of[b]))
+        ok &= ~((geo.move_axis[a] == geo.move_axis[b]) & (geo.slice_of[a] > geo.slice_of[b]))
     return seqs[ok]
 
 
@@ -476,7 +294,7 @@ def _conjugators(geo: WingGeometry, wide: bool) -> list[tuple[int, ...]]:
         for a in np.flatnonzero(geo.outer):
             for b in inner:
                 if (
-                    geo.axis_of[a] == geo.axis_of[b]
+                    geo.move_axis[a] == geo.move_axis[b]
                     and geo.sense[a] == geo.sense[b]
                     and abs(int(geo.slice_of[a]) - int(geo.slice_of[b])) == 1
                 ):
@@ -510,7 +328,7 @@ def _conjugates(
             full = np.concatenate([np.tile(s, (len(xs), 1)), xs, np.tile(undo, (len(xs), 1))], axis=1).astype(
                 np.int64
             )
-            centre = _compose(geo.move_centres, full)
+            centre = _compose(geo.centre_perms, full)
             keep = (geo.centre_labels[centre] == geo.centre_labels).all(axis=1)
             full = full[keep]
             actions.extend(tuple(int(a) for a in row) for row in full)
