@@ -52,7 +52,16 @@ from puzzlezero.classic.cube5_geometry import CubeGeometry5, wing_parity
 from puzzlezero.classic.cube5_geometry import centres_off as centres_home
 from puzzlezero.classic.cube5_midges import pair_midges
 from puzzlezero.classic.cube5_wings import pair_wings
-from puzzlezero.classic.cube_reduction import Macro, PhaseTable, Reduction, _pack, _perms, phase_table
+from puzzlezero.classic.cube_reduction import (
+    Macro,
+    Pairing,
+    PhaseTable,
+    Reduction,
+    _pack,
+    _perms,
+    phase_table,
+    shortest_reduction,
+)
 from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
@@ -389,38 +398,29 @@ def reduce_cube(
     edges pair, a :class:`TimeoutError` if ``deadline`` passes before any do. (The 4x4x4's
     :func:`puzzlezero.classic.cube_reduction.reduce_cube` takes the same arguments.)"""
     start = np.asarray(state).reshape(-1)
-    more_until = deadline if more_until is None else more_until
-    best: Reduction | None = None
-    longest = 0.0
-    for centres in centre_solutions(puzzle, start, starts, deadline=deadline):
-        began = clock.now()
-        if best is not None and more_until is not None and began + longest > more_until:
-            break
-        s = puzzle.apply_moves(start, centres)
+
+    def pair(s: np.ndarray) -> Pairing | None:
         wings = pair_wings(puzzle, s, width=width, deadline=deadline)
-        midges = None
-        if wings is not None:
-            s = puzzle.apply_moves(s, wings)
-            midges = (
-                pair_midges(puzzle, s, deadline=deadline)
-                if width is None
-                else pair_midges(puzzle, s, width=width, deadline=deadline)
-            )
-        longest = max(longest, clock.now() - began)
-        if wings is not None and midges is not None:
-            s = puzzle.apply_moves(s, midges)
-            edges = [*wings, *midges]
-            if best is None or len(centres) + len(edges) < len(best.actions):
-                best = Reduction((*centres, *edges), s, (len(centres), len(edges), 0))
-                if on_reduction is not None:
-                    on_reduction(best)
-        if deadline is not None and clock.now() > deadline:
-            break
-    if best is None:
-        if deadline is not None and clock.now() > deadline:
-            raise TimeoutError("the time limit passed while the edges were paired")
-        raise InvalidStateError("the pairing beams found no way to pair this 5x5x5's edges")
-    return best
+        if wings is None:
+            return None
+        s = puzzle.apply_moves(s, wings)
+        midges = (
+            pair_midges(puzzle, s, deadline=deadline)
+            if width is None
+            else pair_midges(puzzle, s, width=width, deadline=deadline)
+        )
+        return None if midges is None else ((*wings, *midges), (), puzzle.apply_moves(s, midges))
+
+    return shortest_reduction(
+        puzzle,
+        start,
+        centre_solutions(puzzle, start, starts, deadline=deadline),
+        pair,
+        deadline=deadline,
+        more_until=deadline if more_until is None else more_until,
+        on_reduction=on_reduction,
+        refusal="the pairing beams found no way to pair this 5x5x5's edges",
+    )
 
 
 def edges_paired(geo: CubeGeometry5, states: np.ndarray) -> np.ndarray:

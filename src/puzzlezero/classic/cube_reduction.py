@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from threading import Lock
@@ -1004,14 +1004,9 @@ def reduce_cube(
     :class:`InvalidStateError` if no start's edges pair (every beam gave up), a
     :class:`TimeoutError` if ``deadline`` passes before any do."""
     start = np.asarray(state).reshape(-1)
-    more_until = deadline if more_until is None else more_until
-    best: Reduction | None = None
-    longest = 0.0
-    for centres in centre_solutions(puzzle, start, starts):
-        began = clock.now()
-        if best is not None and more_until is not None and began + longest > more_until:
-            break
-        s = puzzle.apply_moves(start, centres)
+    until = deadline if more_until is None else more_until
+
+    def pair(s: np.ndarray) -> Pairing | None:
         edges = None
         for i, (reach, beam_width, weight, finish_width, patience) in enumerate(PAIR_TRIES):
             edges = pair_edges(
@@ -1024,15 +1019,62 @@ def reduce_cube(
                 patience=patience,
                 # the first beam, the slow one where it stalls, ends by more_until: the others then
                 # pair in the time left
-                deadline=more_until if i == 0 and more_until is not None else deadline,
+                deadline=until if i == 0 and until is not None else deadline,
             )
             if edges is not None or (deadline is not None and clock.now() > deadline):
                 break
+        if edges is None:
+            return None
+        s = puzzle.apply_moves(s, edges)
+        fix = pll_parity_fix(puzzle) if pll_parity(puzzle, s) else ()
+        return tuple(edges), fix, puzzle.apply_moves(s, fix)
+
+    return shortest_reduction(
+        puzzle,
+        start,
+        centre_solutions(puzzle, start, starts),
+        pair,
+        deadline=deadline,
+        more_until=until,
+        on_reduction=on_reduction,
+        refusal="the pairing beam found no way to pair this 4x4x4's edges",
+    )
+
+
+#: what a reduction's edge pairing gives (:func:`shortest_reduction`): the edges' moves, the parity
+#: fix after them, the state they reach
+Pairing = tuple[tuple[int, ...], tuple[int, ...], np.ndarray]
+
+
+def shortest_reduction(
+    puzzle: Puzzle,
+    start: np.ndarray,
+    centre_ways: Iterable[Sequence[int]],
+    pair: Callable[[np.ndarray], Pairing | None],
+    *,
+    deadline: float | None,
+    more_until: float | None,
+    on_reduction: Callable[[Reduction], None] | None,
+    refusal: str,
+) -> Reduction:
+    """The shortest reduction of ``start`` over its ``centre_ways`` (the 4x4x4's and the 5x5x5's
+    :func:`reduce_cube`): after each way's centres, ``pair`` gives the edges' moves, the parity
+    fix after them and the state they reach (``None``: the edges did not pair), each shorter
+    reduction passed to
+    ``on_reduction`` as it is found. A way after the first begins only if, as long as the longest
+    so far, it would end by ``more_until``. An :class:`InvalidStateError` (``refusal``) if no way's
+    edges pair, a :class:`TimeoutError` if ``deadline`` passes before any do."""
+    best: Reduction | None = None
+    longest = 0.0
+    for centres in centre_ways:
+        began = clock.now()
+        if best is not None and more_until is not None and began + longest > more_until:
+            break
+        s = puzzle.apply_moves(start, centres)
+        paired = pair(s)
         longest = max(longest, clock.now() - began)
-        if edges is not None:
-            s = puzzle.apply_moves(s, edges)
-            fix = pll_parity_fix(puzzle) if pll_parity(puzzle, s) else ()
-            s = puzzle.apply_moves(s, fix)
+        if paired is not None:
+            edges, fix, s = paired
             if best is None or len(centres) + len(edges) + len(fix) < len(best.actions):
                 best = Reduction((*centres, *edges, *fix), s, (len(centres), len(edges), len(fix)))
                 if on_reduction is not None:
@@ -1042,7 +1084,7 @@ def reduce_cube(
     if best is None:
         if deadline is not None and clock.now() > deadline:
             raise TimeoutError("the time limit passed while the edges were paired")
-        raise InvalidStateError("the pairing beam found no way to pair this 4x4x4's edges")
+        raise InvalidStateError(refusal)
     return best
 
 
