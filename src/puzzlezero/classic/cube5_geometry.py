@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -37,6 +38,7 @@ __all__ = [
     "centres_home",
     "centres_off",
     "cube_geometry",
+    "macro_actions",
     "wing_ids",
     "wing_parity",
     "wings_paired",
@@ -282,6 +284,19 @@ def _build_geometry(puzzle: Puzzle, user: str) -> CubeGeometry5:
 
 # --------------------------------------------------------------------------------------------
 # a state's checks: one state (``[150]``) or ``k`` of them (``[k, 150]``)
+
+
+def macro_actions(
+    path: Iterable[int], macros: Sequence[Sequence[int]], finish: Sequence[Sequence[int]] | None
+) -> list[int]:
+    """The puzzle's moves of a pairing beam's path of macros: ``i`` is ``macros[i]``, a negative
+    ``-1 - i`` the finishing macro ``finish[i]``."""
+    out: list[int] = []
+    for i in path:
+        if i < 0 and finish is None:
+            raise ValueError("a path with a finishing macro, and no finishing macros")
+        out.extend(macros[i] if i >= 0 else finish[-1 - i])  # type: ignore[index]
+    return out
 
 
 def as_rows(states: np.ndarray) -> np.ndarray:

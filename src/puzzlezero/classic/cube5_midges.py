@@ -51,6 +51,7 @@ from puzzlezero.classic.cube5_geometry import (
     as_rows,
     centres_home,
     cube_geometry,
+    macro_actions,
     wings_paired,
 )
 from puzzlezero.errors import InvalidStateError
@@ -415,14 +416,6 @@ def _path(parents: list[np.ndarray], steps: list[np.ndarray], k: int) -> list[in
     return out[::-1]
 
 
-def _actions(path: list[int], moves: MidgeMoves, finish: MidgeMoves | None) -> list[int]:
-    """The puzzle's moves of a path of macro indices (``-1 - i`` for the finishing move ``i``)."""
-    out: list[int] = []
-    for i in path:
-        out.extend(moves.actions[i] if i >= 0 else finish.actions[-1 - i])  # type: ignore[union-attr]
-    return out
-
-
 def pair_midges(
     puzzle: Puzzle,
     state: np.ndarray,
@@ -571,4 +564,8 @@ def _beam(
         beam, g = kids[keep], kid_g[pick[keep]]
         parents.append(parent[keep])
         steps.append(move[keep])
-    return None if answer is None else _actions(answer[1], moves, finish)
+    return (
+        None
+        if answer is None
+        else macro_actions(answer[1], moves.actions, None if finish is None else finish.actions)
+    )

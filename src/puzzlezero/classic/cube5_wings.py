@@ -55,6 +55,7 @@ from puzzlezero.classic.cube5_geometry import (
     CubeGeometry5,
     centres_home,
     cube_geometry,
+    macro_actions,
     wing_ids,
     wing_parity,
     wings_paired,
@@ -446,13 +447,14 @@ def beam_pair_wings(
         return []
     g = np.zeros(1, np.int64)
     paths: list[tuple[int, ...]] = [()]
+    finishes = None if finish is None else finish.actions  # the negative indices of a path
     m = len(moves)
     fewest, since = 12, 0
     answer: tuple[int, tuple[int, ...]] | None = None  # (cost, path) of the cheapest pairing found
     extra = 0
     for _ in range(max_steps):
         if deadline is not None and clock.now() > deadline:
-            return None if answer is None else _actions(moves, finish, answer[1])
+            return None if answer is None else macro_actions(answer[1], moves.actions, finishes)
         left = 12 - _children_paired(geo, beam, moves)  # int8[n, M]
         cost = (g[:, None] + moves.costs[None, :]).astype(np.int32)
         found: list[tuple[int, tuple[int, ...]]] = []  # (cost, the beam's macros then the finish's)
@@ -488,7 +490,7 @@ def beam_pair_wings(
             # a few steps more while a path in the beam could still end cheaper
             extra += 1
             if extra > more_steps or answer[0] <= int(cost.min()) + int(moves.costs.min()):
-                return _actions(moves, finish, answer[1])
+                return macro_actions(answer[1], moves.actions, finishes)
         fewest, since = (int(left.min()), 0) if left.min() < fewest else (fewest, since + 1)
         if since >= patience and answer is None:
             return None
@@ -503,20 +505,7 @@ def beam_pair_wings(
         chosen = pick[keep]
         beam, g, midge_par = kids[keep], cost.reshape(-1)[chosen], kid_par[chosen]
         paths = [(*paths[int(k) // m], int(k) % m) for k in chosen]
-    return None if answer is None else _actions(moves, finish, answer[1])
-
-
-def _actions(moves: PairMoves, finish: PairMoves | None, path: tuple[int, ...]) -> list[int]:
-    """The puzzle's moves of a path of macros (a negative one, ``-1 - i``, the finish's ``i``)."""
-    out: list[int] = []
-    for i in path:
-        if i >= 0:
-            out.extend(moves.actions[i])
-        elif finish is not None:
-            out.extend(finish.actions[-1 - i])
-        else:  # pragma: no cover - a path has no finishing move without finishing moves
-            raise ValueError("a finishing move without the finishing moves")
-    return out
+    return None if answer is None else macro_actions(answer[1], moves.actions, finishes)
 
 
 def pair_wings(
