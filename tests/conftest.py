@@ -38,18 +38,29 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Tables built by tests go to a per-session cache unless PUZZLEZERO_CACHE is set already."""
+    """Tables built by tests go to a cache of this run unless PUZZLEZERO_CACHE is set already: one
+    for all of a parallel run's workers (each worker's base folder lies in the run's), so that a
+    table is built once, by whichever worker needs it first, the others waiting on its lock and
+    loading it (:func:`puzzlezero.storage.build_once`). A test that needs a cache without some
+    table takes ``empty_cache``."""
     if "PUZZLEZERO_CACHE" not in os.environ:
-        os.environ["PUZZLEZERO_CACHE"] = str(tmp_path_factory.mktemp("pz-cache"))
+        base = tmp_path_factory.getbasetemp()
+        run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        (run / "pz-cache").mkdir(exist_ok=True)
+        os.environ["PUZZLEZERO_CACHE"] = str(run / "pz-cache")
     # cube3's default solve runs the two-phase search beside its network, cube_3-3-3's its own
     # beside its routes: their tables (about 10 s each to build, once) are built here, so that no
-    # timed solve pays for them, whatever the test order
+    # timed solve pays for them, whatever the test order; every other worker builds them in the
+    # other order, so that two workers build the two side by side
     from puzzlezero.classic.two_phase import two_phase_tables
     from puzzlezero.classic.two_phase_slice import slice_tables
     from puzzlezero.registry import make
 
-    two_phase_tables()
-    slice_tables(make("cube_3-3-3"))
+    builds = [two_phase_tables, lambda: slice_tables(make("cube_3-3-3"))]
+    if int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")) % 2:
+        builds.reverse()
+    for build in builds:
+        build()
 
 
 @pytest.fixture
