@@ -6,10 +6,11 @@ pattern databases of the optimal solver and of the ``pdb`` heuristic. A solve bu
 lacks while it runs, inside its time limit: the other searches answer meanwhile, so a first
 solve on a fresh machine still answers in time, with less; a group table or a pattern database
 is built in a process stopped at the solve's deadline, and one not built by then ends the solve
-("time limit") naming the command that builds it once (a search that answers
-nothing without its tables, ``SearchSpec.tables_first``, has them built off its clock once a
-state is left that the breadth-first pass did not answer, and those of the solves it runs
-inside: :func:`search_table_needs`). A measurement or a
+("time limit") naming the command that builds it once. Two kinds are built off the clock,
+once a state is left that the breadth-first pass did not answer: those of a search that
+answers nothing without them, ``SearchSpec.tables_first``, and those of the solves it runs
+inside (:func:`search_table_needs`); and an ensemble's search member's (cube3's two-phase
+table), which its warm-up builds with the members' networks and kernels. A measurement or a
 server wants every solve alike: ``bench`` builds them before its first case
 (:func:`prepare_solve_tables`), ``serve`` before its workers start (the same, ``required``:
 there a table that does not build stops the start). A search that runs
