@@ -210,11 +210,12 @@ def test_where_builds_are_forbidden_a_missing_table_is_named_not_built(
 def test_the_window_pass_without_its_databases_in_time_leaves_the_answer_as_found(
     empty_cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """cube3's windows read Korf's databases (minutes to build): a solve of 4 s keeps its beam's
-    answer, says what builds them, and leaves nothing behind."""
+    """cube3's windows read Korf's databases (minutes to build): a solve of 10 s keeps its beam's
+    answer, says what builds them, and leaves nothing behind. (The beam answers in 1.3 s on an
+    idle 2-core CPU without int8, in float32: the limit leaves room for a loaded test run.)"""
     p = make("cube3")
     start = p.scramble(np.random.default_rng(5), 1, 12)[0]
-    r = solve(p, start, search="beam", fallback=False, windows=14, time_limit=4)
+    r = solve(p, start, search="beam", fallback=False, windows=14, time_limit=10)
     assert r.solved and bool(p.is_goal(p.apply_moves(start, list(r.actions))[None])[0])
     assert "puzzlezero pdb build cube3" in capsys.readouterr().err
     assert multiprocessing.active_children() == []
