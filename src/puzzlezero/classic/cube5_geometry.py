@@ -293,9 +293,12 @@ def macro_actions(
     ``-1 - i`` the finishing macro ``finish[i]``."""
     out: list[int] = []
     for i in path:
-        if i < 0 and finish is None:
+        if i >= 0:
+            out.extend(macros[i])
+        elif finish is not None:
+            out.extend(finish[-1 - i])
+        else:
             raise ValueError("a path with a finishing macro, and no finishing macros")
-        out.extend(macros[i] if i >= 0 else finish[-1 - i])  # type: ignore[index]
     return out
 
 
