@@ -1019,7 +1019,7 @@ def reduce_cube(
                 patience=patience,
                 # the first beam, the slow one where it stalls, ends by more_until: the others then
                 # pair in the time left
-                deadline=until if i == 0 and until is not None else deadline,
+                deadline=until if i == 0 else deadline,
             )
             if edges is not None or (deadline is not None and clock.now() > deadline):
                 break
