@@ -4,6 +4,7 @@ such and shown by `puzzlezero defaults`, and the `cases` command."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,6 +63,22 @@ def test_version_and_dash_h_on_every_command(capsys: pytest.CaptureFixture[str])
     for path, _ in named:
         rc, out, _ = run(capsys, *path, "-h")
         assert rc == 0 and "Usage:" in out and f" {' '.join(path)} [OPTIONS]" in out, path
+
+
+def test_help_paragraphs_fill_a_narrow_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A docstring wrapped at 100 columns reads as paragraphs in an 80-column terminal: no line
+    of a command's help ends where the source's line did (long before the terminal's edge)."""
+    for _, cmd in commands():
+        assert all("\n" not in p for p in (cmd.help or "").split("\n\n")), cmd.name
+    monkeypatch.setenv("COLUMNS", "80")
+    for path in (("serve",), ("scramble",), ()):
+        rc, out, _ = run(capsys, *path, "-h")
+        lines = [line.strip() for line in out.splitlines() if "│" not in line]  # the text, not the tables
+        for line, after in itertools.pairwise(lines):  # a line ends short only where its paragraph does
+            if after[:1].isalpha() and after[:1].islower() and " " in line:
+                assert len(line) > 52 or line.endswith((".", ":", ")")), (path, line, after)
 
 
 def test_one_meaning_per_flag_name_on_every_command() -> None:

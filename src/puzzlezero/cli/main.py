@@ -11,6 +11,7 @@ never a traceback.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 import warnings
 from typing import Annotated, TextIO
@@ -102,6 +103,33 @@ def _load_commands() -> None:
         except ModuleNotFoundError as exc:
             if exc.name != mod:
                 raise
+    _help_as_paragraphs(app)
+
+
+def _help_as_paragraphs(group: typer.Typer) -> None:
+    """Each command's help (its docstring) as paragraphs the terminal wraps: typer keeps a
+    docstring's single line breaks (in every paragraph after the first, and in the command list),
+    so that help wrapped at 100 columns in the source came out ragged in a narrower terminal. A
+    paragraph that starts with ``\\b`` keeps its lines (click's convention for a list)."""
+    for info in group.registered_commands:
+        text = info.help or inspect.getdoc(info.callback)
+        if text:
+            info.help = paragraphs(text)
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _help_as_paragraphs(sub.typer_instance)
+
+
+def paragraphs(text: str) -> str:
+    """``text`` with the line breaks inside each paragraph (blank-line separated) made spaces,
+    except in a paragraph that starts with ``\\b``; what follows a ``\\f`` line (click: not help) is
+    left out.
+
+    >>> paragraphs("One line\\nand its rest.\\n\\nTwo\\nlines.")
+    'One line and its rest.\\n\\nTwo lines.'
+    """
+    text = text.partition("\f")[0].strip()
+    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split()) for p in text.split("\n\n"))
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
