@@ -114,7 +114,8 @@ def test_a_default_member_must_be_registered(monkeypatch: pytest.MonkeyPatch) ->
 def test_a_first_solves_warm_up_leaves_its_search_the_whole_time_limit(fake, monkeypatch) -> None:
     """On a fresh machine the members' warm-up (cube3's two-phase table built and numba's kernels
     compiled: about 30 s on a 2-core machine) is not counted: each member still searches for the
-    whole time limit, so that a first solve answers as well as any later one."""
+    whole time limit, so that a first solve answers as well as any later one. The result says how
+    long it waited (the CLI's ``time:`` line shows it); the next state waits for nothing."""
     from puzzlezero.nn import runtime
     from puzzlezero.search import clock
     from puzzlezero.search.result import SearchResult
@@ -134,6 +135,8 @@ def test_a_first_solves_warm_up_leaves_its_search_the_whole_time_limit(fake, mon
     monkeypatch.setattr(run, "_warm_up", slow_warm_up)
     monkeypatch.setattr(run, "run_search", search)
     monkeypatch.setattr(runtime, "default_threads", lambda: 2)  # side by side (one thread: in turns)
-    far = CUBE.scramble(np.random.default_rng(3), 1, 30)
-    [r] = solve_many(CUBE, far, time_limit=30, fallback=False, shortcut=0, windows=0)
-    assert warmed == ["cube3", "two-phase"] and left == [30.0, 30.0] and not r.solved
+    far = CUBE.scramble(np.random.default_rng(3), 2, 30)
+    r, later = solve_many(CUBE, far, time_limit=30, fallback=False, shortcut=0, windows=0, together=1)
+    assert warmed == ["cube3", "two-phase"] and left == [30.0] * 4 and not r.solved
+    assert r.prepared_seconds == 40.0 and r.to_json()["prepared_seconds"] == 40.0
+    assert later.prepared_seconds == 0.0 and "prepared_seconds" not in later.to_json()

@@ -50,6 +50,10 @@ class SolveResult:
     search_length: int | None = None
     #: an ensemble (``--models``): the member model whose solution this is, else ``None``
     model: str | None = None
+    #: the seconds this search call waited, before its clock began, for what a process pays once
+    #: (the heuristics or members built and warmed up, a search's tables; see
+    #: :func:`~puzzlezero.solver.solve_many`): not in ``seconds``; 0.0 where nothing was waited for
+    prepared_seconds: float = 0.0
 
     @property
     def length(self) -> int | None:
@@ -68,8 +72,9 @@ class SolveResult:
         puzzle's own, and for layered solving ``stages``: ``[{"goal", "solution", "length",
         "nodes_generated", "seconds", "status"}, ...]``, whose solutions concatenate to
         ``solution``, and ``search_length`` where a pass after the search shortened its path);
-        ``solution`` is the list of move names (``None`` when not solved), and ``model``, an
-        ensemble's member model whose solution it is)."""
+        ``solution`` is the list of move names (``None`` when not solved), ``model``, an
+        ensemble's member model whose solution it is, and ``prepared_seconds`` where the call
+        waited for one-time preparation before its clock began)."""
         anytime = (
             {
                 "first_solution_seconds": self.first_solution_seconds,
@@ -97,6 +102,7 @@ class SolveResult:
             | ({"stages": [dict(st) for st in self.stages]} if self.stages else {})
             | ({"search_length": self.search_length} if self.search_length is not None else {})
             | ({"model": self.model} if self.model is not None else {})
+            | ({"prepared_seconds": waited} if (waited := round(self.prepared_seconds, 3)) else {})
         )
 
 
@@ -178,10 +184,12 @@ def verified(
     goal: str = SOLVED,
     *,
     models: Sequence[str | None] | None = None,
+    prepared: float = 0.0,
 ) -> list[SolveResult]:
     """The results of a search call, each solution verified by replay on its start state (a
     solution that fails it is ``"invalid solution"``, not solved); ``rescued``: the fallback
-    search that found each, ``models``: the ensemble member whose solution each is."""
+    search that found each, ``models``: the ensemble member whose solution each is, ``prepared``:
+    the seconds the call waited for one-time preparation (:attr:`SolveResult.prepared_seconds`)."""
     good = verify(p, states, [r.actions if r.solved else () for r in found], goal)
     for i, r in enumerate(found):
         if r.stages and r.solved:  # layered: every stage must end on its own goal
@@ -205,6 +213,7 @@ def verified(
             stages=tuple(_stage_json(p, st) for st in r.stages),
             search_length=searched[i] if r.solved and ok else None,
             model=models[i] if models and r.solved and ok else None,
+            prepared_seconds=prepared,
         )
         out.append(res)
     return out

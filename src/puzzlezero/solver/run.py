@@ -179,6 +179,7 @@ def solve_many(
         near = _breadth_first(p, chunk, opts, deadline, report)
         rescued: list[str | None] = [None] * len(near)
         won: list[str | None] = [None] * len(near)
+        waited = 0.0
         if all(r.solved for r in near):  # every state a few moves from the goal: answered, optimally
             found = near
         elif not spec.tables_first and not _tables_in_time(table_needs(p, opts, windows=False), deadline):
@@ -214,6 +215,7 @@ def solve_many(
             rescued,
             opts.goal,
             models=won,
+            prepared=waited,
         )
         out.extend(results)
         if on_results is not None:
