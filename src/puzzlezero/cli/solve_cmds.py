@@ -149,12 +149,12 @@ def _print_answer(p: Puzzle, r: SolveResult) -> None:
         steps = ", then ".join(f"{n} at {t:.1f} s" for t, n in r.improvements)
         typer.echo(f"found:    {steps}")
     typer.echo(f"nodes:    {r.nodes_generated:,} generated")
-    once = (
+    waited = (
         f" (and {r.prepared_seconds:.1f} s before its clock began: the search built and warmed up)"
         if r.prepared_seconds >= 0.05
         else ""
     )
-    typer.echo(f"time:     {r.seconds:.3f} s{once}")
+    typer.echo(f"time:     {r.seconds:.3f} s{waited}")
 
 
 @app.command("bench")
