@@ -111,7 +111,8 @@ def test_int8_is_close_to_float32_and_says_so() -> None:
         ("fpu sse2 avx2 avx512f avx512_vnni", "AVX-512 VNNI"),
         ("fpu avx2 avx_vnni", "AVX-VNNI"),
         ("avx512_vnni amx_tile amx_int8 avx_vnni", "AMX, AVX-512 VNNI, AVX-VNNI"),
-        ("fpu sse2 avx2 avx512f", None),
+        ("fpu sse2 avx2 avx512f", "AVX2"),
+        ("fpu sse2 sse4_2", None),
     ],
 )
 def test_int8_support_is_read_from_the_cpu_flags(flags: str, words: str | None) -> None:
@@ -121,7 +122,7 @@ def test_int8_support_is_read_from_the_cpu_flags(flags: str, words: str | None) 
     assert int8_support(text) == words
 
 
-def test_auto_precision_is_int8_only_on_a_cpu_with_int8_dot_products(monkeypatch) -> None:
+def test_auto_precision_is_int8_only_on_a_cpu_with_int8_vector_instructions(monkeypatch) -> None:
     monkeypatch.setattr(runtime, "cpu_int8_support", lambda: "AVX-512 VNNI")
     assert [resolve_precision(p) for p in ("auto", "float32", "int8")] == ["int8", "float32", "int8"]
     monkeypatch.setattr(runtime, "cpu_int8_support", lambda: None)
