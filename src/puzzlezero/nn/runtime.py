@@ -15,9 +15,9 @@ dynamic quantization (signed int8 weights, one scale per output unit; activation
 batch), which is fast where the CPU multiplies int8 in vector instructions (VNNI: ``avx512_vnni``,
 ``avx_vnni``; AMX; and AVX2's 8-bit multiply-adds, 1.7 to 2 times float32's states a second on an
 AMD EPYC without AVX-512); ``"auto"``: int8 on such a CPU (:func:`cpu_int8_support`), float32
-elsewhere (a CPU without AVX2, or not measured: another architecture, not Linux). The output layers stay in float32 in the int8
-network (:data:`OUTPUT_LAYERS`); a first layer summed as rows outside the graph
-(:attr:`Network.first`) is summed in int16 there
+elsewhere (a CPU without AVX2, or one not measured: another architecture, or not Linux). The
+output layers stay in float32 in the int8 network (:data:`OUTPUT_LAYERS`); a first layer summed as
+rows outside the graph (:attr:`Network.first`) is summed in int16 there
 (:meth:`~puzzlezero.nn.onehot_rows.OneHotRows.quantized`).
 
 An architecture the graph builder does not cover (``conv``, ``cubeconv``) runs on torch instead,
