@@ -73,7 +73,7 @@ INT8_FLAGS = {"amx_int8": "AMX", "avx512_vnni": "AVX-512 VNNI", "avx_vnni": "AVX
 #: a CPU without them where int8 is still the faster: AVX2's 8-bit multiply-adds (onnxruntime's
 #: int8 kernels; cube3's network 42,700 states a second against float32's 23,000, one thread of an
 #: AMD EPYC without AVX-512, with the same outputs as on a VNNI CPU: mean |diff| 0.018 moves)
-INT8_FALLBACK = ("avx2", "AVX2")
+INT8_FALLBACK_FLAGS = {"avx2": "AVX2"}
 #: layers of an int8 network kept in float32 (``state_dict`` names, or their last part: ``"out"``
 #: is every goal head's output): the outputs, a few thousand weights, whose int8 error no later
 #: layer averages out. The first layer is quantized too: kept in float32 it takes a quarter of the
@@ -110,15 +110,15 @@ def cpu_int8_support() -> str | None:
 def int8_support(cpuinfo: str) -> str | None:
     """The int8 dot-product instructions (:data:`INT8_FLAGS`) among the first ``flags`` line of
     ``cpuinfo`` (the text of Linux's ``/proc/cpuinfo``), in words; without any, AVX2
-    (:data:`INT8_FALLBACK`) where it is there; else ``None``."""
+    (:data:`INT8_FALLBACK_FLAGS`) where it is there; else ``None``."""
     flags: set[str] = set()
     for line in cpuinfo.splitlines():
         if line.startswith("flags"):
             flags.update(line.partition(":")[2].split())
             break
-    found = [words for flag, words in INT8_FLAGS.items() if flag in flags]
-    if not found and INT8_FALLBACK[0] in flags:
-        found = [INT8_FALLBACK[1]]
+    found = [words for flag, words in INT8_FLAGS.items() if flag in flags] or [
+        words for flag, words in INT8_FALLBACK_FLAGS.items() if flag in flags
+    ]
     return ", ".join(found) or None
 
 
