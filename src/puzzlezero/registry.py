@@ -336,8 +336,8 @@ register(
         weight=0.6,  # --search bwas: lambda 0.6, N 6000
         batch=6000,
         max_nodes=32_000_000,  # lets the W 20,000 beam take its steps
-        # two minutes: the W 20,000 beam ends within it on a CPU with int8 dot products (at most
-        # 111 s); where the network is slower the beam is narrowed to fit (docs/results.md)
+        # two minutes: the W 20,000 beam ends within it on a CPU with AVX-512 VNNI (at most 111 s);
+        # where the network is slower (AVX2 only) the beam is narrowed to fit (docs/results.md)
         time_limit=120.0,
         max_steps=2000,
         beam_width=(500, 20_000),  # a beam of 500 answers within 5 s, then 20,000 (about 80 s)
@@ -356,7 +356,7 @@ register(
         batch=2000,
         max_nodes=36_000_000,  # lets the W 15,000 beam take its steps
         # the beam until a quarter before it, then the shortcut and window passes: a median of
-        # 91 s with int8 dot products, 102 s where the network is half as fast (docs/results.md)
+        # 91 s with AVX-512 VNNI, 102 s with AVX2 only, where the network is half as fast (docs/results.md)
         time_limit=150.0,
         max_steps=3000,
         beam_width=(500, 15_000),  # a beam of 500 answers within 10 s, then 15,000 (about 90 s)
