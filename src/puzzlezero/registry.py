@@ -356,7 +356,7 @@ register(
         batch=2000,
         max_nodes=36_000_000,  # lets the W 15,000 beam take its steps
         # the beam until a quarter before it, then the shortcut and window passes: a median of
-        # 91 s with AVX-512 VNNI, 102 s with AVX2 only, where the network is half as fast (docs/results.md)
+        # 91 s with AVX-512 VNNI, 105 s with AVX2 only (ids 0-19), the network half as fast (docs/results.md)
         time_limit=150.0,
         max_steps=3000,
         beam_width=(500, 15_000),  # a beam of 500 answers within 10 s, then 15,000 (about 90 s)
