@@ -8,6 +8,12 @@ heuristic (network), expansion, deduplication (hash + node table), open list, go
 
     python benchmarks/perf.py                       # cube3 and puzzle15, preset "small"
     python benchmarks/perf.py --puzzles cube3 --preset paper --nodes 100000 --json perf.json
+
+``--beam-width W`` runs a beam search with the cheap heuristic as well, ``W`` states wide for
+``--beam-steps`` steps (no goal is in reach that soon): what a long beam's own bookkeeping costs
+(its visited set grows by ``W`` states a step), without a network to hide it.
+
+    python benchmarks/perf.py --puzzles puzzle48 --beam-width 15000 --beam-steps 300 --no-network
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import numpy as np
 from puzzlezero import make
 from puzzlezero.puzzles import inputs
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.search import SearchStats, bwas
+from puzzlezero.search import SearchStats, beam, bwas
 from puzzlezero.storage import atomic_write_json
 
 SCRAMBLE_DEPTH = {"cube3": 100, "puzzle15": 500}
@@ -67,6 +73,12 @@ def run_bwas(
     return stats
 
 
+def run_beam(puzzle: Puzzle, h: Callable, start: np.ndarray, width: int, steps: int) -> SearchStats:
+    stats = SearchStats()
+    beam(puzzle, start, h, beam_width=width, max_steps=steps, max_nodes=None, stats=stats)
+    return stats
+
+
 def split(stats: SearchStats) -> dict[str, Any]:
     t = stats.total or 1.0
     parts = ("heuristic", "expand", "dedup", "open_list", "goal_test", "other")
@@ -91,6 +103,9 @@ def main() -> None:
     ap.add_argument(
         "--cheap-nodes", type=int, default=2_000_000, help="nodes per run with the cheap heuristic"
     )
+    ap.add_argument("--beam-width", type=int, default=0, help="also a beam this wide (0: none)")
+    ap.add_argument("--beam-steps", type=int, default=300, help="the beam's steps")
+    ap.add_argument("--no-network", action="store_true", help="the cheap heuristic only")
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
     ap.add_argument("--json", dest="json_out", help="also write the numbers to this file")
     args = ap.parse_args()
@@ -106,6 +121,15 @@ def main() -> None:
         cheap = run_bwas(p, cheap_heuristic(p), start, args, args.cheap_nodes)
         print(f"{name} BWAS, cheap heuristic: {cheap.summary()}")
         entry: dict[str, Any] = {"bwas_cheap": split(cheap)}
+        if args.beam_width:
+            wide = run_beam(p, cheap_heuristic(p), start, args.beam_width, args.beam_steps)
+            print(
+                f"{name} beam {args.beam_width:,}, {args.beam_steps} steps, cheap heuristic: {wide.summary()}"
+            )
+            entry["beam_cheap"] = {"width": args.beam_width, "steps": args.beam_steps, **split(wide)}
+        if args.no_network:
+            report[name] = entry
+            continue
         try:
             h, what = network_heuristic(p, args.model, args.preset)
         except ImportError as exc:  # torch or puzzlezero.nn not available

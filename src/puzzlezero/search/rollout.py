@@ -196,7 +196,7 @@ def rollout(
         beam, lengths = children[order], lengths[order]
         parents.append(parent[order].astype(np.int32))
         moves.append(move[order].astype(np.int32))
-        visited = np.sort(np.concatenate([visited, hashes[order]]))
+        visited = np.sort(np.concatenate([visited, hashes[order]]), kind="stable")  # a merge of runs
         found = None
         if lengths[0] < NO_ANSWER and steps + int(lengths[0]) < best_total:
             found = _answer(puzzle, moves, parents, (steps, 0), beam[0], base_solution)
