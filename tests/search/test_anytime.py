@@ -208,6 +208,20 @@ def test_a_group_is_bounded_by_its_cheapest_member(p8_manhattan):
     assert bounds[1] == [min(first) - 1] * 2
 
 
+def test_its_beams_are_paced_where_the_search_can_be(p8_manhattan):
+    """A search that takes ``pace`` is asked to pace every beam (the beam itself paces only a
+    bounded one: tests/search/test_beam.py); one that does not is never given the keyword."""
+    p, h, starts = p8_manhattan
+    asked = []
+
+    def paced(puzzle, rows, heuristic, *, pace=False, **kw):
+        asked.append(pace)
+        return beam(puzzle, rows, heuristic, pace=pace, **kw)
+
+    results = anytime_beam(paced, p, starts, h, [2, 50], time_limit=60.0, max_steps=200)
+    assert asked == [True, True] and verify(p, starts, [r.actions for r in results]).all()
+
+
 @pytest.mark.parametrize(
     ("widths", "message"), [([], "at least one width"), ([10, 0], "beam_width must be positive")]
 )

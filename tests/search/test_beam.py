@@ -169,6 +169,50 @@ def test_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 5 <= len(calls) <= 6, calls
 
 
+def _paced(monkeypatch: pytest.MonkeyPatch, time_limit: float, **kwargs: Any) -> tuple[Any, list[int]]:
+    """A 15-puzzle beam of 200 on a fake clock where the heuristic takes 0.1 ms a state (about
+    0.04 s a step): the beam of 200 answers this start in 40 steps (1.6 s); bound 44."""
+    from tests.clock import FakeClock
+
+    p = make("puzzle15")
+    start = p.scramble(np.random.default_rng(3), 1, depth=200)
+    clock, calls = FakeClock(), []
+    monkeypatch.setattr(sys.modules["puzzlezero.search.clock"], "time", clock)
+    h = manhattan(p)
+
+    def slow(s: np.ndarray) -> np.ndarray:
+        calls.append(len(s))
+        clock.sleep(1e-4 * len(s))
+        return h(s)
+
+    (r,) = beam(p, start, slow, beam_width=200, max_steps=500, time_limit=time_limit, **kwargs)
+    if r.solved:
+        assert verify(p, start, [r.actions]).all()
+    return r, calls
+
+
+def test_a_paced_beam_narrows_to_reach_its_bound_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1.0 s buys 31 of the 40 steps: unpaced, the beam runs out at step 31 and finds nothing;
+    paced (the bound and the deadline known), it narrows as it goes and answers within its bound."""
+    (free, _) = _paced(monkeypatch, 100.0)
+    assert (free.solved, free.length) == (True, 40)
+    (lost, calls) = _paced(monkeypatch, 1.0, max_cost=44)
+    assert (lost.solved, lost.status, lost.iterations) == (False, "time limit", 31)
+    assert min(calls[10:]) > 350  # the full beam to the end: about 400 children a step
+    (paced, calls) = _paced(monkeypatch, 1.0, max_cost=44, pace=True)
+    assert paced.solved and paced.length <= 44 and paced.seconds < 1.0
+    assert max(calls[-10:]) < 300  # its last steps narrower
+    # a bound and a deadline are what pacing needs: without a bound it is the beam as it was
+    (unbounded, calls_unbounded) = _paced(monkeypatch, 1.0, pace=True)
+    assert unbounded.status == "time limit" and min(calls_unbounded[10:]) > 350
+
+
+def test_a_paced_beam_that_fits_its_time_is_the_beam_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    (free, calls) = _paced(monkeypatch, 4.0, max_cost=44)
+    (paced, calls_paced) = _paced(monkeypatch, 4.0, max_cost=44, pace=True)
+    assert paced.actions == free.actions and calls_paced == calls and len(free.actions) == 40
+
+
 def test_exhausted_when_the_beam_empties() -> None:
     g = GraphPuzzle({0: [1], 1: [0, 2], 2: [1], 3: [3]}, goal=3)
     (r,) = beam(g, np.array([0], np.uint8), lambda s: np.ones(len(s), np.float32), beam_width=5)

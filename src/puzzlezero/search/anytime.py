@@ -380,6 +380,8 @@ def _restarts(
             on_solution(i, replace(r, nodes_generated=int(nodes[i]) + r.nodes_generated), k)
 
     live = on_solution is not None and clock.takes_keyword(search, "on_solved")
+    # a fitted beam is paced too: narrowed, as it runs, to reach its bound by the deadline
+    paced = {"pace": True} if fit is not None and clock.takes_keyword(search, "pace") else {}
     search = clock.with_deadline(search)
     spent = 0.0  # seconds and width-steps of the stages that ran (``fit``)
     width_steps = 0.0
@@ -423,6 +425,7 @@ def _restarts(
                 else {"groups": groups[todo], "ledger": ledger, "group_stop": k < len(settings) - 1}
             ),
             **({"on_solved": partial(_solved_row, tell, todo, k)} if live else {}),
+            **paced,
         )
         if fit is not None:
             spent += clock.now() - t0 - stage_start

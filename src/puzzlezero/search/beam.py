@@ -41,6 +41,14 @@ goal. The beam's choices up to that step are the same as without the ball, so it
 longer, and it ends up to ``r`` steps sooner. A start inside the ball is solved at once, optimally.
 An instance stopped by a limit keeps a solution found down the ball.
 
+**Pacing** (``pace``): a beam bounded by ``max_cost`` and a deadline (a later beam of an anytime
+schedule, :mod:`.anytime`) that would not reach its bound in time finds nothing at all when the
+deadline comes, however close it was to an answer. A paced beam measures, each step it is full, the
+seconds a beam state takes to expand and rank, and narrows itself for the next step to the width
+whose remaining steps, up to its bound, fit the time left (:data:`PACE_MARGIN` of it, less one
+step): the states it drops are its worst-ranked, and its last steps, where the heuristic is surest,
+run narrower instead of not at all. It never widens again; a beam that fits keeps its width.
+
 **Q-beam** (:func:`qbeam`): with a network that has a Q head (the cost-to-go after each action,
 its cost included; :mod:`puzzlezero.search.qstar`) step 4 becomes ONE call of the Q function on
 the beam states being expanded, before their children exist, and a child ``A(s, a)`` is ranked by
@@ -114,6 +122,7 @@ def beam(
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
     ball: GoalBall | None = None,
+    pace: bool = False,
 ) -> list[SearchResult]:
     """Beam search from every state of ``starts[B, *state_shape]`` (or one state) to a goal.
 
@@ -139,12 +148,15 @@ def beam(
         ball: the states near the goal (:mod:`puzzlezero.search.goal_ball`; ``None``: none): a
             child inside it ends its instance's search once no later step can reach the goal
             more cheaply than down the ball from it (see the module's "The goal's ball").
+        pace: with ``max_cost`` and a deadline (``deadline`` or ``time_limit``), narrow the beam
+            step by step to what reaches the bound in time (see the module's "Pacing"); without
+            them it does nothing.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
     """
     limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
-    return _checked(puzzle, starts, heuristic, limits, mode="value", ball=ball).run()
+    return _checked(puzzle, starts, heuristic, limits, mode="value", ball=ball, pace=pace).run()
 
 
 def qbeam(
@@ -161,12 +173,13 @@ def qbeam(
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
     ball: GoalBall | None = None,
+    pace: bool = False,
 ) -> list[SearchResult]:
     """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
     arguments and the results are those of :func:`beam`."""
     limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
-    return _checked(puzzle, starts, q_function, limits, mode="q", ball=ball).run()
+    return _checked(puzzle, starts, q_function, limits, mode="q", ball=ball, pace=pace).run()
 
 
 def pbeam(
@@ -183,14 +196,20 @@ def pbeam(
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
     ball: GoalBall | None = None,
+    pace: bool = False,
 ) -> list[SearchResult]:
     """Beam search that keeps the ``beam_width`` most probable paths under a policy
     ``states[M, *state_shape] -> float32[M, A]`` (move probabilities), called once on the beam
     states expanded in a step (see the module's "Policy beam"); the other arguments and the
     results are those of :func:`beam`."""
     limits = beam_width, max_steps, max_nodes, time_limit, stats, is_goal, max_cost, deadline
-    return _checked(puzzle, starts, policy, limits, mode="policy", ball=ball).run()
+    return _checked(puzzle, starts, policy, limits, mode="policy", ball=ball, pace=pace).run()
 
+
+#: the share of the time left that a paced beam plans its remaining steps to take
+PACE_MARGIN = 0.9
+#: the weight of the latest full step in a paced beam's measured seconds a beam state
+PACE_SMOOTHING = 0.3
 
 #: bytes a child takes in a step beyond three copies of its state (the children, those kept, the
 #: next beam): its instance, parent, action, hash, key, path cost, rank key and the sort orders
@@ -252,6 +271,7 @@ def _checked(
     *,
     mode: str,
     ball: GoalBall | None = None,
+    pace: bool = False,
 ) -> _Beam:
     """The search of :func:`beam`'s (``mode="value"``), :func:`qbeam`'s (``"q"``) or
     :func:`pbeam`'s (``"policy"``) arguments, checked (bad values raise :class:`PuzzleError`);
@@ -280,6 +300,7 @@ def _checked(
         mode=mode,
         deadline=deadline,
         ball=_checked_ball(puzzle, ball),
+        pace=pace,
     )
 
 
@@ -318,6 +339,7 @@ class _Beam:
         mode: str = "value",
         deadline: float | None = None,
         ball: GoalBall | None = None,
+        pace: bool = False,
     ) -> None:
         self.p, self.heuristic, self.stats, self.is_goal = puzzle, heuristic, stats, is_goal
         self.ball = ball
@@ -325,6 +347,9 @@ class _Beam:
         self.W, self.max_steps, self.max_nodes = beam_width, max_steps, max_nodes
         self.t0 = clock.now()
         self.deadline = clock.deadline_after(time_limit, deadline, start=self.t0)
+        # pacing (the module's "Pacing"): only a beam with a bound and a deadline can be paced
+        self.pace = pace and max_cost is not None and np.isfinite(self.deadline)
+        self.row_seconds = 0.0  # measured seconds to expand and rank one beam state (0: not yet)
         self.starts = starts
         b = starts.shape[0]
         self.A = puzzle.num_actions
@@ -377,6 +402,8 @@ class _Beam:
             rows = self._rows_to_expand(active)
             if rows.size == 0:
                 continue
+            step_start = clock.now()
+            full = rows.size >= self.W * np.unique(self.beam_inst[rows]).size
             st.iterations += 1
             q = None
             if self.mode != "value":
@@ -416,10 +443,37 @@ class _Beam:
             self._select(children, c_inst, c_parent, c_action, c_hash, c_g, h)
             if self.ball is not None:
                 self._finish_met()
+            if self.pace and full:
+                self._pace(step, (clock.now() - step_start) / rows.size)
         for i in np.flatnonzero(self._active()):
             self._finish(int(i), "step limit")
         st.total += clock.now() - self.t0
         return [self._result(i) for i in range(len(self.status))]
+
+    def _pace(self, step: int, row_seconds: float) -> None:
+        """Narrow :attr:`W` for the next steps to what reaches the bound before the deadline, at
+        the seconds a beam state took in the full steps so far (``row_seconds``: this step's)."""
+        a = PACE_SMOOTHING
+        self.row_seconds = (
+            row_seconds if not self.row_seconds else a * row_seconds + (1 - a) * self.row_seconds
+        )
+        active = np.flatnonzero(self._active())
+        if not active.size:
+            return
+        assert self.max_cost is not None
+        if not np.all(self.max_cost[active] < np.finfo(np.float32).max):
+            return  # an instance without a bound (a schedule's first answer): no steps to plan for
+        least = np.full(len(self.status), np.inf)  # each instance's cheapest path in its beam
+        np.minimum.at(least, self.beam_inst, self.g)
+        cheapest = float(self.action_costs.min())
+        reach = 0 if self.ball is None else self.ball.radius  # the ball ends a beam that much sooner
+        left = np.floor((self.max_cost[active] - least[active]) / cheapest + 1e-6) - reach
+        left = np.clip(np.minimum(left, self.max_steps - step), 0, None)
+        counts = np.bincount(self.beam_inst, minlength=len(self.status))[active]
+        need = self.row_seconds * float((counts * left).sum())
+        budget = PACE_MARGIN * clock.seconds_left(self.deadline) - self.row_seconds * float(counts.sum())
+        if need > budget:
+            self.W = max(1, min(self.W, int(self.W * max(budget, 0.0) / need)))
 
     def _rows_to_expand(self, active: np.ndarray) -> np.ndarray:
         """Beam rows of the active instances that can afford a full step; the others hit the cap."""
