@@ -209,17 +209,18 @@ def test_a_group_is_bounded_by_its_cheapest_member(p8_manhattan):
 
 
 def test_its_beams_are_paced_where_the_search_can_be(p8_manhattan):
-    """A search that takes ``pace`` is asked to pace every beam (the beam itself paces only a
-    bounded one: tests/search/test_beam.py); one that does not is never given the keyword."""
+    """A search that takes ``pace`` is asked to pace every beam up to the schedule's width (the
+    beam itself paces only a bounded one: tests/search/test_beam.py); one that does not is never
+    given the keyword (the spy of the test above)."""
     p, h, starts = p8_manhattan
     asked = []
 
-    def paced(puzzle, rows, heuristic, *, pace=False, **kw):
+    def paced(puzzle, rows, heuristic, *, pace=None, **kw):
         asked.append(pace)
         return beam(puzzle, rows, heuristic, pace=pace, **kw)
 
     results = anytime_beam(paced, p, starts, h, [2, 50], time_limit=60.0, max_steps=200)
-    assert asked == [True, True] and verify(p, starts, [r.actions for r in results]).all()
+    assert asked == [2, 50] and verify(p, starts, [r.actions for r in results]).all()
 
 
 @pytest.mark.parametrize(

@@ -185,7 +185,8 @@ def _paced(monkeypatch: pytest.MonkeyPatch, time_limit: float, **kwargs: Any) ->
         clock.sleep(1e-4 * len(s))
         return h(s)
 
-    (r,) = beam(p, start, slow, beam_width=200, max_steps=500, time_limit=time_limit, **kwargs)
+    kwargs = {"beam_width": 200, **kwargs}
+    (r,) = beam(p, start, slow, max_steps=500, time_limit=time_limit, **kwargs)
     if r.solved:
         assert verify(p, start, [r.actions]).all()
     return r, calls
@@ -199,18 +200,32 @@ def test_a_paced_beam_narrows_to_reach_its_bound_in_time(monkeypatch: pytest.Mon
     (lost, calls) = _paced(monkeypatch, 1.0, max_cost=44)
     assert (lost.solved, lost.status, lost.iterations) == (False, "time limit", 31)
     assert min(calls[10:]) > 350  # the full beam to the end: about 400 children a step
-    (paced, calls) = _paced(monkeypatch, 1.0, max_cost=44, pace=True)
+    (paced, calls) = _paced(monkeypatch, 1.0, max_cost=44, pace=200)
     assert paced.solved and paced.length <= 44 and paced.seconds < 1.0
     assert max(calls[-10:]) < 300  # its last steps narrower
     # a bound and a deadline are what pacing needs: without a bound it is the beam as it was
-    (unbounded, calls_unbounded) = _paced(monkeypatch, 1.0, pace=True)
+    (unbounded, calls_unbounded) = _paced(monkeypatch, 1.0, pace=200)
     assert unbounded.status == "time limit" and min(calls_unbounded[10:]) > 350
 
 
 def test_a_paced_beam_that_fits_its_time_is_the_beam_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     (free, calls) = _paced(monkeypatch, 4.0, max_cost=44)
-    (paced, calls_paced) = _paced(monkeypatch, 4.0, max_cost=44, pace=True)
+    (paced, calls_paced) = _paced(monkeypatch, 4.0, max_cost=44, pace=200)
     assert paced.actions == free.actions and calls_paced == calls and len(free.actions) == 40
+
+
+def test_a_paced_beam_widens_into_time_it_would_leave(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Started at 50 (about 2.1 children a beam state here, 0.1 ms each), a beam allowed 400
+    widens as the time buys: with 1.5 s for its bound of 44 steps to about 200, with all the time in
+    the world to 400 and no further. Not paced, it stays at 50."""
+    (fixed, calls) = _paced(monkeypatch, 1.5, max_cost=44, beam_width=50)
+    assert fixed.solved and max(calls) < 3 * 50
+    (paced, calls) = _paced(monkeypatch, 1.5, max_cost=44, beam_width=50, pace=400)
+    assert paced.solved and paced.length <= 44 and paced.seconds < 1.5
+    assert max(calls[:6]) < 3 * 50 and 3 * 100 < max(calls[-10:]) < 3 * 200
+    (roomy, calls) = _paced(monkeypatch, 400.0, max_cost=44, beam_width=50, pace=400)
+    (wide, calls_wide) = _paced(monkeypatch, 400.0, max_cost=44, beam_width=400)
+    assert roomy.solved and max(calls) == max(calls_wide) and calls[-10:] == calls_wide[-10:]
 
 
 def test_exhausted_when_the_beam_empties() -> None:
@@ -227,6 +242,8 @@ def test_exhausted_when_the_beam_empties() -> None:
         ({"max_steps": -1}, "max_steps"),
         ({"max_nodes": 0}, "max_nodes"),
         ({"time_limit": -1.0}, "time_limit"),
+        ({"pace": 0}, "pace must be positive"),
+        ({"pace": True}, "pace must be an integer"),
     ],
 )
 def test_bad_arguments(kwargs: dict[str, Any], message: str) -> None:

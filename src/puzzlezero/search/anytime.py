@@ -39,7 +39,12 @@ bounded below its answer, rarely finds a shorter one): the schedule ends and lea
 follows it (the solver's shortcut pass). A narrowed beam, once it has run, is fitted again at its full
 width: its answer, shorter than the one before, bounds the steps of the next beam, so the time left
 may buy a wider one (on the 48-puzzle a first answer of 782 moves plans for far more steps than the
-wider beam's answer, about 310, takes). Where the machine is fast enough, nothing changes.
+wider beam's answer, about 310, takes). A search that takes ``pace`` (:func:`~.beam.beam`) is
+asked to pace each beam as it runs, too, up to the schedule's width: a bounded beam sets its width,
+step by step, to what reaches its bound before the deadline at the rate it measures itself, so that a
+plan a little short of the steps costs width at the end, not the answer, and one made from the
+narrow beam's dearer rate does not leave time unused. Where the machine is fast enough, nothing
+changes.
 
 >>> stages = [(0.2, 100), (0.5, 1000), (0.6, 3000)]                              # doctest: +SKIP
 >>> (r,) = anytime(bwas, cube, start, h, stages, time_limit=30.0)               # doctest: +SKIP
@@ -380,8 +385,9 @@ def _restarts(
             on_solution(i, replace(r, nodes_generated=int(nodes[i]) + r.nodes_generated), k)
 
     live = on_solution is not None and clock.takes_keyword(search, "on_solved")
-    # a fitted beam is paced too: narrowed, as it runs, to reach its bound by the deadline
-    paced = {"pace": True} if fit is not None and clock.takes_keyword(search, "pace") else {}
+    # a fitted beam is paced too: as it runs, as wide as reaches its bound by the deadline, at most
+    # the schedule's width
+    paced = fit is not None and clock.takes_keyword(search, "pace")
     search = clock.with_deadline(search)
     spent = 0.0  # seconds and width-steps of the stages that ran (``fit``)
     width_steps = 0.0
@@ -425,7 +431,7 @@ def _restarts(
                 else {"groups": groups[todo], "ledger": ledger, "group_stop": k < len(settings) - 1}
             ),
             **({"on_solved": partial(_solved_row, tell, todo, k)} if live else {}),
-            **paced,
+            **({"pace": settings[k][fit]} if paced else {}),
         )
         if fit is not None:
             spent += clock.now() - t0 - stage_start

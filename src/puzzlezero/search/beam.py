@@ -43,11 +43,13 @@ An instance stopped by a limit keeps a solution found down the ball.
 
 **Pacing** (``pace``): a beam bounded by ``max_cost`` and a deadline (a later beam of an anytime
 schedule, :mod:`.anytime`) that would not reach its bound in time finds nothing at all when the
-deadline comes, however close it was to an answer. A paced beam measures, each step it is full, the
-seconds a beam state takes to expand and rank, and narrows itself for the next step to the width
-whose remaining steps, up to its bound, fit the time left (:data:`PACE_MARGIN` of it, less one
-step): the states it drops are its worst-ranked, and its last steps, where the heuristic is surest,
-run narrower instead of not at all. It never widens again; a beam that fits keeps its width.
+deadline comes, however close it was to an answer; one planned from a slower beam's rate leaves time
+unused. A paced beam measures, each step it is full, the seconds a beam state takes to expand and
+rank, and sets its width for the next step to the one whose remaining steps, up to its bound, fit
+the time left (:data:`PACE_MARGIN` of it, less one step), never wider than ``pace``: narrower, it
+drops its worst-ranked states, and its last steps, where the heuristic is surest, run narrower
+instead of not at all; wider, it keeps more of the step's children. A beam paced at its own width
+only narrows, and one that fits keeps it.
 
 **Q-beam** (:func:`qbeam`): with a network that has a Q head (the cost-to-go after each action,
 its cost included; :mod:`puzzlezero.search.qstar`) step 4 becomes ONE call of the Q function on
@@ -122,7 +124,7 @@ def beam(
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
     ball: GoalBall | None = None,
-    pace: bool = False,
+    pace: int | None = None,
 ) -> list[SearchResult]:
     """Beam search from every state of ``starts[B, *state_shape]`` (or one state) to a goal.
 
@@ -148,9 +150,10 @@ def beam(
         ball: the states near the goal (:mod:`puzzlezero.search.goal_ball`; ``None``: none): a
             child inside it ends its instance's search once no later step can reach the goal
             more cheaply than down the ball from it (see the module's "The goal's ball").
-        pace: with ``max_cost`` and a deadline (``deadline`` or ``time_limit``), narrow the beam
-            step by step to what reaches the bound in time (see the module's "Pacing"); without
-            them it does nothing.
+        pace: with ``max_cost`` and a deadline (``deadline`` or ``time_limit``), the widest the
+            beam may become as it sets its width, step by step, to what reaches the bound in time
+            (see the module's "Pacing"; ``beam_width``: narrower only); ``None``, or without a
+            bound or a deadline: the beam keeps ``beam_width``.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -173,7 +176,7 @@ def qbeam(
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
     ball: GoalBall | None = None,
-    pace: bool = False,
+    pace: int | None = None,
 ) -> list[SearchResult]:
     """Beam search that ranks children by a Q function ``states[M, *state_shape] -> float32[M, A]``
     called once on the beam states expanded in a step (see the module's "Q-beam"); the other
@@ -196,7 +199,7 @@ def pbeam(
     max_cost: float | np.ndarray | None = None,
     deadline: float | None = None,
     ball: GoalBall | None = None,
-    pace: bool = False,
+    pace: int | None = None,
 ) -> list[SearchResult]:
     """Beam search that keeps the ``beam_width`` most probable paths under a policy
     ``states[M, *state_shape] -> float32[M, A]`` (move probabilities), called once on the beam
@@ -271,7 +274,7 @@ def _checked(
     *,
     mode: str,
     ball: GoalBall | None = None,
-    pace: bool = False,
+    pace: int | None = None,
 ) -> _Beam:
     """The search of :func:`beam`'s (``mode="value"``), :func:`qbeam`'s (``"q"``) or
     :func:`pbeam`'s (``"policy"``) arguments, checked (bad values raise :class:`PuzzleError`);
@@ -283,6 +286,7 @@ def _checked(
     check_positive("max_steps", max_steps, integer=True, allow_zero=True)
     check_positive("max_nodes", max_nodes, integer=True)
     check_positive("time_limit", time_limit)
+    check_positive("pace", pace, integer=True)
     stats = stats if stats is not None else SearchStats()
     goal_test = puzzle.goal_test(is_goal)
     bound = None if max_cost is None else np.broadcast_to(np.float32(max_cost), (starts.shape[0],))
@@ -339,7 +343,7 @@ class _Beam:
         mode: str = "value",
         deadline: float | None = None,
         ball: GoalBall | None = None,
-        pace: bool = False,
+        pace: int | None = None,
     ) -> None:
         self.p, self.heuristic, self.stats, self.is_goal = puzzle, heuristic, stats, is_goal
         self.ball = ball
@@ -348,7 +352,7 @@ class _Beam:
         self.t0 = clock.now()
         self.deadline = clock.deadline_after(time_limit, deadline, start=self.t0)
         # pacing (the module's "Pacing"): only a beam with a bound and a deadline can be paced
-        self.pace = pace and max_cost is not None and np.isfinite(self.deadline)
+        self.widest = pace if max_cost is not None and np.isfinite(self.deadline) else None
         self.row_seconds = 0.0  # measured seconds to expand and rank one beam state (0: not yet)
         self.starts = starts
         b = starts.shape[0]
@@ -443,7 +447,7 @@ class _Beam:
             self._select(children, c_inst, c_parent, c_action, c_hash, c_g, h)
             if self.ball is not None:
                 self._finish_met()
-            if self.pace and full:
+            if self.widest is not None and full:
                 self._pace(step, (clock.now() - step_start) / rows.size)
         for i in np.flatnonzero(self._active()):
             self._finish(int(i), "step limit")
@@ -451,8 +455,9 @@ class _Beam:
         return [self._result(i) for i in range(len(self.status))]
 
     def _pace(self, step: int, row_seconds: float) -> None:
-        """Narrow :attr:`W` for the next steps to what reaches the bound before the deadline, at
-        the seconds a beam state took in the full steps so far (``row_seconds``: this step's)."""
+        """Set :attr:`W` for the next steps to what reaches the bound before the deadline (at most
+        :attr:`widest`), at the seconds a beam state took in the full steps so far (``row_seconds``:
+        this step's)."""
         a = PACE_SMOOTHING
         self.row_seconds = (
             row_seconds if not self.row_seconds else a * row_seconds + (1 - a) * self.row_seconds
@@ -470,10 +475,11 @@ class _Beam:
         left = np.floor((self.max_cost[active] - least[active]) / cheapest + 1e-6) - reach
         left = np.clip(np.minimum(left, self.max_steps - step), 0, None)
         counts = np.bincount(self.beam_inst, minlength=len(self.status))[active]
-        need = self.row_seconds * float((counts * left).sum())
         budget = PACE_MARGIN * clock.seconds_left(self.deadline) - self.row_seconds * float(counts.sum())
-        if need > budget:
-            self.W = max(1, min(self.W, int(self.W * max(budget, 0.0) / need)))
+        per_width = self.row_seconds * float(left.sum())  # seconds to the bound a unit of width
+        assert self.widest is not None
+        fits = self.widest if per_width <= 0 else int(max(budget, 0.0) / per_width)
+        self.W = max(1, min(self.widest, fits))
 
     def _rows_to_expand(self, active: np.ndarray) -> np.ndarray:
         """Beam rows of the active instances that can afford a full step; the others hit the cap."""
