@@ -202,7 +202,7 @@ def test_a_paced_beam_narrows_to_reach_its_bound_in_time(monkeypatch: pytest.Mon
     assert min(calls[10:]) > 350  # the full beam to the end: about 400 children a step
     (paced, calls) = _paced(monkeypatch, 1.0, max_cost=44, pace=200)
     assert paced.solved and paced.length <= 44 and paced.seconds < 1.0
-    assert max(calls[-10:]) < 300  # its last steps narrower
+    assert max(calls[-10:]) < 350  # its last steps narrower (the full beam: 385-433 children)
     # a bound and a deadline are what pacing needs: without a bound it is the beam as it was
     (unbounded, calls_unbounded) = _paced(monkeypatch, 1.0, pace=200)
     assert unbounded.status == "time limit" and min(calls_unbounded[10:]) > 350

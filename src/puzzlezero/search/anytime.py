@@ -72,6 +72,7 @@ import numpy as np
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import GoalTest, Puzzle
 from puzzlezero.search import clock
+from puzzlezero.search.beam import PACE_STEPS
 from puzzlezero.search.result import SearchResult, as_batch, check_positive
 
 __all__ = [
@@ -91,9 +92,9 @@ __all__ = [
 #: on the 48-puzzle), and the share keeps a margin beside it
 FIT_MARGIN = 0.95
 #: the share of its bound a later beam is planned to step: a beam that finds nothing shorter loses
-#: nothing when its time runs out, so it is planned for one that finds a shorter answer (measured:
-#: 0.83 to 0.92 of the incumbent's length on the 48-puzzle, ``globe_2-6`` and ``cube_3-3-3``)
-FIT_STEPS = 0.9
+#: nothing when its time runs out, so it is planned for one that finds a shorter answer (the share a
+#: paced beam plans for too, :data:`~.beam.PACE_STEPS`)
+FIT_STEPS = PACE_STEPS
 #: a beam narrowed to less than this many times the widest beam that ran is not run
 FIT_MIN_GAIN = 1.5
 
