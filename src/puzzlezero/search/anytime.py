@@ -388,7 +388,7 @@ def _restarts(
     live = on_solution is not None and clock.takes_keyword(search, "on_solved")
     # a fitted beam is paced too: as it runs, as wide as reaches its bound by the deadline, at most
     # the schedule's width
-    paced = fit is not None and clock.takes_keyword(search, "pace")
+    paced = fit if fit is not None and clock.takes_keyword(search, "pace") else None
     search = clock.with_deadline(search)
     spent = 0.0  # seconds and width-steps of the stages that ran (``fit``)
     width_steps = 0.0
@@ -432,7 +432,7 @@ def _restarts(
                 else {"groups": groups[todo], "ledger": ledger, "group_stop": k < len(settings) - 1}
             ),
             **({"on_solved": partial(_solved_row, tell, todo, k)} if live else {}),
-            **({"pace": settings[k][fit]} if paced else {}),
+            **({} if paced is None else {"pace": settings[k][paced]}),
         )
         if fit is not None:
             spent += clock.now() - t0 - stage_start
