@@ -413,8 +413,9 @@ class _Beam:
             rows = self._rows_to_expand(active)
             if rows.size == 0:
                 continue
-            step_start = clock.now()
-            full = rows.size >= self.W * np.unique(self.beam_inst[rows]).size
+            # a paced beam times its full steps (the others: no clock read, no count)
+            paced = self.widest is not None and rows.size >= self.W * np.unique(self.beam_inst[rows]).size
+            step_start = clock.now() if paced else 0.0
             st.iterations += 1
             q = None
             if self.mode != "value":
@@ -454,7 +455,7 @@ class _Beam:
             self._select(children, c_inst, c_parent, c_action, c_hash, c_g, h)
             if self.ball is not None:
                 self._finish_met()
-            if self.widest is not None and full:
+            if paced:
                 self._pace(step, (clock.now() - step_start) / rows.size)
         for i in np.flatnonzero(self._active()):
             self._finish(int(i), "step limit")
