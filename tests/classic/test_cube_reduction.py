@@ -207,7 +207,7 @@ def test_the_default_solve_reduces_then_solves_the_3x3x3(monkeypatch):
     cube4 = make("cube_4-4-4")
     start = _deep(cube4, 7)
     # the path, not the time rule (which a fake clock tests above): one centre solution, its
-    # tables built before the clock (as bench and serve do; a fresh cache takes about 25 s), and
+    # tables built before the clock (as bench and serve do; a fresh cache takes about 16 s), and
     # a limit the pairing (about 28 s on an idle 2-core machine) meets however loaded the machine;
     # the 3x3x3's full solve capped at 30 s, as it fits its beams to the time left
     monkeypatch.setattr(reduced, "PAIR_STARTS", 1)
@@ -327,3 +327,16 @@ def test_the_memory_estimate_covers_the_3x3x3s_solve(cube4):
     estimate = memory_estimate(cube4, o4.search, o4)
     assert estimate >= cr.memory_estimate(cube4)
     assert estimate >= min(memory_estimate(cube3, o3.search, o3), 1 << 30)
+
+
+def test_a_key_holds_two_bits_a_class_the_first_lowest_and_the_parity_at_bit_60():
+    rng = np.random.default_rng(5)
+    for n in (1, 3, 4, 5, 8, 24, 30):
+        classes = rng.integers(0, 4, (6, n)).astype(np.uint8)
+        parity = rng.integers(0, 2, 6).astype(np.uint8)
+        by_hand = [sum(int(c) << (2 * i) for i, c in enumerate(row)) for row in classes]
+        assert cr._pack(classes, None).tolist() == by_hand
+        with_parity = [k | (int(p) << 60) for k, p in zip(by_hand, parity, strict=True)]
+        assert cr._pack(classes, parity).tolist() == with_parity
+        # any leading shape, one key per row
+        assert cr._pack(classes.reshape(2, 3, n), None).tolist() == np.reshape(by_hand, (2, 3)).tolist()

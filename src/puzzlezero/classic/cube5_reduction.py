@@ -298,7 +298,7 @@ def _phase(
         if deadline is not None and clock.now() > deadline:
             raise TimeoutError("the time limit passed while the centres were solved")
         n, m = len(lab), len(macros)
-        kids = lab[:, perms].reshape(n * m, 54)
+        kids = np.take(lab, perms, axis=1).reshape(n * m, 54)
         kid_par = (par[:, None] ^ odds[None, :]).reshape(-1)
         kid_g = (g[:, None] + costs[None, :]).reshape(-1)
         parent, move = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)

@@ -178,7 +178,7 @@ def cube3_view_q_function(puzzle: Puzzle, model: str | None, *, precision: str =
         turns = view.face_turns[frame]  # [B, A]: the cube3 turn of each move, -1 for a slice
         out = np.take_along_axis(q3(read), np.maximum(turns, 0), axis=1)
         out += view.rotation_moves[frame][:, None]
-        children = states[:, perms[slices]].reshape(-1, states.shape[1])
+        children = np.take(states, perms[slices], axis=1).reshape(-1, states.shape[1])
         read, frame = view.cube3(children)
         after = (value(read) + view.rotation_moves[frame]).reshape(len(states), len(slices))
         out[:, slices] = costs[slices] + after

@@ -119,7 +119,7 @@ class _Search:
         """``[B, A, n]``: each flat state's children by every move (a gather for a permutation
         puzzle, ``puzzle.expand`` otherwise)."""
         if self.perms is not None:
-            return states[:, self.perms]
+            return np.take(states, self.perms, axis=1)  # C-contiguous, so reshapes are views
         shape = tuple(self.puzzle.state_shape)
         kids = self.puzzle.expand(states.reshape(-1, *shape))
         return kids.reshape(states.shape[0], self.actions, -1)
