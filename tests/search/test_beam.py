@@ -228,6 +228,20 @@ def test_a_paced_beam_widens_into_time_it_would_leave(monkeypatch: pytest.Monkey
     assert roomy.solved and max(calls) == max(calls_wide) and calls[-10:] == calls_wide[-10:]
 
 
+def test_a_paced_beam_at_the_goals_ball_still_plans_its_next_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The goal's ball (radius 8 here) ends a beam that many steps sooner, so near the end the steps
+    left to plan can come to none: the beam still plans its next step, and the time left sets its
+    width. Planned for none, it was given its cap, 2,000, and ran out of time on a step of 1,016
+    children."""
+    from puzzlezero.search.goal_ball import goal_ball
+
+    ball = goal_ball(make("puzzle15"), 1000)
+    assert ball.radius == 8
+    (paced, calls) = _paced(monkeypatch, 1.0, max_cost=42, pace=2000, ball=ball)
+    assert paced.solved and paced.length <= 42 and paced.seconds < 1.0
+    assert max(calls) < 3 * 200  # never near the cap: about 2.1 children a beam state
+
+
 def test_exhausted_when_the_beam_empties() -> None:
     g = GraphPuzzle({0: [1], 1: [0, 2], 2: [1], 3: [3]}, goal=3)
     (r,) = beam(g, np.array([0], np.uint8), lambda s: np.ones(len(s), np.float32), beam_width=5)
