@@ -356,9 +356,9 @@ def _pack(classes: np.ndarray, parity: np.ndarray | None) -> np.ndarray:
     read as one little-endian word (never a word for each class, which took 16 times as long)."""
     n = classes.shape[-1]
     rows = classes.reshape(-1, n)
-    quads = np.zeros((len(rows), 32), np.uint8)
-    quads[:, :n] = rows
-    quads = quads.reshape(-1, 8, 4)
+    padded = np.zeros((len(rows), 32), np.uint8)
+    padded[:, :n] = rows
+    quads = padded.reshape(-1, 8, 4)
     octets = quads[:, :, 0] | (quads[:, :, 1] << 2) | (quads[:, :, 2] << 4) | (quads[:, :, 3] << 6)
     keys = np.ascontiguousarray(octets).view("<u8").reshape(classes.shape[:-1]).astype(np.uint64)
     if parity is not None:
