@@ -208,7 +208,7 @@ def test_the_default_solve_reduces_then_solves_the_3x3x3(monkeypatch):
     start = _deep(cube4, 7)
     # the path, not the time rule (which a fake clock tests above): one centre solution, its
     # tables built before the clock (as bench and serve do; a fresh cache takes about 16 s), and
-    # a limit the pairing (about 28 s on an idle 2-core machine) meets however loaded the machine;
+    # a limit the pairing (about 22 s on an idle 2-core machine) meets however loaded the machine;
     # the 3x3x3's full solve capped at 30 s, as it fits its beams to the time left
     monkeypatch.setattr(reduced, "PAIR_STARTS", 1)
     real = reduced.solve

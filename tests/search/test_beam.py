@@ -231,8 +231,8 @@ def test_a_paced_beam_widens_into_time_it_would_leave(monkeypatch: pytest.Monkey
 def test_a_paced_beam_at_the_goals_ball_still_plans_its_next_step(monkeypatch: pytest.MonkeyPatch) -> None:
     """The goal's ball (radius 8 here) ends a beam that many steps sooner, so near the end the steps
     left to plan can come to none: the beam still plans its next step, and the time left sets its
-    width. Planned for none, it was given its cap, 2,000, and ran out of time on a step of 1,016
-    children."""
+    width. Planned for none, it would be given its cap, 2,000, and run out of time on a step of
+    1,016 children."""
     from puzzlezero.search.goal_ball import goal_ball
 
     ball = goal_ball(make("puzzle15"), 1000)

@@ -353,7 +353,8 @@ class PhaseTable:
 def _pack(classes: np.ndarray, parity: np.ndarray | None) -> np.ndarray:
     """``uint64``: the classes (each < 4, at most 30 of them along the last axis) two bits each,
     the first lowest, and the parity, where given, at bit 60: four classes to a byte, eight bytes
-    read as one little-endian word (never a word for each class, which took 16 times as long)."""
+    read as one little-endian word (a word for each class, shifted and summed, takes 16 times as
+    long)."""
     n = classes.shape[-1]
     rows = classes.reshape(-1, n)
     padded = np.zeros((len(rows), 32), np.uint8)
