@@ -39,7 +39,9 @@ ONE_TURN = CUBE.parse("R")
 class Gated:
     """A fake solver that notes the order jobs start in (their ``tag`` option) and runs each until
     its gate opens, or for ``seconds`` when the job names them (the jobs of these tests carry a
-    dict of their own, which the pool hands to its solver as it is)."""
+    dict of their own, which the pool hands to its solver as it is). ``real`` (default
+    ``seconds``) is how long such a solve really sleeps: the fake clock moves by ``seconds``
+    whatever it is, while the pool's wall-limit timers run on the event loop's real clock."""
 
     def __init__(self, clock: FakeClock | None = None) -> None:
         self.clock = clock  # advanced by the seconds each timed solve takes, after it took them
@@ -61,7 +63,7 @@ class Gated:
             self.started.append(tag)
             self.options.append(opts)
         if seconds is not None:
-            time.sleep(seconds)
+            time.sleep(mine.get("real", seconds))
             if self.clock is not None:
                 self.clock.sleep(seconds)
         else:
@@ -169,13 +171,16 @@ def test_two_workers_take_the_line_in_order() -> None:
 def test_time_in_line_does_not_count_against_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Four 0.3 s solves on one worker with a 0.5 s wall limit each: the last waits 0.9 s (on the
     pool's clock, which the solves move), longer than its whole budget, and is still answered (not
-    504), with its full time limit."""
+    504), with its full time limit. The four really sleep 0.2 s each: the wall-limit timers run on
+    the event loop's real clock, so a loaded machine gets 0.3 s of slack before one fires (0.2 s
+    when they slept 0.3 s), while a timer wrongly started at submission still fires on the fourth
+    (0.6 s in line)."""
     clock = FakeClock()
     use_clock(monkeypatch, clock)
     fake = Gated(clock)
 
     async def body(pool: SolvePool) -> None:
-        tickets = [pool.submit(job(str(i), time_limit=0.4, seconds=0.3), 0.5) for i in range(4)]
+        tickets = [pool.submit(job(str(i), time_limit=0.4, seconds=0.3, real=0.2), 0.5) for i in range(4)]
         outs = await asyncio.gather(*(pool.result(t) for t in tickets))
         assert all(o["ok"]["solved"] for o in outs)
         assert tickets[-1].waited() == pytest.approx(0.9) and tickets[-1].waited() > tickets[-1].wall_limit
