@@ -1,6 +1,7 @@
 """The solver pool's waiting line and the job API: FIFO order and places, refusal only beyond the
 bound, time in line not counted against a solve's budget, estimates from measured durations,
-bounded memory for ended jobs. Fake solvers in threads; every test takes a second or two."""
+bounded memory for ended jobs. Fake solvers in threads, on a fake clock where a test measures or
+waits out time; every test takes a second or two."""
 
 from __future__ import annotations
 
@@ -39,12 +40,12 @@ ONE_TURN = CUBE.parse("R")
 class Gated:
     """A fake solver that notes the order jobs start in (their ``tag`` option) and runs each until
     its gate opens, or for ``seconds`` when the job names them (the jobs of these tests carry a
-    dict of their own, which the pool hands to its solver as it is). ``real`` (default
-    ``seconds``) is how long such a solve really sleeps: the fake clock moves by ``seconds``
-    whatever it is, while the pool's wall-limit timers run on the event loop's real clock."""
+    dict of their own, which the pool hands to its solver as it is). With a fake ``clock`` a timed
+    solve moves it by its ``seconds`` and returns at once; without one it really sleeps them. With
+    ``hold`` a timed solve first waits for its gate."""
 
     def __init__(self, clock: FakeClock | None = None) -> None:
-        self.clock = clock  # advanced by the seconds each timed solve takes, after it took them
+        self.clock = clock
         self.started: list[str] = []
         self.options: list[dict[str, Any]] = []
         self.gates: dict[str, threading.Event] = {}
@@ -62,12 +63,10 @@ class Gated:
         with self.lock:
             self.started.append(tag)
             self.options.append(opts)
-        if seconds is not None:
-            time.sleep(mine.get("real", seconds))
-            if self.clock is not None:
-                self.clock.sleep(seconds)
-        else:
+        if seconds is None or mine.get("hold"):
             assert self.gate(tag).wait(20)
+        if seconds is not None:
+            (self.clock or time).sleep(seconds)
         return bfs_solve(puzzle, state)
 
 
@@ -75,12 +74,18 @@ def job(tag: str, time_limit: float = 20.0, **options: Any) -> SolveJob:
     return SolveJob("cube3", ONE_TURN, {"time_limit": time_limit, "tag": tag, **options})
 
 
-def run_pool(fake: Gated, body: Callable[[SolvePool], Awaitable[None]], **config: Any) -> None:
-    """Run ``body(pool)`` on a fresh event loop with a started thread pool around ``fake``."""
+def run_pool(
+    fake: Gated, body: Callable[[SolvePool], Awaitable[None]], clock: FakeClock | None = None, **config: Any
+) -> None:
+    """Run ``body(pool)`` on a fresh event loop with a started thread pool around ``fake``. With a
+    ``clock``, the loop's own time is that fake clock too: the pool's timers (a solve's wall limit)
+    fall due only when the test's solves move it, however slow the machine."""
     config.setdefault("executor", "thread")
     config.setdefault("workers", 1)
 
     async def main() -> None:
+        if clock is not None:
+            asyncio.get_running_loop().time = clock.monotonic  # type: ignore[method-assign]
         pool = SolvePool(ServerConfig(**config), fake)
         pool.start()
         try:
@@ -169,38 +174,42 @@ def test_two_workers_take_the_line_in_order() -> None:
 
 
 def test_time_in_line_does_not_count_against_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Four 0.3 s solves on one worker with a 0.5 s wall limit each: the last waits 0.9 s (on the
-    pool's clock, which the solves move), longer than its whole budget, and is still answered (not
-    504), with its full time limit. The four really sleep 0.2 s each: the wall-limit timers run on
-    the event loop's real clock, so a loaded machine gets 0.3 s of slack before one fires (0.2 s
-    when they slept 0.3 s), while a timer wrongly started at submission still fires on the fourth
-    (0.6 s in line)."""
+    """Four 0.3 s solves on one worker with a 0.5 s wall limit each: the last waits 0.9 s, longer
+    than its whole budget, and is still answered (not 504), with its full time limit; a timer
+    started at submission would have fired 0.5 s in. A solve that runs past its own limit gets its
+    504 while its worker still runs it. Every time here is the fake clock's (the pool's and its
+    event loop's), which only the solves move."""
     clock = FakeClock()
     use_clock(monkeypatch, clock)
     fake = Gated(clock)
 
     async def body(pool: SolvePool) -> None:
-        tickets = [pool.submit(job(str(i), time_limit=0.4, seconds=0.3, real=0.2), 0.5) for i in range(4)]
+        tickets = [pool.submit(job(str(i), time_limit=0.4, seconds=0.3, hold=i == 0), 0.5) for i in range(4)]
+        fake.gate("0").set()  # all four are in line: the first may end
         outs = await asyncio.gather(*(pool.result(t) for t in tickets))
         assert all(o["ok"]["solved"] for o in outs)
         assert tickets[-1].waited() == pytest.approx(0.9) and tickets[-1].waited() > tickets[-1].wall_limit
         assert [o["time_limit"] for o in fake.options] == [0.4] * 4  # never shortened by the wait
-        slow = pool.submit(job("slow", time_limit=0.1, seconds=1.0), 0.3)  # runs past its own budget
+        slow = pool.submit(job("slow", time_limit=0.1), 0.3)  # runs until the test ends
+        assert slow.started == clock.now  # it went straight to the free worker
+        clock.sleep(1.0)  # past its wall limit
         with pytest.raises(SolveTimeoutError, match="time in line not counted"):
             await pool.result(slow)
         assert pool.running == 1  # the overrun solve keeps its worker until it really ends
 
-    run_pool(fake, body, queue=8)
+    run_pool(fake, body, clock, queue=8)
 
 
-def test_estimate_comes_from_measured_durations() -> None:
-    fake = Gated()
+def test_estimate_comes_from_measured_durations(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()  # the pool's clock: a solve takes as long as the test says
+    use_clock(monkeypatch, clock)
+    fake = Gated(clock)
 
     async def body(pool: SolvePool) -> None:
         measured = pool.submit(job("m", seconds=0.2), 30.0)
         await pool.result(measured)
         assert pool.durations.count("cube3") == 1
-        assert pool.durations.expected("cube3", 20.0) == pytest.approx(0.2, abs=0.15)
+        assert pool.durations.expected("cube3", 20.0) == pytest.approx(0.2)
         pool.durations = RecentDurations()  # from here on: as if the solves so far took 10 s
         pool.durations.record("cube3", 10.0)
         running = [pool.submit(job(t), 30.0) for t in "AB"]
@@ -208,13 +217,16 @@ def test_estimate_comes_from_measured_durations() -> None:
         est = [pool.estimate(t) for t in line]
         # two workers free in about 10 s; C and D start then, E after another 10 s
         assert [e.position for e in est] == [1, 2, 3] and all(e.recent_solves == 1 for e in est)
-        assert [e.start_seconds for e in est] == pytest.approx([10.0, 10.0, 20.0], abs=0.5)
-        assert [e.answer_seconds for e in est] == pytest.approx([20.0, 20.0, 30.0], abs=0.5)
+        assert [e.start_seconds for e in est] == pytest.approx([10.0, 10.0, 20.0])
+        assert [e.answer_seconds for e in est] == pytest.approx([20.0, 20.0, 30.0])
         short = pool.submit(job("F", time_limit=2.0), 30.0)  # its own limit caps its duration
-        assert pool.estimate(short).answer_seconds == pytest.approx(22.0, abs=0.5)
-        assert pool.estimate(running[0]).answer_seconds == pytest.approx(10.0, abs=0.5)
+        assert pool.estimate(short).answer_seconds == pytest.approx(22.0)
+        assert pool.estimate(running[0]).answer_seconds == pytest.approx(10.0)
+        clock.sleep(4.0)  # four seconds on: A and B are expected in six, C and D start then
+        assert pool.estimate(running[0]).answer_seconds == pytest.approx(6.0)
+        assert [pool.estimate(t).start_seconds for t in line] == pytest.approx([6.0, 6.0, 16.0])
 
-    run_pool(fake, body, workers=2, queue=8)
+    run_pool(fake, body, clock, workers=2, queue=8)
 
 
 def test_cancel_leaves_the_line_and_a_departed_caller_gives_up_its_place() -> None:
