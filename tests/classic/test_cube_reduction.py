@@ -209,13 +209,14 @@ def test_the_default_solve_reduces_then_solves_the_3x3x3(monkeypatch):
     # the path, not the time rule (which a fake clock tests above): one centre solution, its
     # tables built before the clock (as bench and serve do; a fresh cache takes about 16 s), and
     # a limit the pairing (about 22 s on an idle 2-core machine) meets however loaded the machine;
-    # the 3x3x3's full solve capped at 30 s, as it fits its beams to the time left
+    # the 3x3x3's full solve capped at its least, 5 s, from its default 30 (it fits its beams to
+    # the time left)
     monkeypatch.setattr(reduced, "PAIR_STARTS", 1)
     real = reduced.solve
 
     def capped(*args, **kwargs):
         if kwargs.get("search") is None:
-            kwargs["time_limit"] = min(kwargs["time_limit"], 30.0)
+            kwargs["time_limit"] = min(kwargs["time_limit"], reduced.MIN_THREE_SECONDS)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(reduced, "solve", capped)
