@@ -142,7 +142,10 @@ def test_a_failed_spawn_backs_off_and_retries_while_admission_says_why(
         with pytest.raises(NoWorkerError, match=r"starting failed \(Resource temporarily unavailable\)"):
             pool.admit("someone")
         await ready(pool, 1)  # the third try starts a worker
-        assert len(tried) == 3 and tried[2] - tried[1] >= 2 * (tried[1] - tried[0]) * 0.9  # it doubled
+        # each try waited at least its backoff, which doubled (0.3 s, then 0.6 s); lower bounds only,
+        # since a loaded machine can only make the measured waits longer (the loop may fire a timer a
+        # clock tick early)
+        assert len(tried) == 3 and tried[1] - tried[0] >= 0.29 and tried[2] - tried[1] >= 0.59
         out = await pool.solve(job(0.0, "served"), 60.0)
         assert out["ok"]["tag"] == "served"
         health = pool.health()
@@ -405,7 +408,15 @@ def test_a_server_signalled_as_a_process_group_drains_its_running_solve() -> Non
 
 
 # ---- shutdown ---------------------------------------------------------------------------------------
-def test_close_stops_a_cooperative_search_cleanly_and_starts_no_replacement() -> None:
+def test_close_stops_a_cooperative_search_cleanly_and_starts_no_replacement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A graceful close of 8 s with two 60-s searches running: the first worker crashes while the
+    pool drains (no replacement is started), the second is asked to stop after the drain and exits
+    cleanly in the seconds kept for it (2 s, with KILL_AFTER 3 s and cancel_grace 5 s: a loaded
+    machine's slow process exit is not taken for a hang), all within the timeout plus KILL_AFTER."""
+    monkeypatch.setattr(pool_module, "KILL_AFTER", 3.0)
+
     async def body(pool: SolvePool) -> None:
         await ready(pool, 2)
         a = pool.submit(job(60.0, "a"), 120.0, "a")
@@ -413,7 +424,7 @@ def test_close_stops_a_cooperative_search_cleanly_and_starts_no_replacement() ->
         await until(lambda: a.status == b.status == "running")
         procs = {w.pid: w.process for w in pool._workers}
         began = time.monotonic()
-        closing = asyncio.ensure_future(pool.aclose(3.0))
+        closing = asyncio.ensure_future(pool.aclose(8.0))
         await asyncio.sleep(0.2)
         os.kill(a.worker_pid, signal.SIGKILL)  # type: ignore[arg-type]  # a crash while draining
         await asyncio.sleep(0.5)
@@ -421,8 +432,8 @@ def test_close_stops_a_cooperative_search_cleanly_and_starts_no_replacement() ->
         await closing
         assert b.worker_pid is not None and procs[b.worker_pid] is not None
         assert procs[b.worker_pid].exitcode == 0  # type: ignore[union-attr]  # asked to stop: it exited
-        assert time.monotonic() - began < 5.0 and pool.spawned == 2  # within its timeout
+        assert time.monotonic() - began < 8.0 + 3.0 and pool.spawned == 2  # within its timeout
         with pytest.raises(WorkerCrashedError, match="shut down"):
             await b.outcome
 
-    run_pool(body, solve_fn=heeds_cancel, workers=2)
+    run_pool(body, solve_fn=heeds_cancel, workers=2, cancel_grace=5.0)
