@@ -77,9 +77,8 @@ def test_a_healthy_server_passes_a_soak_with_students_a_flood_and_a_slow_client(
     assert faults["floods"] >= 1 and "429" in faults["flood_status"]  # the flooder got its share only
     assert faults["slow_connections"] >= 1 and faults["slow_closed_by_server"] == faults["slow_connections"]
     mem = rep["memory_mib"]
-    assert (
-        mem["total_mib"]["start"] > 0 and "growth_mib" in mem and mem["warmup"]["t"] >= 1.2
-    )  # after a fifth
+    warmed = mem["warmup"]["t"] >= 0.1 * 60 / 5  # the growth's base: a sample after the soak's first fifth
+    assert mem["total_mib"]["start"] > 0 and "growth_mib" in mem and warmed
     assert mem["server_growth_mib"] <= 128  # --max-rss-growth-mib's default
     assert rep["health_at_end"]["status"] == 200
     assert "served " in output and "latency of served" in output and "RSS MiB" in output
