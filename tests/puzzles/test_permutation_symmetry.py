@@ -140,10 +140,11 @@ def test_one_beam_over_a_globe_and_its_image_keeps_the_shorter_and_replays() -> 
         assert p.is_goal(p.apply_moves(s, list(b.actions))[None])[0]
 
 
-def test_globe_6_4_searches_its_upside_down_image_by_default() -> None:
+def test_globe_6_4_searches_its_upside_down_image_and_ends_at_the_goals_ball_by_default() -> None:
     from puzzlezero.solver.resolve import resolve_options
 
     o = resolve_options(pz.make("globe_6-4"))
     assert (o.search, o.beam_width, o.option("images")) == ("beam", (1000, 3000), 1)
+    assert o.option("goal_ball") == 2_000_000  # the beams end at the goal's ball
     assert pz.make("globe_6-4").image_names[0] == "upside-down"
     assert resolve_options(pz.make("globe_2-6")).option("images") == 0
