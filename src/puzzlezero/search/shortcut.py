@@ -27,9 +27,10 @@ starts after the deadline (``time_limit`` seconds after the start, or the ``dead
 solve it shortens a path for, the earlier), and a round's balls stop growing at that moment (the level
 being made is dropped; the levels grown so far are matched), so a pass overruns its limit by one
 batch of children, the joining of a level completed just before the deadline and one sort of the
-entries at most, not by a whole round; on ``globe_6-4``'s rounds of 12 million entries that is up
-to 5 s (a solve of 64.4 s under a limit of 60 on a 2-vCPU AMD EPYC: a level joined 3.9 s after its
-last batch, then 2.3 s of matching).
+entries at most, not by a whole round; on ``globe_6-4``'s rounds of 12 million entries that was
+measured at up to 4.4 s (a solve of 64.4 s under a limit of 60 on a 2-vCPU AMD EPYC; the last
+batch and the joining of its level take about 4 s after the last look at the clock, the matching
+about 2 s).
 
 Measured: there are no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's and
 the globes' beam paths have some (docs/results.md).
