@@ -463,7 +463,7 @@ _GLOBE_SHORTCUT = 16_000_000
 #: state within 5 moves of the 3x3x3's goal, 774,132, grown in about 2 s)
 _PERMUTATION_OPTIONS: dict[str, tuple[tuple[str, int], ...]] = {
     # the ball: every state within 5 moves, 1,115,511, about 5 s; ids 0-29, 59.8 -> 57.4 moves, 11
-    # shorter and 1 longer (a CPU without AVX-512, where the narrow beam takes a third of the time)
+    # shorter and 1 longer (measured on a CPU without AVX-512, whose narrow beam takes 19 s of the 60)
     "globe_6-4": (("images", 1), ("goal_ball", 2_000_000)),
     "cube_3-3-3": (("goal_ball", 2_000_000),),  # ids 0-39: 23.75 -> 23.4 moves, median 44.3 -> 34.8 s
     "globe_2-6": (("goal_ball", 2_000_000),),  # within 5 moves: 443,588 states
