@@ -74,18 +74,16 @@ def job(tag: str, time_limit: float = 20.0, **options: Any) -> SolveJob:
     return SolveJob("cube3", ONE_TURN, {"time_limit": time_limit, "tag": tag, **options})
 
 
-def run_pool(
-    fake: Gated, body: Callable[[SolvePool], Awaitable[None]], clock: FakeClock | None = None, **config: Any
-) -> None:
-    """Run ``body(pool)`` on a fresh event loop with a started thread pool around ``fake``. With a
-    ``clock``, the loop's own time is that fake clock too: the pool's timers (a solve's wall limit)
-    fall due only when the test's solves move it, however slow the machine."""
+def run_pool(fake: Gated, body: Callable[[SolvePool], Awaitable[None]], **config: Any) -> None:
+    """Run ``body(pool)`` on a fresh event loop with a started thread pool around ``fake``. Where
+    ``fake`` moves a fake clock, the loop's own time is that clock too: the pool's timers (a solve's
+    wall limit) fall due only when the test's solves move it, however slow the machine."""
     config.setdefault("executor", "thread")
     config.setdefault("workers", 1)
 
     async def main() -> None:
-        if clock is not None:
-            asyncio.get_running_loop().time = clock.monotonic  # type: ignore[method-assign]
+        if fake.clock is not None:
+            asyncio.get_running_loop().time = fake.clock.monotonic  # type: ignore[method-assign]
         pool = SolvePool(ServerConfig(**config), fake)
         pool.start()
         try:
@@ -197,7 +195,7 @@ def test_time_in_line_does_not_count_against_the_budget(monkeypatch: pytest.Monk
             await pool.result(slow)
         assert pool.running == 1  # the overrun solve keeps its worker until it really ends
 
-    run_pool(fake, body, clock, queue=8)
+    run_pool(fake, body, queue=8)
 
 
 def test_estimate_comes_from_measured_durations(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -226,7 +224,7 @@ def test_estimate_comes_from_measured_durations(monkeypatch: pytest.MonkeyPatch)
         assert pool.estimate(running[0]).answer_seconds == pytest.approx(6.0)
         assert [pool.estimate(t).start_seconds for t in line] == pytest.approx([6.0, 6.0, 16.0])
 
-    run_pool(fake, body, clock, workers=2, queue=8)
+    run_pool(fake, body, workers=2, queue=8)
 
 
 def test_cancel_leaves_the_line_and_a_departed_caller_gives_up_its_place() -> None:
