@@ -277,7 +277,9 @@ def test_a_layered_stage_search_without_a_deadline_gets_the_seconds_left(fake: F
 
 def test_the_shortcut_pass_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     """As with its time limit (tests/search/test_shortcut.py): on a clock that moves one second a
-    reading, a deadline 3.5 s after the start lets one round grow its balls two levels."""
+    reading, a deadline 3.5 s after the start lets one round grow its balls one level (read at 0,
+    the start; 1, a round may start; 2 and 3, before and after the first level's one batch; then
+    4 + that batch's second is past 3.5)."""
     p = make("puzzle15")
     rng = np.random.default_rng(0)
     start = p.scramble(rng, 1, 60)[0]
@@ -288,7 +290,7 @@ def test_the_shortcut_pass_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch
     by_deadline = shortcut(p, start, path, max_states=300_000, deadline=3.5)
     monkeypatch.setattr(clock, "time", FakeClock(start=0.0, tick=1.0))
     by_limit = shortcut(p, start, path, max_states=300_000, time_limit=3.5)
-    assert (by_deadline.rounds, by_deadline.radius) == (by_limit.rounds, by_limit.radius) == (1, 2)
+    assert (by_deadline.rounds, by_deadline.radius) == (by_limit.rounds, by_limit.radius) == (1, 1)
     assert by_deadline.actions == by_limit.actions
     monkeypatch.setattr(clock, "time", FakeClock(start=0.0, tick=1.0))
     both = shortcut(p, start, path, max_states=300_000, time_limit=100.0, deadline=0.5)  # the earlier

@@ -115,23 +115,96 @@ def _walk_on(p, state, moves: list[int], n: int, rng) -> list[int]:  # noqa: ANN
     return moves
 
 
-def test_the_time_limit_stops_the_balls_growing_not_only_the_next_round(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _slow(monkeypatch: pytest.MonkeyPatch, p, expand: float, match: float) -> FakeClock:  # noqa: ANN001
+    """A fake machine: the searches' clock moves only by the work, ``expand`` seconds a state
+    expanded and ``match`` seconds a ball entry matched (all else takes no time)."""
+    clock = FakeClock(start=0.0)
+    monkeypatch.setattr(shortcut_module.clock, "time", clock)  # the searches' one clock
+    real_expand, real_found = p.expand, shortcut_module._found
+
+    def slow_expand(states: np.ndarray) -> np.ndarray:
+        clock.sleep(expand * states.shape[0])
+        return real_expand(states)
+
+    def slow_found(balls):  # noqa: ANN001, ANN202
+        clock.sleep(match * balls.hashes.size)
+        return real_found(balls)
+
+    monkeypatch.setattr(p, "expand", slow_expand)
+    monkeypatch.setattr(shortcut_module, "_found", slow_found)
+    return clock
+
+
+def _puzzle15_walk():  # noqa: ANN202
     p = make("puzzle15")
     rng = np.random.default_rng(0)
     start = p.scramble(rng, 1, 60)[0]
-    path = _walk_on(p, start, [], 40, rng)  # no move undone, but ways round 2x2 blocks to cut short
+    return p, start, _walk_on(p, start, [], 40, rng)  # no move undone, but ways round 2x2 blocks
+
+
+def test_the_balls_stop_growing_in_time_for_their_matching_to_end_by_the_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a machine that takes 0.1 ms to expand a state and 10 us to match an entry (a round of
+    300,000 entries: 3 s of matching), every pass ends by its time limit: the balls stop growing
+    early enough; stopping them at the deadline itself overran it by the matching."""
+    p, start, path = _puzzle15_walk()
     unbounded = shortcut(p, start, path, max_states=300_000)
     assert len(unbounded.actions) < len(path) and unbounded.radius >= 6
-    clock = FakeClock(start=0.0, tick=1.0)  # a clock that moves one second each time it is read
-    monkeypatch.setattr(shortcut_module.clock, "time", clock)  # the searches' one clock
-    late = shortcut(p, start, path, max_states=300_000, time_limit=3.5)
-    # read at 0 (start), 1 (a round may start), 2 (level 1 may grow), 3, then 4 > 3.5: the balls stop
-    assert late.rounds == 1 and late.radius == 2 and late.states < unbounded.states
-    assert len(unbounded.actions) < len(late.actions) <= len(path)  # smaller balls, fewer ways met
-    assert _reaches(p, start, late.actions, p.apply_moves(start, path))
-    assert shortcut(p, start, path, max_states=300_000, time_limit=0.5).rounds == 0
+    monkeypatch.setattr(shortcut_module, "_CHUNK_BYTES", 1000 * p.num_actions * 16)  # 1,000 a batch
+    monkeypatch.setattr(shortcut_module, "FINISH_SECONDS", 1e-5)  # this machine's rate, known
+    _slow(monkeypatch, p, expand=1e-4, match=1e-5)
+    taken = []
+    for limit in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0):
+        late = shortcut(p, start, path, max_states=300_000, time_limit=limit)
+        assert late.seconds <= limit and late.rounds >= 1
+        assert _reaches(p, start, late.actions, p.apply_moves(start, path))
+        taken.append(len(late.actions))
+    assert taken[0] > taken[-1] == len(unbounded.actions)  # smaller balls met fewer ways
+    monkeypatch.setattr(shortcut_module, "FINISH_SECONDS", 0.0)  # growing to the deadline
+    assert shortcut(p, start, path, max_states=300_000, time_limit=4.0).seconds > 4.0
+    assert shortcut(p, start, path, max_states=300_000, time_limit=0.0).rounds == 0
+
+
+def test_a_level_cut_short_by_the_deadline_is_kept_as_far_as_it_grew(monkeypatch: pytest.MonkeyPatch) -> None:
+    p, start, path = _puzzle15_walk()
+    states = shortcut_module.path_states(p, start, path)
+    whole = shortcut_module._grow(p, states, 300_000)
+    levels = np.bincount(whole.depth)
+    monkeypatch.setattr(shortcut_module, "_CHUNK_BYTES", 10 * p.num_actions * 16)  # 10 states a batch
+    clock = _slow(monkeypatch, p, expand=0.1, match=0.0)  # a second a batch
+    deadline = 4.5 + 1e-9 * 41  # room for four batches and matching the entries at 1 ns each
+    cut = shortcut_module._grow(p, states, 300_000, deadline, shortcut_module._Pace(1e-9))
+    assert clock.now == 4.0 and cut.radius == 1  # 41 path states, 5 batches of level 1: 4 grown
+    kept = np.bincount(cut.depth)
+    assert kept[0] == levels[0] == 41 and 0 < kept[1] < levels[1]
+    assert (
+        kept[1]
+        == np.count_nonzero(cut.pos[cut.depth == 1] < 40)
+        == np.count_nonzero(whole.pos[whole.depth == 1] < 40)
+    )
+    assert cut.grown_at == 4.0 and clock.now + 1e-9 * cut.hashes.size <= deadline
+    for e in np.flatnonzero(cut.depth == 1):  # each entry a child of its path state, as in the whole
+        child = p.apply_moves(states[cut.pos[e]], cut.moves_from_root(int(e)))
+        assert p.hash64(child[None])[0] == cut.hashes[e]
+
+
+def test_the_next_round_plans_at_the_rate_the_last_one_took(monkeypatch: pytest.MonkeyPatch) -> None:
+    p, start, path = _puzzle15_walk()
+    _slow(monkeypatch, p, expand=0.0, match=3e-6)
+    rates = []
+    real_grow = shortcut_module._grow
+
+    def grow(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        rates.append(args[4].finish)  # the rate it was handed, before it measures its batches
+        return real_grow(*args, **kwargs)
+
+    monkeypatch.setattr(shortcut_module, "_grow", grow)
+    cut = shortcut(p, start, path, max_states=300_000, time_limit=100.0)
+    assert cut.rounds == len(rates) >= 2
+    assert rates[0] == shortcut_module.FINISH_SECONDS and rates[1:] == pytest.approx(
+        [3e-6] * (len(rates) - 1)
+    )
 
 
 def test_a_batch_of_children_is_bounded_in_bytes_and_changes_nothing_but_the_batches(
@@ -139,25 +212,15 @@ def test_a_batch_of_children_is_bounded_in_bytes_and_changes_nothing_but_the_bat
 ) -> None:
     """65,536 states a batch, fewer where their children pass 64 MiB: the 8/25 globe (450
     one-byte stickers, 68 moves) expands 2,193 at a time. Batches of 10 states give the same
-    balls and the same answer as batches of 65,536; with a clock that moves a second each read,
-    they stop a level part way where one batch did not."""
+    balls and the same answer as batches of 65,536."""
     assert shortcut_module._chunk(make("puzzle15")) == 65_536
     assert shortcut_module._chunk(make("globe_8-25")) == (64 << 20) // (68 * 450) == 2_193
-    p = make("puzzle15")
-    rng = np.random.default_rng(0)
-    start = p.scramble(rng, 1, 60)[0]
-    path = _walk_on(p, start, [], 40, rng)
+    p, start, path = _puzzle15_walk()
     whole = shortcut(p, start, path, max_states=300_000)
     monkeypatch.setattr(shortcut_module, "_CHUNK_BYTES", 10 * p.num_actions * 16)  # 10 states
     assert shortcut_module._chunk(p) == 10
     small = shortcut(p, start, path, max_states=300_000)
     assert (small.actions, small.radius, small.states) == (whole.actions, whole.radius, whole.states)
-    clock = FakeClock(start=0.0, tick=1.0)
-    monkeypatch.setattr(shortcut_module.clock, "time", clock)
-    late = shortcut(p, start, path, max_states=300_000, time_limit=3.5)
-    # read at 0 (start), 1 (a round may start), 2 and 3 (the first two batches of level 1), then
-    # 4 > 3.5: level 1 (41 path states' children, 5 batches) is dropped, the balls are the path
-    assert late.rounds == 1 and late.radius == 0 and late.actions == tuple(path)
 
 
 def test_which_puzzles_it_takes_and_bad_bounds() -> None:

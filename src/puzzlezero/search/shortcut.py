@@ -20,17 +20,21 @@ each new stretch is replayed (it must lead from ``s_i`` to ``s_j``: a hash colli
 there and skipped), and rounds repeat on the shorter path until one finds nothing.
 
 **Bounds.** A round stops growing the balls at the level that would take their entries past
-``max_states`` (the radius it reached is reported), so memory is bounded: 23 bytes an entry (twice
-that while they are matched), plus the states of the level grown from and of the level being made
-(a last level, whose children could not fit, keeps none). Time is bounded the same way: no round
-starts after the deadline (``time_limit`` seconds after the start, or the ``deadline`` of the
-solve it shortens a path for, the earlier), and a round's balls stop growing at that moment (the level
-being made is dropped; the levels grown so far are matched), so a pass overruns its limit by one
-batch of children, the joining of a level completed just before the deadline and one sort of the
-entries at most, not by a whole round; on ``globe_6-4``'s rounds of 12 million entries that was
-measured at up to 4.4 s (a solve of 64.4 s under a limit of 60 on a 2-vCPU AMD EPYC; the last
-batch and the joining of its level take about 4 s after the last look at the clock, the matching
-about 2 s).
+``max_states`` (the radius it reached is reported), so memory is bounded: 23 bytes an entry,
+written in place into arrays of ``max_states`` entries (their pages taken as they are written;
+48 bytes more an entry while they are matched), plus the states of the level grown from and of
+the level being made (a last level, whose children could not fit, keeps none). Time is bounded the
+same way: no round starts after the deadline (``time_limit`` seconds after the start, or the
+``deadline`` of the solve it shortens a path for, the earlier), and a round's balls stop growing
+before it, early enough for the matching to end by it as well: no batch of children is made unless
+the deadline leaves room for one more batch (the longest the pass has made) and for matching every
+entry there would then be, at the seconds an entry took in the round before (:data:`FINISH_SECONDS`
+an entry in the first). The level being made is then kept as far as it grew: its entries are as
+good as any (a state, the path position it grew from, its depth); the round only does not see all
+of that level. A pass can still overrun by its first batch (made before any was timed) and, in its
+first round, where matching is slower than :data:`FINISH_SECONDS`. A pass that stopped growing only
+at the deadline overran it by the joining and matching of the entries: 4.3 s for ``globe_6-4``'s
+rounds of 14 million entries on a 2-vCPU AMD EPYC, where the join took 1.2 s.
 
 Measured: there are no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's and
 the globes' beam paths have some (docs/results.md).
@@ -57,7 +61,15 @@ from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.search import clock
 
-__all__ = ["MAX_STATES", "Shortened", "can_shortcut", "memory_estimate", "path_states", "shortcut"]
+__all__ = [
+    "FINISH_SECONDS",
+    "MAX_STATES",
+    "Shortened",
+    "can_shortcut",
+    "memory_estimate",
+    "path_states",
+    "shortcut",
+]
 
 #: default bound on the entries of one round's balls (23 bytes each, twice that while matched)
 MAX_STATES = 2_000_000
@@ -67,6 +79,13 @@ _CHUNK = 65_536
 #: bytes of one batch's children: bounds the memory of a batch and the time between two readings
 #: of the clock (65,536 of the 8/25 globe's states have 4.5 million children: 2 GB, 10 s to hash)
 _CHUNK_BYTES = 64 << 20
+#: seconds a ball entry takes to match once the balls stop growing, assumed where a pass has not
+#: measured it yet (its first round): 0.25-0.33 microseconds measured on a 2-vCPU AMD EPYC (rounds
+#: of 10-15 million ``globe_6-4`` entries), a little more kept for slower or busier machines
+FINISH_SECONDS = 4e-7
+#: a round's joining and matching is timed for the next round's rate from this many entries on
+#: (fewer: the time is mostly not the entries')
+_MEASURED = 100_000
 
 
 def _chunk(puzzle: Puzzle) -> int:
@@ -82,7 +101,8 @@ def _chunk(puzzle: Puzzle) -> int:
 @dataclass(frozen=True)
 class Shortened:
     """What :func:`shortcut` did: the new ``actions``, the ``rounds`` run, the ``radius`` the
-    balls of the last round reached, the ``states`` (ball entries) of all rounds, and ``seconds``."""
+    balls of the last round reached (a level the deadline cut short counts), the ``states`` (ball
+    entries) of all rounds, and ``seconds``."""
 
     actions: tuple[int, ...]
     rounds: int
@@ -135,6 +155,8 @@ class _Balls:
     parent: np.ndarray
     move: np.ndarray
     radius: int
+    #: the reading of :func:`.clock.now` at which the balls stopped growing (joined and matched after)
+    grown_at: float
 
     def moves_from_root(self, e: int) -> list[int]:
         """The moves from the entry's path state out to it."""
@@ -145,74 +167,76 @@ class _Balls:
         return out[::-1]
 
 
-def _grow(puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = np.inf) -> _Balls:
-    """Non-backtracking balls around every path state, level by level, within ``max_states`` and
-    until ``deadline`` (a reading of :func:`.clock.now`): the level that would pass either is dropped."""
+@dataclass
+class _Pace:
+    """What a pass has measured of its rounds: the seconds a ball entry takes to join and match
+    (``finish``), the longest batch of children and the most entries one added."""
+
+    finish: float
+    batch_seconds: float = 0.0
+    batch_entries: int = 0
+
+
+def _grow(
+    puzzle: Puzzle, path: np.ndarray, max_states: int, deadline: float = np.inf, pace: _Pace | None = None
+) -> _Balls:
+    """Non-backtracking balls around every path state, level by level, within ``max_states`` (the
+    level that would pass it is dropped) and ending before ``deadline`` (a reading of
+    :func:`.clock.now`) with time left to join and match the entries: no batch starts unless the
+    deadline leaves room for it and for the entries after it, at the ``pace`` measured so far
+    (which each batch updates); the level being made is kept as far as it grew."""
+    pace = _Pace(FINISH_SECONDS) if pace is None else pace
     n = path.shape[0]
     inverse = puzzle.inverse_action
     arange_a = np.arange(puzzle.num_actions)
-    hashes = [puzzle.hash64(path)]
-    pos = [np.arange(n, dtype=np.int32)]
-    depth = [np.zeros(n, np.int16)]
-    parent = [np.full(n, -1, np.int64)]
-    move = [np.full(n, -1, np.int8)]
-    front, front_idx, front_move = path, np.arange(n, dtype=np.int64), np.full(n, -1, np.int64)
-    total, radius, rows = n, 0, _chunk(puzzle)
+    # every entry's fields, written in place batch by batch (the pages are taken as they are
+    # written), so that nothing is joined once the balls stop growing
+    size = max(n, max_states)
+    hashes, pos = np.empty(size, np.uint64), np.empty(size, np.int32)
+    depth, parent, move = np.empty(size, np.int16), np.empty(size, np.int64), np.empty(size, np.int8)
+    hashes[:n], pos[:n], depth[:n], parent[:n], move[:n] = puzzle.hash64(path), np.arange(n), 0, -1, -1
+    # the front: the last level grown (entries ``first`` to ``total``) and its states
+    front, first, total, radius, rows = path, 0, n, 0, _chunk(puzzle)
+    grown_at = -np.inf  # read before each batch and after it (the path's level has a batch at least)
     while front.shape[0]:
-        lvl_states, lvl_hash, lvl_parent, lvl_move = [], [], [], []
+        lvl_states: list[np.ndarray] = []
         count, late = 0, False
         for lo in range(0, front.shape[0], rows):
-            if clock.now() > deadline:
+            began = grown_at = clock.now()
+            after = total + count + pace.batch_entries
+            if began + pace.batch_seconds + pace.finish * after > deadline:
                 late = True
                 break
             f = front[lo : lo + rows]
             children = puzzle.expand(f).reshape(f.shape[0] * puzzle.num_actions, *f.shape[1:])
             child_hash = puzzle.hash64(children)
-            # the front is the last level grown (its hashes are hashes[-1]); a child whose hash is
-            # its parent's is the parent (a move that changes nothing, or a collision, which at
-            # worst loses a shortcut); nor is the move undoing the last one kept
-            changed = child_hash.reshape(f.shape[0], -1) != hashes[-1][lo : lo + rows, None]
-            back = front_move[lo : lo + rows]
+            # a child whose hash is its parent's is the parent (a move that changes nothing, or a
+            # collision, which at worst loses a shortcut); nor is the move undoing the last one kept
+            at = slice(first + lo, first + lo + f.shape[0])  # the batch's own entries
+            changed = child_hash.reshape(f.shape[0], -1) != hashes[at, None]
+            back = move[at].astype(np.int64)
             undo = np.where(back >= 0, inverse[np.maximum(back, 0)], -1)
             flat = np.flatnonzero(changed & (arange_a[None, :] != undo[:, None]))
+            if total + count + flat.size <= max_states:
+                fi, ai = np.divmod(flat, puzzle.num_actions)
+                out = slice(total + count, total + count + flat.size)
+                lvl_states.append(children.take(flat, axis=0))
+                hashes[out], pos[out], depth[out] = child_hash[flat], pos[at][fi], radius + 1
+                parent[out], move[out] = first + lo + fi, ai
             count += flat.size
+            grown_at = clock.now()
+            pace.batch_seconds = max(pace.batch_seconds, grown_at - began)
+            pace.batch_entries = max(pace.batch_entries, int(flat.size))
             if total + count > max_states:
                 break
-            fi, ai = np.divmod(flat, puzzle.num_actions)
-            lvl_states.append(children.take(flat, axis=0))
-            lvl_hash.append(child_hash[flat])
-            lvl_parent.append(front_idx[lo + fi])
-            lvl_move.append(ai)
-        if late or total + count > max_states or count == 0:
-            break
-        par = np.concatenate(lvl_parent)
-        mv = np.concatenate(lvl_move)
-        radius += 1
-        hashes.append(np.concatenate(lvl_hash))
-        pos.append(_gather(pos, par))
-        depth.append(np.full(count, radius, np.int16))
-        parent.append(par)
-        move.append(mv.astype(np.int8))
-        front_idx, front_move = np.arange(total, total + count, dtype=np.int64), mv
-        total += count
-        # a next level of at least one child each cannot fit: its parents' states are not kept
-        front = np.concatenate(lvl_states) if total + count <= max_states else path[:0]
+        if total + count > max_states or count == 0:
+            break  # the level that could not fit is not counted
+        radius, first, total = radius + 1, total, total + count
+        if late or total + count > max_states:
+            break  # a level the deadline cut short, or one whose next level cannot fit: the last
+        front = np.concatenate(lvl_states)
         del lvl_states
-    return _Balls(
-        np.concatenate(hashes),
-        np.concatenate(pos),
-        np.concatenate(depth),
-        np.concatenate(parent),
-        np.concatenate(move),
-        radius,
-    )
-
-
-def _gather(chunks: list[np.ndarray], idx: np.ndarray) -> np.ndarray:
-    """``np.concatenate(chunks)[idx]`` without copying the earlier chunks each level: ``idx`` all
-    point into the last chunk (a level's parents are the level before)."""
-    offset = sum(c.shape[0] for c in chunks[:-1])
-    return chunks[-1][idx - offset]
+    return _Balls(hashes[:total], pos[:total], depth[:total], parent[:total], move[:total], radius, grown_at)
 
 
 def _found(balls: _Balls) -> list[tuple[int, int, int, int, int]]:
@@ -259,12 +283,16 @@ def shortcut(
     inverse = puzzle.inverse_action
     start = np.asarray(start, dtype=puzzle.dtype)
     stop = clock.deadline_after(time_limit, deadline, start=t0)
+    pace = _Pace(FINISH_SECONDS)
     while clock.now() < stop:
         path = path_states(puzzle, start, acts)
-        balls = _grow(puzzle, path, max_states, stop)
+        balls = _grow(puzzle, path, max_states, stop, pace)
         rounds, states, radius = rounds + 1, states + balls.hashes.size, balls.radius
+        found = _found(balls)
+        if balls.hashes.size >= _MEASURED:  # the next round's rate: this one's, joining and matching
+            pace.finish = (clock.now() - balls.grown_at) / balls.hashes.size
         taken: list[tuple[int, int, list[int]]] = []
-        for _gain, i, j, near_i, near_j in sorted(_found(balls), reverse=True):
+        for _gain, i, j, near_i, near_j in sorted(found, reverse=True):
             if any(i < tj and ti < j for ti, tj, _ in taken):
                 continue
             out_of_j = balls.moves_from_root(near_j)
