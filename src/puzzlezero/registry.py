@@ -445,7 +445,7 @@ _PERMUTATION_SEARCH: dict[
 #: the globes with a shipped model: a beam of 1,000 answers at once, then a wider one (the
 #: network's labels are random-walk lengths, which rank states well enough for a wide beam); the
 #: shortcut pass then takes the beam's detours out (a round of at most 16 million states, about
-#: 2.4 GB, reaches 4 moves around every state of a 60-move answer)
+#: 2 GB, reaches 4 moves around every state of a 60-move answer)
 _PERMUTATION_BEAMS: dict[str, tuple[int, ...]] = {
     "globe_3-4": (1000, 30_000),
     "globe_1-8": (1000, 10_000),  # 20 moves and answers of about 50: a beam of 30,000 passes 60 s

@@ -111,16 +111,16 @@ class Shortened:
     seconds: float
 
 
-#: bytes of a ball entry at the round's peak beyond its state: the entry (23 bytes) while its
-#: level's lists are joined (twice) and while the entries are sorted and grouped by hash (48)
-ENTRY_BYTES = 2 * 23 + 48
+#: bytes of a ball entry at the round's peak beyond its state: the entry (23 bytes) and what
+#: sorting and grouping the entries by hash takes (48)
+ENTRY_BYTES = 23 + 48
 
 
 def memory_estimate(puzzle: Puzzle, max_states: int) -> int:
     """Peak bytes of a shortcut pass whose rounds hold at most ``max_states`` ball entries:
     :data:`ENTRY_BYTES` and one state each, and a batch of children. Calibrated with tracemalloc
-    on a 374-move puzzle48 path: 2,000,000 states: estimated 286 MB, measured 188 MB; 6,000,000:
-    estimated 871 MB, measured 649 MB (see tests/solver/test_budget.py)."""
+    on a 344-move puzzle48 path: 2,000,000 states: estimated 253 MB, measured 198 MB; 6,000,000:
+    estimated 733 MB, measured 507 MB (see tests/solver/test_budget.py)."""
     shape = int(np.prod(puzzle.state_shape, dtype=np.int64)) * np.dtype(puzzle.dtype).itemsize
     return int(max_states) * (ENTRY_BYTES + shape) + _chunk(puzzle) * puzzle.num_actions * (shape + 1)
 
