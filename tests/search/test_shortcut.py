@@ -229,6 +229,8 @@ def test_which_puzzles_it_takes_and_bad_bounds() -> None:
     assert not can_shortcut(sokoban)  # pushes have no inverse
     with pytest.raises(PuzzleError, match="max_states"):
         shortcut(make("puzzle8"), make("puzzle8").goal(), [0, 1], max_states=0)
+    with pytest.raises(PuzzleError, match="do not fit in memory"):  # 8 PB of hashes alone
+        shortcut(make("puzzle8"), make("puzzle8").goal(), [0, 1], max_states=10**15)
 
 
 def test_the_solver_runs_it_by_the_puzzles_defaults_and_on_request() -> None:

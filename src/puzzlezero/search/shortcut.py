@@ -71,7 +71,7 @@ __all__ = [
     "shortcut",
 ]
 
-#: default bound on the entries of one round's balls (23 bytes each, twice that while matched)
+#: default bound on the entries of one round's balls (23 bytes each, 48 more while matched)
 MAX_STATES = 2_000_000
 #: states expanded per batch while the balls grow, at most; fewer where their children would
 #: pass :data:`_CHUNK_BYTES` (the 8/25 globe's 450 stickers and 68 moves: 2,193)
@@ -83,8 +83,8 @@ _CHUNK_BYTES = 64 << 20
 #: measured it yet (its first round): 0.25-0.33 microseconds measured on a 2-vCPU AMD EPYC (rounds
 #: of 10-15 million ``globe_6-4`` entries), a little more kept for slower or busier machines
 FINISH_SECONDS = 4e-7
-#: a round's joining and matching is timed for the next round's rate from this many entries on
-#: (fewer: the time is mostly not the entries')
+#: a round's matching is timed for the next round's rate from this many entries on (fewer: the
+#: time is mostly not the entries')
 _MEASURED = 100_000
 
 
@@ -155,7 +155,7 @@ class _Balls:
     parent: np.ndarray
     move: np.ndarray
     radius: int
-    #: the reading of :func:`.clock.now` at which the balls stopped growing (joined and matched after)
+    #: the reading of :func:`.clock.now` at which the balls stopped growing (matched after)
     grown_at: float
 
     def moves_from_root(self, e: int) -> list[int]:
@@ -169,8 +169,8 @@ class _Balls:
 
 @dataclass
 class _Pace:
-    """What a pass has measured of its rounds: the seconds a ball entry takes to join and match
-    (``finish``), the longest batch of children and the most entries one added."""
+    """What a pass has measured of its rounds: the seconds a ball entry takes to match once the
+    balls stop growing (``finish``), the longest batch of children and the most entries one added."""
 
     finish: float
     batch_seconds: float = 0.0
@@ -182,7 +182,7 @@ def _grow(
 ) -> _Balls:
     """Non-backtracking balls around every path state, level by level, within ``max_states`` (the
     level that would pass it is dropped) and ending before ``deadline`` (a reading of
-    :func:`.clock.now`) with time left to join and match the entries: no batch starts unless the
+    :func:`.clock.now`) with time left to match the entries: no batch starts unless the
     deadline leaves room for it and for the entries after it, at the ``pace`` measured so far
     (which each batch updates); the level being made is kept as far as it grew."""
     pace = _Pace(FINISH_SECONDS) if pace is None else pace
@@ -192,8 +192,13 @@ def _grow(
     # every entry's fields, written in place batch by batch (the pages are taken as they are
     # written), so that nothing is joined once the balls stop growing
     size = max(n, max_states)
-    hashes, pos = np.empty(size, np.uint64), np.empty(size, np.int32)
-    depth, parent, move = np.empty(size, np.int16), np.empty(size, np.int64), np.empty(size, np.int8)
+    try:
+        hashes, pos = np.empty(size, np.uint64), np.empty(size, np.int32)
+        depth, parent, move = np.empty(size, np.int16), np.empty(size, np.int64), np.empty(size, np.int8)
+    except MemoryError as e:
+        raise PuzzleError(
+            f"shortcut: max_states={max_states:,} ball entries (23 bytes each) do not fit in memory; lower it"
+        ) from e
     hashes[:n], pos[:n], depth[:n], parent[:n], move[:n] = puzzle.hash64(path), np.arange(n), 0, -1, -1
     # the front: the last level grown (entries ``first`` to ``total``) and its states
     front, first, total, radius, rows = path, 0, n, 0, _chunk(puzzle)
@@ -289,7 +294,7 @@ def shortcut(
         balls = _grow(puzzle, path, max_states, stop, pace)
         rounds, states, radius = rounds + 1, states + balls.hashes.size, balls.radius
         found = _found(balls)
-        if balls.hashes.size >= _MEASURED:  # the next round's rate: this one's, joining and matching
+        if balls.hashes.size >= _MEASURED:  # the next round's rate: this one's matching
             pace.finish = (clock.now() - balls.grown_at) / balls.hashes.size
         taken: list[tuple[int, int, list[int]]] = []
         for _gain, i, j, near_i, near_j in sorted(found, reverse=True):
