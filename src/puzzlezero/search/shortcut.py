@@ -32,9 +32,8 @@ entry there would then be, at the seconds an entry took in the round before (:da
 an entry in the first). The level being made is then kept as far as it grew: its entries are as
 good as any (a state, the path position it grew from, its depth); the round only does not see all
 of that level. A pass can still overrun by its first batch (made before any was timed) and, in its
-first round, where matching is slower than :data:`FINISH_SECONDS`. A pass that stopped growing only
-at the deadline overran it by the joining and matching of the entries: 4.3 s for ``globe_6-4``'s
-rounds of 14 million entries on a 2-vCPU AMD EPYC, where the join took 1.2 s.
+first round, where matching is slower than :data:`FINISH_SECONDS`. The matching is not small:
+2.4-4.9 s for ``globe_6-4``'s rounds of 10-15 million entries on a 2-vCPU AMD EPYC.
 
 Measured: there are no such detours in the 35-puzzle's and the cube's paths; the 48-puzzle's and
 the globes' beam paths have some (docs/results.md).
