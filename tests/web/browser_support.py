@@ -4,13 +4,13 @@ fixtures built from them (``browser``, ``page``, ``fake_server``, ``artifacts``)
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
-import urllib.request
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ import pytest
 
 from puzzlezero.web.config import has_shipped_model
 from tests.clock import until
+from tests.web.live_server import refuse_self_connection
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the console script, run by this interpreter (``python -m puzzlezero.cli.main`` would register no commands)
@@ -78,20 +79,21 @@ def fake_app(**config: Any) -> Any:
     return create_app(ServerConfig(executor="thread", workers=1, **config), solve_fn=bfs_solve)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def wait_http(url: str, proc: subprocess.Popen[bytes], seconds: float = 90) -> None:
     def answers() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"puzzlezero serve exited with {proc.returncode}")
+        conn = http.client.HTTPConnection(urllib.parse.urlsplit(url).netloc, timeout=1)
         try:
-            urllib.request.urlopen(url + "/healthz", timeout=1).read()
+            conn.connect()
+            assert conn.sock is not None
+            refuse_self_connection(conn.sock)
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
         except OSError:
             return False
+        finally:
+            conn.close()
         return True
 
     until(answers, seconds, "puzzlezero serve answering /healthz", every=0.25)

@@ -16,6 +16,25 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from tests.clock import until
 
 
+def free_port() -> int:
+    """A loopback port free now, for a server started in another process."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def refuse_self_connection(sock: socket.socket) -> None:
+    """Raise ``ConnectionRefusedError`` when ``sock`` is connected to itself.
+
+    A free port (:func:`free_port`) lies in the kernel's range of source ports, so a connection to
+    it made before the server listens can be given that same port as its source and join itself
+    (TCP's simultaneous open): the request then reads back as its own answer, and the socket holds
+    the port the server is about to bind. Polling a server that is starting must treat this as
+    "nothing listens yet" and close the socket at once."""
+    if sock.getsockname() == sock.getpeername():
+        raise ConnectionRefusedError(f"{sock.getsockname()} connected to itself: nothing listens there yet")
+
+
 @contextmanager
 def served(app: Any) -> Iterator[int]:
     """Serve ``app`` (from ``create_app``) as ``serve`` would; yields the port."""

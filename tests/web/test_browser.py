@@ -31,13 +31,13 @@ from tests.web.browser_support import (
     ROOT,
     ThreadServer,
     fake_app,
-    free_port,
     open_page,
     require_browser,
     snapshot,
     solve_and_play,
     wait_http,
 )
+from tests.web.live_server import free_port
 
 pytestmark = pytest.mark.browser
 

@@ -36,10 +36,10 @@ from puzzlezero.web.worker import SolveJob, solve_one
 from tests.clock import FakeClock
 from tests.clock import until as wait_until
 from tests.conftest import load_script
+from tests.web.live_server import free_port
 from tests.web.test_web_supervision import (
     START,
     _call,
-    _free_port,
     _health,
     gone,
     job,
@@ -379,7 +379,7 @@ run_server(app, "127.0.0.1", int(sys.argv[1]), "warning")
 def test_a_server_signalled_as_a_process_group_drains_its_running_solve() -> None:
     """SIGTERM to the server's whole process group (as systemd stops a service): the worker goes
     on, the running solve is answered in full, and then the server and its worker exit."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-c", SERVER, str(port)], cwd=ROOT, env=_with_root_on_path(),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,

@@ -15,7 +15,6 @@ import json
 import os
 import pickle
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -42,6 +41,7 @@ from puzzlezero.web.pool import MAX_BACKOFF, SolvePool
 from puzzlezero.web.worker import SolveJob, run_job, solve_one, warm_options
 from tests.clock import until as wait_until
 from tests.clock import until_async
+from tests.web.live_server import free_port, refuse_self_connection
 from tests.web.web_fakes import address_limit, exit_at_start, forbid_resolving, hang_at_start, raising, sleepy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -352,16 +352,13 @@ def test_a_worker_process_solves_without_resolving_options() -> None:
 
 
 # ---- a real server -------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _call(port: int, method: str, path: str, body: Any = None, source: str = "127.0.0.1") -> tuple[int, Any]:
     """One request from the loopback address ``source`` (so two sources are two clients)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=(source, 0))
     try:
+        conn.connect()
+        assert conn.sock is not None
+        refuse_self_connection(conn.sock)
         data = None if body is None else json.dumps(body).encode()
         conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
         response = conn.getresponse()
@@ -391,7 +388,7 @@ def test_a_real_server_survives_a_killed_and_a_frozen_worker(tmp_path: Path) -> 
     one worker is killed (SIGKILL) and the other frozen (SIGSTOP). The first request gets 503
     naming the signal, the second 504 once its limit passes, both workers are replaced, the
     server then solves a new cube, and it stops within its shutdown timeout, workers and all."""
-    port = _free_port()
+    port = free_port()
     exe = Path(sys.executable).with_name("puzzlezero")
     server = subprocess.Popen(
         [str(exe), "serve", "--port", str(port), "--workers", "2", "--grace-seconds", "2",
