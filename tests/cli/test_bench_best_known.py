@@ -312,3 +312,42 @@ def test_a_built_in_familys_cases_bench_in_the_competitions_notation(
     for r in report["results"]:
         state = written[r["id"]]["state"].split(";")
         assert solves(r["santa_moves"], moves, state, goal, 0) is None, r["santa_moves"]
+
+
+def test_a_generated_family_that_is_not_registered_is_benched_by_its_definition_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The competition's cubes of 8 layers and more are generated families, not registered
+    puzzles: their case files name the definition written beside them, and the bench command the
+    import prints runs as printed."""
+    from puzzlezero.puzzles.permutation.families import family_definition
+    from puzzlezero.registry import names
+
+    assert "cube_8-8-8" not in names()
+    family = family_definition("cube_8/8/8")
+    moves = {m: p for m, p in family["moves"].items() if not m.endswith("'")}
+    goal = list(family["goal"])
+    rows = [("cube_8/8/8", goal, ["f0", "-r3", "d7", "f5"], 0)]
+    write_competition(tmp_path / "santa", rows, {"cube_8/8/8": moves})
+    out_dir = tmp_path / "out"
+    rc, out, err = run(capsys, "import-santa", str(tmp_path / "santa"), "--out", str(out_dir))
+    definition, cases = out_dir / "cube_8-8-8.json", out_dir / "cube_8-8-8.cases.json"
+    assert rc == 0 and err == ""
+    assert (
+        out.splitlines()[0]
+        == f"wrote {definition} (definition) and {cases}: 1 cases of cube_8/8/8, 1 with a best known length"
+    )
+    assert json.loads(cases.read_text())["puzzle"] == "cube_8-8-8.json"
+    assert json.loads(definition.read_text()) == family_definition("cube_8/8/8")
+    suggested = out.splitlines()[-1]
+    assert suggested == f"bench one: puzzlezero bench {definition} --cases {cases} --search group"
+    rc, out, err = run(capsys, *suggested.split()[3:], "--json")
+    report = json.loads(out)
+    assert rc == 0 and report["summary"]["solved_pct"] == 100.0, err
+    (r,) = report["results"]
+    assert (
+        solves(
+            r["santa_moves"], moves, json.loads(cases.read_text())["cases"][0]["state"].split(";"), goal, 0
+        )
+        is None
+    )

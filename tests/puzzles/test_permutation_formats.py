@@ -461,7 +461,10 @@ def test_santa_import_names_the_family_puzzles(tmp_path: Path) -> None:
     pytest.importorskip("puzzlezero.puzzles.permutation.families", reason="needs the generated families")
     info, puzzles, submission, cube_moves = competition(tmp_path, with_cube=True)
     out = tmp_path / "out"
-    summary = santa.import_santa(info, puzzles, out, submission=submission, types=["cube_2-2-2"])
+    registered = ("cube_2-2-2",)  # the registry's names, as the CLI passes them
+    summary = santa.import_santa(
+        info, puzzles, out, submission=submission, types=["cube_2-2-2"], registered=registered
+    )
     names = {p.name: p for p in summary.puzzles}
     assert set(names) == {"cube_2-2-2", "cube_2-2-2-distinct", "cube_2-2-2-goal1", "cube_2-2-2-goal2"}
     assert names["cube_2-2-2"].puzzle == "cube_2-2-2" and names["cube_2-2-2"].family
@@ -484,6 +487,12 @@ def test_santa_import_names_the_family_puzzles(tmp_path: Path) -> None:
     assert mapping["f0"] == "f0" and mapping["f0'"] == "-f0"
     assert santa.format_santa_moves(["f0'", "r1", "d0'"], mapping) == "-f0.r1.-d0"
     assert not (out / "tri_3-3-goal1.json").exists()  # types= keeps to the types asked for
+    # where the family's puzzle is not registered, its case file names the definition file
+    again = santa.import_santa(info, puzzles, tmp_path / "again", types=["cube_2-2-2"])
+    assert {p.name: p.puzzle for p in again.puzzles}["cube_2-2-2"] == "cube_2-2-2.json"
+    assert (
+        json.loads((tmp_path / "again" / "cube_2-2-2.cases.json").read_text())["puzzle"] == "cube_2-2-2.json"
+    )
 
 
 def test_santa_wildcards_accept_a_near_solution(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from puzzlezero.cli.main import app
 from puzzlezero.cli.puzzle_cmds import PuzzleArg
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import Puzzle
-from puzzlezero.registry import make
+from puzzlezero.registry import make, names
 from puzzlezero.storage import atomic_write_json
 
 
@@ -270,6 +270,7 @@ def import_santa_cmd(
         out,
         submission=None if submission is None else _existing(submission, "--submission"),
         types=chosen,
+        registered=names(),
     )
     for imp in summary.puzzles:
         known = f", {imp.best_known} with a best known length" if submission is not None else ""

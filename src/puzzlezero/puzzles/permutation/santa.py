@@ -45,7 +45,7 @@ import csv
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -460,12 +460,17 @@ def import_santa(
     *,
     submission: Path | None = None,
     types: Sequence[str] | None = None,
+    registered: Collection[str] = (),
 ) -> ImportSummary:
     """Import the competition's files into ``out_dir`` (made if missing; files there of the same
     names are replaced): a definition ``{name}.json`` and a case file ``{name}.cases.json`` per
     (puzzle type, solution state), named as the module describes. ``types`` limits the import to
     some puzzle types (``cube_2/2/2`` or ``cube_2-2-2``); ``submission`` adds each case's
-    ``best_known`` length from a checked solution."""
+    ``best_known`` length from a checked solution. ``registered``: the names of the registered
+    puzzles (``puzzlezero.registry.names()``); a case file of a generated family's usual goal
+    names the family's puzzle where it is one of them (so its shipped model and defaults apply),
+    else its definition file, as every other case file does (the competition's cubes of 8 layers
+    and more, ``wreath_100/100`` and ``globe_33/3`` are generated, not registered)."""
     from puzzlezero.storage import atomic_write_json, atomic_write_text
 
     all_cases = read_puzzles(Path(puzzles))
@@ -591,7 +596,7 @@ def import_santa(
                     else:
                         rejected.append(RejectedSolution(c.id, ptype, why))
                 case_list.append(entry)
-            puzzle = name if kind == "standard" else def_path.name
+            puzzle = name if kind == "standard" and name in registered else def_path.name
             sources = [Path(puzzles).name] + ([f"best_known: {Path(submission).name}"] if submission else [])
             cases_path = out / f"{name}.cases.json"
             atomic_write_text(def_path, definition_json(defn))
