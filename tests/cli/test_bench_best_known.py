@@ -351,3 +351,33 @@ def test_a_generated_family_that_is_not_registered_is_benched_by_its_definition_
         )
         is None
     )
+
+
+def test_a_small_cube_of_distinct_stickers_is_benched_in_its_colours(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A 2x2x2 case whose goal labels every sticker apart is read in cube_2-2-2's colours, which
+    name every piece: the printed bench command solves it with the shipped model, and the
+    solution, in the competition's notation, solves the case as the competition gave it."""
+    from puzzlezero.puzzles.permutation.families import family_definition
+
+    family = family_definition("cube_2/2/2")
+    moves = {m: p for m, p in family["moves"].items() if not m.endswith("'")}
+    labels = [f"N{i}" for i in range(24)]
+    rows = [("cube_2/2/2", labels, ["f0", "-r1", "d0", "f1", "r0"], 0)]
+    write_competition(tmp_path / "santa", rows, {"cube_2/2/2": moves})
+    out_dir = tmp_path / "out"
+    rc, out, err = run(capsys, "import-santa", str(tmp_path / "santa"), "--out", str(out_dir))
+    cases = out_dir / "cube_2-2-2-distinct.cases.json"
+    assert rc == 0 and err == ""
+    assert out.splitlines()[0] == (
+        f"wrote {out_dir / 'cube_2-2-2-distinct.json'} (definition; its cases read in cube_2-2-2's colours, "
+        f"which name every piece) and {cases}: 1 cases of cube_2/2/2, 1 with a best known length"
+    )
+    suggested = out.splitlines()[-1]
+    assert suggested == f"bench one: puzzlezero bench cube_2-2-2 --cases {cases}"
+    rc, out, err = run(capsys, *suggested.split()[3:], "--json")
+    (r,) = json.loads(out)["results"]
+    (case,) = json.loads(cases.read_text())["cases"]
+    assert rc == 0 and r["solved"] and r["length"] <= case["best_known"] == 5, err
+    assert solves(r["santa_moves"], moves, case["given_state"].split(";"), labels, 0) is None

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import puzzlezero as pz
 from puzzlezero.errors import DefinitionError
 from puzzlezero.puzzles.permutation import Definition, cayleypy, gap, kpuzzle, load_definition, santa
 
@@ -468,11 +469,23 @@ def test_santa_import_names_the_family_puzzles(tmp_path: Path) -> None:
     names = {p.name: p for p in summary.puzzles}
     assert set(names) == {"cube_2-2-2", "cube_2-2-2-distinct", "cube_2-2-2-goal1", "cube_2-2-2-goal2"}
     assert names["cube_2-2-2"].puzzle == "cube_2-2-2" and names["cube_2-2-2"].family
-    assert (
-        names["cube_2-2-2-distinct"].puzzle == "cube_2-2-2-distinct.json"
-        and names["cube_2-2-2-distinct"].family
-    )
+    # the goals whose labels all differ are read in the 2x2x2's colours, which name every piece
+    distinct = names["cube_2-2-2-distinct"]
+    assert distinct.family and (distinct.puzzle, distinct.read_as) == ("cube_2-2-2", "cube_2-2-2")
+    assert distinct.bench_puzzle == "cube_2-2-2"
+    assert names["cube_2-2-2-goal2"].read_as == "cube_2-2-2"  # M0..M23: not the family's, all different
+    assert names["cube_2-2-2-goal1"].read_as is None  # wildcards: fewer colours off is not fewer labels
     assert not names["cube_2-2-2-goal1"].family
+    assert names["cube_2-2-2-goal1"].bench_puzzle == str(out / "cube_2-2-2-goal1.json")
+    (case,) = json.loads((out / "cube_2-2-2-distinct.cases.json").read_text())["cases"]
+    colour_of = dict(zip(case["given_goal"].split(";"), std_goal := family_goal("cube_2/2/2"), strict=True))
+    assert case["goal"] == ";".join(std_goal) and case["wildcards"] == 0
+    assert case["state"] == ";".join(colour_of[label] for label in case["given_state"].split(";"))
+    assert case["best_known"] == 1  # the submission's d1, checked on the case as given
+    cube = pz.make("cube_2-2-2")
+    state = cube.parse(case["state"])
+    undo = cube.parse_moves("d1'")
+    assert cube.is_goal(cube.apply_moves(state, undo)[None])[0]
     assert [(r.id, r.puzzle_type) for r in summary.rejected] == [(7, "cube_2/2/2"), (99, "?")]
     std = json.loads((out / "cube_2-2-2.cases.json").read_text())
     assert std["puzzle"] == "cube_2-2-2" and [c["best_known"] for c in std["cases"]] == [3, 2]
@@ -490,6 +503,7 @@ def test_santa_import_names_the_family_puzzles(tmp_path: Path) -> None:
     # where the family's puzzle is not registered, its case file names the definition file
     again = santa.import_santa(info, puzzles, tmp_path / "again", types=["cube_2-2-2"])
     assert {p.name: p.puzzle for p in again.puzzles}["cube_2-2-2"] == "cube_2-2-2.json"
+    assert {p.name: p.read_as for p in again.puzzles}["cube_2-2-2-distinct"] is None
     assert (
         json.loads((tmp_path / "again" / "cube_2-2-2.cases.json").read_text())["puzzle"] == "cube_2-2-2.json"
     )
@@ -584,3 +598,61 @@ def test_santa_moves_named_twice_or_doing_nothing_are_refused_at_their_line(text
 
     with pytest.raises(DefinitionError, match="puzzle_info.csv: line 2: " + message):
         _parse_moves(text, "puzzle_info.csv: line 2")
+
+
+def family_goal(ptype: str) -> list[str]:
+    from puzzlezero.puzzles.permutation.families import family_definition
+
+    return list(family_definition(ptype)["goal"])
+
+
+@pytest.mark.parametrize(
+    ("ptype", "named"), [("cube_2/2/2", True), ("cube_3/3/3", True), ("cube_4/4/4", False)]
+)
+def test_colours_name_the_pieces_of_the_small_cubes_only(ptype: str, named: bool) -> None:
+    """The 2x2x2's and 3x3x3's pieces each show colours no other piece shows, none twice; the
+    4x4x4's centres share their face's colour."""
+    from puzzlezero.puzzles.permutation.families import family_definition
+
+    family = family_definition(ptype)
+    assert santa.colours_name_the_pieces(family) is named
+    assert not santa.colours_name_the_pieces({k: v for k, v in family.items() if k != "pieces"})
+    broken = dict(family, pieces=[*family["pieces"][1:], family["pieces"][0][:1]])  # not a partition
+    assert not santa.colours_name_the_pieces(broken)
+
+
+def test_a_state_that_splits_a_piece_is_left_in_its_own_labels(tmp_path: Path) -> None:
+    """Two stickers of different pieces swapped: no move does that, and in colours the state could
+    look solvable where its labels are not; the goal's cases stay as given, on its definition."""
+    from puzzlezero.puzzles.permutation.families import family_definition
+
+    family = family_definition("cube_3/3/3")
+    moves = {m: p for m, p in family["moves"].items() if not m.endswith("'")}
+    labels = [f"N{i}" for i in range(54)]
+    good = np.array(labels)[np.asarray(moves["f0"])].tolist()
+    assert santa.keeps_the_pieces(family, labels, good)
+    corner, edge = family["pieces"][0][0], family["pieces"][1][0]  # a corner's sticker, an edge's
+    split = list(good)
+    split[corner], split[edge] = split[edge], split[corner]
+    assert not santa.keeps_the_pieces(family, labels, split)
+    info = write_csv(
+        tmp_path / "puzzle_info.csv", ["puzzle_type", "allowed_moves"], [["cube_3/3/3", repr(moves)]]
+    )
+    rows = [
+        [0, "cube_3/3/3", ";".join(labels), ";".join(good), 0],
+        [1, "cube_3/3/3", ";".join(labels), ";".join(split), 0],
+    ]
+    puzzles = write_csv(
+        tmp_path / "puzzles.csv",
+        ["id", "puzzle_type", "solution_state", "initial_state", "num_wildcards"],
+        rows,
+    )
+    (imp,) = santa.import_santa(info, puzzles, tmp_path / "out", registered=("cube_3-3-3",)).puzzles
+    assert imp.read_as is None and imp.puzzle == "cube_3-3-3-distinct.json"
+    rows_ok = write_csv(
+        tmp_path / "ok.csv",
+        ["id", "puzzle_type", "solution_state", "initial_state", "num_wildcards"],
+        rows[:1],
+    )
+    (read,) = santa.import_santa(info, rows_ok, tmp_path / "ok", registered=("cube_3-3-3",)).puzzles
+    assert read.read_as == "cube_3-3-3"

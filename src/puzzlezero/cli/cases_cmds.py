@@ -275,6 +275,8 @@ def import_santa_cmd(
     for imp in summary.puzzles:
         known = f", {imp.best_known} with a best known length" if submission is not None else ""
         own = f", the built-in puzzle {imp.puzzle}" if imp.family and imp.puzzle == imp.name else ""
+        if imp.read_as:
+            own = f"; its cases read in {imp.read_as}'s colours, which name every piece"
         typer.echo(
             f"wrote {imp.definition} (definition{own}) and {imp.cases_file}: {imp.cases} cases of {imp.puzzle_type}{known}"
         )
@@ -288,12 +290,12 @@ def import_santa_cmd(
     )
     if summary.puzzles:
         first = summary.puzzles[0]
-        puzzle = first.puzzle if first.family and first.puzzle == first.name else first.definition
         from puzzlezero.model_folders import find_model_dir
 
         # a definition with no shipped model is answered by the group solver
-        search = "" if find_model_dir(first.name) is not None else " --search group"
-        typer.echo(f"bench one: puzzlezero bench {puzzle} --cases {first.cases_file}{search}")
+        registered = first.bench_puzzle != str(first.definition)  # its own defaults apply
+        search = "" if registered or find_model_dir(first.name) is not None else " --search group"
+        typer.echo(f"bench one: puzzlezero bench {first.bench_puzzle} --cases {first.cases_file}{search}")
 
 
 # `puzzlezero import-santa`: the same command at the top level (not listed in the help)

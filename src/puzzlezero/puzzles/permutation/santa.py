@@ -23,7 +23,13 @@ file of that definition's puzzles. Names:
 * otherwise a goal whose labels all differ adds ``-distinct`` to the type's name (``/`` written
   ``-``) unless the family's distinct goal has that name already, and any other goal ``-goal1``,
   ``-goal2``, ... (by the number of puzzles, most first); where the moves are the family's, such a
-  definition keeps the family's moves (in its order, inverses included), pieces and drawing.
+  definition keeps the family's moves (in its order, inverses included), pieces and drawing;
+* a goal whose labels all differ, of a registered family whose own colours name every piece (the
+  2x2x2 and the 3x3x3: :func:`colours_name_the_pieces`), has its cases read in those colours (each
+  label the colour of its goal position; the case keeps ``given_state`` and ``given_goal``) and its
+  case file names the family's puzzle, so its model and defaults solve them: a state that moves
+  pieces as wholes reaches the goal of distinct labels exactly when it shows the family's colours.
+  Cases with wildcards are left as they are (fewer differing colours are not fewer differing labels).
 
 Moves keep the competition's names; the definition's checker adds each inverse as ``m'``, which
 :func:`format_santa_moves` writes back as the competition's ``-m``.
@@ -122,6 +128,15 @@ class ImportedPuzzle:
     cases: int
     best_known: int
     family: bool
+    #: the registered puzzle whose colours these cases were read in (goals whose labels all differ,
+    #: where the family's own colours name every piece: :func:`colours_name_the_pieces`)
+    read_as: str | None = None
+
+    @property
+    def bench_puzzle(self) -> str:
+        """What ``bench`` takes for these cases: the registered puzzle the case file names, else
+        the definition file written beside it."""
+        return str(self.definition) if self.puzzle == self.definition.name else self.puzzle
 
 
 @dataclass(frozen=True)
@@ -152,6 +167,7 @@ class ImportSummary:
         out = [
             f"{imp.cases_file.name}: {imp.cases} case{'s' * (imp.cases != 1)} of {imp.puzzle_type} ({imp.puzzle}"
             + (", built-in" if imp.family and imp.puzzle == imp.name else "")
+            + (", read in its colours" if imp.read_as else "")
             + (f"; {imp.best_known} best known" if imp.best_known else "")
             + ")"
             for imp in self.puzzles
@@ -453,6 +469,50 @@ def _goal_list(goal: Any) -> list[str]:
     return goal.split(";") if isinstance(goal, str) else [str(v) for v in goal]
 
 
+def colours_name_the_pieces(family: Mapping[str, Any]) -> bool:
+    """Whether a family's goal colours name every piece and every sticker of it: the pieces
+    partition the positions, every move maps each piece onto a piece, no two pieces show the same
+    colours and no piece shows a colour twice (the 2x2x2's and the 3x3x3's six colours; not the
+    4x4x4's, whose centres share them).
+
+    Then a state that moves pieces as wholes (:func:`keeps_the_pieces`) and shows the goal's colours
+    has every piece home and turned as in the goal: it is the goal sticker for sticker, so a goal
+    whose labels all differ is reached exactly when the family's colours are."""
+    goal, pieces = _goal_list(family.get("goal", ())), family.get("pieces") or ()
+    n = len(goal)
+    if not pieces or sorted(i for piece in pieces for i in piece) != list(range(n)):
+        return False
+    blocks = {frozenset(piece) for piece in pieces}
+    for perm in family.get("moves", {}).values():
+        if any(frozenset(perm[i] for i in piece) not in blocks for piece in pieces):
+            return False
+    shown = [tuple(sorted(goal[i] for i in piece)) for piece in pieces]
+    return len(set(shown)) == len(shown) and all(len(set(c)) == len(c) for c in shown)
+
+
+def keeps_the_pieces(family: Mapping[str, Any], labels: Sequence[str], state: Sequence[str]) -> bool:
+    """Whether ``state`` (of a goal ``labels`` whose labels all differ) holds each piece's
+    stickers at one piece's positions, as every state the moves reach does."""
+    where = {label: i for i, label in enumerate(labels)}
+    blocks = {frozenset(piece) for piece in family["pieces"]}
+    return all(frozenset(where[state[i]] for i in piece) in blocks for piece in family["pieces"])
+
+
+def _in_colours(
+    family: Mapping[str, Any], labels: Sequence[str], rows: Sequence[SantaCase]
+) -> list[str] | None:
+    """The states of ``rows`` (of the goal ``labels``, all different) in the family's colours,
+    each label the colour of its goal position, where that loses nothing
+    (:func:`colours_name_the_pieces`, :func:`keeps_the_pieces`, no wildcards); else ``None``."""
+    if len(set(labels)) != len(labels) or not colours_name_the_pieces(family):
+        return None
+    states = [c.state.split(";") for c in rows]
+    if any(c.wildcards for c in rows) or not all(keeps_the_pieces(family, labels, s) for s in states):
+        return None
+    colours = dict(zip(labels, _goal_list(family["goal"]), strict=True))
+    return [";".join(colours[label] for label in s) for s in states]
+
+
 def import_santa(
     puzzle_info: Path,
     puzzles: Path,
@@ -577,15 +637,22 @@ def import_santa(
                     {key: v for key, v in defn.items() if key != "pieces"}, where=def_path.name
                 )
             group = [c for c in rows if c.goal == goal]
+            in_colours = None
+            if template is not None and kind != "standard" and str(template["name"]) in registered:
+                in_colours = _in_colours(template, labels, group)
             case_list: list[dict[str, Any]] = []
             best = 0
-            for c in group:
+            for j, c in enumerate(group):
                 entry: dict[str, Any] = {
                     "id": c.id,
                     "state": c.state,
                     "goal": c.goal,
                     "wildcards": c.wildcards,
                 }
+                if in_colours is not None and template is not None:
+                    entry["state"] = in_colours[j]
+                    entry["goal"] = ";".join(_goal_list(template["goal"]))
+                    entry["given_state"], entry["given_goal"] = c.state, c.goal
                 text = solutions.get(c.id)
                 if text is not None:
                     checked += 1
@@ -597,6 +664,9 @@ def import_santa(
                         rejected.append(RejectedSolution(c.id, ptype, why))
                 case_list.append(entry)
             puzzle = name if kind == "standard" and name in registered else def_path.name
+            read_as = None
+            if in_colours is not None and template is not None:
+                puzzle = read_as = str(template["name"])
             sources = [Path(puzzles).name] + ([f"best_known: {Path(submission).name}"] if submission else [])
             cases_path = out / f"{name}.cases.json"
             atomic_write_text(def_path, definition_json(defn))
@@ -609,7 +679,9 @@ def import_santa(
                 },
             )
             imported.append(
-                ImportedPuzzle(ptype, name, puzzle, def_path, cases_path, len(group), best, bool(kind))
+                ImportedPuzzle(
+                    ptype, name, puzzle, def_path, cases_path, len(group), best, bool(kind), read_as
+                )
             )
     return ImportSummary(
         out_dir=out,
