@@ -29,7 +29,8 @@ file of that definition's puzzles. Names:
   label the colour of its goal position; the case keeps ``given_state`` and ``given_goal``) and its
   case file names the family's puzzle, so its model and defaults solve them: a state that moves
   pieces as wholes reaches the goal of distinct labels exactly when it shows the family's colours.
-  Cases with wildcards are left as they are (fewer differing colours are not fewer differing labels).
+  A goal any of whose cases allows wildcards (fewer differing colours are not fewer differing
+  labels) or holds a piece's stickers apart is left as it is.
 
 Moves keep the competition's names; the definition's checker adds each inverse as ``m'``, which
 :func:`format_santa_moves` writes back as the competition's ``-m``.
