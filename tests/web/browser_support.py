@@ -89,12 +89,13 @@ def wait_http(url: str, proc: subprocess.Popen[bytes], seconds: float = 90) -> N
             assert conn.sock is not None
             refuse_self_connection(conn.sock)
             conn.request("GET", "/healthz")
-            conn.getresponse().read()
+            response = conn.getresponse()
+            response.read()
         except OSError:
             return False
         finally:
             conn.close()
-        return True
+        return response.status == 200  # 503 while no worker can run yet
 
     until(answers, seconds, "puzzlezero serve answering /healthz", every=0.25)
 
