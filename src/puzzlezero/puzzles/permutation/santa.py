@@ -479,14 +479,13 @@ def colours_name_the_pieces(family: Mapping[str, Any]) -> bool:
     Then a state that moves pieces as wholes (:func:`keeps_the_pieces`) and shows the goal's colours
     has every piece home and turned as in the goal: it is the goal sticker for sticker, so a goal
     whose labels all differ is reached exactly when the family's colours are."""
-    goal, pieces = _goal_list(family.get("goal", ())), family.get("pieces") or ()
-    n = len(goal)
-    if not pieces or sorted(i for piece in pieces for i in piece) != list(range(n)):
+    try:  # the definition's own check: pieces disjoint, every move carries each onto a piece
+        checked = Definition.from_dict(family, where=str(family.get("name", "the family")))
+    except DefinitionError:
         return False
-    blocks = {frozenset(piece) for piece in pieces}
-    for perm in family.get("moves", {}).values():
-        if any(frozenset(perm[i] for i in piece) not in blocks for piece in pieces):
-            return False
+    goal, pieces = checked.goal, checked.pieces
+    if not pieces or sum(len(piece) for piece in pieces) != len(goal):  # and they cover it all
+        return False
     shown = [tuple(sorted(goal[i] for i in piece)) for piece in pieces]
     return len(set(shown)) == len(shown) and all(len(set(c)) == len(c) for c in shown)
 
