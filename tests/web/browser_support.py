@@ -18,7 +18,7 @@ import pytest
 
 from puzzlezero.web.config import has_shipped_model
 from tests.clock import until
-from tests.web.live_server import refuse_self_connection
+from tests.web.live_server import connect_checked
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the console script, run by this interpreter (``python -m puzzlezero.cli.main`` would register no commands)
@@ -85,9 +85,7 @@ def wait_http(url: str, proc: subprocess.Popen[bytes], seconds: float = 90) -> N
             raise RuntimeError(f"puzzlezero serve exited with {proc.returncode}")
         conn = http.client.HTTPConnection(urllib.parse.urlsplit(url).netloc, timeout=1)
         try:
-            conn.connect()
-            assert conn.sock is not None
-            refuse_self_connection(conn.sock)
+            connect_checked(conn)
             conn.request("GET", "/healthz")
             response = conn.getresponse()
             response.read()

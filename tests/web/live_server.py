@@ -4,6 +4,7 @@ request-head timeouts), on a free loopback port in a thread of the test process.
 
 from __future__ import annotations
 
+import http.client
 import socket
 import threading
 import time
@@ -33,6 +34,13 @@ def refuse_self_connection(sock: socket.socket) -> None:
     "nothing listens yet" and close the socket at once."""
     if sock.getsockname() == sock.getpeername():
         raise ConnectionRefusedError(f"{sock.getsockname()} connected to itself: nothing listens there yet")
+
+
+def connect_checked(conn: http.client.HTTPConnection) -> None:
+    """Connect ``conn``, refusing a connection that joined itself (:func:`refuse_self_connection`)."""
+    conn.connect()
+    assert conn.sock is not None
+    refuse_self_connection(conn.sock)
 
 
 @contextmanager

@@ -41,7 +41,7 @@ from puzzlezero.web.pool import MAX_BACKOFF, SolvePool
 from puzzlezero.web.worker import SolveJob, run_job, solve_one, warm_options
 from tests.clock import until as wait_until
 from tests.clock import until_async
-from tests.web.live_server import free_port, refuse_self_connection
+from tests.web.live_server import connect_checked, free_port
 from tests.web.web_fakes import address_limit, exit_at_start, forbid_resolving, hang_at_start, raising, sleepy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -356,9 +356,7 @@ def _call(port: int, method: str, path: str, body: Any = None, source: str = "12
     """One request from the loopback address ``source`` (so two sources are two clients)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=(source, 0))
     try:
-        conn.connect()
-        assert conn.sock is not None
-        refuse_self_connection(conn.sock)
+        connect_checked(conn)
         data = None if body is None else json.dumps(body).encode()
         conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
         response = conn.getresponse()
