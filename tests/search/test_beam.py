@@ -186,6 +186,8 @@ def _paced(monkeypatch: pytest.MonkeyPatch, time_limit: float, **kwargs: Any) ->
         return h(s)
 
     kwargs = {"beam_width": 200, **kwargs}
+    if "expect" in kwargs:  # the steps an unbounded paced beam plans for
+        monkeypatch.setattr(p, "default_scramble_depth", kwargs.pop("expect"))
     (r,) = beam(p, start, slow, max_steps=500, time_limit=time_limit, **kwargs)
     if r.solved:
         assert verify(p, start, [r.actions]).all()
@@ -203,9 +205,30 @@ def test_a_paced_beam_narrows_to_reach_its_bound_in_time(monkeypatch: pytest.Mon
     (paced, calls) = _paced(monkeypatch, 1.0, max_cost=44, pace=200)
     assert paced.solved and paced.length <= 44 and paced.seconds < 1.0
     assert max(calls[-10:]) < 350  # its last steps narrower (the full beam: 385-433 children)
-    # a bound and a deadline are what pacing needs: without a bound it is the beam as it was
-    (unbounded, calls_unbounded) = _paced(monkeypatch, 1.0, pace=200)
-    assert unbounded.status == "time limit" and min(calls_unbounded[10:]) > 350
+
+
+def test_a_paced_beam_without_a_bound_plans_for_the_puzzles_scramble_depth(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A schedule's first beam has no bound: paced, it plans for the puzzle's scramble depth (here
+    set to 44 steps, 10% over the 40 the full beam takes; twice the start's Manhattan distance is
+    more) and answers within the 1.0 s that buy 31
+    steps of the full beam, where unpaced it finds nothing; with time for the full beam, it is that
+    beam, whatever it plans for."""
+    (lost, calls) = _paced(monkeypatch, 1.0, expect=44)
+    assert (lost.solved, lost.status, lost.iterations) == (False, "time limit", 31)
+    (paced, calls) = _paced(monkeypatch, 1.0, pace=200, expect=44)
+    assert paced.solved and paced.seconds < 1.0
+    assert max(calls[-10:]) < 350  # narrower than the full beam's 385-433 children a step
+    # a scramble depth far over the distance (the sliding puzzles': 500 for this one) is capped at
+    # twice the start's value (22 here): the same plan, the same beam (planned for 1,000 steps it
+    # would narrow to a few states and answer in 64 moves)
+    (capped, calls_capped) = _paced(monkeypatch, 1.0, pace=200, expect=1000)
+    assert capped.actions == paced.actions and calls_capped == calls
+    (free, calls_free) = _paced(monkeypatch, 100.0, expect=44)
+    (roomy, calls_roomy) = _paced(monkeypatch, 100.0, pace=200, expect=44)
+    assert roomy.actions == free.actions and len(roomy.actions) == 40
+    assert calls_roomy == [1, *calls_free]  # the start's value, read once for the plan
 
 
 def test_a_paced_beam_that_fits_its_time_is_the_beam_itself(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,17 +41,22 @@ goal. The beam's choices up to that step are the same as without the ball, so it
 longer, and it ends up to ``r`` steps sooner. A start inside the ball is solved at once, optimally.
 An instance stopped by a limit keeps a solution found down the ball.
 
-**Pacing** (``pace``): a beam bounded by ``max_cost`` and a deadline (a later beam of an anytime
-schedule, :mod:`.anytime`) that would not reach its bound in time finds nothing at all when the
-deadline comes, however close it was to an answer; one planned from a slower beam's rate leaves time
-unused. A paced beam measures, each step it is full, the seconds a beam state takes to expand and
-rank, and sets its width for the next step to the one whose remaining steps fit the time left
-(:data:`PACE_MARGIN` of it, less one step), never wider than ``pace``. It plans for
-:data:`PACE_STEPS` of its bound's steps, where a shorter answer mostly comes, and from a tenth of
-the bound before them on, for a tenth of it ahead, up to the bound. Narrower, it
-drops its worst-ranked states, and its last steps, where the heuristic is surest, run narrower
-instead of not at all; wider, it keeps more of the step's children. A beam paced at its own width
-only narrows, and one that fits keeps it.
+**Pacing** (``pace``): a beam with a deadline that would not reach the goal in time finds nothing
+at all when the deadline comes, however close it was to an answer; one planned from a slower beam's
+rate leaves time unused. A paced beam measures, each step it is full, the seconds a beam state takes
+to expand and rank, and sets its width for the next step to the one whose remaining steps fit the
+time left (:data:`PACE_MARGIN` of it, less one step), never wider than ``pace``. A beam bounded by
+``max_cost`` (a later beam of an anytime schedule, :mod:`.anytime`) plans for :data:`PACE_STEPS` of
+its bound's steps, where a shorter answer mostly comes, and from a tenth of the bound before them
+on, for a tenth of it ahead, up to the bound. A start without a bound (a schedule's first beam)
+plans for the puzzle's ``default_scramble_depth`` steps, the depth at which its random walks stop
+moving away from the goal, at most :data:`PACE_VALUE_STEPS` times its value (the one estimate
+overstates some puzzles' distances, the other understates them), and once past them for
+:data:`PACE_FREE_AHEAD` of them ahead: where the time is short, the first beam narrows to answer
+within it instead of not at all. Narrower, it drops its
+worst-ranked states, and its last steps, where the heuristic is surest, run narrower instead of not
+at all; wider, it keeps more of the step's children. A beam paced at its own width only narrows,
+and one that fits keeps it.
 
 **Q-beam** (:func:`qbeam`): with a network that has a Q head (the cost-to-go after each action,
 its cost included; :mod:`puzzlezero.search.qstar`) step 4 becomes ONE call of the Q function on
@@ -152,10 +157,12 @@ def beam(
         ball: the states near the goal (:mod:`puzzlezero.search.goal_ball`; ``None``: none): a
             child inside it ends its instance's search once no later step can reach the goal
             more cheaply than down the ball from it (see the module's "The goal's ball").
-        pace: with ``max_cost`` and a deadline (``deadline`` or ``time_limit``), the widest the
-            beam may become as it sets its width, step by step, to what reaches the bound in time
-            (see the module's "Pacing"; ``beam_width``: narrower only); ``None``, or without a
-            bound or a deadline: the beam keeps ``beam_width``.
+        pace: with a deadline (``deadline`` or ``time_limit``), the widest the beam may become as
+            it sets its width, step by step, to what reaches its bound (without ``max_cost``: the
+            steps it plans from the puzzle's ``default_scramble_depth`` and its start's value)
+            in time (see the module's "Pacing";
+            ``beam_width``: narrower only); ``None``, or without a deadline: the beam keeps
+            ``beam_width``.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
@@ -218,6 +225,14 @@ PACE_MARGIN = 0.9
 #: median of 0.84 of its bound, and one planned for the whole bound from its first step was
 #: narrower than its answers need; the 35-puzzle's answers at 0.96, which the tenth ahead reaches
 PACE_STEPS = 0.9
+#: the share of its planned steps that a paced beam without a bound keeps ahead once it has taken
+#: them: its width for the steps it still needs
+PACE_FREE_AHEAD = 0.25
+#: a paced beam without a bound plans for at most this many times its start's value (in steps):
+#: the scramble depth overstates the sliding puzzles' distances (1,000 for the 35-puzzle, whose beam
+#: of 500 answers in about 140 steps), the learned values understate them (a globe_6-4 state about
+#: 40 where a beam of 1,000 answers in about 60)
+PACE_VALUE_STEPS = 2.0
 #: the weight of the latest full step in a paced beam's measured seconds a beam state
 PACE_SMOOTHING = 0.3
 
@@ -358,9 +373,10 @@ class _Beam:
         self.W, self.max_steps, self.max_nodes = beam_width, max_steps, max_nodes
         self.t0 = clock.now()
         self.deadline = clock.deadline_after(time_limit, deadline, start=self.t0)
-        # pacing (the module's "Pacing"): only a beam with a bound and a deadline can be paced
-        self.widest = pace if max_cost is not None and np.isfinite(self.deadline) else None
+        # pacing (the module's "Pacing"): only a beam with a deadline can be paced
+        self.widest = pace if np.isfinite(self.deadline) else None
         self.row_seconds = 0.0  # measured seconds to expand and rank one beam state (0: not yet)
+        self.expect = np.zeros(0)  # the steps each start plans for without a bound (set below)
         self.starts = starts
         b = starts.shape[0]
         self.A = puzzle.num_actions
@@ -389,6 +405,20 @@ class _Beam:
             none = np.full(b, -1)
             self._meet(starts, np.arange(b), none, none, self.g, start_hashes, step=0)
             self._finish_met()
+        if self.widest is not None:
+            self.expect = self._planned_steps(starts)
+
+    def _planned_steps(self, starts: np.ndarray) -> np.ndarray:
+        """The steps a paced start without a bound plans for (the module's "Pacing"): the puzzle's
+        ``default_scramble_depth``, at most :data:`PACE_VALUE_STEPS` times the start's value in
+        steps where a value heuristic ranks the beam."""
+        depth = np.full(starts.shape[0], float(self.p.default_scramble_depth))
+        unbounded = self.max_cost is None or not np.all(self.max_cost < np.finfo(np.float32).max)
+        if self.mode != "value" or not unbounded:
+            return depth
+        h = evaluate(self.heuristic, starts, self.stats).astype(np.float64)
+        steps = PACE_VALUE_STEPS * np.maximum(h, 0.0) / float(self.action_costs.min())
+        return np.clip(np.minimum(depth, steps), 1.0, None)
 
     def _finish(self, i: int, status: str) -> None:
         if status != "solved" and self.ball_path[i] is not None:  # a limit: the ball's solution
@@ -463,9 +493,9 @@ class _Beam:
         return [self._result(i) for i in range(len(self.status))]
 
     def _pace(self, step: int, row_seconds: float) -> None:
-        """Set :attr:`W` for the next steps to what reaches the bound before the deadline (at most
-        :attr:`widest`), at the seconds a beam state took in the full steps so far (``row_seconds``:
-        this step's)."""
+        """Set :attr:`W` for the next steps to what reaches the bound (without one: the planned
+        steps) before the deadline (at most :attr:`widest`), at the seconds a beam state took in the
+        full steps so far (``row_seconds``: this step's)."""
         a = PACE_SMOOTHING
         self.row_seconds = (
             row_seconds if not self.row_seconds else a * row_seconds + (1 - a) * self.row_seconds
@@ -473,18 +503,24 @@ class _Beam:
         active = np.flatnonzero(self._active())
         if not active.size:
             return
-        assert self.max_cost is not None
-        if not np.all(self.max_cost[active] < np.finfo(np.float32).max):
-            return  # an instance without a bound (a schedule's first answer): no steps to plan for
         least = np.full(len(self.status), np.inf)  # each instance's cheapest path in its beam
         np.minimum.at(least, self.beam_inst, self.g)
         cheapest = float(self.action_costs.min())
         reach = 0 if self.ball is None else self.ball.radius  # the ball ends a beam that much sooner
-        bound = np.floor(self.max_cost[active] / cheapest + 1e-6)  # its steps
+        cap = np.full(active.size, np.inf) if self.max_cost is None else self.max_cost[active]
+        bounded = cap < np.finfo(np.float32).max  # else a schedule's first answer
+        steps = np.where(
+            bounded, np.floor(np.where(bounded, cap, 0.0) / cheapest + 1e-6), self.expect[active]
+        )
         done = np.ceil(least[active] / cheapest - 1e-6)
-        # to PACE_STEPS of the bound, and from then on the bound; as it nears the first, it keeps
-        # (1 - PACE_STEPS) of the bound's steps ahead, so that the switch asks for no sudden narrowing
-        ahead = np.maximum(PACE_STEPS * bound - done, np.minimum(bound - done, (1 - PACE_STEPS) * bound))
+        # bounded: to PACE_STEPS of the bound, and from then on the bound; as it nears the first, it
+        # keeps (1 - PACE_STEPS) of the bound's steps ahead, so that the switch asks for no sudden
+        # narrowing. Unbounded: the planned steps, then PACE_FREE_AHEAD of them at a time
+        ahead = np.where(
+            bounded,
+            np.maximum(PACE_STEPS * steps - done, np.minimum(steps - done, (1 - PACE_STEPS) * steps)),
+            np.maximum(steps - done, PACE_FREE_AHEAD * steps),
+        )
         # at least the next step: a beam planned for none would be given any width, past its time
         left = np.clip(np.minimum(np.floor(ahead) - reach, self.max_steps - step), 1, None)
         counts = np.bincount(self.beam_inst, minlength=len(self.status))[active]
