@@ -227,3 +227,23 @@ def test_a_worker_process_registers_the_definitions_it_was_given_and_solves(tmp_
     assert answer.status_code == 200, data
     assert data["solved"] and data["search"] == "bwas" and data["length"] == len(data["solution"]) <= 3
     assert p.is_goal(p.apply_moves(p.parse(state), p.parse_moves(data["solution"]))[None])[0]
+
+
+def test_the_big_cubes_reduction_gets_its_own_time_within_the_servers_cap() -> None:
+    """The 4x4x4's and 5x5x5's reduction needs about 20 s for its first answer on 2 cores: a
+    request that names no time limit gets the search's own (120 s) cut to the server's cap, not the
+    server's quick 20 s, which would leave the 5x5x5 to the group solver's 500-move answers; a
+    limit the request names is kept, and the other puzzles keep the quick default."""
+    from puzzlezero.web.api import solve_options
+    from puzzlezero.web.config import ServerConfig
+    from puzzlezero.web.schemas import SolveRequest
+
+    cfg = ServerConfig()
+    assert (cfg.default_time_limit, cfg.max_time_limit) == (20.0, 60.0)
+    for name in ("cube_4-4-4", "cube_5-5-5", "cube_3-3-3"):
+        p = pz.make(name)
+        request = SolveRequest(puzzle=name, state=p.format(p.goal()))
+        own = solve_options(cfg, p, request).time_limit
+        assert own == (20.0 if name == "cube_3-3-3" else 60.0)
+        named = SolveRequest(puzzle=name, state=p.format(p.goal()), time_limit=5.0)
+        assert solve_options(cfg, p, named).time_limit == 5.0

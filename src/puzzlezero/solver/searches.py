@@ -702,6 +702,10 @@ def _register_builtins() -> None:
             "its own",
             anytime=True,
             node_cap=False,
+            # its first answer (centres, edges paired, a quick 3x3x3 solve) takes the 5x5x5 about
+            # 20 s on 2 cores: the server's quick 20 s would leave it to the group solver's
+            # answers of about 500 moves; the server cuts this to its cap (60 s)
+            defaults=(("time_limit", 120.0),),
             memory="puzzlezero.solver.reduced:memory_estimate",
             tables="reduction",
             tables_first=True,
