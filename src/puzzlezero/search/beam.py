@@ -53,10 +53,9 @@ plans for the puzzle's ``default_scramble_depth`` steps, the depth at which its 
 moving away from the goal, at most :data:`PACE_VALUE_STEPS` times its value (the one estimate
 overstates some puzzles' distances, the other understates them), and once past them for
 :data:`PACE_FREE_AHEAD` of them ahead: where the time is short, the first beam narrows to answer
-within it instead of not at all. Narrower, it drops its
-worst-ranked states, and its last steps, where the heuristic is surest, run narrower instead of not
-at all; wider, it keeps more of the step's children. A beam paced at its own width only narrows,
-and one that fits keeps it.
+within it instead of not at all. Narrower, it drops its worst-ranked states, and its last steps,
+where the heuristic is surest, run narrower instead of not at all; wider, it keeps more of the
+step's children. A beam paced at its own width only narrows, and one that fits keeps it.
 
 **Q-beam** (:func:`qbeam`): with a network that has a Q head (the cost-to-go after each action,
 its cost included; :mod:`puzzlezero.search.qstar`) step 4 becomes ONE call of the Q function on
@@ -158,11 +157,10 @@ def beam(
             child inside it ends its instance's search once no later step can reach the goal
             more cheaply than down the ball from it (see the module's "The goal's ball").
         pace: with a deadline (``deadline`` or ``time_limit``), the widest the beam may become as
-            it sets its width, step by step, to what reaches its bound (without ``max_cost``: the
-            steps it plans from the puzzle's ``default_scramble_depth`` and its start's value)
-            in time (see the module's "Pacing";
-            ``beam_width``: narrower only); ``None``, or without a deadline: the beam keeps
-            ``beam_width``.
+            it sets its width, step by step, to what reaches its bound in time (without
+            ``max_cost``: the steps it plans from the puzzle's ``default_scramble_depth`` and its
+            start's value; see the module's "Pacing"; ``beam_width``: narrower only); ``None``,
+            or without a deadline: the beam keeps ``beam_width``.
 
     Returns:
         One :class:`SearchResult` per start state, in order.
