@@ -212,9 +212,8 @@ def test_a_paced_beam_without_a_bound_plans_for_the_puzzles_scramble_depth(
 ) -> None:
     """A schedule's first beam has no bound: paced, it plans for the puzzle's scramble depth (here
     set to 44 steps, 10% over the 40 the full beam takes; twice the start's Manhattan distance is
-    more) and answers within the 1.0 s that buy 31
-    steps of the full beam, where unpaced it finds nothing; with time for the full beam, it is that
-    beam, whatever it plans for."""
+    as much) and answers within the 1.0 s that buy 31 steps of the full beam, where unpaced it finds
+    nothing; with time for the full beam, it is that beam."""
     (lost, calls) = _paced(monkeypatch, 1.0, expect=44)
     assert (lost.solved, lost.status, lost.iterations) == (False, "time limit", 31)
     (paced, calls) = _paced(monkeypatch, 1.0, pace=200, expect=44)
