@@ -374,7 +374,8 @@ class _Beam:
         # pacing (the module's "Pacing"): only a beam with a deadline can be paced
         self.widest = pace if np.isfinite(self.deadline) else None
         self.row_seconds = 0.0  # measured seconds to expand and rank one beam state (0: not yet)
-        self.expect = np.zeros(0)  # the steps each start plans for without a bound (set below)
+        # a paced beam's starts: whether each has a bound, and the steps it plans for (set below)
+        self.bounded, self.plan = np.zeros(0, bool), np.zeros(0)
         self.starts = starts
         b = starts.shape[0]
         self.A = puzzle.num_actions
@@ -404,19 +405,27 @@ class _Beam:
             self._meet(starts, np.arange(b), none, none, self.g, start_hashes, step=0)
             self._finish_met()
         if self.widest is not None:
-            self.expect = self._planned_steps(starts)
+            self.bounded, self.plan = self._planned_steps(starts)
 
-    def _planned_steps(self, starts: np.ndarray) -> np.ndarray:
-        """The steps a paced start without a bound plans for (the module's "Pacing"): the puzzle's
-        ``default_scramble_depth``, at most :data:`PACE_VALUE_STEPS` times the start's value in
-        steps where a value heuristic ranks the beam."""
-        depth = np.full(starts.shape[0], float(self.p.default_scramble_depth))
-        unbounded = self.max_cost is None or not np.all(self.max_cost < np.finfo(np.float32).max)
-        if self.mode != "value" or not unbounded:
-            return depth
-        h = evaluate(self.heuristic, starts, self.stats).astype(np.float64)
-        steps = PACE_VALUE_STEPS * np.maximum(h, 0.0) / float(self.action_costs.min())
-        return np.clip(np.minimum(depth, steps), 1.0, None)
+    def _planned_steps(self, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which paced starts have a bound, and the steps each plans for (the module's "Pacing"):
+        its bound's, ``max_cost`` over the cheapest move; without one (a schedule's first answer:
+        ``max_cost`` at float32's largest) the puzzle's ``default_scramble_depth``, at most
+        :data:`PACE_VALUE_STEPS` times the start's value in steps where a value heuristic ranks
+        the beam (read for those starts only)."""
+        cheapest = float(self.action_costs.min())
+        steps = np.full(starts.shape[0], float(self.p.default_scramble_depth))
+        if self.max_cost is None:
+            bounded = np.zeros(starts.shape[0], bool)
+        else:
+            bounded = self.max_cost < np.finfo(np.float32).max
+            steps[bounded] = np.floor(self.max_cost[bounded] / cheapest + 1e-6)
+        free = ~bounded
+        if self.mode == "value" and free.any():
+            h = evaluate(self.heuristic, starts[free], self.stats).astype(np.float64)
+            value_steps = PACE_VALUE_STEPS * np.maximum(h, 0.0) / cheapest
+            steps[free] = np.clip(np.minimum(steps[free], value_steps), 1.0, None)
+        return bounded, steps
 
     def _finish(self, i: int, status: str) -> None:
         if status != "solved" and self.ball_path[i] is not None:  # a limit: the ball's solution
@@ -505,11 +514,7 @@ class _Beam:
         np.minimum.at(least, self.beam_inst, self.g)
         cheapest = float(self.action_costs.min())
         reach = 0 if self.ball is None else self.ball.radius  # the ball ends a beam that much sooner
-        cap = np.full(active.size, np.inf) if self.max_cost is None else self.max_cost[active]
-        bounded = cap < np.finfo(np.float32).max  # else a schedule's first answer
-        steps = np.where(
-            bounded, np.floor(np.where(bounded, cap, 0.0) / cheapest + 1e-6), self.expect[active]
-        )
+        bounded, steps = self.bounded[active], self.plan[active]
         done = np.ceil(least[active] / cheapest - 1e-6)
         # bounded: to PACE_STEPS of the bound, and from then on the bound; as it nears the first, it
         # keeps (1 - PACE_STEPS) of the bound's steps ahead, so that the switch asks for no sudden
