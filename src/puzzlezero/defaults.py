@@ -97,6 +97,9 @@ class Defaults:
 #: (``register(name, Class, defaults={...})``) gets these with its own in place
 FALLBACK_DEFAULTS = Defaults(0.6, 1000, 1_000_000, 300.0, 1000)
 
+#: the time limit of the 4x4x4's and 5x5x5's reduction to the 3x3x3, seconds: the edges are paired
+#: from as many centre solutions as leave cube3's solve its 30 s; the web server cuts it to its cap
+REDUCTION_SECONDS = 120.0
 #: the rollout over the group solver's answer: a beam of 1,000, then of 10,000 from the best
 #: answer so far, then the shortcut pass with this bound of a round
 ROLLOUT_WIDTHS, ROLLOUT_SHORTCUT = (1000, 10_000), 2_000_000

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from puzzlezero.defaults import ROLLOUT_SHORTCUT, ROLLOUT_WIDTHS, Defaults, check_defaults
+from puzzlezero.defaults import REDUCTION_SECONDS, ROLLOUT_SHORTCUT, ROLLOUT_WIDTHS, Defaults, check_defaults
 from puzzlezero.errors import UnknownNameError
 from puzzlezero.puzzles import base
 from puzzlezero.puzzles.base import Puzzle
@@ -477,9 +477,8 @@ _PERMUTATION_VIEWS: dict[str, tuple[str, str, tuple[int, ...]]] = {
     "cube_3-3-3": ("cube3-view", "cube3-route", (1000, 20_000)),
 }
 #: the families solved by reduction to the 3x3x3 (puzzlezero.classic.cube_reduction and
-#: cube5_reduction, then cube3's solve), with the group solver as the fallback, and their time
-#: limits: the edges are paired from as many centre solutions as leave cube3's 30 s
-_PERMUTATION_REDUCED = {"cube_4-4-4": 120.0, "cube_5-5-5": 120.0}
+#: cube5_reduction, then cube3's solve) in REDUCTION_SECONDS, with the group solver as the fallback
+_PERMUTATION_REDUCED = ("cube_4-4-4", "cube_5-5-5")
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
     _own = _PERMUTATION_SEARCH.get(_name)
@@ -501,7 +500,7 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             batch=_own[1] if _own else 1000,
             # the 3x3x3's: the two-phase search beside its routes generates about 15 million a second
             max_nodes=2_000_000_000 if _view else 200_000_000 if _beam else 4_000_000,
-            time_limit=_PERMUTATION_REDUCED.get(_name, 60.0),
+            time_limit=REDUCTION_SECONDS if _reduced else 60.0,
             max_steps=1000,
             beam_width=_beam or (1000 if _own else ROLLOUT_WIDTHS),
             # no shipped model: the group solver answers every state, rollouts shorten its answer

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import numpy as np
 
+from puzzlezero.defaults import REDUCTION_SECONDS
 from puzzlezero.errors import PuzzleError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.search import clock
@@ -705,7 +706,7 @@ def _register_builtins() -> None:
             # its first answer (centres, edges paired, a quick 3x3x3 solve) takes the 5x5x5 about
             # 20 s on 2 cores: the server's quick 20 s would leave it to the group solver's
             # answers of about 500 moves; the server cuts this to its cap (60 s)
-            defaults=(("time_limit", 120.0),),
+            defaults=(("time_limit", REDUCTION_SECONDS),),
             memory="puzzlezero.solver.reduced:memory_estimate",
             tables="reduction",
             tables_first=True,
