@@ -202,6 +202,9 @@ def test_a_missing_table_names_its_command(cube4, monkeypatch, tmp_path):
 
 
 def test_the_default_solve_reduces_then_solves_the_3x3x3(monkeypatch):
+    """Through ``solve``, at the default pairing widths: the reduction answers, replayed, and its
+    first answer (the quick 3x3x3 solve's) is reported before the final one, which is never
+    longer."""
     from puzzlezero.solver import reduced, solve
 
     cube4 = make("cube_4-4-4")
@@ -221,20 +224,23 @@ def test_the_default_solve_reduces_then_solves_the_3x3x3(monkeypatch):
 
     monkeypatch.setattr(reduced, "solve", capped)
     cr.build_reduction_tables(cube4)
-    r = solve(cube4, start, time_limit=600)
+    improvements = []
+    r = solve(cube4, start, time_limit=600, on_solution=improvements.append)
     assert r.solved and r.search == "cube-reduction" and r.fallback is None
     end = cube4.apply_moves(start, list(r.actions))
     assert bool(cube4.is_goal(np.asarray(end)[None])[0])
     assert r.length is not None and r.length < 130
+    assert improvements and r.length == min(i.length for i in improvements)
+    assert improvements[0].seconds < r.seconds
+    assert r.first_solution_seconds is not None and r.improvements[-1][1] == r.length
 
 
 def test_the_first_reduction_is_an_answer_at_once(monkeypatch):
     """Anytime: each shorter reduction is made an answer by a quick two-phase 3x3x3 solve and
     passed on, every answer replayed; the shortest comes back, the quick one where cube3's full
     solve leaves the 3x3x3 unsolved."""
-    from dataclasses import replace
-
-    from puzzlezero.solver import reduced, solve
+    from puzzlezero.solver import reduced
+    from puzzlezero.solver.result import SolveResult
 
     cube4 = make("cube_4-4-4")
     start = _deep(cube4, 7)
@@ -246,10 +252,11 @@ def test_the_first_reduction_is_an_answer_at_once(monkeypatch):
     searches = []
     real = reduced.solve
 
-    def full_solve_fails(*args, **kwargs):
+    def full_solve_fails(*args, **kwargs):  # cube3's full solve leaves the 3x3x3 unsolved
         searches.append(kwargs.get("search"))
-        r = real(*args, **kwargs)
-        return r if kwargs.get("search") == "two-phase" else replace(r, solved=False, actions=())
+        if kwargs.get("search") == "two-phase":
+            return real(*args, **kwargs)
+        return SolveResult(reduced.FACES, False, (), (), 0, 0.0, "exhausted")
 
     monkeypatch.setattr(reduced, "solve", full_solve_fails)
     found = []
@@ -262,20 +269,6 @@ def test_the_first_reduction_is_an_answer_at_once(monkeypatch):
     for f in found:
         end = cube4.apply_moves(start, list(f.actions))
         assert bool(cube4.is_goal(np.asarray(end)[None])[0])
-
-    # through solve: the first answer is reported before the final one, which is never longer
-    # (cube3's full solve capped at its least, 5 s, from its default 30)
-    def capped(*args, **kwargs):
-        if kwargs.get("search") is None:
-            kwargs["time_limit"] = min(kwargs["time_limit"], reduced.MIN_THREE_SECONDS)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(reduced, "solve", capped)
-    improvements = []
-    r = solve(cube4, start, time_limit=90, on_solution=improvements.append)
-    assert r.solved and improvements and r.length == min(i.length for i in improvements)
-    assert improvements[0].seconds < r.seconds
-    assert r.first_solution_seconds is not None and r.improvements[-1][1] == r.length
 
 
 def test_an_answer_that_does_not_replay_is_an_error_not_a_fallback(monkeypatch):
