@@ -236,9 +236,56 @@ def test_one_search_of_a_state_and_its_transpose_keeps_the_shorter(search: str) 
 def test_images_made_from_a_solution_need_a_schedule() -> None:
     cube = make("cube3")
     with pytest.raises(PuzzleError, match="made from a solution of the state"):
-        with_images(lambda rows, groups: [], cube, cube.goals(1), ["inverse"])
+        with_images(lambda rows, groups, hook: [], cube, cube.goals(1), ["inverse"])
     with pytest.raises(PuzzleError, match="has no image 'flip'"):
-        with_images(lambda rows, groups: [], cube, cube.goals(1), ["flip"])
+        with_images(lambda rows, groups, hook: [], cube, cube.goals(1), ["flip"])
+
+
+def test_an_images_solution_is_passed_on_as_it_comes_mapped_back_and_only_when_cheaper() -> None:
+    """``with_images``' hook: a member's solution reaches ``on_solution`` as its state's, while the
+    search runs, and only where it is cheaper than what that state was given before."""
+    p = make("globe_3-4")
+    state = p.scramble(np.random.default_rng(4), 1, 12)
+    told: list[tuple[int, tuple[int, ...], int]] = []
+    seen_before_end: list[int] = []
+
+    def run(rows, groups, hook):
+        assert hook is not None and list(groups) == [0, 0]  # the state, then its upside-down image
+        hook(1, SearchResult(True, (0, 1), 5, 1, 0.1, "solved"), 0)  # the image's, 2 moves
+        seen_before_end.append(len(told))
+        hook(0, SearchResult(True, (2, 3, 4), 5, 1, 0.2, "solved"), 1)  # 3 moves: not cheaper
+        hook(0, SearchResult(True, (2,), 5, 1, 0.3, "solved"), 1)  # 1 move: cheaper
+        return [
+            SearchResult(True, (2,), 5, 1, 0.3, "solved"),
+            SearchResult(True, (0, 1), 5, 1, 0.1, "solved"),
+        ]
+
+    out = with_images(
+        run, p, state, ["upside-down"], on_solution=lambda i, r, k: told.append((i, r.actions, k))
+    )
+    assert seen_before_end == [1]  # passed on at once, not when the search returned
+    mapped = tuple(int(a) for a in p.from_image("upside-down", [0, 1]))
+    assert told == [(0, mapped, 0), (0, (2,), 1)]
+    assert out[0].actions == (2,)
+
+
+def test_a_beam_over_a_globe_and_its_image_shows_its_first_answer_before_it_ends() -> None:
+    """Through the solver: an anytime beam schedule over a globe and its image (``images``) passes
+    each shorter answer on as its beam ends, each replayed, the last the answer."""
+    from puzzlezero.solver import solve
+
+    p = make("globe_3-4")
+    state = p.scramble(np.random.default_rng(3), 1, 20)[0]
+    shown = []
+    r = solve(
+        p, state, search="beam", beam_width=(50, 200), heuristic="learned-fp32", shortcut=0,
+        fallback=False, time_limit=60, options={"images": 1}, on_solution=shown.append,
+    )  # fmt: skip
+    assert r.solved and shown and shown[0].seconds < r.seconds
+    lengths = [s.length for s in shown]
+    assert lengths == sorted(set(lengths), reverse=True) and lengths[-1] == r.length
+    for s in shown:
+        assert p.is_goal(p.apply_moves(state, p.parse_moves(list(s.solution)))[None])[0]
 
 
 def test_solve_with_images_on_a_real_cube_replays(fake: FakeClock) -> None:

@@ -39,8 +39,9 @@ caller's ``thread_context`` is entered in each of their threads (the solver's: o
 per search).
 
 Progress: ``on_solution`` (:data:`~.anytime.SolutionHook`) gets each state's cheaper solutions as
-the stages that found them end, an image's mapped back to its state, always in the caller's
-thread (the searches side by side hand theirs over; the caller's thread passes them on).
+the stages that found them end (:func:`with_images`: as its search finds them), an image's mapped
+back to its state, always in the caller's thread (the searches side by side hand theirs over; the
+caller's thread passes them on).
 """
 
 from __future__ import annotations
@@ -158,18 +159,24 @@ def anytime_images(
 
 
 def with_images(
-    run: Callable[[np.ndarray, np.ndarray], list[SearchResult]],
+    run: Callable[[np.ndarray, np.ndarray, SolutionHook | None], list[SearchResult]],
     puzzle: Puzzle,
     starts: np.ndarray,
     images: Sequence[str],
+    *,
+    on_solution: SolutionHook | None = None,
 ) -> list[SearchResult]:
-    """``run`` (one batched search call, ``(states, groups) -> results``; ``groups[j]``: the state
-    row ``j`` is a guise of) on ``starts`` and each state's ``images`` together, the images made
-    from the state alone (none of ``puzzle.solution_images``); one :class:`SearchResult` per state:
-    the cheapest solution of the state and its images, mapped back, with the group's nodes and
-    iterations, the call's seconds, and as ``improvements`` each member's (its own improvements,
-    else its solution at the time it finished) that were shorter than those before. An image
-    equal to the state or to an earlier image is not searched twice."""
+    """``run`` (one batched search call, ``(states, groups, hook) -> results``; ``groups[j]``: the
+    state row ``j`` is a guise of; ``hook``: what it calls with a row's solutions as it finds
+    them, ``None`` without ``on_solution``) on ``starts`` and each state's ``images`` together, the
+    images made from the state alone (none of ``puzzle.solution_images``); one
+    :class:`SearchResult` per state: the cheapest solution of the state and its images, mapped
+    back, with the group's nodes and iterations, the call's seconds, and as ``improvements`` each
+    member's (its own improvements, else its solution at the time it finished) that were shorter
+    than those before. An image equal to the state or to an earlier image is not searched twice.
+    ``on_solution`` (:data:`~.anytime.SolutionHook`) gets each state's cheaper solutions as the
+    search finds them, an image's mapped back to its state, so that a first answer shows while the
+    search goes on (the web page's, the CLI's progress)."""
     starts = as_batch(puzzle, starts)
     _check_names(puzzle, images)
     for name in images:
@@ -179,8 +186,19 @@ def with_images(
                 f"in an anytime schedule, whose first stage finds one"
             )
     rows, group_arr, guise = _groups(puzzle, starts, images, [()] * starts.shape[0])
+    reported = np.full(starts.shape[0], np.inf)
+
+    def member_solved(m: int, r: SearchResult, stage: int) -> None:
+        """Row ``m``'s solution as its state's, passed on where it is the state's cheapest yet."""
+        assert on_solution is not None
+        cost, actions = _mapped_back(puzzle, guise[m], r)
+        i = int(group_arr[m])
+        if cost < reported[i]:
+            reported[i] = cost
+            on_solution(i, replace(r, actions=actions, path_states=None), stage)
+
     t0 = clock.now()
-    got = run(np.stack(rows), group_arr)
+    got = run(np.stack(rows), group_arr, None if on_solution is None else member_solved)
     total = clock.now() - t0
     out = []
     for i in range(starts.shape[0]):

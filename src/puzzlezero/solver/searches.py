@@ -80,14 +80,17 @@ def _imaged(
     deadline: float,
     *,
     grouped: bool = False,
+    on_solution: SolutionHook | None = None,
     **settings: Any,
 ) -> Results:
     """One call of the search ``fn`` with ``settings``, the options' node cap and goal and the
     ``deadline``, or with the ``images`` option on the states and their first N images together,
     each state's shortest solution kept (:func:`~puzzlezero.search.images.with_images`).
-    ``grouped``: ``fn`` takes the ``groups`` of the instances (which rows are guises of one state)."""
+    ``grouped``: ``fn`` takes the ``groups`` of the instances (which rows are guises of one state).
+    ``on_solution``: ``fn`` takes one too, and it gets each state's cheaper solutions as they come,
+    an image's mapped back."""
 
-    def run(rows: np.ndarray, groups: np.ndarray | None = None) -> Results:
+    def run(rows: np.ndarray, groups: np.ndarray | None = None, hook: SolutionHook | None = None) -> Results:
         group_kw = {"groups": groups} if grouped and groups is not None else {}
         return fn(
             puzzle,
@@ -97,15 +100,16 @@ def _imaged(
             deadline=deadline,
             **settings,
             **group_kw,
+            **({} if hook is None else {"on_solution": hook}),
             **_goal_kw(o),
         )
 
     n_images = o.option("images")
     if not n_images:
-        return run(states)
+        return run(states, hook=on_solution)
     from puzzlezero.search.images import with_images
 
-    return with_images(run, puzzle, states, puzzle.image_names[:n_images])
+    return with_images(run, puzzle, states, puzzle.image_names[:n_images], on_solution=on_solution)
 
 
 def _run_bwas(
@@ -206,9 +210,9 @@ def _run_beam(
         *,
         groups: np.ndarray | None = None,
         deadline: float | None = None,
+        on_solution: SolutionHook | None = None,
         **limits: Any,
     ) -> Results:
-        hook = on_solution if groups is None else None  # images: their results come mapped back
         return anytime_beam(
             fn,
             puzzle,
@@ -217,11 +221,13 @@ def _run_beam(
             o.beam_width,  # type: ignore[arg-type]
             groups=groups,
             deadline=deadline,
-            on_solution=hook,
+            on_solution=on_solution,
             **limits,
         )
 
-    return _imaged(widths, puzzle, states, h, o, deadline, grouped=True, max_steps=o.max_steps)
+    return _imaged(
+        widths, puzzle, states, h, o, deadline, grouped=True, on_solution=on_solution, max_steps=o.max_steps
+    )
 
 
 def _run_layered(
