@@ -449,8 +449,9 @@ _PERMUTATION_SEARCH: dict[
 _PERMUTATION_BEAMS: dict[str, tuple[int, ...]] = {
     "globe_3-4": (1000, 30_000),
     "globe_1-8": (1000, 10_000),  # 20 moves and answers of about 50: a beam of 30,000 passes 60 s
-    # over the state and its upside-down image (_PERMUTATION_OPTIONS): 54.6 moves on 20 states
-    # against 55.5 for a beam of 5,000 alone; 5,000 with the image ran out of time on one state
+    # the wider over the state and its upside-down image (_PERMUTATION_OPTIONS: images join a
+    # schedule from its second beam); both over the two: 54.6 moves on 20 states against 55.5 for
+    # a beam of 5,000 alone; 5,000 with the image ran out of time on one state
     "globe_6-4": (1000, 3000),
     # 30,000: 20-28 s a state (a beam of 10,000: 10-14 s, one answer longer); with the goal's
     # ball 45,000 fits as well (fitted to the time left where it does not)

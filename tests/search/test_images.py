@@ -236,37 +236,39 @@ def test_one_search_of_a_state_and_its_transpose_keeps_the_shorter(search: str) 
 def test_images_made_from_a_solution_need_a_schedule() -> None:
     cube = make("cube3")
     with pytest.raises(PuzzleError, match="made from a solution of the state"):
-        with_images(lambda rows, groups, hook: [], cube, cube.goals(1), ["inverse"])
+        with_images(lambda rows, groups: [], cube, cube.goals(1), ["inverse"])
     with pytest.raises(PuzzleError, match="has no image 'flip'"):
-        with_images(lambda rows, groups, hook: [], cube, cube.goals(1), ["flip"])
+        with_images(lambda rows, groups: [], cube, cube.goals(1), ["flip"])
 
 
-def test_an_images_solution_is_passed_on_as_it_comes_mapped_back_and_only_when_cheaper() -> None:
-    """``with_images``' hook: a member's solution reaches ``on_solution`` as its state's, while the
-    search runs, and only where it is cheaper than what that state was given before."""
+def test_a_beam_schedule_searches_the_state_alone_then_its_images_below_the_first_answer(
+    fake: FakeClock,
+) -> None:
+    """As every schedule's: the first beam on the state alone, the image from the second beam,
+    bounded by the first answer; the shortest comes back, an image's mapped back."""
+    from puzzlezero.search.anytime import anytime_beam
+
     p = make("globe_3-4")
     state = p.scramble(np.random.default_rng(4), 1, 12)
-    told: list[tuple[int, tuple[int, ...], int]] = []
-    seen_before_end: list[int] = []
+    calls: list[tuple[int, int, list[float]]] = []
+    found = {10: 5, 20: 3}  # each beam's answer length by its width
 
-    def run(rows, groups, hook):
-        assert hook is not None and list(groups) == [0, 0]  # the state, then its upside-down image
-        hook(1, SearchResult(True, (0, 1), 5, 1, 0.1, "solved"), 0)  # the image's, 2 moves
-        seen_before_end.append(len(told))
-        hook(0, SearchResult(True, (2, 3, 4), 5, 1, 0.2, "solved"), 1)  # 3 moves: not cheaper
-        hook(0, SearchResult(True, (2,), 5, 1, 0.3, "solved"), 1)  # 1 move: cheaper
-        return [
-            SearchResult(True, (2,), 5, 1, 0.3, "solved"),
-            SearchResult(True, (0, 1), 5, 1, 0.1, "solved"),
-        ]
+    def search(puzzle, starts, heuristic, *, beam_width, max_cost, **_):
+        calls.append((beam_width, len(starts), np.broadcast_to(max_cost, len(starts)).tolist()))
+        fake.sleep(1.0)
+        return [SearchResult(True, (0,) * found[beam_width], 5, 1, 0.0, "solved") for _ in starts]
 
-    out = with_images(
-        run, p, state, ["upside-down"], on_solution=lambda i, r, k: told.append((i, r.actions, k))
+    out = anytime_images(
+        search, p, state, None, (10, 20), images=["upside-down"], time_limit=10, schedule=anytime_beam
     )
-    assert seen_before_end == [1]  # passed on at once, not when the search returned
-    mapped = tuple(int(a) for a in p.from_image("upside-down", [0, 1]))
-    assert told == [(0, mapped, 0), (0, (2,), 1)]
-    assert out[0].actions == (2,)
+    big = float(np.finfo(np.float32).max)
+    assert calls == [(10, 1, [big]), (20, 2, [4.0, 4.0])]
+    assert out[0].solved and len(out[0].actions) == 3
+    assert [n for _, n in out[0].improvements] == [5, 3]
+    with pytest.raises(PuzzleError, match="in one search"):  # its searches share no ledger
+        anytime_images(
+            search, p, state, None, (10, 20), images=["upside-down"], threads=2, schedule=anytime_beam
+        )
 
 
 def test_a_beam_over_a_globe_and_its_image_shows_its_first_answer_before_it_ends() -> None:

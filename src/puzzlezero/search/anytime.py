@@ -247,6 +247,7 @@ def anytime_beam(
     max_nodes: int | None = 10_000_000,
     is_goal: str | GoalTest | None = None,
     groups: np.ndarray | None = None,
+    incumbent: np.ndarray | None = None,
     deadline: float | None = None,
     on_solution: SolutionHook | None = None,
 ) -> list[SearchResult]:
@@ -258,7 +259,9 @@ def anytime_beam(
     drops every child at or beyond that cost, so it stops one step short of the incumbent's length
     where moves cost the same). A wide beam that runs out of time or nodes leaves the narrow one's
     answer instead of none. ``groups``: starts that are guises of one problem (:mod:`.images`),
-    bounded by the cheapest solution of any of them. Each beam after the first is narrowed to what
+    bounded by the cheapest solution of any of them; ``incumbent``: as :func:`anytime`'s, the cost
+    of a solution already known for each start, which the first beam must beat. Each beam after
+    the first is narrowed to what
     the time left buys at the rate the beams before it measured, and is not run where that is too
     little (:func:`fitted_width`). One :class:`SearchResult` per state, as :func:`anytime` returns
     them; ``on_solution`` as :func:`anytime`'s, called as each beam ends."""
@@ -275,6 +278,7 @@ def anytime_beam(
         max_nodes=max_nodes,
         is_goal=is_goal,
         groups=groups,
+        incumbent=incumbent,
         on_solution=on_solution,
         fit="beam_width",
     )

@@ -39,9 +39,8 @@ caller's ``thread_context`` is entered in each of their threads (the solver's: o
 per search).
 
 Progress: ``on_solution`` (:data:`~.anytime.SolutionHook`) gets each state's cheaper solutions as
-the stages that found them end (:func:`with_images`: as its search finds them), an image's mapped
-back to its state, always in the caller's thread (the searches side by side hand theirs over; the
-caller's thread passes them on).
+the stages that found them end, an image's mapped back to its state, always in the caller's
+thread (the searches side by side hand theirs over; the caller's thread passes them on).
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ def anytime_images(
     puzzle: Puzzle,
     starts: np.ndarray,
     heuristic: Callable[[np.ndarray], np.ndarray],
-    stages: Sequence[tuple[float, int]],
+    stages: Sequence[Any],
     *,
     images: Sequence[str],
     time_limit: float | None = None,
@@ -79,6 +78,7 @@ def anytime_images(
     thread_context: Callable[[], AbstractContextManager[Any]] = nullcontext,
     deadline: float | None = None,
     on_solution: SolutionHook | None = None,
+    schedule: Callable[..., list[SearchResult]] | None = None,
 ) -> list[SearchResult]:
     """:func:`~.anytime.anytime` on ``starts`` whose stages after the first also search each
     state's ``images`` (names of ``puzzle.image_names``); one :class:`SearchResult` per state,
@@ -87,14 +87,21 @@ def anytime_images(
     by side, within ``thread_context()`` (see the module docstring). ``time_limit``: seconds for
     the whole call; ``deadline``: when it must stop, a reading of :func:`.clock.now`, for a caller
     whose own time limit it shares (each ``None``: none; both: the earlier); the first stage and
-    the later ones all run to that one deadline."""
+    the later ones all run to that one deadline. ``schedule``: another schedule in
+    :func:`~.anytime.anytime`'s place, called as it is (``stages`` a slice of its own stages, which
+    it checks; ``groups`` and ``incumbent`` for the later stages), in one thread: the beams' widths
+    (:func:`~.anytime.anytime_beam`)."""
     starts = as_batch(puzzle, starts)
-    stages = check_stages(stages)
+    if schedule is None:
+        stages = check_stages(stages)
+    elif threads > 1:
+        raise PuzzleError("a schedule of one's own runs its images in one search (threads=1)")
+    run = anytime if schedule is None else schedule
     _check_names(puzzle, images)
     check_positive("time_limit", time_limit)
     t0 = clock.now()
     stop = clock.deadline_after(time_limit, deadline, start=t0)
-    first = anytime(
+    first = run(
         search,
         puzzle,
         starts,
@@ -122,8 +129,11 @@ def anytime_images(
             nodes = first[i].nodes_generated + r.nodes_generated
             on_solution(i, replace(r, actions=actions, nodes_generated=nodes, path_states=None), stage + 1)
 
-    later = _side_by_side(
-        lambda part, ledger, hook: anytime(
+    def later_stages(part: np.ndarray, ledger: GroupLedger, hook: SolutionHook | None) -> list[SearchResult]:
+        """The stages after the first on the members ``part``; one search in one thread keeps a
+        ledger of its own (a schedule of one's own takes none)."""
+        shared: dict[str, Any] = {} if threads <= 1 else {"ledger": ledger}
+        return run(
             search,
             puzzle,
             np.stack([rows[j] for j in part]),
@@ -133,9 +143,12 @@ def anytime_images(
             max_nodes=max_nodes,
             groups=group_arr[part],
             incumbent=known[part],
-            ledger=ledger,
             on_solution=None if hook is None else lambda j, r, k: hook(int(part[j]), r, k),
-        ),
+            **shared,
+        )
+
+    later = _side_by_side(
+        later_stages,
         group_arr,
         threads,
         thread_context,
@@ -159,24 +172,18 @@ def anytime_images(
 
 
 def with_images(
-    run: Callable[[np.ndarray, np.ndarray, SolutionHook | None], list[SearchResult]],
+    run: Callable[[np.ndarray, np.ndarray], list[SearchResult]],
     puzzle: Puzzle,
     starts: np.ndarray,
     images: Sequence[str],
-    *,
-    on_solution: SolutionHook | None = None,
 ) -> list[SearchResult]:
-    """``run`` (one batched search call, ``(states, groups, hook) -> results``; ``groups[j]``: the
-    state row ``j`` is a guise of; ``hook``: what it calls with a row's solutions as it finds
-    them, ``None`` without ``on_solution``) on ``starts`` and each state's ``images`` together, the
-    images made from the state alone (none of ``puzzle.solution_images``); one
-    :class:`SearchResult` per state: the cheapest solution of the state and its images, mapped
-    back, with the group's nodes and iterations, the call's seconds, and as ``improvements`` each
-    member's (its own improvements, else its solution at the time it finished) that were shorter
-    than those before. An image equal to the state or to an earlier image is not searched twice.
-    ``on_solution`` (:data:`~.anytime.SolutionHook`) gets each state's cheaper solutions as the
-    search finds them, an image's mapped back to its state, so that a first answer shows while the
-    search goes on (the web page's, the CLI's progress)."""
+    """``run`` (one batched search call, ``(states, groups) -> results``; ``groups[j]``: the state
+    row ``j`` is a guise of) on ``starts`` and each state's ``images`` together, the images made
+    from the state alone (none of ``puzzle.solution_images``); one :class:`SearchResult` per state:
+    the cheapest solution of the state and its images, mapped back, with the group's nodes and
+    iterations, the call's seconds, and as ``improvements`` each member's (its own improvements,
+    else its solution at the time it finished) that were shorter than those before. An image
+    equal to the state or to an earlier image is not searched twice."""
     starts = as_batch(puzzle, starts)
     _check_names(puzzle, images)
     for name in images:
@@ -186,19 +193,8 @@ def with_images(
                 f"in an anytime schedule, whose first stage finds one"
             )
     rows, group_arr, guise = _groups(puzzle, starts, images, [()] * starts.shape[0])
-    reported = np.full(starts.shape[0], np.inf)
-
-    def member_solved(m: int, r: SearchResult, stage: int) -> None:
-        """Row ``m``'s solution as its state's, passed on where it is the state's cheapest yet."""
-        assert on_solution is not None
-        cost, actions = _mapped_back(puzzle, guise[m], r)
-        i = int(group_arr[m])
-        if cost < reported[i]:
-            reported[i] = cost
-            on_solution(i, replace(r, actions=actions, path_states=None), stage)
-
     t0 = clock.now()
-    got = run(np.stack(rows), group_arr, None if on_solution is None else member_solved)
+    got = run(np.stack(rows), group_arr)
     total = clock.now() - t0
     out = []
     for i in range(starts.shape[0]):

@@ -78,20 +78,13 @@ def _imaged(
     h: Heuristic | None,
     o: SolveOptions,
     deadline: float,
-    *,
-    grouped: bool = False,
-    on_solution: SolutionHook | None = None,
     **settings: Any,
 ) -> Results:
     """One call of the search ``fn`` with ``settings``, the options' node cap and goal and the
     ``deadline``, or with the ``images`` option on the states and their first N images together,
-    each state's shortest solution kept (:func:`~puzzlezero.search.images.with_images`).
-    ``grouped``: ``fn`` takes the ``groups`` of the instances (which rows are guises of one state).
-    ``on_solution``: ``fn`` takes one too, and it gets each state's cheaper solutions as they come,
-    an image's mapped back."""
+    each state's shortest solution kept (:func:`~puzzlezero.search.images.with_images`)."""
 
-    def run(rows: np.ndarray, groups: np.ndarray | None = None, hook: SolutionHook | None = None) -> Results:
-        group_kw = {"groups": groups} if grouped and groups is not None else {}
+    def run(rows: np.ndarray, groups: np.ndarray | None = None) -> Results:
         return fn(
             puzzle,
             rows,
@@ -99,17 +92,15 @@ def _imaged(
             max_nodes=o.max_nodes,
             deadline=deadline,
             **settings,
-            **group_kw,
-            **({} if hook is None else {"on_solution": hook}),
             **_goal_kw(o),
         )
 
     n_images = o.option("images")
     if not n_images:
-        return run(states, hook=on_solution)
+        return run(states)
     from puzzlezero.search.images import with_images
 
-    return with_images(run, puzzle, states, puzzle.image_names[:n_images], on_solution=on_solution)
+    return with_images(run, puzzle, states, puzzle.image_names[:n_images])
 
 
 def _run_bwas(
@@ -203,30 +194,34 @@ def _run_beam(
         return _imaged(fn, puzzle, states, h, o, deadline, beam_width=o.beam_width, max_steps=o.max_steps)
     from puzzlezero.search.anytime import anytime_beam
 
-    def widths(
-        puzzle: Puzzle,
-        rows: np.ndarray,
-        h: Heuristic | None,
-        *,
-        groups: np.ndarray | None = None,
-        deadline: float | None = None,
-        on_solution: SolutionHook | None = None,
-        **limits: Any,
-    ) -> Results:
-        return anytime_beam(
+    n_images = o.option("images")
+    if n_images:  # as every schedule's: the first beam on the states alone, the images from the second
+        from puzzlezero.search.images import anytime_images
+
+        return anytime_images(
             fn,
             puzzle,
-            rows,
+            states,
             h,  # type: ignore[arg-type]
-            o.beam_width,  # type: ignore[arg-type]
-            groups=groups,
+            o.beam_width,
+            images=puzzle.image_names[:n_images],
             deadline=deadline,
+            max_nodes=o.max_nodes,
             on_solution=on_solution,
-            **limits,
+            schedule=partial(anytime_beam, max_steps=o.max_steps),
         )
 
-    return _imaged(
-        widths, puzzle, states, h, o, deadline, grouped=True, on_solution=on_solution, max_steps=o.max_steps
+    return anytime_beam(
+        fn,
+        puzzle,
+        states,
+        h,  # type: ignore[arg-type]
+        o.beam_width,
+        max_steps=o.max_steps,
+        max_nodes=o.max_nodes,
+        deadline=deadline,
+        on_solution=on_solution,
+        **_goal_kw(o),
     )
 
 
