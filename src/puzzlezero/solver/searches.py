@@ -194,35 +194,15 @@ def _run_beam(
         return _imaged(fn, puzzle, states, h, o, deadline, beam_width=o.beam_width, max_steps=o.max_steps)
     from puzzlezero.search.anytime import anytime_beam
 
+    beams = partial(anytime_beam, max_steps=o.max_steps)
+    limits: dict[str, Any] = {"deadline": deadline, "max_nodes": o.max_nodes, "on_solution": on_solution}
     n_images = o.option("images")
     if n_images:  # as every schedule's: the first beam on the states alone, the images from the second
         from puzzlezero.search.images import anytime_images
 
-        return anytime_images(
-            fn,
-            puzzle,
-            states,
-            h,  # type: ignore[arg-type]
-            o.beam_width,
-            images=puzzle.image_names[:n_images],
-            deadline=deadline,
-            max_nodes=o.max_nodes,
-            on_solution=on_solution,
-            schedule=partial(anytime_beam, max_steps=o.max_steps),
-        )
-
-    return anytime_beam(
-        fn,
-        puzzle,
-        states,
-        h,  # type: ignore[arg-type]
-        o.beam_width,
-        max_steps=o.max_steps,
-        max_nodes=o.max_nodes,
-        deadline=deadline,
-        on_solution=on_solution,
-        **_goal_kw(o),
-    )
+        images = puzzle.image_names[:n_images]
+        return anytime_images(fn, puzzle, states, h, o.beam_width, images=images, schedule=beams, **limits)  # type: ignore[arg-type]
+    return beams(fn, puzzle, states, h, o.beam_width, **limits, **_goal_kw(o))  # type: ignore[arg-type]
 
 
 def _run_layered(
