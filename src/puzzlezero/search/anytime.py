@@ -261,9 +261,8 @@ def anytime_beam(
     answer instead of none. ``groups``: starts that are guises of one problem (:mod:`.images`),
     bounded by the cheapest solution of any of them; ``incumbent``: as :func:`anytime`'s, the cost
     of a solution already known for each start, which the first beam must beat. Each beam after
-    the first is narrowed to what
-    the time left buys at the rate the beams before it measured, and is not run where that is too
-    little (:func:`fitted_width`). One :class:`SearchResult` per state, as :func:`anytime` returns
+    the first is narrowed to what the time left buys at the rate the beams before it measured, and
+    is not run where that is too little (:func:`fitted_width`). One :class:`SearchResult` per state, as :func:`anytime` returns
     them; ``on_solution`` as :func:`anytime`'s, called as each beam ends."""
     widths = check_widths(widths)
     settings = [{"beam_width": width, "max_steps": max_steps} for width in widths]

@@ -9,7 +9,7 @@ the inverse); for a weighted search with an inadmissible heuristic the images ac
 for free: each search wanders off in a different place, and the shortest solution of any of them
 is a solution of the state.
 
-Within an anytime schedule (:mod:`.anytime`):
+Within an anytime schedule (:mod:`.anytime`: weighted A* restarted, or beams ever wider):
 
 1. The first, cheap stage runs on the states alone; its solution ``P`` is what the inverse is made
    from (a cube ``goal * g`` solved by ``P = g⁻¹`` has the inverse ``goal * P``).
@@ -20,7 +20,7 @@ Within an anytime schedule (:mod:`.anytime`):
 3. Each image's solutions are mapped back; each state returns its cheapest, with every
    improvement's time and length and the nodes of its whole group.
 
-A search without a schedule (one BWAS or Q* setting, beam search) takes the images made from the
+A search without a schedule (one BWAS or Q* setting, one beam) takes the images made from the
 state alone (``Puzzle.solution_images`` are not: the cube's inverse needs a solution first):
 :func:`with_images` searches each state and those images as instances of one batched call and
 keeps the cheapest solution of each group (the sliding puzzles' ``transpose``).
