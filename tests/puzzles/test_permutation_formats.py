@@ -14,7 +14,7 @@ import pytest
 
 import puzzlezero as pz
 from puzzlezero.errors import DefinitionError
-from puzzlezero.puzzles.permutation import Definition, cayleypy, gap, kpuzzle, load_definition, santa
+from puzzlezero.puzzles.permutation import Definition, cayleypy, colours, gap, kpuzzle, load_definition, santa
 
 #: CayleyPy's generator files of the competition's puzzles, beside the checkout (not shipped)
 GENERATORS = Path(__file__).resolve().parents[2].parent / "shared" / "permutation" / "generators"
@@ -615,10 +615,10 @@ def test_colours_name_the_pieces_of_the_small_cubes_only(ptype: str, named: bool
     from puzzlezero.puzzles.permutation.families import family_definition
 
     family = family_definition(ptype)
-    assert santa.colours_name_the_pieces(family) is named
-    assert not santa.colours_name_the_pieces({k: v for k, v in family.items() if k != "pieces"})
+    assert colours.colours_name_the_pieces(family) is named
+    assert not colours.colours_name_the_pieces({k: v for k, v in family.items() if k != "pieces"})
     broken = dict(family, pieces=[*family["pieces"][1:], family["pieces"][0][:1]])  # not a partition
-    assert not santa.colours_name_the_pieces(broken)
+    assert not colours.colours_name_the_pieces(broken)
 
 
 def test_a_state_that_splits_a_piece_is_left_in_its_own_labels(tmp_path: Path) -> None:
@@ -630,11 +630,11 @@ def test_a_state_that_splits_a_piece_is_left_in_its_own_labels(tmp_path: Path) -
     moves = {m: p for m, p in family["moves"].items() if not m.endswith("'")}
     labels = [f"N{i}" for i in range(54)]
     good = np.array(labels)[np.asarray(moves["f0"])].tolist()
-    assert santa.keeps_the_pieces(family, labels, good)
+    assert colours.keeps_the_pieces(family, labels, good)
     corner, edge = family["pieces"][0][0], family["pieces"][1][0]  # a corner's sticker, an edge's
     split = list(good)
     split[corner], split[edge] = split[edge], split[corner]
-    assert not santa.keeps_the_pieces(family, labels, split)
+    assert not colours.keeps_the_pieces(family, labels, split)
     info = write_csv(
         tmp_path / "puzzle_info.csv", ["puzzle_type", "allowed_moves"], [["cube_3/3/3", repr(moves)]]
     )

@@ -32,7 +32,9 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
 
 if TYPE_CHECKING:
-    from puzzlezero.solver import Improvement, SolveResult
+    import numpy as np
+
+    from puzzlezero.solver import Improvement, SolveResult, States
 
 
 QuietOpt = Annotated[
@@ -74,8 +76,10 @@ def solve_cmd(
     from puzzlezero.solver import read_states, solve_many
 
     use_memory_budget(memory_budget)
-    p = make(puzzle)
-    start = read_states(p, [read_state_text(state)])  # read and checked here, once
+    given = make(puzzle)
+    start = read_states(given, [read_state_text(state)])  # read and checked here, once
+    as_given = start.array[0]
+    p, start = _in_family_colours(given, start, flags)
     opts = flags.options(p)  # resolved here, once
     what = (
         f"{p.name}, {opts.search}" + (", anytime" if opts.stages else "") + f", up to {opts.time_limit:g} s"
@@ -89,15 +93,19 @@ def solve_cmd(
             raise
         _interrupted(p, feed.best, as_json, quiet)
         raise typer.Exit(130) from None
+    shown = r.to_json()
+    if p is not given:  # solved in the family's colours: the answer checked on the state as given
+        _check_on(given, as_given, p, r)
+        shown |= {"puzzle": given.name, "read_as": p.name}
     if out is not None:
         from puzzlezero.storage import atomic_write_json
 
         try:
-            atomic_write_json(out, r.to_json())
+            atomic_write_json(out, shown)
         except OSError as exc:
             raise PuzzleError(f"cannot write {out}: {exc.strerror or exc}") from None
     if as_json:
-        typer.echo(json.dumps(r.to_json()))
+        typer.echo(json.dumps(shown))
     elif quiet:
         if r.solved:
             typer.echo(" ".join(p.format_compact(r.actions)))
@@ -105,8 +113,37 @@ def solve_cmd(
             typer.echo(f"not solved within budget ({r.status})", err=True)
     else:
         _print_answer(p, r)
+        if p is not given:
+            typer.echo(f"read as:  {p.name}, each label in the colour of its home (the same goal)")
     if not r.solved:
         raise typer.Exit(1)
+
+
+def _in_family_colours(p: Puzzle, start: States, flags: SolveFlags) -> tuple[Puzzle, States]:
+    """A definition's state of distinct labels read in its family's colours, where that asks no
+    less (:mod:`puzzlezero.puzzles.permutation.colours`: the 2x2x2's and the 3x3x3's moves) and no
+    model, goal or macros of the definition's own are named: the family's puzzle, whose model and
+    defaults then solve it, and the state so read; else ``p`` and ``start`` as they are."""
+    if flags.model or flags.models or flags.goal or flags.macros:
+        return p, start
+    from puzzlezero.puzzles.permutation.colours import colour_reading
+    from puzzlezero.registry import names
+    from puzzlezero.solver import read_states
+
+    reading = colour_reading(p, names())
+    read = None if reading is None else reading.read(start.array)
+    if reading is None or read is None:
+        return p, start
+    family = make(reading.family)
+    return family, read_states(family, read)
+
+
+def _check_on(given: Puzzle, state: np.ndarray, family: Puzzle, r: SolveResult) -> None:
+    """The family's answer ``r`` replayed, move by move by name, on the definition's own state."""
+    if r.solved:
+        moves = given.parse_moves(family.format_moves(r.actions))
+        if not bool(given.is_goal(given.apply_moves(state, moves)[None])[0]):  # pragma: no cover
+            raise PuzzleError(f"the answer in {family.name}'s colours does not solve the {given.name} state")
 
 
 def _interrupted(p: Puzzle, best: Improvement, as_json: bool, quiet: bool) -> None:

@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from puzzlezero.errors import DefinitionError
+from puzzlezero.puzzles.permutation.colours import colours_name_the_pieces, keeps_the_pieces
 from puzzlezero.puzzles.permutation.definition import (
     FORMAT,
     MAX_MOVES,
@@ -468,34 +469,6 @@ def definition_json(defn: Mapping[str, Any]) -> str:
 
 def _goal_list(goal: Any) -> list[str]:
     return goal.split(";") if isinstance(goal, str) else [str(v) for v in goal]
-
-
-def colours_name_the_pieces(family: Mapping[str, Any]) -> bool:
-    """Whether a family's goal colours name every piece and every sticker of it: the pieces
-    partition the positions, every move maps each piece onto a piece, no two pieces show the same
-    colours and no piece shows a colour twice (the 2x2x2's and the 3x3x3's six colours; not the
-    4x4x4's, whose centres share them).
-
-    Then a state that moves pieces as wholes (:func:`keeps_the_pieces`) and shows the goal's colours
-    has every piece home and turned as in the goal: it is the goal sticker for sticker, so a goal
-    whose labels all differ is reached exactly when the family's colours are."""
-    try:  # the definition's own check: pieces disjoint, every move carries each onto a piece
-        checked = Definition.from_dict(family, where=str(family.get("name", "the family")))
-    except DefinitionError:
-        return False
-    goal, pieces = checked.goal, checked.pieces
-    if not pieces or sum(len(piece) for piece in pieces) != len(goal):  # and they cover it all
-        return False
-    shown = [tuple(sorted(goal[i] for i in piece)) for piece in pieces]
-    return len(set(shown)) == len(shown) and all(len(set(c)) == len(c) for c in shown)
-
-
-def keeps_the_pieces(family: Mapping[str, Any], labels: Sequence[str], state: Sequence[str]) -> bool:
-    """Whether ``state`` (of a goal ``labels`` whose labels all differ) holds each piece's
-    stickers at one piece's positions, as every state the moves reach does."""
-    where = {label: i for i, label in enumerate(labels)}
-    blocks = {frozenset(piece) for piece in family["pieces"]}
-    return all(frozenset(where[state[i]] for i in piece) in blocks for piece in family["pieces"])
 
 
 def _in_colours(
