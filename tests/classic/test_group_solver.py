@@ -313,3 +313,30 @@ def test_the_pass_reaches_from_the_levels_above_the_slots_its_own_products_canno
     table = group.GroupTable(p.name, group._group_actions(p), b.base, words, b.images, b.red)
     for state in p.scramble(np.random.default_rng(1), 5, 200):
         assert replays(p, state, table.sift(group.state_permutation(p, state)))
+
+
+def test_the_last_slots_are_filled_by_unbounded_sifts_and_nothing_else_changes() -> None:
+    """The 6/6 wreath's full table with its last level emptied but for the identity (as the
+    100/100 wreath's build stalls, one swap of two positions missing): random words sifted with
+    no bound on their length fill it, every other entry stays as it was, the entries are valid
+    and the table solves deep scrambles, checked by replay."""
+    b, sizes = random_words_in("wreath_6-6", 48)
+    b.close(sizes)
+    assert [len(slot) for slot in b.levels] == sizes
+    last = len(b.levels) - 1
+    assert sizes[last] > 1
+    b.levels[last] = {b.base[last]: b.levels[last][b.base[last]]}
+    before = [{d: e[0] for d, e in slot.items()} for slot in b.levels[:last]]
+    rng = np.random.default_rng(3)
+    b.fill_last(
+        (group._random_word(rng, group._group_actions(make("wreath_6-6")), b.red) for _ in range(64)),
+        sum(sizes),
+    )
+    assert [len(slot) for slot in b.levels] == sizes
+    assert [{d: e[0] for d, e in slot.items()} for slot in b.levels[:last]] == before
+    assert_entries_valid(b)
+    p = make("wreath_6-6")
+    words = [{d: e[0] for d, e in slot.items()} for slot in b.levels]
+    table = group.GroupTable(p.name, group._group_actions(p), b.base, words, b.images, b.red)
+    for state in p.scramble(np.random.default_rng(1), 5, 200):
+        assert replays(p, state, table.sift(group.state_permutation(p, state)))

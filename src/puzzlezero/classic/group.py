@@ -95,7 +95,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -696,6 +696,21 @@ class _Builder:
             if j < i - 1:
                 _log(f"  level {i}: {len(slot)}/{sizes[i]} entries, with products of levels {j + 1}..{i - 1}")
 
+    def fill_last(self, words: Iterable[tuple[int, ...]], total: int) -> None:
+        """Sift ``words`` with no bound on their length until the table holds ``total`` entries.
+
+        For the few slots that neither a round nor :meth:`close` reaches: the 100/100 wreath's
+        group is every permutation of its 198 positions, and its chain's last level holds the
+        swap of the last two; a random word sifted through the full levels above ends there as
+        that swap half the time, but with the inverses of 196 entries joined to it, far over any
+        length limit. Called with only a few slots empty, so that only those few long words are
+        kept: a long word replaces no shorter entry on its way, and it stops at the first empty
+        slot it fills. Later rounds replace such a word by a shorter one where they find it."""
+        for word in words:
+            if self.filled() >= total:
+                return
+            self.insert(word, _element(self.images, word), limit=math.inf)
+
     def _spread(self, i: int, size: int) -> None:
         """Fill the empty slots of level ``i`` (of ``size`` slots) reached by an entry of that level
         followed by an entry of that level or deeper (:meth:`close`)."""
@@ -743,6 +758,9 @@ _ROUNDS, _WORD, _IMPROVE, _LIMIT, _SEED = 2000, 16, 3, 48, 20260514
 #: take 2.1-3.4 times theirs (440 moves); unbounded, the pass after an early stall (the 100/100
 #: wreath's at round 6, limit 60) grows the build to gigabytes of words within minutes
 _REACH = 8
+#: at most this many empty slots after :meth:`_Builder.close` are filled by up to ``_LAST_WORDS``
+#: random words sifted with no bound on their length (:meth:`_Builder.fill_last`)
+_LAST, _LAST_WORDS = 8, 256
 #: seconds between two saves of a build's progress (after a round): a build stopped at a solve's
 #: deadline or killed goes on from its last save the next time, to the table it would have made
 PROGRESS_SECONDS = 30.0
@@ -777,7 +795,7 @@ def _build(
     while improved < _IMPROVE:
         before = b.filled()
         for _ in range(_ROUNDS):
-            word = reducer.reduce(rng.choice(actions, size=int(rng.integers(1, _WORD + 1))).tolist())
+            word = _random_word(rng, actions, reducer)
             b.insert(word, _element(images, word))
         b.improve()
         rounds += 1
@@ -786,6 +804,10 @@ def _build(
         if not full and b.filled() == before:
             b.limit = b.limit * 5 // 4
             b.close(sizes)
+            if total - b.filled() <= _LAST:
+                b.fill_last((_random_word(rng, actions, reducer) for _ in range(_LAST_WORDS)), total)
+                if b.filled() == total:
+                    _log(f"  the last slots filled by {_LAST_WORDS} random words at most, unbounded")
         _log(f"  round {rounds}: {b.filled()}/{total} entries, longest word {_longest(b)}")
         if progress is not None and improved < _IMPROVE and time.monotonic() - saved >= every:
             _save_progress(progress, b, rng, improved, rounds)
@@ -793,6 +815,11 @@ def _build(
     if [len(s) for s in b.levels] != sizes:  # pragma: no cover - a full table has these sizes
         raise RuntimeError(f"group table of {name}: orbits {[len(s) for s in b.levels]} != {sizes}")
     return b
+
+
+def _random_word(rng: np.random.Generator, actions: Sequence[int], reducer: MoveWords) -> tuple[int, ...]:
+    """A random word of 1 to ``_WORD`` moves, reduced."""
+    return reducer.reduce(rng.choice(actions, size=int(rng.integers(1, _WORD + 1))).tolist())
 
 
 def _save_progress(path: Path, b: _Builder, rng: np.random.Generator, improved: int, rounds: int) -> None:
