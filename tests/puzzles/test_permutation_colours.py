@@ -88,3 +88,34 @@ def test_solve_on_a_definition_file_of_distinct_labels_uses_the_familys_puzzle(
         assert bool(p.is_goal(p.apply_moves(state, moves)[None])[0])
         if not extra:
             assert out["length"] <= 5
+
+
+def test_bench_on_cases_of_distinct_labels_uses_the_familys_puzzle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cases make`` on the 2x2x2's definition of distinct labels, then ``bench`` that file: the
+    cases are read in the 2x2x2's colours and solved by its puzzle (the report says so), every
+    answer replays on its case as given; a case that allows wildcards keeps the definition's own
+    solve."""
+    path = tmp_path / "cube2-distinct.json"
+    assert main(["definition", "family", "cube_2/2/2", "--goal", "distinct", "--out", str(path)]) == 0
+    cases = tmp_path / "cases.json"
+    assert main(["cases", "make", str(path), "--n", "3", "--depth", "20", "30", "--out", str(cases)]) == 0
+    capsys.readouterr()
+    assert main(["bench", str(path), "--cases", str(cases), "--json", "--time-limit", "20"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    p = make(str(path))
+    assert report["summary"]["puzzle"] == p.name and report["summary"]["read_as"] == "cube_2-2-2"
+    given = json.loads(cases.read_text())["cases"]
+    for case, row in zip(given, report["results"], strict=True):
+        state = p.parse(case["state"])
+        assert row["solved"] and bool(
+            p.is_goal(p.apply_moves(state, p.parse_moves(row["solution"]))[None])[0]
+        )
+    data = json.loads(cases.read_text())
+    data["cases"][0]["wildcards"] = 2
+    cases.write_text(json.dumps(data))
+    assert (
+        main(["bench", str(path), "--cases", str(cases), "--json", "--time-limit", "5", "--ids", "0:1"]) == 0
+    )
+    assert "read_as" not in json.loads(capsys.readouterr().out)["summary"]

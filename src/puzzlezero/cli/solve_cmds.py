@@ -13,10 +13,13 @@ Examples::
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import numpy as np
 import typer
 
 from puzzlezero.cli.main import BUDGET_PANEL, EXPERT_PANEL, OUTPUT_PANEL, SEARCH_PANEL, app
@@ -32,9 +35,7 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
 
 if TYPE_CHECKING:
-    import numpy as np
-
-    from puzzlezero.solver import Improvement, SolveResult, States
+    from puzzlezero.solver import Improvement, SolveResult
 
 
 QuietOpt = Annotated[
@@ -79,7 +80,9 @@ def solve_cmd(
     given = make(puzzle)
     start = read_states(given, [read_state_text(state)])  # read and checked here, once
     as_given = start.array[0]
-    p, start = _in_family_colours(given, start, flags)
+    p, read = given, _family_reading(given, start.array, flags)
+    if read is not None:  # a goal of distinct labels in the family's colours
+        p, start = read[0], read_states(read[0], read[1])
     opts = flags.options(p)  # resolved here, once
     what = (
         f"{p.name}, {opts.search}" + (", anytime" if opts.stages else "") + f", up to {opts.time_limit:g} s"
@@ -95,7 +98,7 @@ def solve_cmd(
         raise typer.Exit(130) from None
     shown = r.to_json()
     if p is not given:  # solved in the family's colours: the answer checked on the state as given
-        _check_on(given, as_given, p, r)
+        _check_on(given, as_given, p, r.solution if r.solved else None)
         shown |= {"puzzle": given.name, "read_as": p.name}
     if out is not None:
         from puzzlezero.storage import atomic_write_json
@@ -119,29 +122,26 @@ def solve_cmd(
         raise typer.Exit(1)
 
 
-def _in_family_colours(p: Puzzle, start: States, flags: SolveFlags) -> tuple[Puzzle, States]:
-    """A definition's state of distinct labels read in its family's colours, where that asks no
-    less (:mod:`puzzlezero.puzzles.permutation.colours`: the 2x2x2's and the 3x3x3's moves) and no
-    model, goal or macros of the definition's own are named: the family's puzzle, whose model and
-    defaults then solve it, and the state so read; else ``p`` and ``start`` as they are."""
+def _family_reading(p: Puzzle, states: np.ndarray, flags: SolveFlags) -> tuple[Puzzle, np.ndarray] | None:
+    """``states`` of a definition whose goal's labels all differ, read in its family's colours
+    where that asks no less (:mod:`puzzlezero.puzzles.permutation.colours`: the 2x2x2's and the
+    3x3x3's moves) and no model, goal or macros of the definition's own are named: the family's
+    puzzle, whose model and defaults then solve them, and the states so read; else ``None``."""
     if flags.model or flags.models or flags.goal or flags.macros:
-        return p, start
+        return None
     from puzzlezero.puzzles.permutation.colours import colour_reading
     from puzzlezero.registry import names
-    from puzzlezero.solver import read_states
 
     reading = colour_reading(p, names())
-    read = None if reading is None else reading.read(start.array)
-    if reading is None or read is None:
-        return p, start
-    family = make(reading.family)
-    return family, read_states(family, read)
+    read = None if reading is None else reading.read(states)
+    return None if reading is None or read is None else (make(reading.family), read)
 
 
-def _check_on(given: Puzzle, state: np.ndarray, family: Puzzle, r: SolveResult) -> None:
-    """The family's answer ``r`` replayed, move by move by name, on the definition's own state."""
-    if r.solved:
-        moves = given.parse_moves(family.format_moves(r.actions))
+def _check_on(given: Puzzle, state: np.ndarray, family: Puzzle, solution: Sequence[str] | None) -> None:
+    """An answer found in the family's colours, replayed move by move (by name) on the
+    definition's own state."""
+    if solution is not None:
+        moves = given.parse_moves(list(solution))
         if not bool(given.is_goal(given.apply_moves(state, moves)[None])[0]):  # pragma: no cover
             raise PuzzleError(f"the answer in {family.name}'s colours does not solve the {given.name} state")
 
@@ -317,6 +317,12 @@ def bench_cmd(
         figure_format(plot)  # a bad suffix fails before the bench, not after it
     cases = cases_path(p, cases)
     chosen = load_cases(p, cases, parse_ids(ids))
+    given, as_given = p, chosen
+    if not any(c.wildcards for c in chosen):  # fewer colours off is not fewer labels off
+        read = _family_reading(p, np.stack([c.state for c in chosen]), flags)
+        if read is not None:  # a goal of distinct labels in the family's colours
+            p = read[0]
+            chosen = [dataclasses.replace(c, state=s) for c, s in zip(chosen, read[1], strict=True)]
     opts = flags.options(p)
     err = Console(stderr=True)
     columns = (
@@ -346,6 +352,10 @@ def bench_cmd(
             ray=ray,
             ray_address=ray_address,
         )
+    if p is not given:
+        for c, row in zip(as_given, report.results, strict=True):
+            _check_on(given, c.state, p, row["solution"])
+        report.summary.update(puzzle=given.name, read_as=p.name)
     if out is not None:
         report.write(out)
     if as_json:
