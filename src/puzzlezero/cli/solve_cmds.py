@@ -35,7 +35,7 @@ from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.registry import make
 
 if TYPE_CHECKING:
-    from puzzlezero.solver import Improvement, SolveResult
+    from puzzlezero.solver import Improvement, SolveResult, States
 
 
 QuietOpt = Annotated[
@@ -82,7 +82,7 @@ def solve_cmd(
     as_given = start.array[0]
     p, read = given, _family_reading(given, start.array, flags)
     if read is not None:  # a goal of distinct labels in the family's colours
-        p, start = read[0], read_states(read[0], read[1])
+        p, start = read
     opts = flags.options(p)  # resolved here, once
     what = (
         f"{p.name}, {opts.search}" + (", anytime" if opts.stages else "") + f", up to {opts.time_limit:g} s"
@@ -122,19 +122,14 @@ def solve_cmd(
         raise typer.Exit(1)
 
 
-def _family_reading(p: Puzzle, states: np.ndarray, flags: SolveFlags) -> tuple[Puzzle, np.ndarray] | None:
-    """``states`` of a definition whose goal's labels all differ, read in its family's colours
-    where that asks no less (:mod:`puzzlezero.puzzles.permutation.colours`: the 2x2x2's and the
-    3x3x3's moves) and no model, goal or macros of the definition's own are named: the family's
-    puzzle, whose model and defaults then solve them, and the states so read; else ``None``."""
+def _family_reading(p: Puzzle, states: np.ndarray, flags: SolveFlags) -> tuple[Puzzle, States] | None:
+    """``states`` read in the colours of ``p``'s family (:func:`~puzzlezero.solver.in_family_colours`)
+    unless a model, goal or macros of the definition's own are named."""
     if flags.model or flags.models or flags.goal or flags.macros:
         return None
-    from puzzlezero.puzzles.permutation.colours import colour_reading
-    from puzzlezero.registry import names
+    from puzzlezero.solver import in_family_colours
 
-    reading = colour_reading(p, names())
-    read = None if reading is None else reading.read(states)
-    return None if reading is None or read is None else (make(reading.family), read)
+    return in_family_colours(p, states)
 
 
 def _check_on(given: Puzzle, state: np.ndarray, family: Puzzle, solution: Sequence[str] | None) -> None:
@@ -322,7 +317,7 @@ def bench_cmd(
         read = _family_reading(p, np.stack([c.state for c in chosen]), flags)
         if read is not None:  # a goal of distinct labels in the family's colours
             p = read[0]
-            chosen = [dataclasses.replace(c, state=s) for c, s in zip(chosen, read[1], strict=True)]
+            chosen = [dataclasses.replace(c, state=s) for c, s in zip(chosen, read[1].array, strict=True)]
     opts = flags.options(p)
     err = Console(stderr=True)
     columns = (

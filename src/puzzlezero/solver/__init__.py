@@ -77,7 +77,7 @@ from puzzlezero.solver.searches import (
 from puzzlezero.solver.searches import (
     SETTINGS as SEARCH_SETTINGS,
 )
-from puzzlezero.solver.states import States, read_state, read_states
+from puzzlezero.solver.states import States, in_family_colours, read_state, read_states
 
 __all__ = [
     "BY_KIND",
@@ -107,6 +107,7 @@ __all__ = [
     "check_memory",
     "defaults_for",
     "get_heuristic",
+    "in_family_colours",
     "learned_heuristic",
     "learned_heuristic_fp32",
     "learned_policy",

@@ -1,7 +1,9 @@
 """States from their callers: text read by the puzzle's own parser, arrays checked by its own
 validator. The one reader of states: the Python API, the command line, the web server, bench and
 Ray all read them here, once, where they come in (:func:`read_states`), and hand the solver the
-:class:`States` it makes, which nothing downstream reads or checks again."""
+:class:`States` it makes, which nothing downstream reads or checks again. States of a goal whose
+labels all differ on the 2x2x2's or the 3x3x3's moves are read in the family's colours here too
+(:func:`in_family_colours`), for the command line and the web server alike."""
 
 from __future__ import annotations
 
@@ -75,3 +77,22 @@ def read_state(puzzle: Puzzle, state: str | np.ndarray | Sequence[int]) -> np.nd
     arr = raw.astype(puzzle.dtype)
     puzzle.validate(arr)
     return arr
+
+
+def in_family_colours(puzzle: Puzzle, states: np.ndarray) -> tuple[Puzzle, States] | None:
+    """``states`` (checked rows of ``puzzle``, a definition whose goal's labels all differ) read
+    in the colours of the registered family whose moves it has, where that asks no less
+    (:mod:`puzzlezero.puzzles.permutation.colours`: the 2x2x2's and the 3x3x3's), so that the
+    family's model and defaults solve them in the same moves: the family's puzzle and the states
+    so read; ``None`` where there is no such family or a state holds a piece's stickers apart. The
+    caller keeps the definition's own solve where a model, goal or macros of its own are named,
+    and replays each answer, by its moves' names, on the state as given."""
+    from puzzlezero.puzzles.permutation.colours import colour_reading
+    from puzzlezero.registry import make, names
+
+    reading = colour_reading(puzzle, names())
+    read = None if reading is None else reading.read(states)
+    if reading is None or read is None:
+        return None
+    family = make(reading.family)
+    return family, States(family.name, read)

@@ -563,6 +563,9 @@ class _Solve:
     state: np.ndarray
     job: SolveJob
     wall_limit: float
+    #: the registered puzzle whose colours the job's state was read in (a goal of distinct labels
+    #: on the 2x2x2's or 3x3x3's moves: :func:`~puzzlezero.solver.in_family_colours`), else ``None``
+    read_as: str | None = None
 
     @property
     def opts(self) -> SolveOptions:
@@ -613,11 +616,22 @@ def _prepare(cfg: ServerConfig, req: SolveRequest) -> _Solve:
     """Parse the state and resolve the request's :class:`~puzzlezero.solver.SolveOptions`
     (:func:`solve_options`) once: bad input raises here, before the request takes a place in line
     (after admission, off the event loop), and the worker runs the job's options as they are. Its
-    time limit starts when a worker takes it; the wall limit adds the server's grace to it."""
+    time limit starts when a worker takes it; the wall limit adds the server's grace to it. A
+    state of a definition whose goal's labels all differ, on the 2x2x2's or the 3x3x3's moves and
+    without a model of its own served, is read in the family's colours and solved as the family
+    (:func:`~puzzlezero.solver.in_family_colours`); the answer is replayed on the state as given."""
+    from puzzlezero.solver import in_family_colours
+
     p = served_puzzle(req.puzzle)
     state = read_state(p, req.state)
-    opts = solve_options(cfg, p, req)
-    return _Solve(p, state, SolveJob(p.name, state, opts), opts.time_limit + cfg.grace_seconds)
+    read = None if p.name in cfg.models else in_family_colours(p, state[None])
+    if read is None:
+        opts = solve_options(cfg, p, req)
+        return _Solve(p, state, SolveJob(p.name, state, opts), opts.time_limit + cfg.grace_seconds)
+    family, states = read  # solved as the family, its answer replayed on the state as given
+    opts = solve_options(cfg, family, req)
+    job = SolveJob(family.name, states.array[0], opts)
+    return _Solve(p, state, job, opts.time_limit + cfg.grace_seconds, read_as=family.name)
 
 
 def _prepare_value(cfg: ServerConfig, req: ValueRequest) -> SolveJob:
@@ -639,7 +653,7 @@ def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any
     if "error" in out:
         raise worker_error(out["error"], out["kind"])
     p = solve.puzzle
-    result = dict(out["ok"])
+    result = dict(out["ok"]) | {"puzzle": p.name, "read_as": solve.read_as}
     try:  # move names (None when unsolved), read by the puzzle's own reader
         actions = p.parse_moves(result.get("solution") or [])
     except InvalidMoveError as exc:

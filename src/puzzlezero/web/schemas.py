@@ -140,6 +140,11 @@ class SolveResponse(BaseModel):
         None, description='"solved", "node limit", "time limit", "memory limit", "exhausted"'
     )
     search: str | None = Field(None, description="the search that ran")
+    read_as: str | None = Field(
+        None,
+        description="a goal whose labels all differ, on the 2x2x2's or 3x3x3's moves: the registered puzzle "
+        "whose colours the state was read in and solved as (cube_3-3-3), the answer replayed on the state as given",
+    )
     first_solution_seconds: float | None = Field(
         None, description="anytime solving: when the first solution was found (None: one search ran)"
     )
