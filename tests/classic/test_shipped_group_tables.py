@@ -28,7 +28,7 @@ ORDERS = {
 }
 #: the competition's big cubes, from ``puzzlezero definition family``: not registered, minutes to
 #: build, so shipped (their orders, by their pieces: tests/classic/test_schreier_sims.py)
-FAMILIES_SHIPPED = ("cube_8/8/8", "cube_9/9/9", "cube_10/10/10")
+FAMILIES_SHIPPED = ("cube_8/8/8", "cube_9/9/9", "cube_10/10/10", "wreath_100/100")
 REBUILD = (
     "rebuild it: PUZZLEZERO_CACHE=DIR puzzlezero pdb build NAME --kind group, then copy "
     "DIR/group/NAME-KEY.npz into src/puzzlezero/data/group/ (and delete the old one)"
@@ -84,3 +84,15 @@ def test_a_damaged_shipped_table_is_named_and_passed_over_for_a_build(
     assert "building the group table of wreath_6-6" in err
     assert table.order == 3_628_800  # 10!: the two rings' ten pieces, all arrangements
     assert (tmp_path / "cache" / "group" / original.name).is_file()
+
+
+def test_the_shipped_tables_keep_a_move_to_a_byte() -> None:
+    """Words are saved a move to a byte (their puzzles have fewer than 256 moves) and the
+    positions and offsets in the smallest types that hold them: the 100/100 wreath's 2.2 million
+    moves take 2.2 MB, not the 18 MB of eight bytes a move."""
+    import numpy as np
+
+    for path in group.SHIPPED_TABLES.glob("*.npz"):
+        with np.load(path, allow_pickle=False) as z:
+            assert z["moves"].dtype == np.uint8, path.name
+            assert z["offsets"].dtype == np.min_scalar_type(int(z["offsets"][-1])), path.name
