@@ -119,3 +119,24 @@ def test_bench_on_cases_of_distinct_labels_uses_the_familys_puzzle(
         main(["bench", str(path), "--cases", str(cases), "--json", "--time-limit", "5", "--ids", "0:1"]) == 0
     )
     assert "read_as" not in json.loads(capsys.readouterr().out)["summary"]
+
+
+def test_value_on_a_definition_file_of_distinct_labels_is_the_familys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``value`` on the 2x2x2's definition of distinct labels: the 2x2x2's model values the state
+    read in its colours (where the definition alone has no model to value it with)."""
+    path = tmp_path / "cube2-distinct.json"
+    assert main(["definition", "family", "cube_2/2/2", "--goal", "distinct", "--out", str(path)]) == 0
+    p = make(str(path))
+    state = p.apply_moves(p.goal(), p.parse_moves("f0 r1 d0'"))
+    family = make("cube_2-2-2")
+    shown = family.apply_moves(family.goal(), family.parse_moves("f0 r1 d0'"))
+    capsys.readouterr()
+    assert main(["value", str(path), p.format(state), "--json", "--no-optimal"]) == 0
+    mine = json.loads(capsys.readouterr().out)
+    assert main(["value", "cube_2-2-2", family.format(shown), "--json", "--no-optimal"]) == 0
+    theirs = json.loads(capsys.readouterr().out)
+    assert mine["puzzle"] == p.name and mine["read_as"] == "cube_2-2-2" and mine["state"] == p.format(state)
+    assert mine["value"] == theirs["value"] and mine["action_values"] == theirs["action_values"]
+    assert mine["model"] == theirs["model"] is not None

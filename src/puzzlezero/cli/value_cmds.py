@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
+import numpy as np
 import typer
 
 from puzzlezero.cli.main import app
@@ -48,22 +49,32 @@ def value_cmd(
     """Print the estimated cost-to-go of STATE, the best moves by Q(s, a) = cost + value after the
     move, and the optimal cost beside them."""
     from puzzlezero.cost_to_go import value
+    from puzzlezero.solver import in_family_colours, read_state
 
-    p = make(puzzle)
+    given = p = make(puzzle)
+    text = read_state_text(state)
+    start: str | np.ndarray = text
+    if model is None and heuristic == "learned":  # a goal of distinct labels: its family's model
+        read = in_family_colours(p, read_state(p, text)[None])
+        if read is not None:
+            p, start = read[0], read[1].array[0]
     v = value(
         p,
-        read_state_text(state),
+        start,
         heuristic=heuristic,
         model=model,
         optimal=optimal,
         optimal_time_limit=optimal_time_limit,
         options=precision_options(precision),
     )
+    read_as = {} if p is given else {"puzzle": given.name, "state": text, "read_as": p.name}
     if as_json:
-        typer.echo(json.dumps(v.to_json()))
+        typer.echo(json.dumps(v.to_json() | read_as))
         return
     source = heuristic + (f", model {v.model}" if v.model else "")
     typer.echo(f"value:    {v.value:.2f} ({source})")
+    if read_as:
+        typer.echo(f"read as:  {p.name}, each label in the colour of its home (the same goal)")
     if v.optimal is not None:
         typer.echo(f"optimal:  {v.optimal:g} (found in {v.optimal_seconds:.2f} s; error {v.error:+.2f})")
     elif v.optimal_status != "not asked":
