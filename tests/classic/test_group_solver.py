@@ -294,6 +294,18 @@ def assert_entries_valid(b: group._Builder) -> None:
             assert img[b.base[i]] == d and all(img[x] == x for x in b.base[:i])
 
 
+def assert_full_and_solving(b: group._Builder, sizes: list[int], name: str) -> None:
+    """Every slot of ``b`` filled with a valid entry, and the table it makes solves 5 deep
+    scrambles of ``name``, checked by replay."""
+    assert [len(slot) for slot in b.levels] == sizes
+    assert_entries_valid(b)
+    p = make(name)
+    words = [{d: e[0] for d, e in slot.items()} for slot in b.levels]
+    table = group.GroupTable(p.name, group._group_actions(p), b.base, words, b.images, b.red)
+    for state in p.scramble(np.random.default_rng(1), 5, 200):
+        assert replays(p, state, table.sift(group.state_permutation(p, state)))
+
+
 def test_the_pass_reaches_from_the_levels_above_the_slots_its_own_products_cannot() -> None:
     """The 3/4 globe's table, 300 random words in and a length limit of 12: the products of each
     level's entries with the entries of that level and deeper leave 42 of its 270 slots empty
@@ -306,13 +318,7 @@ def test_the_pass_reaches_from_the_levels_above_the_slots_its_own_products_canno
         own._spread(i, size)
     assert own.filled() == sum(sizes) - 42
     b.close(sizes)
-    assert [len(slot) for slot in b.levels] == sizes
-    assert_entries_valid(b)
-    p = make("globe_3-4")
-    words = [{d: e[0] for d, e in slot.items()} for slot in b.levels]
-    table = group.GroupTable(p.name, group._group_actions(p), b.base, words, b.images, b.red)
-    for state in p.scramble(np.random.default_rng(1), 5, 200):
-        assert replays(p, state, table.sift(group.state_permutation(p, state)))
+    assert_full_and_solving(b, sizes, "globe_3-4")
 
 
 def test_the_last_slots_are_filled_by_unbounded_sifts_and_nothing_else_changes() -> None:
@@ -332,11 +338,5 @@ def test_the_last_slots_are_filled_by_unbounded_sifts_and_nothing_else_changes()
         (group._random_word(rng, group._group_actions(make("wreath_6-6")), b.red) for _ in range(64)),
         sum(sizes),
     )
-    assert [len(slot) for slot in b.levels] == sizes
     assert [{d: e[0] for d, e in slot.items()} for slot in b.levels[:last]] == before
-    assert_entries_valid(b)
-    p = make("wreath_6-6")
-    words = [{d: e[0] for d, e in slot.items()} for slot in b.levels]
-    table = group.GroupTable(p.name, group._group_actions(p), b.base, words, b.images, b.red)
-    for state in p.scramble(np.random.default_rng(1), 5, 200):
-        assert replays(p, state, table.sift(group.state_permutation(p, state)))
+    assert_full_and_solving(b, sizes, "wreath_6-6")
