@@ -8,7 +8,8 @@ those colours (each label the colour of its goal position), such a state is solv
 registered puzzle, with its model and its defaults, and that puzzle's solution, in the same moves,
 solves the state of distinct labels: where a definition of distinct labels has exactly the family's
 moves (names and permutations), :func:`colour_reading` gives the reading. ``cases import-santa``
-reads the competition's rows so; ``solve`` a definition file's state likewise.
+reads the competition's rows so; ``solve``, ``value``, ``bench`` and the web app read a definition
+file's states likewise (:func:`puzzlezero.solver.in_family_colours`).
 
 >>> import numpy as np
 >>> from puzzlezero import make, registry
@@ -89,7 +90,7 @@ class ColourReading:
         stickers apart (no move sequence reaches it: it is solved, or refused, as it is given)."""
         arr = np.asarray(states)
         homes = self.home[arr.reshape(arr.shape[0], -1)]
-        blocks = {piece: None for piece in self.pieces}
+        blocks = set(self.pieces)
         for row in homes:
             if any(tuple(sorted(int(h) for h in row[list(piece)])) not in blocks for piece in self.pieces):
                 return None
