@@ -184,17 +184,24 @@ def test_solve_a_defined_puzzle(client: TestClient) -> None:
 def test_a_goal_of_distinct_labels_on_the_2x2x2s_moves_is_solved_in_its_colours() -> None:
     """A served definition of the 2x2x2's moves whose every sticker has its own label: the real
     solver answers it as ``cube_2-2-2`` (its model), the response says so and names the puzzle
-    as requested, and the answer, at most the scramble's length, replays on the state as given."""
+    as requested, and the answer, at most the scramble's length, replays on the state as given;
+    its value is the 2x2x2's of the state in its colours."""
     distinct = {**family_definition("cube_2/2/2", "distinct"), "name": "webtest-cube2-distinct"}
+    family = pz.make("cube_2-2-2")
     with client_for(None, puzzle_definitions=(distinct,)) as c:
         p = pz.make("webtest-cube2-distinct")
         state = p.format(p.apply_moves(p.goal(), p.parse_moves("f0 r1' d0 f1")))
         answer = c.post("/api/solve", json={"puzzle": p.name, "state": state, "time_limit": 10})
+        valued = c.post("/api/value", json={"puzzle": p.name, "state": state, "optimal": False}).json()
+        shown = family.format(family.apply_moves(family.goal(), family.parse_moves("f0 r1' d0 f1")))
+        theirs = c.post("/api/value", json={"puzzle": family.name, "state": shown, "optimal": False}).json()
     data = answer.json()
     assert answer.status_code == 200, data
     assert data["puzzle"] == p.name and data["read_as"] == "cube_2-2-2" and data["solved"]
     assert data["length"] <= 4
     assert p.is_goal(p.apply_moves(p.parse(state), p.parse_moves(data["solution"]))[None])[0]
+    assert valued["puzzle"] == p.name and valued["state"] == state and valued["read_as"] == "cube_2-2-2"
+    assert valued["value"] == theirs["value"] and valued["after_move"] == theirs["after_move"]
 
 
 def test_requests_name_registered_puzzles_never_files(

@@ -463,14 +463,15 @@ async def value(request: Request, req: ValueRequest) -> dict[str, Any]:
     optimal solver whose table is not built is a 503 naming the command that builds it."""
     cfg = _config(request)
     with _admit(request) as place:
-        job = await run_in_threadpool(_prepare_value, cfg, req)
+        job, shown = await run_in_threadpool(_prepare_value, cfg, req)
         wall_limit = cfg.grace_seconds + (cfg.value_optimal_time_limit if req.optimal else 0.0)
         ticket = _pool(request).submit(job, wall_limit, client=place.key)
         place.bind(ticket)
     out = await _outcome(request, ticket)
     if "error" in out:
         raise worker_error(out["error"], out["kind"])
-    return {**out["ok"], "after_move": after_move(served_puzzle(req.puzzle), out["ok"]["action_values"])}
+    after = after_move(served_puzzle(req.puzzle), out["ok"]["action_values"])
+    return {**out["ok"], **shown, "after_move": after}
 
 
 def after_move(p: Puzzle, action_values: dict[str, float]) -> dict[str, float]:
@@ -634,18 +635,30 @@ def _prepare(cfg: ServerConfig, req: SolveRequest) -> _Solve:
     return _Solve(p, state, job, opts.time_limit + cfg.grace_seconds, read_as=family.name)
 
 
-def _prepare_value(cfg: ServerConfig, req: ValueRequest) -> SolveJob:
+def _prepare_value(cfg: ServerConfig, req: ValueRequest) -> tuple[SolveJob, dict[str, Any]]:
     """Parse the state of a value request and make its job (the keywords of
     :func:`puzzlezero.cost_to_go.value`, with the operator's model and the server's limit on the
-    optimal solver); after admission, off the event loop."""
+    optimal solver); after admission, off the event loop. A state of a definition whose goal's
+    labels all differ, on the 2x2x2's or the 3x3x3's moves, without a model of its own served, is
+    valued by the family's model in the family's colours
+    (:func:`~puzzlezero.solver.in_family_colours`): the fields of the answer that say so (the
+    puzzle and state as given, ``read_as``), else none."""
+    from puzzlezero.solver import in_family_colours
+
     p = served_puzzle(req.puzzle)
+    state = read_state(p, req.state)
+    heuristic = req.heuristic or "learned"
+    own = p.name in cfg.models or heuristic != "learned"
+    read = None if own else in_family_colours(p, state[None])
+    q, shown = (p, {}) if read is None else (read[0], {"puzzle": p.name, "state": p.format(state)})
     options = {
-        "heuristic": req.heuristic or "learned",
-        "model": cfg.models.get(p.name),
+        "heuristic": heuristic,
+        "model": cfg.models.get(q.name),
         "optimal": req.optimal,
         "optimal_time_limit": cfg.value_optimal_time_limit,
     }
-    return SolveJob(p.name, read_state(p, req.state), options, kind="value")
+    job = SolveJob(q.name, state if read is None else read[1].array[0], options, kind="value")
+    return job, shown | ({"read_as": q.name} if read is not None else {})
 
 
 def _answer(solve: _Solve, ticket: Ticket, out: dict[str, Any]) -> dict[str, Any]:

@@ -344,3 +344,8 @@ class ValueResponse(BaseModel):
     optimal_seconds: float | None
     error: float | None = Field(description="value - optimal, when the optimum is known")
     seconds: float = Field(description="seconds the estimate took")
+    read_as: str | None = Field(
+        None,
+        description="a goal whose labels all differ, on the 2x2x2's or 3x3x3's moves: the registered puzzle "
+        "whose colours the state was read in and valued as (cube_3-3-3)",
+    )
