@@ -1,7 +1,8 @@
 """A goal whose labels all differ, read in the family's colours (the 2x2x2's and the 3x3x3's):
 the reading found from the moves alone, states read so equal the family's states move for move,
-a state that splits a piece left as it is, and ``solve`` on a definition file answered by the
-family's puzzle, its answer replayed on the state as given."""
+a state that splits a piece left as it is, and ``solve``, ``bench`` and ``value`` on a definition
+file answered by the family's puzzle, each answer replayed on its state as given (the web app's:
+tests/web/test_web_permutation.py)."""
 
 from __future__ import annotations
 
