@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from puzzlezero.cli.main import app
@@ -53,9 +52,9 @@ def value_cmd(
 
     given = p = make(puzzle)
     text = read_state_text(state)
-    start: str | np.ndarray = text
+    start = read_state(p, text)  # read and checked here, once
     if model is None and heuristic == "learned":  # a goal of distinct labels: its family's model
-        read = in_family_colours(p, read_state(p, text)[None])
+        read = in_family_colours(p, start[None])
         if read is not None:
             p, start = read[0], read[1].array[0]
     v = value(

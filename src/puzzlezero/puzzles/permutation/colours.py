@@ -78,10 +78,10 @@ class ColourReading:
 
     #: the registered puzzle whose colours the states are read in (``cube_3-3-3``)
     family: str
-    #: a value of the distinct puzzle's states -> the family's value (the colour of its home)
+    #: a value of the distinct puzzle's states -> the family's value (the colour of its home).
+    #: The goal's labels all differ and are numbered as they come in it, so a value is its
+    #: label's home, the position that holds it in the goal.
     colour: np.ndarray
-    #: a value of the distinct puzzle's states -> its home, the position it holds in the goal
-    home: np.ndarray
     #: the family's pieces, each the sorted positions of its stickers
     pieces: tuple[tuple[int, ...], ...]
 
@@ -89,7 +89,7 @@ class ColourReading:
         """``states`` (a batch) in the family's values, or ``None`` where one holds a piece's
         stickers apart (no move sequence reaches it: it is solved, or refused, as it is given)."""
         arr = np.asarray(states)
-        homes = self.home[arr.reshape(arr.shape[0], -1)]
+        homes = arr.reshape(arr.shape[0], -1)  # each value its label's home
         blocks = set(self.pieces)
         for row in homes:
             if any(tuple(sorted(int(h) for h in row[list(piece)])) not in blocks for piece in self.pieces):
@@ -127,8 +127,7 @@ def colour_reading(puzzle: Puzzle, registered: Collection[str]) -> ColourReading
             continue
         labels = list(dict.fromkeys(family.goal))  # the family puzzle's values, as it numbers them
         value = {label: i for i, label in enumerate(labels)}
-        home = np.array([defn.goal.index(label) for label in dict.fromkeys(defn.goal)], dtype=np.intp)
-        colour = np.array([value[family.goal[h]] for h in home], dtype=np.uint8)
+        colour = np.array([value[label] for label in family.goal], dtype=np.uint8)
         pieces = tuple(tuple(sorted(piece)) for piece in family.pieces)
-        return ColourReading(name, colour, home, pieces)
+        return ColourReading(name, colour, pieces)
     return None
