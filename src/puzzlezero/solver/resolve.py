@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from puzzlezero.budget import widest
-from puzzlezero.defaults import FALLBACK_DEFAULTS, MODEL_FREE_DEFAULTS, SEARCH_MEMBER, Defaults, member_search
+from puzzlezero.defaults import (
+    COMMUTATOR_CUBES,
+    COMMUTATOR_DEFAULTS,
+    FALLBACK_DEFAULTS,
+    MODEL_FREE_DEFAULTS,
+    SEARCH_MEMBER,
+    Defaults,
+    member_search,
+)
 from puzzlezero.errors import PuzzleError, UnknownNameError
 from puzzlezero.puzzles.base import SOLVED, Puzzle
 from puzzlezero.registry import DEFAULTS, spec
@@ -33,7 +41,10 @@ def defaults_for(puzzle: Puzzle | str) -> Defaults:
     the fallback with its fields in place), else :data:`~puzzlezero.defaults.FALLBACK_DEFAULTS`;
     a definition file's puzzle with no model installed under its name
     :data:`~puzzlezero.defaults.MODEL_FREE_DEFAULTS` (the rollout over the group solver, which
-    needs no model; a model named in a solve brings back the learned search)."""
+    needs no model; a model named in a solve brings back the learned search), or where it is an
+    NxNxN cube of the competition's moves and six colours from
+    :data:`~puzzlezero.defaults.COMMUTATOR_CUBES` up
+    :data:`~puzzlezero.defaults.COMMUTATOR_DEFAULTS` (the commutator solver)."""
     name = puzzle if isinstance(puzzle, str) else puzzle.name
     if name in DEFAULTS:
         return DEFAULTS[name]
@@ -47,8 +58,22 @@ def defaults_for(puzzle: Puzzle | str) -> Defaults:
         from puzzlezero.model_folders import find_model_dir
 
         if find_model_dir(name) is None:
-            return MODEL_FREE_DEFAULTS
+            return (
+                COMMUTATOR_DEFAULTS
+                if _commutator_cube(registered.kwargs["definition"])
+                else MODEL_FREE_DEFAULTS
+            )
     return FALLBACK_DEFAULTS
+
+
+def _commutator_cube(definition: Any) -> bool:
+    """Whether a definition is an NxNxN cube the commutator solver answers by default: the
+    competition's moves, ``n`` from :data:`~puzzlezero.defaults.COMMUTATOR_CUBES`, the six-colour
+    goal (:func:`puzzlezero.classic.cube_commutators.six_colours`)."""
+    from puzzlezero.classic.cube_commutators import cube_size, six_colours
+
+    n = cube_size(definition)
+    return n is not None and n >= COMMUTATOR_CUBES and six_colours(definition.goal, n)
 
 
 def runs_anytime(d: Defaults) -> bool:
@@ -102,7 +127,11 @@ def resolve_options(puzzle: Puzzle, **given: Unpack[SolveSettings]) -> SolveOpti
     models = given.get("models")
     named_heuristic = heuristic not in (None, "learned")  # the CLI's default names "learned"
     d = defaults_for(puzzle)
-    if d is MODEL_FREE_DEFAULTS and search is None and (model or models or named_heuristic):
+    if (
+        d in (MODEL_FREE_DEFAULTS, COMMUTATOR_DEFAULTS)
+        and search is None
+        and (model or models or named_heuristic)
+    ):
         d = FALLBACK_DEFAULTS  # a definition file's puzzle with a model named: its network's search
     heuristic = own_heuristic(puzzle, heuristic, model if model is not None else models)
     search = d.search if search is None else search

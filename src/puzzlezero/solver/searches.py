@@ -655,6 +655,18 @@ def _register_builtins() -> None:
         ),
     )
     register_search(
+        "cube-commutators",
+        SearchSpec(
+            entry="puzzlezero.classic.cube_commutators:solve_commutators",
+            run=_run_each,
+            needs_heuristic=False,
+            description="any NxNxN cube with the competition's moves and six-colour goal, orbit by orbit: the "
+            "2x2x2 or 3x3x3 inside by its group solver, then each orbit of wings and centres by 3-cycles "
+            "(commutators and their conjugates); long answers in seconds, no table of the cube's own, no model",
+            node_cap=False,
+        ),
+    )
+    register_search(
         "rollout",
         SearchSpec(
             entry="puzzlezero.classic.group:solve_rollout",

@@ -1,0 +1,444 @@
+"""Any NxNxN cube orbit by orbit with commutators: an answer where no group table can be built.
+
+The group solver (:mod:`puzzlezero.classic.group`) needs a table of the cube's whole group, which
+the 19x19x19 and the 33x33x33 (2,166 and 6,534 stickers) would take days of a CPU to build. This
+solver needs no table but the 2x2x2's or the 3x3x3's (shipped), and solves the cube the way people
+solve big cubes by hand, a set of like pieces at a time:
+
+1. **The small cube inside.** The stickers in rows and columns ``0`` and ``N-1`` of each face (and
+   the middle row and column when ``N`` is odd: corners, middle edges, face centres) turn under
+   the turns of slices ``0`` and ``N-1`` (and the middle slice) exactly as the 2x2x2's (the
+   3x3x3's) stickers turn under its moves. That cube's group solver answers them, each of its
+   moves made the big cube's slice turn.
+2. **The wings**, then **the centres**, one *orbit* at a time: the 24 pieces that the moves can
+   carry into one another (the wings ``k`` slices from a corner; the centres at row ``i`` and
+   column ``j`` of a face and the places a turn takes them). Each is solved by 3-cycles: the
+   commutators ``[A, S B S'] = A S B S' A' S B' S'`` of a turn ``A`` of one of the orbit's inner
+   slices with a turn ``B`` (an inner slice or a face) set up by a face turn ``S``, tried until
+   one moves exactly three of the orbit's pieces and nothing else (checked on every sticker);
+   then their conjugates ``T C T'`` by every set-up word ``T`` of up to two moves (the face turns
+   and the orbit's slices), each again three pieces of that orbit and nothing else. A beam over
+   them, each step keeping the states with the most stickers right (the shorter words first),
+   solves the orbit. A wing orbit may also take a single turn of one of its slices, which moves
+   the centres too (solved after), not the corners, middle edges or other wings: so its pieces'
+   odd permutations are solved as well.
+
+What is solved stays solved: each step moves only the orbit being solved and the orbits after
+it. The answer is the concatenation, reduced (a move and its inverse side by side cancel, turns
+of one axis commute) and replayed on the state before it is returned. Answers are long (a few
+thousand moves on the 19x19x19, some twenty thousand on the 33x33x33), far from the
+competition's best, but every state of the cube's six-colour goal gets one in seconds.
+
+>>> import numpy as np
+>>> from puzzlezero.puzzles.permutation import family_puzzle
+>>> p = family_puzzle("cube_6/6/6")
+>>> rng = np.random.default_rng(0)
+>>> state = p.apply_moves(p.goal(), rng.integers(0, p.num_actions, size=200).tolist())
+>>> r = solve_commutators(p, state)
+>>> r.status, bool(p.is_goal(p.apply_moves(state, r.actions)[None])[0])
+('solved', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from puzzlezero.errors import InvalidStateError, PuzzleError
+from puzzlezero.puzzles.base import Puzzle
+from puzzlezero.puzzles.permutation.definition import Definition
+from puzzlezero.puzzles.permutation.families import MAX_CUBE, CubeGeometry, cube
+from puzzlezero.puzzles.words import MoveWords
+from puzzlezero.search import clock
+from puzzlezero.search.result import SearchResult
+
+__all__ = ["BEAM_WIDTHS", "cube_size", "six_colours", "solve_commutators"]
+
+#: states kept by the beam that solves one orbit: the first try, then the second where the first
+#: stalls (its most stickers right unchanged for :data:`STALL` steps)
+BEAM_WIDTHS = (8, 64)
+STALL = 6
+#: the most 3-cycles (commutators) found for one orbit before their conjugates are formed
+TEMPLATES = 3
+#: the longest set-up word of a conjugate ``T C T'``; :data:`SHORT_SETUP` where the time left
+#: would not do so for every orbit left (a centre orbit's library: 0.15 s against 0.005 s on the
+#: 33x33x33, answers about a sixth longer)
+SETUP_LENGTH, SHORT_SETUP = 3, 2
+
+
+def cube_size(puzzle: Puzzle | Definition) -> int | None:
+    """``n`` where the moves of ``puzzle`` (or of a definition) are the NxNxN cube's in the
+    competition's order and names (:func:`puzzlezero.puzzles.permutation.families.cube`): ``f0 ..
+    f{n-1}``, ``r0 ..``, ``d0 ..``, then their inverses, each the same permutation; else ``None``."""
+    perms = getattr(puzzle, "perms", None)
+    names = tuple(getattr(puzzle, "move_names", None) or getattr(puzzle, "action_names", None) or ())
+    if perms is None or np.ndim(perms) != 2:
+        return None
+    perms = np.asarray(perms)
+    n = round((perms.shape[1] / 6) ** 0.5)
+    if not 2 <= n <= MAX_CUBE or 6 * n * n != perms.shape[1] or perms.shape[0] != 6 * n:
+        return None
+    ref_names, ref_perms = _cube_moves(n)
+    if names != ref_names or not np.array_equal(perms, ref_perms):
+        return None
+    return n
+
+
+def six_colours(goal: Sequence[str], n: int) -> bool:
+    """Whether ``goal`` (labels in sticker order) is the NxNxN cube's six-colour goal, as the
+    competition's standard one: each face one label, ``A`` .. ``F`` in face order."""
+    return list(goal) == _standard_goal(n)
+
+
+@lru_cache(maxsize=4)
+def _standard_goal(n: int) -> list[str]:
+    return list(cube(n)["goal"])
+
+
+@lru_cache(maxsize=4)
+def _cube_moves(n: int) -> tuple[tuple[str, ...], np.ndarray]:
+    moves = cube(n)["moves"]
+    perms = np.array(list(moves.values()), dtype=np.intp)
+    perms.flags.writeable = False
+    return tuple(moves), perms
+
+
+@dataclass(frozen=True)
+class _Orbit:
+    """One orbit's stickers (``positions``, in sticker order), its pieces' size in stickers, and
+    each move's permutation of the orbit alone (``local[a]``: ``child[q] = parent[local[a][q]]``
+    for the orbit's ``q``-th sticker)."""
+
+    positions: np.ndarray
+    piece_size: int
+    local: np.ndarray
+
+
+class _Cube:
+    """What the solver knows of the NxNxN cube: its moves, the small cube inside, its orbits."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.names, self.perms = _cube_moves(n)
+        self.count = len(self.names)
+        forward = 3 * n
+        #: each move's inverse, and its slice (0 .. n-1) and axis (0, 1, 2)
+        self.inverse = np.array([(a + forward) % (2 * forward) for a in range(self.count)])
+        self.slice = np.array([(a % forward) % n for a in range(self.count)])
+        self.axis = np.array([(a % forward) // n for a in range(self.count)])
+        self.faces = [a for a in range(self.count) if self.slice[a] in (0, n - 1)]
+        middle = [n // 2] if n % 2 else []
+        self.small = 3 if n % 2 else 2
+        #: the small cube's slice ``i`` is this cube's slice ``layers[i]``
+        self.layers = [0, *middle, n - 1]
+        rows = np.array(self.layers)
+        self.core = (
+            np.arange(6)[:, None, None] * n * n + rows[None, :, None] * n + rows[None, None, :]
+        ).reshape(-1)
+        geometry = CubeGeometry(n)
+        piece_size = np.empty(6 * n * n, dtype=np.int64)
+        for piece in geometry.pieces():
+            piece_size[piece] = len(piece)
+        orbit_of = _orbits(self.perms, geometry.pieces())
+        in_core = np.zeros(6 * n * n, dtype=bool)
+        in_core[self.core] = True
+        core_orbits = set(orbit_of[self.core].tolist())
+        if (
+            set(orbit_of[in_core].tolist()) != core_orbits
+            or not in_core[np.isin(orbit_of, list(core_orbits))].all()
+        ):
+            raise PuzzleError(f"cube_{n}-{n}-{n}: the small cube inside is not a union of orbits")
+        rest = sorted(set(orbit_of.tolist()) - core_orbits)
+        orbits = []
+        for o in rest:
+            pos = np.flatnonzero(orbit_of == o)
+            index = np.full(6 * n * n, -1, dtype=np.int64)
+            index[pos] = np.arange(len(pos))
+            local = index[self.perms[:, pos]]
+            orbits.append(_Orbit(pos, int(piece_size[pos[0]]), local))
+        #: the wings first (edges: two stickers a piece), then the centres
+        self.orbits = sorted(orbits, key=lambda o: (-o.piece_size, int(o.positions[0])))
+        self.reducer = MoveWords(_images(self.perms), range(self.count), np.ones(self.count))
+
+
+@lru_cache(maxsize=2)
+def _cube(n: int) -> _Cube:
+    return _Cube(n)
+
+
+def _images(perms: np.ndarray) -> np.ndarray:
+    """The moves as maps of positions, ``img[a, x]`` = where the sticker at ``x`` goes."""
+    img = np.empty_like(perms)
+    img[np.arange(perms.shape[0])[:, None], perms] = np.arange(perms.shape[1])
+    return img
+
+
+def _orbits(perms: np.ndarray, pieces: Sequence[Sequence[int]]) -> np.ndarray:
+    """Each position's orbit of pieces, named by its least position: the stickers the moves carry
+    into one another, with those on the same pieces (a wing's two stickers lie in two orbits of
+    stickers, as a wing never turns over in its place)."""
+    label = np.arange(perms.shape[1])
+    links = [np.asarray(p) for p in pieces if len(p) > 1]
+    while True:
+        new = label.copy()
+        for p in perms:
+            np.minimum(new, new[p], out=new)
+        for piece in links:
+            new[piece] = new[piece].min()
+        if np.array_equal(new, label):
+            return label
+        label = new
+
+
+def _word_perm(perms: np.ndarray, word: Sequence[int]) -> np.ndarray:
+    """The permutation of a word: ``state[perm]`` is the state after its moves."""
+    out = np.arange(perms.shape[1])
+    for a in word:
+        out = out[perms[a]]
+    return out
+
+
+def _commutator(a: int, b: int, s: int, inverse: np.ndarray) -> tuple[int, ...]:
+    """``[A, S B S'] = A S B S' A' S B' S'``."""
+    return (a, s, b, int(inverse[s]), int(inverse[a]), s, int(inverse[b]), int(inverse[s]))
+
+
+def _templates(cube: _Cube, orbit: _Orbit) -> list[tuple[int, ...]]:
+    """Up to :data:`TEMPLATES` commutators that move exactly three of ``orbit``'s pieces and no
+    other sticker of the cube."""
+    ident = np.arange(len(orbit.positions))
+    moving = [a for a in range(cube.count) if not np.array_equal(orbit.local[a], ident)]
+    inner = [a for a in moving if a not in cube.faces]
+    found: list[tuple[int, ...]] = []
+    cycles: set[bytes] = set()
+    for a in inner:
+        for b in [*inner, *cube.faces]:
+            if b in (a, cube.inverse[a]):
+                continue
+            for s in cube.faces:
+                if cube.axis[s] == cube.axis[b]:  # S B S' would be B
+                    continue
+                word = _commutator(a, b, s, cube.inverse)
+                local = _word_perm(orbit.local, word)
+                if int((local != ident).sum()) != 3 * orbit.piece_size or local.tobytes() in cycles:
+                    continue
+                full = _word_perm(cube.perms, word)
+                moved = np.flatnonzero(full != np.arange(len(full)))
+                if len(moved) != 3 * orbit.piece_size:  # it moves other orbits' stickers too
+                    continue
+                cycles.add(local.tobytes())
+                found.append(word)
+                if len(found) == TEMPLATES:
+                    return found
+    return found
+
+
+@dataclass(frozen=True)
+class _Library:
+    """An orbit's 3-cycles for its beam (``words[i]`` permutes the orbit's stickers as
+    ``perms[i]``) and its single ``turns`` that change the parity of its pieces' permutation."""
+
+    words: list[tuple[int, ...]]
+    perms: np.ndarray
+    lengths: np.ndarray
+    turns: list[int]
+
+
+def _library(cube: _Cube, orbit: _Orbit, solved: np.ndarray, setup_length: int = SETUP_LENGTH) -> _Library:
+    """The conjugates ``T C T'`` of the orbit's 3-cycles by the set-up words ``T`` of up to
+    ``setup_length`` moves (face turns and the orbit's slices), the shortest word of each
+    permutation; for a wing orbit, its slices' single turns that move no ``solved`` sticker."""
+    templates = _templates(cube, orbit)
+    if not templates:  # pragma: no cover - every orbit of a cube has them
+        raise PuzzleError(
+            f"cube_{cube.n}-{cube.n}-{cube.n}: no 3-cycle found for the orbit of sticker {orbit.positions[0]}"
+        )
+    ident = np.arange(len(orbit.positions))
+    moving = [a for a in range(cube.count) if not np.array_equal(orbit.local[a], ident)]
+    setup_moves = sorted(set(cube.faces) | set(moving))
+    # the set-up words, breadth first, level by level: each one's last move, the index of the word
+    # before it, its permutation of the orbit, its length
+    levels = [(np.array([-1]), np.array([-1]), ident[None, :], np.array([0]))]
+    start = 0
+    for d in range(1, setup_length + 1):
+        before_last, _, before, _ = levels[-1]
+        index = start + np.arange(len(before))
+        start += len(before)
+        parts = []
+        for a in setup_moves:
+            keep = before_last != cube.inverse[a]
+            k = int(keep.sum())
+            parts.append((np.full(k, a), index[keep], before[keep][:, orbit.local[a]], np.full(k, d)))
+        levels.append(tuple(np.concatenate(column) for column in zip(*parts, strict=True)))  # type: ignore[arg-type]
+    last_move, parent_of = (np.concatenate([lv[i] for lv in levels]).tolist() for i in (0, 1))
+    setup, depth = (np.concatenate([lv[i] for lv in levels]) for i in (2, 3))
+    undo = np.argsort(setup, axis=1)  # the inverse permutation: the word backwards, inverted
+    candidates, lengths, made = [], [], []
+    for c in templates:
+        for word in (c, _inverse_word(c, cube.inverse)):
+            candidates.append(np.take_along_axis(setup[:, _word_perm(orbit.local, word)], undo, axis=1))
+            lengths.append(2 * depth + len(word))
+            made.append(word)
+    every = np.concatenate(candidates)
+    length = np.concatenate(lengths)
+    order = np.argsort(length, kind="stable")  # the shortest word of each permutation first
+    key = every[order] @ np.random.default_rng(0).integers(1, 2**62, size=every.shape[1])
+    _, first = np.unique(key, return_index=True)
+    chosen = order[first]
+    chosen = chosen[np.argsort(length[chosen], kind="stable")]
+    words = []
+    for k in chosen.tolist():
+        c, i = divmod(k, len(last_move))
+        setup_word: list[int] = []
+        while i > 0:
+            setup_word.append(last_move[i])
+            i = parent_of[i]
+        t = tuple(reversed(setup_word))
+        words.append(t + made[c] + _inverse_word(t, cube.inverse))
+    turns: list[int] = []
+    if orbit.piece_size == 2:  # a wing orbit: a turn of one of its slices that keeps the rest
+        in_solved = np.zeros(cube.perms.shape[1], dtype=bool)
+        in_solved[solved] = True
+        ident_all = np.arange(cube.perms.shape[1])
+        turns = [a for a in moving if a not in cube.faces and not in_solved[cube.perms[a] != ident_all].any()]
+    return _Library(words, every[chosen], length[chosen], turns[:1])
+
+
+def _inverse_word(word: Sequence[int], inverse: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(inverse[a]) for a in reversed(word))
+
+
+def _solve_orbit(
+    labels: np.ndarray, goal: np.ndarray, lib: _Library, width: int
+) -> tuple[list[int] | None, int]:
+    """A beam over the library's 3-cycles: from the orbit's ``labels`` to its ``goal``, each step
+    the ``width`` states with the most stickers right (fewer moves first). The word indices of the
+    shortest way found at the first step that reaches the goal, or ``None`` where the most
+    stickers right has not grown for :data:`STALL` steps (an odd permutation of distinct pieces
+    never ends), and the steps taken."""
+    m = len(goal)
+    if np.array_equal(labels, goal):
+        return [], 0
+    states = labels[None, :]
+    lengths = np.zeros(1, dtype=np.int64)
+    paths: list[list[int]] = [[]]
+    best, since = -1, 0
+    for step in range(4 * m):
+        children = states[:, lib.perms]  # [beam, words, m]
+        right = (children == goal).sum(axis=2)
+        best, since = (int(right.max()), 0) if right.max() > best else (best, since + 1)
+        if since >= STALL:
+            return None, step + 1
+        total = lengths[:, None] + lib.lengths[None, :]
+        done = np.argwhere(right == m)
+        if len(done):
+            i, j = min(done.tolist(), key=lambda ij: total[ij[0], ij[1]])
+            return [*paths[i], j], step + 1
+        order = np.lexsort((total.ravel(), -right.ravel()))
+        kept: list[int] = []
+        seen: set[bytes] = set()
+        flat = children.reshape(-1, m)
+        for k in order:
+            key = flat[k].tobytes()
+            if key in seen:
+                continue
+            seen.add(key)
+            kept.append(int(k))
+            if len(kept) == width:
+                break
+        rows, cols = np.divmod(np.array(kept), lib.perms.shape[0])
+        states = flat[kept]
+        lengths = total.ravel()[kept]
+        paths = [[*paths[r], int(c)] for r, c in zip(rows.tolist(), cols.tolist(), strict=True)]
+    return None, 4 * m
+
+
+def solve_commutators(
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
+    time_limit: float | None = None,
+) -> SearchResult:
+    """Solve one state of an NxNxN cube with the competition's moves (:func:`cube_size`) whose
+    small cube inside has the six-colour goal: the small cube by its group solver, then every
+    wing and centre orbit by 3-cycles (the module's docstring). Stops with ``"time limit"``
+    where ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`) or ``time_limit``
+    seconds pass first (checked between orbits); ``max_nodes`` bounds the small cube's sifts.
+    ``nodes_generated`` counts the beams' children. Raises :class:`PuzzleError` for another
+    puzzle or goal and :class:`InvalidStateError` for a state the moves cannot reach."""
+    from puzzlezero.classic.group import solve_group
+    from puzzlezero.puzzles.permutation import family_puzzle
+
+    started = clock.now()
+    stop = clock.deadline_after(time_limit, deadline, start=started)
+    n = cube_size(puzzle)
+    if n is None:
+        raise PuzzleError(
+            f"{puzzle.name}: the commutator solver takes an NxNxN cube with the competition's moves "
+            "(f0.., r0.., d0.., then their inverses: puzzlezero definition family cube_N/N/N)"
+        )
+    state = np.asarray(state, dtype=puzzle.dtype).reshape(-1)
+    labels = np.asarray(getattr(puzzle, "labels", ()))  # a cube's: a PermutationPuzzle's
+    goal = np.asarray(puzzle.goal()).reshape(-1)
+    cube = _cube(n)
+    small = family_puzzle(f"cube_{cube.small}/{cube.small}/{cube.small}")
+    small_goal = np.asarray(small.labels)[np.asarray(small.goal()).reshape(-1)]
+    if not np.array_equal(labels[goal[cube.core]], small_goal):
+        raise PuzzleError(
+            f"{puzzle.name}: the commutator solver solves the six-colour goal (each face one colour, "
+            "as the competition's standard goal); this goal differs on the corners or middle edges"
+        )
+    if puzzle.is_goal(state[None])[0]:
+        return SearchResult(True, (), 1, 0, clock.now() - started, "solved", cost=0.0)
+    missing = sorted(set(labels[state[cube.core]].tolist()) - set(small.labels))
+    if missing:
+        raise InvalidStateError(f"{puzzle.name}: labels {missing} on the corners or middle edges")
+    sub = np.array([small.labels.index(x) for x in labels[state[cube.core]]], dtype=small.dtype)
+    first = solve_group(small, sub, max_nodes=max_nodes, deadline=None if np.isinf(stop) else stop)
+    if not first.solved:
+        return SearchResult(False, (), first.nodes_generated, 0, clock.now() - started, first.status)
+    word: list[int] = []
+    for a in first.actions:  # the small cube's f{i}, r{i}, d{i} and inverses: this cube's slices
+        name = small.action_names[a]
+        base, prime = name.rstrip("'"), name.endswith("'")
+        big = f"{base[0]}{cube.layers[int(base[1:])]}" + ("'" if prime else "")
+        word.append(cube.names.index(big))
+    current = state[_word_perm(cube.perms, word)]
+    nodes, solved = first.nodes_generated, cube.core
+    spent: list[float] = []  # seconds of each orbit solved with set-ups of up to SETUP_LENGTH
+    for k, orbit in enumerate(cube.orbits):
+        now = clock.now()
+        if now > stop:
+            return SearchResult(False, (), nodes, 0, now - started, "time limit")
+        left = len(cube.orbits) - k
+        long = not spent or now + 1.5 * left * float(np.mean(spent)) < stop
+        lib = _library(cube, orbit, solved, SETUP_LENGTH if long else SHORT_SETUP)
+        here, there = current[orbit.positions], goal[orbit.positions]
+        step: list[int] | None = None
+        tries = [(w, t) for w in BEAM_WIDTHS for t in [[], *([t] for t in lib.turns)]]
+        for width, turn in tries:  # an odd permutation of wings: one turn of a slice first
+            path, steps = _solve_orbit(here[_word_perm(orbit.local, turn)], there, lib, width)
+            nodes += steps * len(lib.words) * width
+            if path is not None:
+                step = turn + [a for i in path for a in lib.words[i]]
+                break
+        if step is None:
+            return SearchResult(False, (), nodes, 0, clock.now() - started, "exhausted")
+        current = current[_word_perm(cube.perms, step)]
+        word += step
+        solved = np.concatenate([solved, orbit.positions])
+        if long:
+            spent.append(clock.now() - now)
+    actions = cube.reducer.reduce(word)
+    after = state[_word_perm(cube.perms, actions)]
+    if not puzzle.is_goal(after[None])[0]:  # pragma: no cover - every step is checked above
+        raise RuntimeError(f"{puzzle.name}: the commutator solver's answer does not solve the state")
+    cost = float(puzzle.path_cost(actions))
+    return SearchResult(
+        True, tuple(actions), nodes, len(cube.orbits), clock.now() - started, "solved", cost=cost
+    )
