@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("fastapi")
@@ -202,6 +203,24 @@ def test_a_goal_of_distinct_labels_on_the_2x2x2s_moves_is_solved_in_its_colours(
     assert p.is_goal(p.apply_moves(p.parse(state), p.parse_moves(data["solution"]))[None])[0]
     assert valued["puzzle"] == p.name and valued["state"] == state and valued["read_as"] == "cube_2-2-2"
     assert valued["value"] == theirs["value"] and valued["after_move"] == theirs["after_move"]
+
+
+def test_a_served_big_cube_is_answered_by_the_commutator_solver() -> None:
+    """A served definition of the 8x8x8's moves and colours (no model, no table of its own in the
+    default's way): the web app's answer, with the real solver, comes from the commutator solver
+    and replays on the state; the web page lists its moves."""
+    big = {**family_definition("cube_8/8/8"), "name": "webtest-cube8"}
+    with client_for(None, puzzle_definitions=(big,)) as c:
+        p = pz.make("webtest-cube8")
+        rng = np.random.default_rng(1)
+        state = p.format(p.apply_moves(p.goal(), rng.integers(0, p.num_actions, size=300).tolist()))
+        answer = c.post("/api/solve", json={"puzzle": p.name, "state": state, "time_limit": 30})
+        listed = [x for x in c.get("/api/puzzles").json() if x["name"] == p.name]
+    data = answer.json()
+    assert answer.status_code == 200, data
+    assert data["solved"] and data["search"] == "cube-commutators"
+    assert p.is_goal(p.apply_moves(p.parse(state), p.parse_moves(data["solution"]))[None])[0]
+    assert len(listed) == 1
 
 
 def test_requests_name_registered_puzzles_never_files(
