@@ -1,7 +1,8 @@
 """The commutator solver of NxNxN cubes (puzzlezero.classic.cube_commutators): its orbits counted
 by hand, every 3-cycle it uses moving three pieces of one orbit and nothing else (on every sticker
-of the cube), every answer replayed, odd wing permutations, its refusals, its bound in time on a
-fake clock, and the default it is of a definition file's big cube (CLI bench included)."""
+of the cube), every answer replayed (the competition's three goals, wildcards), odd wing
+permutations, its refusals, its bound in time on a fake clock, and the default it is of a
+definition file's big cube (CLI bench; the web app's in tests/web/test_web_permutation.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 
 from puzzlezero.classic import cube_commutators as cc
 from puzzlezero.errors import PuzzleError
-from puzzlezero.puzzles.permutation import family_puzzle
+from puzzlezero.puzzles.permutation import PermutationPuzzle, family_puzzle
+from puzzlezero.puzzles.permutation.definition import Definition
 from puzzlezero.puzzles.permutation.families import cube, cubers_cube
 from puzzlezero.search import clock
 from tests.clock import FakeClock
@@ -21,6 +23,10 @@ from tests.clock import FakeClock
 
 def _solves(p, state, actions) -> bool:
     return bool(p.is_goal(p.apply_moves(state, list(actions))[None])[0])
+
+
+def _defined(data: dict) -> PermutationPuzzle:
+    return PermutationPuzzle(Definition.from_dict(data, where="test"))
 
 
 def _scramble(p, seed: int, length: int = 1000) -> np.ndarray:
@@ -91,21 +97,37 @@ def test_odd_wing_permutations_and_the_goal() -> None:
     assert r.solved and _solves(p6, state, r.actions)
 
 
-def test_only_the_competitions_cube_with_six_colours() -> None:
-    from puzzlezero.puzzles.permutation import PermutationPuzzle
-    from puzzlezero.puzzles.permutation.definition import Definition
+@pytest.mark.parametrize(
+    "n, goal", [(4, "alternating"), (5, "alternating"), (4, "distinct"), (5, "distinct"), (6, "distinct")]
+)
+def test_the_competitions_other_goals(n: int, goal: str) -> None:
+    """The two-colour pattern and every sticker its own: the small cube inside is solved to its
+    part of the goal, and an orbit of distinct pieces comes out even once the rest is solved."""
+    p = _defined(cube(n, goal))
+    for seed in (0, 1):
+        state = _scramble(p, seed)
+        r = cc.solve_commutators(p, state)
+        assert r.solved and _solves(p, state, r.actions)
 
+
+def test_wildcards_end_the_answer_at_its_first_state_within_them() -> None:
+    p = _defined({**cube(4), "wildcards": 10})
+    state = _scramble(p, 2)
+    r = cc.solve_commutators(p, state)
+    full = cc.solve_commutators(_defined(cube(4)), state)
+    assert r.solved and _solves(p, state, r.actions) and len(r.actions) <= len(full.actions)
+    before = p.apply_moves(state, list(r.actions[:-1]))
+    assert not p.is_goal(before[None])[0]  # the answer ends at the first state within them
+
+
+def test_only_the_competitions_cubes() -> None:
     for other in ("wreath_6/6", "globe_1/8"):
         with pytest.raises(PuzzleError, match="NxNxN cube"):
             cc.solve_commutators(family_puzzle(other), family_puzzle(other).goal())
-    blocks = PermutationPuzzle(Definition.from_dict(cubers_cube(4), where="test"))
+    blocks = _defined(cubers_cube(4))
     with pytest.raises(PuzzleError, match="NxNxN cube"):
         cc.solve_commutators(blocks, blocks.goal())
-    distinct = PermutationPuzzle(Definition.from_dict(cube(4, "distinct"), where="test"))
-    with pytest.raises(PuzzleError, match="six-colour goal"):
-        cc.solve_commutators(distinct, distinct.goal())
     assert cc.cube_size(family_puzzle("cube_5/5/5")) == 5 and cc.cube_size(blocks) is None
-    assert cc.six_colours(cube(9)["goal"], 9) and not cc.six_colours(cube(9, "alternating")["goal"], 9)
 
 
 def test_a_deadline_passed_answers_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -156,9 +178,12 @@ def test_the_default_of_a_big_cubes_definition_file(tmp_path) -> None:
     (tmp_path / "two.json").write_text(json.dumps(other))
     small = dict(cube(7), name="my_7")
     (tmp_path / "my7.json").write_text(json.dumps(small))
+    blocks = dict(cubers_cube(8), name="my_8_blocks")
+    (tmp_path / "blocks.json").write_text(json.dumps(blocks))
     assert defaults_for(make(str(big))) is COMMUTATOR_DEFAULTS
-    assert defaults_for(make(str(tmp_path / "two.json"))) is MODEL_FREE_DEFAULTS
+    assert defaults_for(make(str(tmp_path / "two.json"))) is COMMUTATOR_DEFAULTS
     assert defaults_for(make(str(tmp_path / "my7.json"))) is MODEL_FREE_DEFAULTS
+    assert defaults_for(make(str(tmp_path / "blocks.json"))) is MODEL_FREE_DEFAULTS
 
     cases = tmp_path / "cases.json"
     assert main(["cases", "make", str(big), "--n", "2", "--seed", "5", "--out", str(cases)]) == 0

@@ -27,7 +27,9 @@ What is solved stays solved: each step moves only the orbit being solved and the
 it. The answer is the concatenation, reduced (a move and its inverse side by side cancel, turns
 of one axis commute) and replayed on the state before it is returned. Answers are long (a few
 thousand moves on the 19x19x19, some twenty thousand on the 33x33x33), far from the
-competition's best, but every state of the cube's six-colour goal gets one in seconds.
+competition's best, but every state gets one in seconds, whatever the goal's labels (the
+competition's six colours, its two-colour pattern, or every sticker its own: the small cube's
+group solver reads any, and the 3-cycles of an orbit of distinct pieces come out even).
 
 >>> import numpy as np
 >>> from puzzlezero.puzzles.permutation import family_puzzle
@@ -51,11 +53,12 @@ from puzzlezero.errors import InvalidStateError, PuzzleError
 from puzzlezero.puzzles.base import Puzzle
 from puzzlezero.puzzles.permutation.definition import Definition
 from puzzlezero.puzzles.permutation.families import MAX_CUBE, CubeGeometry, cube
+from puzzlezero.puzzles.permutation.rules import PermutationPuzzle
 from puzzlezero.puzzles.words import MoveWords
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
 
-__all__ = ["BEAM_WIDTHS", "cube_size", "six_colours", "solve_commutators"]
+__all__ = ["BEAM_WIDTHS", "cube_size", "solve_commutators"]
 
 #: states kept by the beam that solves one orbit: the first try, then the second where the first
 #: stalls (its most stickers right unchanged for :data:`STALL` steps)
@@ -87,15 +90,13 @@ def cube_size(puzzle: Puzzle | Definition) -> int | None:
     return n
 
 
-def six_colours(goal: Sequence[str], n: int) -> bool:
-    """Whether ``goal`` (labels in sticker order) is the NxNxN cube's six-colour goal, as the
-    competition's standard one: each face one label, ``A`` .. ``F`` in face order."""
-    return list(goal) == _standard_goal(n)
-
-
-@lru_cache(maxsize=4)
-def _standard_goal(n: int) -> list[str]:
-    return list(cube(n)["goal"])
+@lru_cache(maxsize=8)
+def _small_cube(size: int, goal: tuple[str, ...]) -> PermutationPuzzle:
+    """The 2x2x2 or 3x3x3 (``size``) with the competition's moves and ``goal``, the labels of the
+    big cube's goal on the stickers it shares with it; its group table is the one shipped for its
+    moves, whatever the goal."""
+    data = {**cube(size), "goal": list(goal)}
+    return PermutationPuzzle(Definition.from_dict(data, where=f"the {size}x{size}x{size} inside a cube"))
 
 
 @lru_cache(maxsize=4)
@@ -364,15 +365,16 @@ def solve_commutators(
     deadline: float | None = None,
     time_limit: float | None = None,
 ) -> SearchResult:
-    """Solve one state of an NxNxN cube with the competition's moves (:func:`cube_size`) whose
-    small cube inside has the six-colour goal: the small cube by its group solver, then every
+    """Solve one state of an NxNxN cube with the competition's moves (:func:`cube_size`), any
+    goal: the small cube inside by its group solver, then every
     wing and centre orbit by 3-cycles (the module's docstring). Stops with ``"time limit"``
     where ``deadline`` (a reading of :func:`puzzlezero.search.clock.now`) or ``time_limit``
     seconds pass first (checked between orbits); ``max_nodes`` bounds the small cube's sifts.
-    ``nodes_generated`` counts the beams' children. Raises :class:`PuzzleError` for another
-    puzzle or goal and :class:`InvalidStateError` for a state the moves cannot reach."""
+    ``nodes_generated`` counts the beams' children; an orbit no beam solves (its pieces as no
+    moves leave them: a wing turned over) ends with ``"exhausted"``. Raises :class:`PuzzleError`
+    for another puzzle and :class:`InvalidStateError` for labels the goal has not on the small
+    cube's stickers, or a small cube its moves cannot reach."""
     from puzzlezero.classic.group import solve_group
-    from puzzlezero.puzzles.permutation import family_puzzle
 
     started = clock.now()
     stop = clock.deadline_after(time_limit, deadline, start=started)
@@ -386,13 +388,7 @@ def solve_commutators(
     labels = np.asarray(getattr(puzzle, "labels", ()))  # a cube's: a PermutationPuzzle's
     goal = np.asarray(puzzle.goal()).reshape(-1)
     cube = _cube(n)
-    small = family_puzzle(f"cube_{cube.small}/{cube.small}/{cube.small}")
-    small_goal = np.asarray(small.labels)[np.asarray(small.goal()).reshape(-1)]
-    if not np.array_equal(labels[goal[cube.core]], small_goal):
-        raise PuzzleError(
-            f"{puzzle.name}: the commutator solver solves the six-colour goal (each face one colour, "
-            "as the competition's standard goal); this goal differs on the corners or middle edges"
-        )
+    small = _small_cube(cube.small, tuple(labels[goal[cube.core]].tolist()))
     if puzzle.is_goal(state[None])[0]:
         return SearchResult(True, (), 1, 0, clock.now() - started, "solved", cost=0.0)
     missing = sorted(set(labels[state[cube.core]].tolist()) - set(small.labels))
@@ -438,6 +434,8 @@ def solve_commutators(
     after = state[_word_perm(cube.perms, actions)]
     if not puzzle.is_goal(after[None])[0]:  # pragma: no cover - every step is checked above
         raise RuntimeError(f"{puzzle.name}: the commutator solver's answer does not solve the state")
+    if isinstance(puzzle, PermutationPuzzle) and puzzle.wildcards:  # up to the first state within them
+        actions = tuple(puzzle.solved_prefix(state, actions))
     cost = float(puzzle.path_cost(actions))
     return SearchResult(
         True, tuple(actions), nodes, len(cube.orbits), clock.now() - started, "solved", cost=cost

@@ -42,8 +42,7 @@ def defaults_for(puzzle: Puzzle | str) -> Defaults:
     a definition file's puzzle with no model installed under its name
     :data:`~puzzlezero.defaults.MODEL_FREE_DEFAULTS` (the rollout over the group solver, which
     needs no model; a model named in a solve brings back the learned search), or where it is an
-    NxNxN cube of the competition's moves and six colours from
-    :data:`~puzzlezero.defaults.COMMUTATOR_CUBES` up
+    NxNxN cube of the competition's moves from :data:`~puzzlezero.defaults.COMMUTATOR_CUBES` up
     :data:`~puzzlezero.defaults.COMMUTATOR_DEFAULTS` (the commutator solver)."""
     name = puzzle if isinstance(puzzle, str) else puzzle.name
     if name in DEFAULTS:
@@ -68,12 +67,12 @@ def defaults_for(puzzle: Puzzle | str) -> Defaults:
 
 def _commutator_cube(definition: Any) -> bool:
     """Whether a definition is an NxNxN cube the commutator solver answers by default: the
-    competition's moves, ``n`` from :data:`~puzzlezero.defaults.COMMUTATOR_CUBES`, the six-colour
-    goal (:func:`puzzlezero.classic.cube_commutators.six_colours`)."""
-    from puzzlezero.classic.cube_commutators import cube_size, six_colours
+    competition's moves (:func:`puzzlezero.classic.cube_commutators.cube_size`), ``n`` from
+    :data:`~puzzlezero.defaults.COMMUTATOR_CUBES`."""
+    from puzzlezero.classic.cube_commutators import cube_size
 
     n = cube_size(definition)
-    return n is not None and n >= COMMUTATOR_CUBES and six_colours(definition.goal, n)
+    return n is not None and n >= COMMUTATOR_CUBES
 
 
 def runs_anytime(d: Defaults) -> bool:

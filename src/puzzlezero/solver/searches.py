@@ -660,7 +660,7 @@ def _register_builtins() -> None:
             entry="puzzlezero.classic.cube_commutators:solve_commutators",
             run=_run_each,
             needs_heuristic=False,
-            description="any NxNxN cube with the competition's moves and six-colour goal, orbit by orbit: the "
+            description="any NxNxN cube with the competition's moves, any goal, orbit by orbit: the "
             "2x2x2 or 3x3x3 inside by its group solver, then each orbit of wings and centres by 3-cycles "
             "(commutators and their conjugates); long answers in seconds, no table of the cube's own, no model",
             node_cap=False,
