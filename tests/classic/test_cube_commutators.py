@@ -61,14 +61,17 @@ def test_every_three_cycle_moves_three_pieces_of_its_orbit_alone(n: int) -> None
     ident = np.arange(6 * n * n)
     for orbit in c.orbits:
         lib = cc._library(c, orbit, c.core, setup_length=2)
-        assert len(lib.words) > 100
-        for i in rng.choice(len(lib.words), size=20, replace=False):
-            full = cc._word_perm(c.perms, lib.words[i])
+        assert len(lib) > 100
+        for i in rng.choice(len(lib), size=20, replace=False):
+            full = cc._word_perm(c.perms, lib.word(i))
             moved = np.flatnonzero(full != ident)
             assert len(moved) == 3 * orbit.piece_size
             assert set(moved.tolist()) <= set(orbit.positions.tolist())
             # the orbit's own permutation of the word is the library's
-            assert np.array_equal(cc._word_perm(orbit.local, lib.words[i]), lib.perms[i])
+            assert np.array_equal(cc._word_perm(orbit.local, lib.word(i)), lib.perms[i])
+            for t, core, _, _ in lib.parts(i):  # every alternative: the same 3-cycle
+                alt = t + core + cc._inverse_word(t, c.inverse)
+                assert np.array_equal(cc._word_perm(c.perms, alt), full)
 
 
 @pytest.mark.parametrize("n, seeds", [(4, (0, 1)), (5, (0, 1)), (6, (0,)), (7, (0,))])

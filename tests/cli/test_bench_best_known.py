@@ -319,7 +319,7 @@ def test_a_generated_family_that_is_not_registered_is_benched_by_its_definition_
 ) -> None:
     """The competition's cubes of 8 layers and more are generated families, not registered
     puzzles: their case files name the definition written beside them, and the bench command the
-    import prints runs as printed."""
+    import prints runs as printed, with the definition's default (the commutator solver)."""
     from puzzlezero.puzzles.permutation.families import family_definition
     from puzzlezero.registry import names
 
@@ -339,11 +339,12 @@ def test_a_generated_family_that_is_not_registered_is_benched_by_its_definition_
     )
     assert json.loads(cases.read_text())["puzzle"] == "cube_8-8-8.json"
     assert json.loads(definition.read_text()) == family_definition("cube_8/8/8")
-    suggested = out.splitlines()[-1]
-    assert suggested == f"bench one: puzzlezero bench {definition} --cases {cases} --search group"
+    suggested = out.splitlines()[-1]  # its default, the commutator solver, answers in seconds
+    assert suggested == f"bench one: puzzlezero bench {definition} --cases {cases}"
     rc, out, err = run(capsys, *suggested.split()[3:], "--json")
     report = json.loads(out)
     assert rc == 0 and report["summary"]["solved_pct"] == 100.0, err
+    assert report["summary"]["search"] == "cube-commutators"
     (r,) = report["results"]
     assert (
         solves(

@@ -291,10 +291,18 @@ def import_santa_cmd(
     if summary.puzzles:
         first = summary.puzzles[0]
         from puzzlezero.model_folders import find_model_dir
+        from puzzlezero.registry import make
+        from puzzlezero.solver import defaults_for
 
-        # a definition with no shipped model is answered by the group solver
+        # a definition with no shipped model is answered by the group solver in a few seconds,
+        # where its default (the rollout) takes 60 s a case; a big cube's default answers quickly
         registered = first.bench_puzzle != str(first.definition)  # its own defaults apply
-        search = "" if registered or find_model_dir(first.name) is not None else " --search group"
+        quick = registered or find_model_dir(first.name) is not None
+        search = (
+            ""
+            if quick or defaults_for(make(str(first.definition))).search != "rollout"
+            else " --search group"
+        )
         typer.echo(f"bench one: puzzlezero bench {first.bench_puzzle} --cases {first.cases_file}{search}")
 
 
