@@ -144,10 +144,11 @@ def test_a_deadline_passed_answers_time_limit(monkeypatch: pytest.MonkeyPatch) -
 
 def test_short_set_ups_where_the_time_left_asks(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a fake clock where a library of set-ups of three moves takes 10 s and one of two 1 s,
-    60 s for the 6x6x6's six orbits. An orbit takes three-move set-ups while 1.5 times their
-    mean time for every orbit left fits the time left: at 10 s not for the five left (85 s), at
-    11 s not for four (71 s), at 12 s for three (57 s), and so on; the answer solves. With no
-    bound, all take three."""
+    60 s for the 6x6x6's two wing orbits and four centre orbits. The wings always take three-move
+    set-ups (20 s); a centre orbit takes them while 1.5 times their mean time for every centre
+    orbit left fits the time left: the first (no mean yet), at 30 s not for three (75 s), at 31 s
+    not for two (61 s), at 32 s for the last (47 s); the answer solves. With no bound, all take
+    three. Where a beam over the short set-ups fails, the orbit takes those of three."""
     fake = FakeClock()
     monkeypatch.setattr(sys.modules["puzzlezero.search.clock"], "time", fake)
     lengths: list[int] = []
@@ -163,10 +164,22 @@ def test_short_set_ups_where_the_time_left_asks(monkeypatch: pytest.MonkeyPatch)
     state = _scramble(p, 4)
     r = cc.solve_commutators(p, state, time_limit=60.0)
     assert r.solved and _solves(p, state, r.actions)
-    assert lengths == [3, 2, 2, 3, 3, 3] and (cc.SETUP_LENGTH, cc.SHORT_SETUP) == (3, 2)
+    assert lengths == [3, 3, 3, 2, 2, 3] and (cc.SETUP_LENGTH, cc.SHORT_SETUP) == (3, 2)
     lengths.clear()
     r = cc.solve_commutators(p, state)
     assert r.solved and lengths == [cc.SETUP_LENGTH] * 6
+
+    beam = cc._solve_orbit
+
+    def fails_short(labels, goal, lib, width):
+        return (None, 1) if lengths[-1] == cc.SHORT_SETUP else beam(labels, goal, lib, width)
+
+    monkeypatch.setattr(cc, "_solve_orbit", fails_short)
+    lengths.clear()
+    fake.now = 1000.0
+    r = cc.solve_commutators(p, state, time_limit=60.0)
+    assert r.solved and _solves(p, state, r.actions)
+    assert lengths == [3, 3, 3, 2, 3, 2, 3, 2, 3]  # each short library failed, then a long one
 
 
 def test_the_default_of_a_big_cubes_definition_file(tmp_path) -> None:

@@ -82,8 +82,9 @@ SHARED_GAIN = 1
 ALTERNATIVES = 8
 #: moves a sticker put right in another orbit is worth, in choosing among the alternatives
 STICKER_MOVES = 4
-#: the longest set-up word of a conjugate ``T C T'``; :data:`SHORT_SETUP` where the time left
-#: would not do so for every orbit left (a centre orbit's library of the 33x33x33: 2,640 3-cycles
+#: the longest set-up word of a conjugate ``T C T'``; a centre orbit's :data:`SHORT_SETUP` where
+#: the time left would not do so for every centre orbit left (and where a beam over those fails,
+#: those of three) (a centre orbit's library of the 33x33x33: 2,640 3-cycles
 #: in 0.10 s against 712 in 0.008 s; answers about a sixth longer)
 SETUP_LENGTH, SHORT_SETUP = 3, 2
 
@@ -592,28 +593,33 @@ def solve_commutators(
         word.append(cube.names.index(big))
     current = state[_word_perm(cube.perms, word)]
     nodes, solved = first.nodes_generated, cube.core
-    spent: list[float] = []  # seconds of each orbit solved with set-ups of up to SETUP_LENGTH
+    spent: list[float] = []  # seconds of each centre orbit solved with set-ups of SETUP_LENGTH
+    centres = sum(o.piece_size == 1 for o in cube.orbits)
     for k, orbit in enumerate(cube.orbits):
         now = clock.now()
         if now > stop:
             return SearchResult(False, (), nodes, 0, now - started, "time limit")
-        left = len(cube.orbits) - k
-        long = not spent or now + 1.5 * left * float(np.mean(spent)) < stop
-        lib = _library(cube, orbit, solved, SETUP_LENGTH if long else SHORT_SETUP)
-        here, there = current[orbit.positions], goal[orbit.positions]
-        found: tuple[list[int], list[int]] | None = None
-        tries = [(w, t) for w in BEAM_WIDTHS for t in [[], *([t] for t in lib.turns)]]
-        for width, turn in tries:  # an odd permutation of wings: one turn of a slice first
-            path, steps = _solve_orbit(here[_word_perm(orbit.local, turn)], there, lib, width)
-            nodes += steps * len(lib) * width
-            if path is not None:
-                found = (turn, path)
+        left = centres - max(0, k - (len(cube.orbits) - centres))  # centre orbits left
+        # the wings always (they need the set-ups of three moves); the centres while they fit
+        long = orbit.piece_size == 2 or not spent or now + 1.5 * left * float(np.mean(spent)) < stop
+        found: tuple[_Library, list[int], list[int]] | None = None
+        for setup_length in [SETUP_LENGTH] if long else [SHORT_SETUP, SETUP_LENGTH]:
+            lib = _library(cube, orbit, solved, setup_length)
+            here, there = current[orbit.positions], goal[orbit.positions]
+            tries = [(w, t) for w in BEAM_WIDTHS for t in [[], *([t] for t in lib.turns)]]
+            for width, turn in tries:  # an odd permutation of wings: one turn of a slice first
+                path, steps = _solve_orbit(here[_word_perm(orbit.local, turn)], there, lib, width)
+                nodes += steps * len(lib) * width
+                if path is not None:
+                    found = (lib, turn, path)
+                    break
+            if found is not None:
                 break
         if found is None:
             return SearchResult(False, (), nodes, 0, clock.now() - started, "exhausted")
-        turn, path = found
+        lib, turn, path = found
+        step: list[int] = []
         if orbit.piece_size == 1 and SHARED_GAIN:  # centres: each 3-cycle shared where it pays
-            step = []
             for i in path:
                 shared = _shared(cube, k, lib, i, current, goal)
                 current = current[_word_perm(cube.perms, shared)]
@@ -623,7 +629,7 @@ def solve_commutators(
             current = current[_word_perm(cube.perms, step)]
         word += step
         solved = np.concatenate([solved, orbit.positions])
-        if long:
+        if long and orbit.piece_size == 1:
             spent.append(clock.now() - now)
     actions = cube.reducer.reduce(word)
     after = state[_word_perm(cube.perms, actions)]
