@@ -25,6 +25,16 @@ def _solves(p, state, actions) -> bool:
     return bool(p.is_goal(p.apply_moves(state, list(actions))[None])[0])
 
 
+@pytest.fixture(autouse=True)
+def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The definitions a test registers (a file named where a puzzle name goes) are forgotten
+    after it."""
+    from puzzlezero import registry
+
+    for attr in ("_REGISTRY", "_INSTANCES"):
+        monkeypatch.setattr(registry, attr, dict(getattr(registry, attr)))
+
+
 def _defined(data: dict) -> PermutationPuzzle:
     return PermutationPuzzle(Definition.from_dict(data, where="test"))
 
@@ -180,6 +190,26 @@ def test_short_set_ups_where_the_time_left_asks(monkeypatch: pytest.MonkeyPatch)
     r = cc.solve_commutators(p, state, time_limit=60.0)
     assert r.solved and _solves(p, state, r.actions)
     assert lengths == [3, 3, 3, 2, 3, 2, 3, 2, 3]  # each short library failed, then a long one
+
+
+def test_its_memory_estimate_and_the_budget() -> None:
+    """The estimate grows with the moves and stickers and, with wildcards, with the answer's
+    states; a solve whose estimate passes the memory budget is refused by name before it starts."""
+    from puzzlezero.budget import use_memory_budget
+    from puzzlezero.errors import MemoryBudgetError
+    from puzzlezero.solver import solve
+
+    small, big = family_puzzle("cube_4/4/4"), _defined(cube(12))
+    assert cc.memory_estimate(small) < cc.memory_estimate(big)
+    assert cc.memory_estimate(big) == cc.FIXED_BYTES + cc.MOVE_STICKER_BYTES * 72 * 864
+    wild = _defined({**cube(12), "wildcards": 4})
+    assert cc.memory_estimate(wild) == cc.memory_estimate(big) + cc.ANSWER_PER_STICKER * 864 * 864
+    state = _scramble(small, 0)
+    with use_memory_budget("32MiB"), pytest.raises(MemoryBudgetError, match="the cube's size"):
+        solve(small, state, search="cube-commutators")
+    with use_memory_budget("1GiB"):
+        r = solve(small, state, search="cube-commutators")
+    assert r.solved and _solves(small, state, r.actions)
 
 
 def test_the_default_of_a_big_cubes_definition_file(tmp_path) -> None:

@@ -52,6 +52,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,7 @@ from puzzlezero.puzzles.words import MoveWords
 from puzzlezero.search import clock
 from puzzlezero.search.result import SearchResult
 
-__all__ = ["BEAM_WIDTHS", "cube_size", "solve_commutators"]
+__all__ = ["BEAM_WIDTHS", "cube_size", "memory_estimate", "solve_commutators"]
 
 #: states kept by the beam that solves one orbit: the first try, then the second where the first
 #: stalls (its most stickers right unchanged for :data:`STALL` steps)
@@ -87,6 +88,29 @@ STICKER_MOVES = 4
 #: those of three) (a centre orbit's library of the 33x33x33: 2,640 3-cycles
 #: in 0.10 s against 712 in 0.008 s; answers about a sixth longer)
 SETUP_LENGTH, SHORT_SETUP = 3, 2
+
+
+#: bytes a solve takes beside the cube's moves: the small cube's table, the orbits' libraries (a
+#: centre orbit's 3-cycles and their set-ups, a few MiB), numpy's temporaries
+FIXED_BYTES = 64 << 20
+#: bytes per move and sticker: the moves' permutations, their images, the move words' reducer and
+#: the definition's own lists (measured peak beside the interpreter: the 33x33x33's 198 moves of
+#: 6,534 stickers about 230 MiB, the 19x19x19's about 75 MiB)
+MOVE_STICKER_BYTES = 160
+#: moves of an answer per sticker, at most (the 33x33x33: about 3.2)
+ANSWER_PER_STICKER = 4
+
+
+def memory_estimate(puzzle: Puzzle, options: Any = None, instances: int = 1) -> int:
+    """Peak bytes of :func:`solve_commutators` on ``puzzle`` (the states are solved one at a
+    time): :data:`FIXED_BYTES`, :data:`MOVE_STICKER_BYTES` a move and sticker and, with wildcards,
+    the answer's states (:data:`ANSWER_PER_STICKER` moves a sticker, a byte a sticker each) to
+    find the first within them."""
+    stickers = int(np.prod(puzzle.state_shape))
+    out = FIXED_BYTES + MOVE_STICKER_BYTES * puzzle.num_actions * stickers
+    if getattr(puzzle, "wildcards", 0):
+        out += ANSWER_PER_STICKER * stickers * stickers
+    return out
 
 
 def cube_size(puzzle: Puzzle | Definition) -> int | None:

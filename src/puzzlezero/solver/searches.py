@@ -664,6 +664,8 @@ def _register_builtins() -> None:
             "2x2x2 or 3x3x3 inside by its group solver, then each orbit of wings and centres by 3-cycles "
             "(commutators and their conjugates); long answers in seconds, no table of the cube's own, no model",
             node_cap=False,
+            memory="puzzlezero.classic.cube_commutators:memory_estimate",
+            memory_lower="the cube's size, which alone sets it,",
         ),
     )
     register_search(
