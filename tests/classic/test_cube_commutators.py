@@ -84,6 +84,21 @@ def test_every_three_cycle_moves_three_pieces_of_its_orbit_alone(n: int) -> None
                 assert np.array_equal(cc._word_perm(c.perms, alt), full)
 
 
+@pytest.mark.parametrize("n", [5, 6])
+def test_the_slice_pairs_move_two_three_cycles_of_centres_alone(n: int) -> None:
+    """Each ``[X, Y]`` of two slice turns the rough pass may take moves six centre stickers and
+    nothing else, as replaying its four moves on the whole cube shows."""
+    c = cc._cube(n)
+    pairs, dst, src = cc._pairs(n)
+    assert len(pairs) == len(dst) == len(src) > 0
+    centres = set(np.concatenate([o.positions for o in c.orbits if o.piece_size == 1]).tolist())
+    for (x, y), d, s in zip(pairs, dst, src, strict=True):
+        full = cc._word_perm(c.perms, (x, y, c.inverse[x], c.inverse[y]))
+        moved = np.flatnonzero(full != np.arange(len(full)))
+        assert sorted(moved.tolist()) == sorted(d.tolist()) and set(d.tolist()) <= centres
+        assert np.array_equal(full[d], s)
+
+
 @pytest.mark.parametrize("n, seeds", [(4, (0, 1)), (5, (0, 1)), (6, (0,)), (7, (0,))])
 def test_deep_scrambles_are_solved_and_replayed(n: int, seeds: tuple[int, ...]) -> None:
     p = family_puzzle(f"cube_{n}/{n}/{n}")
