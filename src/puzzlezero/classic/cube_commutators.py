@@ -688,15 +688,15 @@ def solve_commutators(
     spent: list[float] = []  # seconds of each centre orbit solved with set-ups of SETUP_LENGTH
     centres = sum(o.piece_size == 1 for o in cube.orbits)
     for k, orbit in enumerate(cube.orbits):
+        if ROUGH_GAIN and orbit.piece_size == 1 and (k == 0 or cube.orbits[k - 1].piece_size == 2):
+            rough, current = _rough_centres(cube, current, goal, stop)  # before the centres' clock
+            word += rough
         now = clock.now()
         if now > stop:
             return SearchResult(False, (), nodes, 0, now - started, "time limit")
         left = centres - max(0, k - (len(cube.orbits) - centres))  # centre orbits left
         # the wings always (they need the set-ups of three moves); the centres while they fit
         long = orbit.piece_size == 2 or not spent or now + 1.5 * left * float(np.mean(spent)) < stop
-        if ROUGH_GAIN and orbit.piece_size == 1 and (k == 0 or cube.orbits[k - 1].piece_size == 2):
-            rough, current = _rough_centres(cube, current, goal, stop)
-            word += rough
         found: tuple[_Library, list[int], list[int]] | None = None
         for setup_length in [SETUP_LENGTH] if long else [SHORT_SETUP, SETUP_LENGTH]:
             lib = _library(cube, orbit, solved, setup_length)
