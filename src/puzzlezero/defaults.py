@@ -112,9 +112,9 @@ MODEL_FREE_DEFAULTS = Defaults(
 
 #: the settings of a definition file's NxNxN cube (the competition's moves, any goal,
 #: :data:`COMMUTATOR_CUBES` and up) when no model is named and none is installed under its name:
-#: the commutator solver, orbit by orbit (the 8x8x8 to the 10x10x10: 2-24% shorter answers than
-#: the rollout's in a few seconds; the bigger cubes have no group table for the rollout)
-COMMUTATOR_CUBES = 8
+#: the commutator solver, orbit by orbit (the 6x6x6 to the 10x10x10: 11-40% shorter answers than
+#: the rollout's in 1-3 s; the bigger cubes have no group table for the rollout)
+COMMUTATOR_CUBES = 6
 COMMUTATOR_DEFAULTS = Defaults(0.6, 1000, 4_000_000, 60.0, 1000, search="cube-commutators")
 
 

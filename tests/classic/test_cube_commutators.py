@@ -237,13 +237,14 @@ def test_the_default_of_a_big_cubes_definition_file(tmp_path) -> None:
     big.write_text(json.dumps(cube(8)))
     other = dict(cube(8, "alternating"), name="cube_8-8-8-two-colours")
     (tmp_path / "two.json").write_text(json.dumps(other))
-    small = dict(cube(7), name="my_7")
-    (tmp_path / "my7.json").write_text(json.dumps(small))
+    small = dict(cube(5), name="my_5")
+    (tmp_path / "my5.json").write_text(json.dumps(small))
     blocks = dict(cubers_cube(8), name="my_8_blocks")
     (tmp_path / "blocks.json").write_text(json.dumps(blocks))
     assert defaults_for(make(str(big))) is COMMUTATOR_DEFAULTS
     assert defaults_for(make(str(tmp_path / "two.json"))) is COMMUTATOR_DEFAULTS
-    assert defaults_for(make(str(tmp_path / "my7.json"))) is MODEL_FREE_DEFAULTS
+    assert defaults_for(make(str(tmp_path / "my5.json"))) is MODEL_FREE_DEFAULTS  # below 6 layers
+    assert defaults_for(make("cube_7-7-7")).search == "cube-commutators"  # the registered family
     assert defaults_for(make(str(tmp_path / "blocks.json"))) is MODEL_FREE_DEFAULTS
 
     cases = tmp_path / "cases.json"

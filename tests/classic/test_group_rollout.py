@@ -90,11 +90,13 @@ def test_a_puzzle_not_made_from_a_definition_is_refused() -> None:
 
 def test_the_rollout_is_the_default_of_the_families_without_a_model() -> None:
     # the 4x4x4 and the 5x5x5 have their reductions (tests/classic/test_cube_reduction.py,
-    # test_cube5_reduction.py); the 6x6x6 the rollout
+    # test_cube5_reduction.py), the 6x6x6 and the 7x7x7 the commutator solver
+    # (tests/classic/test_cube_commutators.py); the 21/21 wreath the rollout
     from puzzlezero.solver import defaults_for
 
     assert defaults_for("cube_4-4-4").search == defaults_for("cube_5-5-5").search == "cube-reduction"
-    p = pz.make("cube_6-6-6")
+    assert defaults_for("cube_6-6-6").search == defaults_for("cube_7-7-7").search == "cube-commutators"
+    p = pz.make("wreath_21-21")
     s = p.scramble(np.random.default_rng(8), 1, 120)[0]
     r = pz.solve(p, s, time_limit=8, beam_width=(200,))
     assert r.solved and replays(p, s, r.actions) and r.search == "rollout"
