@@ -37,7 +37,7 @@ more (the 19x19x19, one state: 7,214 moves without, 6,612 with).
 What is solved stays solved: each step moves only the orbit being solved and the orbits after
 it. The answer is the concatenation, reduced (a move and its inverse side by side cancel, turns
 of one axis commute) and replayed on the state before it is returned. Answers are long (about
-6,600 moves on the 19x19x19, 18,700 on the 33x33x33), far from the competition's best, but
+6,600 moves on the 19x19x19, 18,600 on the 33x33x33), far from the competition's best, but
 every state gets one in seconds, whatever the goal's labels (the
 competition's six colours, its two-colour pattern, or every sticker its own: the small cube's
 group solver reads any, and the 3-cycles of an orbit of distinct pieces come out even).
