@@ -413,46 +413,22 @@ def _shared(
     cube: _Cube, k: int, lib: _Library, i: int, state: np.ndarray, goal: np.ndarray
 ) -> tuple[int, ...]:
     """Of word ``i``'s alternatives (the same 3-cycle of orbit ``k``), each shared with the orbits
-    it can be (:func:`_shared_one`), the one of fewest moves less :data:`STICKER_MOVES` for each
-    sticker put right elsewhere."""
+    it can be through its turn ``A``, else its turn ``B`` (:func:`_shared_turn`), the one of
+    fewest moves less :data:`STICKER_MOVES` for each sticker put right elsewhere."""
     best: tuple[float, tuple[int, ...]] | None = None
     for part in lib.parts(i):
-        word, gain = _shared_one(cube, k, lib, i, part, state, goal)
+        t, core, a, b = part
+        word, gain = t + core + _inverse_word(t, cube.inverse), 0
+        for turn in (a, b):
+            if turn not in cube.faces:
+                word, gain = _shared_turn(cube, k, lib, i, part, state, goal, turn)
+                if gain:
+                    break
         score = len(word) - STICKER_MOVES * gain
         if best is None or score < best[0]:
             best = (score, word)
     assert best is not None
     return best[1]
-
-
-def _shared_one(
-    cube: _Cube,
-    k: int,
-    lib: _Library,
-    i: int,
-    part: tuple[tuple[int, ...], tuple[int, ...], int, int],
-    state: np.ndarray,
-    goal: np.ndarray,
-) -> tuple[tuple[int, ...], int]:
-    """Word ``i`` of orbit ``k``'s library, its turn ``A`` (else its turn ``B``, where that is an
-    inner slice's) joined by parallel turns that 3-cycle centre orbits not solved yet, where that
-    puts at least :data:`SHARED_GAIN` more of their stickers right (``state``: before the word).
-
-    ``[A a2, X]`` (``a2`` a turn of slice ``j2`` parallel to ``A``'s slice ``j``, commuting with it)
-    3-cycles the stickers of orbit ``k`` that ``[A, X]`` does and, in the orbit that holds them
-    with ``j`` read as ``j2`` (row or column ``j`` of a face as ``j2``, ``N-1-j`` as ``N-1-j2``),
-    the stickers so read, where no move of the set-up or of ``X`` turns a slice ``j``, ``j2`` or
-    their mirrors. Two moves a shared orbit, where its own 3-cycle costs about ten. The word is
-    replayed on ``state`` and kept only where every sticker ends as foreseen; else the word alone.
-    Returns the word and the stickers it puts right in the other orbits."""
-    t, core, a, b = part
-    for turn in (a, b):
-        if turn in cube.faces:
-            continue
-        word, gain = _shared_turn(cube, k, lib, i, part, state, goal, turn)
-        if gain:
-            return word, gain
-    return t + core + _inverse_word(t, cube.inverse), 0
 
 
 def _shared_turn(
@@ -465,7 +441,17 @@ def _shared_turn(
     goal: np.ndarray,
     a: int,
 ) -> tuple[tuple[int, ...], int]:
-    """:func:`_shared_one` with the parallel turns joined to ``a``, ``A`` or ``B`` of ``part``."""
+    """Word ``i`` of orbit ``k``'s library as ``part``, its turn ``a`` (``A`` or ``B``, an inner
+    slice's) joined by parallel turns that 3-cycle centre orbits not solved yet, where that puts
+    at least :data:`SHARED_GAIN` more of their stickers right (``state``: before the word).
+
+    ``[A a2, X]`` (``a2`` a turn of slice ``j2`` parallel to ``A``'s slice ``j``, commuting with it)
+    3-cycles the stickers of orbit ``k`` that ``[A, X]`` does and, in the orbit that holds them
+    with ``j`` read as ``j2`` (row or column ``j`` of a face as ``j2``, ``N-1-j`` as ``N-1-j2``),
+    the stickers so read, where no move of the set-up or of ``X`` turns a slice ``j``, ``j2`` or
+    their mirrors. Two moves a shared orbit, where its own 3-cycle costs about ten. The word is
+    replayed on ``state`` and kept only where every sticker ends as foreseen; else the word alone.
+    Returns the word and the stickers it puts right in the other orbits."""
     t, core, _, _ = part
     base = t + core + _inverse_word(t, cube.inverse)
     n, orbit = cube.n, cube.orbits[k]
