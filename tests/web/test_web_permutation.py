@@ -206,9 +206,9 @@ def test_a_goal_of_distinct_labels_on_the_2x2x2s_moves_is_solved_in_its_colours(
 
 
 def test_a_served_big_cube_is_answered_by_the_commutator_solver() -> None:
-    """A served definition of the 8x8x8's moves and colours (no model, no table of its own in the
-    default's way): the web app's answer, with the real solver, comes from the commutator solver
-    and replays on the state; the web page lists its moves."""
+    """A served definition of the 8x8x8's moves and colours, with no model: ``/api/puzzles`` lists
+    it, and the web app's answer, with the real solver, comes from the commutator solver (its
+    default) and replays on the state."""
     big = {**family_definition("cube_8/8/8"), "name": "webtest-cube8"}
     with client_for(None, puzzle_definitions=(big,)) as c:
         p = pz.make("webtest-cube8")
