@@ -480,9 +480,9 @@ _PERMUTATION_VIEWS: dict[str, tuple[str, str, tuple[int, ...]]] = {
 #: the families solved by reduction to the 3x3x3 (puzzlezero.classic.cube_reduction and
 #: cube5_reduction, then cube3's solve) in REDUCTION_SECONDS, with the group solver as the fallback
 _PERMUTATION_REDUCED = ("cube_4-4-4", "cube_5-5-5")
-#: the families solved orbit by orbit with commutators (puzzlezero.classic.cube_commutators): on
-#: 10 states 100-200 turns deep, 658.5 and 925.9 moves in 1-2 s, where the rollout took 60 s for
-#: 726.7 and 1,085.3 (ids 0-2; the commutators 643.3 and 929.3 on those)
+#: the families solved orbit by orbit with commutators (puzzlezero.classic.cube_commutators), the
+#: group solver their fallback: on 10 states 100-200 turns deep, 658.5 and 925.9 moves in 1-2 s,
+#: where the rollout took 60 s for 726.7 and 1,085.3 (ids 0-2; the commutators 643.3 and 929.3)
 _PERMUTATION_COMMUTATORS = ("cube_6-6-6", "cube_7-7-7")
 for _type, _description, _depth in _PERMUTATION_FAMILIES:
     _name = _type.replace("/", "-")
@@ -519,7 +519,8 @@ for _type, _description, _depth in _PERMUTATION_FAMILIES:
             beam_width=_beam or (1000 if _own else ROLLOUT_WIDTHS),
             # no shipped model: the group solver answers every state, rollouts shorten its answer
             search=_search,
-            fallback="group" if _own or _beam or _reduced else None,
+            # the group solver where a search may leave a state (its table ships for these)
+            fallback="group" if _own or _beam or _reduced or _commutators else None,
             shortcut=0
             if _view or _commutators
             else _GLOBE_SHORTCUT

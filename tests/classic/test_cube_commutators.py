@@ -244,7 +244,8 @@ def test_the_default_of_a_big_cubes_definition_file(tmp_path) -> None:
     assert defaults_for(make(str(big))) is COMMUTATOR_DEFAULTS
     assert defaults_for(make(str(tmp_path / "two.json"))) is COMMUTATOR_DEFAULTS
     assert defaults_for(make(str(tmp_path / "my5.json"))) is MODEL_FREE_DEFAULTS  # below 6 layers
-    assert defaults_for(make("cube_7-7-7")).search == "cube-commutators"  # the registered family
+    registered = defaults_for(make("cube_7-7-7"))  # the registered family: its table ships
+    assert (registered.search, registered.fallback) == ("cube-commutators", "group")
     assert defaults_for(make(str(tmp_path / "blocks.json"))) is MODEL_FREE_DEFAULTS
 
     cases = tmp_path / "cases.json"
