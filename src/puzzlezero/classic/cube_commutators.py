@@ -189,18 +189,15 @@ class _Cube:
         self.core = (
             np.arange(6)[:, None, None] * n * n + rows[None, :, None] * n + rows[None, None, :]
         ).reshape(-1)
-        geometry = CubeGeometry(n)
+        pieces = CubeGeometry(n).pieces()
         piece_size = np.empty(6 * n * n, dtype=np.int64)
-        for piece in geometry.pieces():
+        for piece in pieces:
             piece_size[piece] = len(piece)
-        orbit_of = _orbits(self.perms, geometry.pieces())
+        orbit_of = _orbits(self.perms, pieces)
         in_core = np.zeros(6 * n * n, dtype=bool)
         in_core[self.core] = True
         core_orbits = set(orbit_of[self.core].tolist())
-        if (
-            set(orbit_of[in_core].tolist()) != core_orbits
-            or not in_core[np.isin(orbit_of, list(core_orbits))].all()
-        ):
+        if not in_core[np.isin(orbit_of, list(core_orbits))].all():  # pragma: no cover - geometry
             raise PuzzleError(f"cube_{n}-{n}-{n}: the small cube inside is not a union of orbits")
         rest = sorted(set(orbit_of.tolist()) - core_orbits)
         orbits = []
@@ -216,19 +213,14 @@ class _Cube:
         self.orbit_index = np.full(6 * n * n, -1, dtype=np.int64)
         for i, o in enumerate(self.orbits):
             self.orbit_index[o.positions] = i
+        from puzzlezero.classic.group import _images
+
         self.reducer = MoveWords(_images(self.perms), range(self.count), np.ones(self.count))
 
 
 @lru_cache(maxsize=2)
 def _cube(n: int) -> _Cube:
     return _Cube(n)
-
-
-def _images(perms: np.ndarray) -> np.ndarray:
-    """The moves as maps of positions, ``img[a, x]`` = where the sticker at ``x`` goes."""
-    img = np.empty_like(perms)
-    img[np.arange(perms.shape[0])[:, None], perms] = np.arange(perms.shape[1])
-    return img
 
 
 def _orbits(perms: np.ndarray, pieces: Sequence[Sequence[int]]) -> np.ndarray:
